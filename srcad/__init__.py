@@ -1,0 +1,20 @@
+"""srcad: automatic differentiation for Python/NumPy by source transformation."""
+
+from .api import check_grad, grad, source, stop_gradient, value_and_grad
+from .errors import SrcadError
+from .registry import adjoint, d, nondifferentiable, tangent
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "SrcadError",
+    "adjoint",
+    "check_grad",
+    "d",
+    "grad",
+    "nondifferentiable",
+    "source",
+    "stop_gradient",
+    "tangent",
+    "value_and_grad",
+]

@@ -1,0 +1,458 @@
+"""Abstract shapes: what generated code may assume about the type and rank of each value.
+
+srcad specializes generated code on the *kinds* of the arguments of a call:
+a Python float, an int, a NumPy scalar, or an array of a given rank with, per
+dimension, whether its size is 1 (the "broadcast pattern", which decides where
+an adjoint must be summed). From those, shape rules attached to primitives
+(registry.shape_rule) give every variable an abstract value; the optimizer
+then turns runtime broadcasting helpers into plain expressions, or removes them.
+
+Abstract values:
+  ``Scalar(kind)``  kind is "float" (exactly a Python float), "int", "bool",
+                    or "scalar" (any other scalar: a NumPy scalar, a mix)
+  ``Array(ones)``   an ndarray; ``ones[i]`` is True if dimension i has size 1,
+                    False if not, None if unknown; ``len(ones)`` is the rank
+  ``Known(value)``  a compile-time constant (used for axes, keepdims, shapes)
+  ``UNKNOWN``       nothing is known; generated code keeps its runtime checks
+``None`` stands for "no value seen yet" (the bottom of the lattice).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from .. import registry
+from .operations import UNRESOLVED, operation_of
+
+
+class Abstract:
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class Scalar(Abstract):
+    kind: str
+
+
+@dataclass(frozen=True)
+class Array(Abstract):
+    ones: tuple
+
+    @property
+    def ndim(self) -> int:
+        return len(self.ones)
+
+
+@dataclass(frozen=True)
+class Known(Abstract):
+    value: object
+
+    def __hash__(self):
+        return hash(repr(self.value))
+
+    def __eq__(self, other):
+        return isinstance(other, Known) and repr(other.value) == repr(self.value)
+
+
+class _Unknown(Abstract):
+    def __repr__(self):
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+FLOAT = Scalar("float")
+ANY_SCALAR = Scalar("scalar")
+
+
+def of_value(value) -> Abstract:
+    """The abstract value of a concrete runtime value (used to key specializations)."""
+    kind = type(value)
+    if kind is float:
+        return FLOAT
+    if kind is int:
+        return Scalar("int")
+    if kind is bool:
+        return Scalar("bool")
+    if kind is np.ndarray:
+        return Array(tuple(n == 1 for n in value.shape))
+    if isinstance(value, np.generic) or isinstance(value, numbers.Number):
+        return ANY_SCALAR
+    return UNKNOWN
+
+
+def plain(a):
+    """Forget a constant's value, keeping its kind."""
+    if isinstance(a, ShapeTuple):
+        return UNKNOWN
+    if isinstance(a, Known):
+        value = a.value
+        if isinstance(value, (bool, int, float)) or value is None:
+            return of_value(value) if value is not None else UNKNOWN
+        if isinstance(value, np.ndarray):
+            return of_value(value)
+        return UNKNOWN
+    return a
+
+
+def join(a, b):
+    """The least abstract value covering both ``a`` and ``b``."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a == b:
+        return a
+    a, b = plain(a), plain(b)
+    if a == b:
+        return a
+    if isinstance(a, Scalar) and isinstance(b, Scalar):
+        return ANY_SCALAR
+    if isinstance(a, Array) and isinstance(b, Array) and a.ndim == b.ndim:
+        return Array(tuple(x if x == y else None for x, y in zip(a.ones, b.ones)))
+    return UNKNOWN
+
+
+def is_scalar(a) -> bool:
+    a = plain(a)
+    return isinstance(a, Scalar)
+
+
+def is_array(a) -> bool:
+    return isinstance(plain(a), Array)
+
+
+# ---------------------------------------------------------------- shape rules
+# A rule takes the abstract positional arguments and keyword arguments of a
+# call and returns the abstract result.
+
+
+def _broadcast(values):
+    arrays = [plain(v) for v in values]
+    if any(v is None or v is UNKNOWN for v in arrays):
+        return UNKNOWN
+    shaped = [v for v in arrays if isinstance(v, Array)]
+    if not shaped:
+        return None
+    ndim = max(v.ndim for v in shaped)
+    result = []
+    for axis in range(ndim):
+        flags = [v.ones[axis - ndim + v.ndim] for v in shaped if axis - ndim + v.ndim >= 0]
+        if all(f is True for f in flags):
+            result.append(True)
+        elif any(f is False for f in flags):
+            result.append(False)
+        else:
+            result.append(None)
+    return Array(tuple(result))
+
+
+def elementwise(*args, **kwargs):
+    """A NumPy ufunc-like function: broadcast of the arguments; scalars give a NumPy scalar."""
+    shape = _broadcast(args)
+    if shape is None:
+        return ANY_SCALAR
+    return shape
+
+
+def operator_elementwise(*args, **kwargs):
+    """A Python operator: like ``elementwise`` but Python scalars stay Python scalars."""
+    shape = _broadcast(args)
+    if shape is not None:
+        return shape
+    kinds = [plain(a).kind for a in args]
+    if all(k in ("int", "bool") for k in kinds):
+        return Scalar("int")
+    if all(k in ("float", "int", "bool") for k in kinds):
+        return FLOAT
+    return ANY_SCALAR
+
+
+def true_divide(*args, **kwargs):
+    result = operator_elementwise(*args)
+    return FLOAT if result == Scalar("int") else result
+
+
+def power(*args, **kwargs):
+    result = operator_elementwise(*args)
+    return ANY_SCALAR if result == Scalar("int") else result
+
+
+def comparison(*args, **kwargs):
+    shape = _broadcast(args)
+    return Scalar("bool") if shape is None else shape
+
+
+def same_as_first(*args, **kwargs):
+    return plain(args[0]) if args else UNKNOWN
+
+
+def python_float(*args, **kwargs):
+    return FLOAT
+
+
+def reduction(x, axis=Known(None), *rest, keepdims=Known(False), **kwargs):
+    """sum / mean / max ...: drop (or keep as size 1) the reduced axes."""
+    x = plain(x)
+    if isinstance(x, Scalar):
+        return ANY_SCALAR
+    if not isinstance(x, Array) or not isinstance(axis, Known) or not isinstance(keepdims, Known):
+        return UNKNOWN
+    axes = axis.value
+    if axes is None:
+        axes = tuple(range(x.ndim))
+    elif not isinstance(axes, tuple):
+        axes = (axes,)
+    try:
+        axes = {a % x.ndim for a in axes} if x.ndim else set()
+    except TypeError:
+        return UNKNOWN
+    if keepdims.value:
+        return Array(tuple(True if i in axes else f for i, f in enumerate(x.ones)))
+    kept = tuple(f for i, f in enumerate(x.ones) if i not in axes)
+    return Array(kept) if kept else ANY_SCALAR
+
+
+def dot(a, b, *rest, **kwargs):
+    a, b = plain(a), plain(b)
+    if isinstance(a, Scalar) or isinstance(b, Scalar):
+        return elementwise(a, b)
+    if not isinstance(a, Array) or not isinstance(b, Array):
+        return UNKNOWN
+    if b.ndim == 1:
+        ones = a.ones[:-1]
+    else:
+        ones = a.ones[:-1] + b.ones[:-2] + b.ones[-1:]
+    return Array(ones) if ones else ANY_SCALAR
+
+
+def matmul(a, b, *rest, **kwargs):
+    a, b = plain(a), plain(b)
+    if not isinstance(a, Array) or not isinstance(b, Array):
+        return UNKNOWN
+    if a.ndim == 1 and b.ndim == 1:
+        return ANY_SCALAR
+    if a.ndim == 1:
+        return Array(b.ones[:-2] + b.ones[-1:])
+    if b.ndim == 1:
+        return Array(a.ones[:-1])
+    batch = _broadcast([Array(a.ones[:-2]), Array(b.ones[:-2])])
+    return Array(batch.ones + a.ones[-2:-1] + b.ones[-1:])
+
+
+def transpose(x, axes=Known(None), *rest, **kwargs):
+    x = plain(x)
+    if isinstance(x, Scalar):
+        return x
+    if not isinstance(x, Array):
+        return UNKNOWN
+    if isinstance(axes, Known) and axes.value is None:
+        return Array(x.ones[::-1])
+    if isinstance(axes, Known) and isinstance(axes.value, tuple):
+        return Array(tuple(x.ones[a] for a in axes.value))
+    return UNKNOWN
+
+
+def reshape(x, shape=UNKNOWN, *rest, **kwargs):
+    if isinstance(shape, Known):
+        value = shape.value
+        value = value if isinstance(value, tuple) else (value,)
+        if all(isinstance(n, int) for n in value):
+            return Array(tuple(None if n == -1 else n == 1 for n in value))
+    return UNKNOWN
+
+
+def method_reshape(x, *shape, **kwargs):
+    if len(shape) == 1:
+        return reshape(x, shape[0])
+    if all(isinstance(s, Known) for s in shape):
+        return reshape(x, Known(tuple(s.value for s in shape)))
+    return UNKNOWN
+
+
+def method_transpose(x, *axes, **kwargs):
+    if not axes:
+        return transpose(x)
+    if len(axes) == 1:
+        return transpose(x, axes[0])
+    if all(isinstance(a, Known) for a in axes):
+        return transpose(x, Known(tuple(a.value for a in axes)))
+    return UNKNOWN
+
+
+def getitem(x, index):
+    """``x[index]`` for an array ``x``: ints drop a dimension, slices keep it."""
+    if isinstance(x, ShapeTuple):
+        is_int = isinstance(index, Known) and isinstance(index.value, int)
+        return Scalar("int") if is_int or plain(index) == Scalar("int") else UNKNOWN
+    x = plain(x)
+    if not isinstance(x, Array):
+        return UNKNOWN
+    parts = index.value if isinstance(index, Known) and isinstance(index.value, tuple) else None
+    if parts is None:
+        parts = index.parts if isinstance(index, IndexTuple) else (index,)
+    ones = list(x.ones)
+    result = []
+    position = 0
+    for part in parts:
+        value = part.value if isinstance(part, Known) else part
+        if isinstance(part, Known) and value is None:
+            result.append(True)
+        elif isinstance(value, slice) or part == FULL_SLICE or isinstance(part, SliceAbstract):
+            if position >= len(ones):
+                return UNKNOWN
+            full = part == FULL_SLICE or (isinstance(value, slice) and value == slice(None))
+            result.append(ones[position] if full else None)
+            position += 1
+        elif isinstance(value, (int, np.integer)) or plain(part) in (Scalar("int"), Scalar("bool")):
+            if position >= len(ones):
+                return UNKNOWN
+            position += 1
+        else:
+            return UNKNOWN
+    result.extend(ones[position:])
+    return Array(tuple(result)) if result else ANY_SCALAR
+
+
+@dataclass(frozen=True)
+class ShapeTuple(Abstract):
+    """The ``.shape`` of an array: a tuple of ints (its length known when the rank is)."""
+
+    ndim: int | None
+
+
+def shape_of(x, *rest, **kwargs):
+    x = plain(x)
+    if isinstance(x, Array):
+        return ShapeTuple(x.ndim)
+    if isinstance(x, Scalar):
+        return Known(())
+    return ShapeTuple(None)
+
+
+def integer(*args, **kwargs):
+    return Scalar("int")
+
+
+@dataclass(frozen=True)
+class SliceAbstract(Abstract):
+    """A slice whose bounds are not all constants."""
+
+
+FULL_SLICE = Known(slice(None))
+
+
+@dataclass(frozen=True)
+class IndexTuple(Abstract):
+    parts: tuple
+
+
+# ------------------------------------------------------------- inference
+
+
+def _known_or_unknown(obj):
+    if isinstance(obj, (bool, int, float)) or obj is None:
+        return Known(obj)
+    return UNKNOWN
+
+
+def evaluate(node, env: dict, resolve) -> Abstract:
+    """The abstract value of an expression (of any nesting) under ``env``."""
+    if isinstance(node, gast.Constant):
+        return Known(node.value)
+    if isinstance(node, gast.Name):
+        if node.id in env:
+            value = env[node.id]
+            return UNKNOWN if value is None else value
+        obj = resolve(node)
+        return UNKNOWN if obj is UNRESOLVED else _known_or_unknown(obj)
+    if isinstance(node, gast.Slice):
+        parts = [None if p is None else evaluate(p, env, resolve)
+                 for p in (node.lower, node.upper, node.step)]
+        if all(p is None for p in parts):
+            return FULL_SLICE
+        if all(p is None or isinstance(p, Known) for p in parts):
+            return Known(slice(*(None if p is None else p.value for p in parts)))
+        return SliceAbstract()
+    if isinstance(node, (gast.Tuple, gast.List)):
+        parts = [evaluate(e, env, resolve) for e in node.elts]
+        if all(isinstance(p, Known) for p in parts) and isinstance(node, gast.Tuple):
+            return Known(tuple(p.value for p in parts))
+        return IndexTuple(tuple(parts))
+    if isinstance(node, gast.Attribute) and resolve(node) is not UNRESOLVED:
+        return _known_or_unknown(resolve(node))
+    operation = operation_of(node, resolve)
+    if operation.primitive is UNRESOLVED:
+        return UNKNOWN
+    entry = registry.lookup(operation.primitive)
+    rule = entry.shape_rule if entry is not None else None
+    if rule is None:
+        return UNKNOWN
+    args = [evaluate(a, env, resolve) for a in operation.args]
+    keywords = {k: evaluate(v, env, resolve) for k, v in operation.keywords.items()}
+    try:
+        return rule(*args, **keywords)
+    except (TypeError, ValueError, IndexError, AttributeError):
+        return UNKNOWN  # a call the rule does not understand: assume nothing
+
+
+def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
+    """Abstract values of every variable assigned in ``tree``, given the parameters'."""
+    env = dict(params)
+    assigns = [node for node in gast.walk(tree) if isinstance(node, gast.Assign)]
+    for _ in range(20):
+        changed = False
+        for node in assigns:
+            value = evaluate(node.value, env, resolve)
+            for target in node.targets:
+                if isinstance(target, gast.Name):
+                    old = env.get(target.id)
+                    new = join(old, value)
+                    if new != old:
+                        env[target.id] = new
+                        changed = True
+                else:  # unpacking: nothing known about the parts
+                    for n in gast.walk(target):
+                        if isinstance(n, gast.Name) and env.get(n.id) is not UNKNOWN:
+                            env[n.id] = UNKNOWN
+                            changed = True
+        if not changed:
+            break
+    return env
+
+
+def _runtime_rules():
+    from .. import runtime as rt
+
+    def like(position):
+        def rule(*args, **kwargs):
+            value = plain(args[position]) if len(args) > position else UNKNOWN
+            return ANY_SCALAR if isinstance(value, Scalar) else value
+        return rule
+
+    def match_type(g, x, *rest, **kwargs):
+        x = plain(x)
+        if isinstance(x, Scalar) and x.kind in ("float", "int", "bool"):
+            return FLOAT
+        return plain(g) if plain(g) != UNKNOWN else x
+
+    def zeros_like(x, *rest, **kwargs):
+        x = plain(x)
+        return FLOAT if isinstance(x, Scalar) else x
+
+    registry.shape_rule(like(1), rt.unbroadcast, rt.expand_reduced)
+    registry.shape_rule(like(1), rt.dot_adjoint_left, rt.matmul_adjoint_left)
+    registry.shape_rule(like(2), rt.dot_adjoint_right, rt.matmul_adjoint_right)
+    registry.shape_rule(lambda g, x, index: plain(x) if isinstance(plain(x), Array) else UNKNOWN,
+                        rt.unindex)
+    registry.shape_rule(match_type, rt.match_type)
+    registry.shape_rule(zeros_like, rt.zeros_like)
+    registry.shape_rule(elementwise, rt.log_of_base)
+    registry.shape_rule(same_as_first, rt.check_scalar_output)
+    registry.shape_rule(integer, rt.reduced_size)
+
+
+_runtime_rules()

@@ -1,0 +1,41 @@
+"""Typed annotations srcad attaches to gast nodes, in one place.
+
+Passes never set ad-hoc attributes on nodes; they go through these accessors,
+so every annotation in use is listed here.
+"""
+
+from __future__ import annotations
+
+import gast
+
+_ORIGIN = "_srcad_origin"
+
+
+def set_origin(node: gast.AST, origin: gast.AST) -> gast.AST:
+    """Record the user's statement that ``node`` was derived from."""
+    setattr(node, _ORIGIN, getattr(origin, _ORIGIN, origin))
+    return node
+
+
+def origin(node: gast.AST) -> gast.AST | None:
+    """The user's statement ``node`` was derived from, if recorded."""
+    return getattr(node, _ORIGIN, None)
+
+
+COMMENT_PREFIX = "srcad-comment: "
+
+
+def comment(text: str) -> gast.Expr:
+    """A statement that emit.py prints as the comment ``# text``."""
+    return gast.Expr(value=gast.Constant(value=COMMENT_PREFIX + text, kind=None))
+
+
+def comment_text(node: gast.AST) -> str | None:
+    if (
+        isinstance(node, gast.Expr)
+        and isinstance(node.value, gast.Constant)
+        and isinstance(node.value.value, str)
+        and node.value.value.startswith(COMMENT_PREFIX)
+    ):
+        return node.value.value[len(COMMENT_PREFIX):]
+    return None

@@ -1,0 +1,199 @@
+"""The public functions: thin wrappers over pipeline.py."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+import numpy as np
+
+from . import cache, pipeline
+from .analysis import shapes
+from .errors import InvalidArgumentError
+from .parse import parse_function, unwrap_function
+from .transform.reverse import ReverseRequest
+
+
+def _wrt_names(function, wrt) -> tuple[list[str], bool]:
+    """``wrt`` as parameter names, and whether a single gradient (not a tuple) is wanted."""
+    params = list(inspect.signature(function).parameters)
+    single = not isinstance(wrt, (tuple, list))
+    items = [wrt] if single else list(wrt)
+    if not items:
+        raise InvalidArgumentError("wrt is empty: name at least one argument to differentiate")
+    names = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            raise InvalidArgumentError(
+                "wrt must be argument positions or parameter names, got %r" % (item,))
+        if isinstance(item, int):
+            if not -len(params) <= item < len(params):
+                raise InvalidArgumentError(
+                    "wrt=%d is out of range: %s has %d parameter(s) (%s)"
+                    % (item, function.__qualname__, len(params), ", ".join(params)))
+            item = params[item]
+        elif item not in params:
+            raise InvalidArgumentError(
+                "wrt=%r is not a parameter of %s; its parameters are: %s"
+                % (item, function.__qualname__, ", ".join(params)))
+        if item in names:
+            raise InvalidArgumentError("wrt names %r twice" % item)
+        names.append(item)
+    return names, single
+
+
+def _derivative(function, wrt, *, kind, has_aux=False, **options):
+    if function is None:  # @srcad.grad(wrt=...)
+        return lambda f: _derivative(f, wrt, kind=kind, has_aux=has_aux, **options)
+    if options:
+        raise InvalidArgumentError("unknown option(s): %s" % ", ".join(sorted(options)))
+    target = unwrap_function(function)
+    parsed = parse_function(target)  # fails early for builtins, lambdas...
+    names, single = _wrt_names(target, wrt)
+    key = (kind, tuple(names), single, has_aux)
+    wrapper = cache.lookup(target, key, parsed.source_hash)
+    if wrapper is None:
+        request = ReverseRequest(wrt=names, single=single,
+                                 return_value=(kind == "value_and_grad"), has_aux=has_aux)
+        wrapper = _Derivative(target, request, single, kind).wrapper()
+        cache.store(target, key, parsed.source_hash, wrapper)
+    return wrapper
+
+
+class _Derivative:
+    """One requested derivative of one function: its specializations, made on demand."""
+
+    def __init__(self, function, request: ReverseRequest, single: bool, kind: str):
+        self.function = function
+        self.request = request
+        self.kind = kind
+        self.signature = inspect.signature(function)
+        self.nparams = len(self.signature.parameters)
+        self.lock = threading.Lock()
+        self.generic = self.generate(None)  # fails now, not at the first call, on bad code
+        self.specialized = {}
+
+    def generate(self, kinds):
+        generated = pipeline.generate_reverse(self.function, self.request, kinds)
+        cache.statistics["generated"] += 1
+        return generated
+
+    def specialize(self, args):
+        kinds = tuple(shapes.of_value(a) for a in args)
+        generated = self.specialized.get(kinds)
+        if generated is None:
+            with self.lock:
+                generated = self.specialized.get(kinds)
+                if generated is None:
+                    generated = self.specialized[kinds] = self.generate(kinds)
+        return generated
+
+    def bind(self, args, kwargs):
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.args
+
+    def wrapper(self):
+        specialized = self.specialized
+        of_value = shapes.of_value
+        nparams = self.nparams
+
+        @functools.wraps(self.function)
+        def derivative(*args, **kwargs):
+            if kwargs or len(args) != nparams:
+                args = self.bind(args, kwargs)
+            generated = specialized.get(tuple(map(of_value, args)))
+            if generated is None:
+                generated = self.specialize(args)
+            return generated.function(*args)
+
+        derivative.__wrapped__ = self.function
+        derivative.source = self.generic.source
+        derivative.source_for = lambda *args, **kwargs: self.specialize(
+            self.bind(args, kwargs)).source
+        derivative.specializations = specialized
+        return derivative
+
+
+def grad(function=None, wrt=0, *, has_aux: bool = False, **options):
+    """The gradient of a scalar function with respect to the argument(s) ``wrt``.
+
+    Use as ``srcad.grad(f)``, ``@srcad.grad`` or ``@srcad.grad(wrt=(0, "b"))``.
+    ``wrt`` is a position or a parameter name (one gradient), or a tuple of
+    them (a tuple of gradients). With ``has_aux=True`` the function returns
+    ``(loss, aux)`` and the gradient function returns ``(gradient, aux)``.
+    The returned function carries its generated source as ``.source``.
+    """
+    return _derivative(function, wrt, kind="grad", has_aux=has_aux, **options)
+
+
+def value_and_grad(function=None, wrt=0, *, has_aux: bool = False, **options):
+    """Like ``grad`` but returns ``(value, gradient)``; with has_aux ``((value, aux), gradient)``."""
+    return _derivative(function, wrt, kind="value_and_grad", has_aux=has_aux, **options)
+
+
+def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages: bool = False,
+           has_aux: bool = False, **options) -> str:
+    """The generated source of ``function``'s derivative.
+
+    With ``example_args`` the code is specialized for arguments like those
+    (as a call with them would run); without, it is the code for arguments
+    of any type. ``stages=True`` returns the source after every pipeline stage.
+    """
+    if mode != "reverse":
+        raise InvalidArgumentError("mode=%r is not available yet; use mode='reverse'" % (mode,))
+    if options:
+        raise InvalidArgumentError("unknown option(s): %s" % ", ".join(sorted(options)))
+    target = unwrap_function(function)
+    names, single = _wrt_names(target, wrt)
+    request = ReverseRequest(wrt=names, single=single, has_aux=has_aux)
+    kinds = None
+    if example_args is not None:
+        kinds = tuple(shapes.of_value(a) for a in example_args)
+    generated = pipeline.generate_reverse(target, request, kinds, keep_stages=stages)
+    if not stages:
+        return generated.source
+    parts = []
+    for stage in pipeline.STAGES:
+        if stage in generated.stages:
+            parts.append("# ---- after %s ----\n%s" % (stage, generated.stages[stage].rstrip()))
+    return "\n\n".join(parts) + "\n"
+
+
+def stop_gradient(x):
+    """Return ``x`` unchanged; no gradient flows through it."""
+    return x
+
+
+def check_grad(function, *args, wrt=0, eps: float = 1e-6, rtol: float = 1e-5,
+               atol: float = 1e-8) -> bool:
+    """Compare srcad's gradient with central finite differences; raise AssertionError if off."""
+    gradient = grad(function, wrt=wrt)(*args)
+    names, single = _wrt_names(unwrap_function(function), wrt)
+    params = list(inspect.signature(unwrap_function(function)).parameters)
+    gradients = (gradient,) if single else gradient
+    for name, g in zip(names, gradients):
+        index = params.index(name)
+        numeric = _finite_difference(function, args, index, eps)
+        if not np.allclose(g, numeric, rtol=rtol, atol=atol):
+            raise AssertionError("gradient for %s differs from finite differences:\n"
+                                 "srcad:   %r\nnumeric: %r" % (name, g, numeric))
+    return True
+
+
+def _finite_difference(function, args, index, eps):
+    x = args[index]
+    scalar = np.ndim(x) == 0
+    base = np.array(x, dtype=float)
+    out = np.zeros_like(base)
+    for position in np.ndindex(base.shape):
+        shifted = []
+        for sign in (1, -1):
+            moved = base.copy()
+            moved[position] += sign * eps
+            call_args = list(args)
+            call_args[index] = float(moved) if scalar else moved
+            shifted.append(function(*call_args))
+        out[position] = (shifted[0] - shifted[1]) / (2 * eps)
+    return float(out) if scalar else out

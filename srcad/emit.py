@@ -1,0 +1,83 @@
+"""Stage 7, emit: syntax tree to source text, and source text to a live function.
+
+``to_source`` is the only place that turns trees into text (astor, falling
+back to ``ast.unparse`` where astor cannot print a node). ``compile_function``
+registers the text with ``linecache`` under a unique file name, so tracebacks
+and pdb show the generated lines, and binds srcad's aliases and the user's
+closure cells as the generated function's free variables; its globals are the
+user function's own, so names the user's code reads stay live.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import linecache
+import types
+
+import astor
+import gast
+
+from .annotations import COMMENT_PREFIX
+
+
+def to_source(tree) -> str:
+    """Python source for a gast tree (a function definition or a module)."""
+    if not isinstance(tree, gast.Module):
+        tree = gast.Module(body=[tree], type_ignores=[])
+    python_tree = ast.fix_missing_locations(gast.gast_to_ast(tree))
+    try:
+        text = astor.to_source(python_tree)
+    except Exception:  # astor lags behind new syntax; the standard library never does
+        text = ast.unparse(python_tree) + "\n"
+    return _restore_comments(text)
+
+
+def _restore_comments(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped[:1] in ("'", '"') and COMMENT_PREFIX in stripped:
+            try:
+                value = ast.literal_eval(stripped)
+            except (ValueError, SyntaxError):
+                value = None
+            if isinstance(value, str) and value.startswith(COMMENT_PREFIX):
+                indent = line[: len(line) - len(line.lstrip())]
+                lines.append(indent + "# " + value[len(COMMENT_PREFIX):])
+                continue
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+_FACTORY = "_srcad_bind"
+
+
+def compile_function(source: str, name: str, aliases: dict, user_function,
+                     label: str, defaults=None) -> types.FunctionType:
+    """Compile generated ``source`` (one ``def name``) into a function.
+
+    ``aliases`` maps alias names (``np``, ``rt``...) to objects; free names of
+    the user's function that are closure variables are bound to its own cells.
+    """
+    user_code = user_function.__code__
+    user_cells = dict(zip(user_code.co_freevars, user_function.__closure__ or ()))
+    free = list(aliases) + [n for n in user_cells if n not in aliases]
+    indented = "".join("    " + line if line.strip() else line
+                       for line in source.splitlines(keepends=True))
+    text = "def %s(%s):\n%s    return %s\n" % (_FACTORY, ", ".join(free), indented, name)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    filename = "<srcad %s %s>" % (label, digest)
+    lines = text.splitlines(keepends=True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+    namespace: dict = {}
+    exec(compile(text, filename, "exec"), {"__builtins__": __builtins__}, namespace)
+    inner_code = namespace[_FACTORY](*[None] * len(free)).__code__
+    closure = tuple(
+        user_cells[n] if n in user_cells and n not in aliases else types.CellType(aliases[n])
+        for n in inner_code.co_freevars
+    )
+    function = types.FunctionType(inner_code, user_function.__globals__, name,
+                                  defaults, closure or None)
+    function.__source__ = source
+    return function

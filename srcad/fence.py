@@ -1,0 +1,147 @@
+"""Stage 2, fence: reject every construct the later stages do not handle, up front.
+
+After this stage the function body holds only constructs that normalize,
+analyze and transform support; anything else has been reported with an
+UnsupportedSyntaxError naming the construct, at file:line:col with a caret.
+Nothing unsupported may reach a later stage and fail there with an internal
+exception.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .errors import UnsupportedSyntaxError
+from .parse import ParsedFunction
+
+# node type -> (what it is called, what the user can do instead)
+_REJECTED_STATEMENTS = {
+    gast.If: ("an `if` statement", "Control flow is not supported yet (planned next)."),
+    gast.For: ("a `for` loop", "Control flow is not supported yet (planned next)."),
+    gast.While: ("a `while` loop", "Control flow is not supported yet (planned next)."),
+    gast.Try: ("a `try` statement", "Move error handling outside the differentiated function."),
+    gast.With: ("a `with` statement", "Move the context manager outside the differentiated function."),
+    gast.Raise: ("a `raise` statement", "Validate inputs before calling the gradient."),
+    gast.Assert: ("an `assert` statement", "Check inputs before calling the gradient."),
+    gast.Delete: ("a `del` statement", "Remove the `del`; srcad manages variable lifetimes."),
+    gast.Global: ("a `global` declaration", "Pass the value in as an argument instead."),
+    gast.Nonlocal: ("a `nonlocal` declaration", "Pass the value in as an argument instead."),
+    gast.Import: ("an `import` statement", "Import at module level."),
+    gast.ImportFrom: ("an `import` statement", "Import at module level."),
+    gast.ClassDef: ("a class definition", "Define classes at module level."),
+    gast.FunctionDef: ("a nested function definition", "Define helpers at module level."),
+    gast.AsyncFunctionDef: ("an async function", "Differentiate synchronous code only."),
+    gast.AsyncFor: ("an `async for` loop", "Differentiate synchronous code only."),
+    gast.AsyncWith: ("an `async with` statement", "Differentiate synchronous code only."),
+}
+
+_REJECTED_EXPRESSIONS = {
+    gast.IfExp: ("a conditional expression (`a if c else b`)", "Control flow is not supported yet."),
+    gast.BoolOp: ("a boolean operator (`and`/`or`)", "Control flow is not supported yet."),
+    gast.Lambda: ("a lambda", "Define a module-level function instead."),
+    gast.ListComp: ("a list comprehension", "Write the loop out (loops are planned next)."),
+    gast.SetComp: ("a set comprehension", "Sets cannot carry gradients."),
+    gast.DictComp: ("a dict comprehension", "Containers are not supported yet."),
+    gast.GeneratorExp: ("a generator expression", "Write the loop out (loops are planned next)."),
+    gast.Yield: ("`yield`", "Generators cannot be differentiated."),
+    gast.YieldFrom: ("`yield from`", "Generators cannot be differentiated."),
+    gast.Await: ("`await`", "Differentiate synchronous code only."),
+    gast.NamedExpr: ("an assignment expression (`:=`)", "Use a separate assignment statement."),
+    gast.Starred: ("a starred expression (`*x`)", "Pass arguments one by one."),
+    gast.Dict: ("a dict literal", "Containers are not supported yet."),
+    gast.Set: ("a set literal", "Sets cannot carry gradients."),
+    gast.JoinedStr: ("an f-string", "Format strings outside the differentiated function."),
+}
+
+
+def fence(parsed: ParsedFunction, *, has_aux: bool = False) -> None:
+    """Raise UnsupportedSyntaxError at the first construct srcad cannot handle."""
+    tree = parsed.tree
+    _check_signature(parsed)
+    body = [s for s in tree.body if not _is_docstring(s)]
+    for index, statement in enumerate(body):
+        _check_statement(parsed, statement)
+        if isinstance(statement, gast.Return) and index != len(body) - 1:
+            _reject(parsed, statement, "a `return` before the end of the function",
+                    "Early returns are not supported yet; return once, at the end.")
+    if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
+        where = body[-1] if body else tree
+        _reject(parsed, where, "a function without a final `return <value>`",
+                "A differentiated function must return its output.")
+    if has_aux:
+        returned = body[-1].value
+        if not (isinstance(returned, gast.Tuple) and len(returned.elts) == 2):
+            _reject(parsed, returned, "has_aux=True with a return that is not `return loss, aux`",
+                    "Write the return as a pair: `return loss, aux`.")
+
+
+def _is_docstring(statement) -> bool:
+    return isinstance(statement, gast.Expr) and isinstance(statement.value, gast.Constant)
+
+
+def _check_signature(parsed: ParsedFunction) -> None:
+    args = parsed.tree.args
+    if args.vararg is not None or args.kwarg is not None:
+        _reject(parsed, args.vararg or args.kwarg, "a `*args` or `**kwargs` parameter",
+                "Name each parameter explicitly.")
+    if args.kwonlyargs:
+        _reject(parsed, args.kwonlyargs[0], "a keyword-only parameter",
+                "Make it an ordinary parameter.")
+    if args.posonlyargs:
+        _reject(parsed, args.posonlyargs[0], "a positional-only parameter",
+                "Make it an ordinary parameter.")
+
+
+def _check_statement(parsed, statement) -> None:
+    rejected = _REJECTED_STATEMENTS.get(type(statement))
+    if rejected:
+        _reject(parsed, statement, *rejected)
+    if isinstance(statement, gast.Assign):
+        for target in statement.targets:
+            _check_target(parsed, target)
+    elif isinstance(statement, (gast.AugAssign, gast.AnnAssign)):
+        _check_target(parsed, statement.target)
+        if isinstance(statement, gast.AnnAssign) and statement.value is None:
+            _reject(parsed, statement, "an annotation without a value", "Assign a value.")
+    elif not isinstance(statement, (gast.Return, gast.Expr, gast.Pass)):
+        _reject(parsed, statement, "a `%s` statement" % type(statement).__name__.lower(),
+                "Rewrite it with assignments.")
+    _check_expressions(parsed, statement)
+
+
+def _check_target(parsed, target) -> None:
+    if isinstance(target, gast.Name):
+        return
+    if isinstance(target, (gast.Tuple, gast.List)):
+        for element in target.elts:
+            if not isinstance(element, gast.Name):
+                _reject(parsed, element, "a nested or starred unpacking target",
+                        "Unpack into plain names.")
+        return
+    what = {
+        gast.Subscript: "an assignment into an array element or slice (`y[i] = ...`)",
+        gast.Attribute: "an assignment to an attribute (`obj.attr = ...`)",
+    }.get(type(target), "this assignment target")
+    _reject(parsed, target, what, "In-place updates are not supported yet; build a new value.")
+
+
+def _check_expressions(parsed, statement) -> None:
+    for node in gast.walk(statement):
+        rejected = _REJECTED_EXPRESSIONS.get(type(node))
+        if rejected:
+            _reject(parsed, node, *rejected)
+        if isinstance(node, gast.Compare) and len(node.ops) > 1:
+            _reject(parsed, node, "a chained comparison (`a < b < c`)",
+                    "Control flow is not supported yet.")
+        if isinstance(node, gast.Call):
+            for keyword in node.keywords:
+                if keyword.arg is None:
+                    _reject(parsed, keyword.value, "a `**kwargs` argument", "Pass keywords one by one.")
+
+
+def _reject(parsed: ParsedFunction, node, construct: str, hint: str):
+    raise UnsupportedSyntaxError(
+        "srcad does not support %s in a function it differentiates" % construct,
+        parsed.location(node),
+        hint,
+    )

@@ -1,0 +1,59 @@
+"""Names in generated code: fresh temporaries, adjoints (``x_bar``), tangents (``x_dot``).
+
+One Namer serves a whole generation, so no generated name collides with a
+user name, a builtin, or another generated name.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+
+_RESERVED = set(dir(builtins)) | set(keyword.kwlist)
+# readable stand-ins for temporaries named after a builtin they would shadow
+_INSTEAD_OF_BUILTIN = {"sum": "total", "abs": "absolute", "max": "maximum", "min": "minimum",
+                       "pow": "power", "len": "length", "round": "rounded", "float": "as_float",
+                       "int": "as_int", "range": "span", "type": "kind", "slice": "part"}
+
+
+class Namer:
+    def __init__(self, taken=()):
+        self.taken = set(taken)
+        self._derived: dict[tuple[str, str], str] = {}
+        self._owner: dict[str, tuple[str, str]] = {}
+
+    def reserve(self, name: str) -> None:
+        self.taken.add(name)
+
+    def fresh(self, base: str) -> str:
+        """A new name built from ``base``: ``base``, else ``base_2``, ``base_3``..."""
+        base = base.strip("_") or "tmp"
+        if base in _RESERVED:
+            base = _INSTEAD_OF_BUILTIN.get(base, base + "_value")
+        if base[0].isdigit():
+            base = "v" + base
+        name, counter = base, 1
+        while name in self.taken or name in _RESERVED:
+            counter += 1
+            name = "%s_%d" % (base, counter)
+        self.taken.add(name)
+        return name
+
+    def derived(self, name: str, suffix: str) -> str:
+        """The stable derived name of ``name`` (e.g. suffix "bar" gives ``x_bar``)."""
+        key = (name, suffix)
+        if key not in self._derived:
+            derived = self.fresh("%s_%s" % (name, suffix))
+            self._derived[key] = derived
+            self._owner[derived] = key
+        return self._derived[key]
+
+    def adjoint(self, name: str) -> str:
+        return self.derived(name, "bar")
+
+    def tangent(self, name: str) -> str:
+        return self.derived(name, "dot")
+
+    def primal_of(self, derived_name: str) -> str | None:
+        owner = self._owner.get(derived_name)
+        return owner[0] if owner else None

@@ -1,0 +1,224 @@
+"""Normalize to A-normal form: one operation per statement.
+
+After this pass the function body contains only:
+
+* ``name = <operation>`` where <operation> is an atom, ``atom op atom``,
+  ``op atom``, ``atom cmp atom``, ``f(atom, ..., key=atom)``, ``atom.attr``,
+  ``atom[index]`` (index made of atoms and slices of atoms) or ``(atom, ...)``;
+* ``a, b = atom`` (unpacking);
+* ``expression_statement(atom, ...)`` kept for its effect (e.g. ``print``);
+* a final ``return atom`` (or ``return (atom, atom)`` for has_aux).
+
+An *atom* is a Name, a Constant, or a static reference such as ``np.pi``.
+Augmented assignments are plain assignments; each statement records the
+user statement it came from (annotations.origin), for comments and errors.
+
+Example::
+
+    h = np.tanh(np.dot(x, W1) + b1)      dot = np.dot(x, W1)
+                                    ->   add = dot + b1
+                                         h = np.tanh(add)
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import syntax
+from ..annotations import set_origin
+from ..naming import Namer
+from ..parse import ParsedFunction
+
+_BINOP_NAMES = {
+    gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
+    gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "power", gast.MatMult: "matmul",
+    gast.BitAnd: "bitand", gast.BitOr: "bitor", gast.BitXor: "bitxor",
+    gast.LShift: "lshift", gast.RShift: "rshift",
+}
+_UNARY_NAMES = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not", gast.Invert: "invert"}
+
+
+def is_atom(node, parsed: ParsedFunction) -> bool:
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    return is_static_reference(node, parsed)
+
+
+def is_static_reference(node, parsed: ParsedFunction) -> bool:
+    """``np.pi``, ``math.sqrt``: an attribute chain rooted in a free (non-local) name."""
+    if isinstance(node, gast.Attribute):
+        return is_static_reference(node.value, parsed)
+    return isinstance(node, gast.Name) and node.id not in parsed.local_names
+
+
+class _ToANF:
+    def __init__(self, parsed: ParsedFunction, namer: Namer):
+        self.parsed = parsed
+        self.namer = namer
+        self.out: list = []
+        self.current = None
+
+    def statements(self, statements):
+        for statement in statements:
+            self.current = statement
+            self.statement(statement)
+        return self.out
+
+    def emit(self, statement, like):
+        gast.copy_location(statement, like)
+        set_origin(statement, self.current)
+        self.out.append(statement)
+
+    def statement(self, s):
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant):
+            return  # docstring or bare constant
+        if isinstance(s, gast.Pass):
+            return
+        if isinstance(s, gast.Assign):
+            if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+                self.assign(s.targets[0].id, self.operation(s.value), s)
+                return
+            if (len(s.targets) == 1 and isinstance(s.targets[0], (gast.Tuple, gast.List))
+                    and isinstance(s.value, (gast.Tuple, gast.List))
+                    and len(s.value.elts) == len(s.targets[0].elts)):
+                # a, b = b, a: evaluate every right-hand side before assigning any name
+                values = [self.atom(v) for v in s.value.elts]
+                for target, value in zip(s.targets[0].elts, values):
+                    self.assign(target.id, value, s)
+                return
+            value = self.atom(s.value)
+            for target in s.targets:
+                self.emit(gast.Assign(targets=[_store(target)], value=value, type_comment=None), s)
+            return
+        if isinstance(s, gast.AnnAssign):
+            self.assign(s.target.id, self.operation(s.value), s)
+            return
+        if isinstance(s, gast.AugAssign):
+            name = s.target.id
+            operation = gast.BinOp(left=gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                                  type_comment=None),
+                                   op=s.op, right=self.atom(s.value))
+            self.assign(name, gast.copy_location(operation, s), s)
+            return
+        if isinstance(s, gast.Return):
+            value = s.value
+            if isinstance(value, gast.Tuple):
+                value = gast.Tuple(elts=[self.atom(e) for e in value.elts], ctx=gast.Load())
+            else:
+                value = self.atom(value, hint="result")
+            self.emit(gast.Return(value=value), s)
+            return
+        if isinstance(s, gast.Expr):
+            self.emit(gast.Expr(value=self.operation(s.value)), s)
+            return
+        raise AssertionError("fence let through %s" % type(s).__name__)
+
+    def assign(self, name, value, like):
+        target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+        self.emit(gast.Assign(targets=[target], value=value, type_comment=None), like)
+
+    def atom(self, node, hint=None):
+        if is_atom(node, self.parsed):
+            return _constant_fold_sign(node)
+        operation = self.operation(node)
+        if is_atom(operation, self.parsed):
+            return operation
+        name = self.namer.fresh(hint or _describe(operation))
+        self.assign(name, operation, node)
+        return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+    def operation(self, node):
+        """``node`` as a single operation whose operands are atoms."""
+        node = _constant_fold_sign(node)
+        if is_atom(node, self.parsed):
+            return node
+        if isinstance(node, gast.BinOp):
+            return _copy(node, gast.BinOp(left=self.atom(node.left), op=node.op,
+                                          right=self.atom(node.right)))
+        if isinstance(node, gast.UnaryOp):
+            return _copy(node, gast.UnaryOp(op=node.op, operand=self.atom(node.operand)))
+        if isinstance(node, gast.Compare):
+            return _copy(node, gast.Compare(left=self.atom(node.left), ops=node.ops,
+                                            comparators=[self.atom(c) for c in node.comparators]))
+        if isinstance(node, gast.Call):
+            func = node.func
+            if not is_static_reference(func, self.parsed):
+                if isinstance(func, gast.Attribute):  # a method call: x.sum(axis=0)
+                    func = _copy(func, gast.Attribute(value=self.atom(func.value), attr=func.attr,
+                                                      ctx=gast.Load()))
+                else:
+                    func = self.atom(func)
+            args = [self.atom(a) for a in node.args]
+            keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+            return _copy(node, gast.Call(func=func, args=args, keywords=keywords))
+        if isinstance(node, gast.Attribute):
+            return _copy(node, gast.Attribute(value=self.atom(node.value), attr=node.attr,
+                                              ctx=gast.Load()))
+        if isinstance(node, gast.Subscript):
+            return _copy(node, gast.Subscript(value=self.atom(node.value),
+                                              slice=self.index(node.slice), ctx=gast.Load()))
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return _copy(node, type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load()))
+        raise AssertionError("fence let through %s" % type(node).__name__)
+
+    def index(self, node):
+        if isinstance(node, gast.Slice):
+            return gast.Slice(*(None if part is None else self.atom(part)
+                                for part in (node.lower, node.upper, node.step)))
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple(elts=[self.index(e) for e in node.elts], ctx=gast.Load())
+        return self.atom(node)
+
+
+def _store(target):
+    if isinstance(target, gast.Name):
+        return gast.Name(id=target.id, ctx=gast.Store(), annotation=None, type_comment=None)
+    return type(target)(elts=[_store(e) for e in target.elts], ctx=gast.Store())
+
+
+def _copy(old, new):
+    return gast.copy_location(new, old)
+
+
+def _constant_fold_sign(node):
+    """``-2.0`` is an atom, not an operation."""
+    if (isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd))
+            and isinstance(node.operand, gast.Constant)
+            and isinstance(node.operand.value, (int, float, complex))
+            and not isinstance(node.operand.value, bool)):
+        value = node.operand.value
+        return gast.copy_location(gast.Constant(value=-value if isinstance(node.op, gast.USub)
+                                                else value, kind=None), node)
+    return node
+
+
+def _describe(node) -> str:
+    """A readable base name for a temporary holding ``node``'s value."""
+    if isinstance(node, gast.BinOp):
+        return _BINOP_NAMES.get(type(node.op), "binop")
+    if isinstance(node, gast.UnaryOp):
+        return _UNARY_NAMES.get(type(node.op), "unary")
+    if isinstance(node, gast.Compare):
+        return "cond"
+    if isinstance(node, gast.Call):
+        func = node.func
+        if isinstance(func, gast.Attribute):
+            return func.attr
+        if isinstance(func, gast.Name):
+            return func.id
+        return "call"
+    if isinstance(node, gast.Attribute):
+        base = node.value.id if isinstance(node.value, gast.Name) else "value"
+        return "%s_%s" % (base, node.attr)
+    if isinstance(node, gast.Subscript):
+        base = node.value.id if isinstance(node.value, gast.Name) else "value"
+        return "%s_item" % base
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return "items"
+    return "tmp"
+
+
+def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer) -> gast.FunctionDef:
+    """Return a copy of ``tree`` whose body is in A-normal form."""
+    body = _ToANF(parsed, namer).statements(tree.body)
+    return gast.copy_location(syntax.function_def(tree.name, tree.args, body), tree)

@@ -1,0 +1,90 @@
+"""Fold constant arithmetic and drop identities that templates leave behind.
+
+After this pass no operator has only constant operands, and none of these
+remain: ``e * 1.0``, ``1.0 * e``, ``e / 1.0``, ``e ** 1``, ``e + 0`` (with
+a literal zero), ``--e``::
+
+    pow_bar * 2 * x ** (2 - 1)   ->   pow_bar * 2 * x
+    div_bar = 1.0 / n            ->   (unchanged: n is not a constant)
+
+A multiplication by one is dropped only when the other operand cannot be an
+integer (it reads an adjoint or tangent), so value types never change.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from .. import syntax
+from ..analysis.operations import BINARY_OPERATORS, UNARY_OPERATORS
+
+_FOLDABLE = (int, float, complex)
+
+
+def fold_constants(tree: gast.FunctionDef, is_derivative) -> gast.FunctionDef:
+    """``is_derivative(name)`` tells adjoint/tangent variables (always floating point)."""
+    return _Fold(is_derivative).visit(tree)
+
+
+def _number(node):
+    return (isinstance(node, gast.Constant) and isinstance(node.value, _FOLDABLE)
+            and not isinstance(node.value, bool))
+
+
+class _Fold(gast.NodeTransformer):
+    def __init__(self, is_derivative):
+        self.is_derivative = is_derivative
+
+    def floating(self, node) -> bool:
+        """True if ``node`` certainly evaluates to a float or float array (not an int)."""
+        if isinstance(node, gast.Constant):
+            return isinstance(node.value, float)
+        if isinstance(node, gast.Name):
+            return self.is_derivative(node.id)
+        if isinstance(node, gast.BinOp):
+            return self.floating(node.left) or self.floating(node.right)
+        if isinstance(node, gast.UnaryOp):
+            return self.floating(node.operand)
+        return False
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right, op = node.left, node.right, node.op
+        if _number(left) and _number(right):
+            try:
+                value = BINARY_OPERATORS[type(op)](left.value, right.value)
+            except (ArithmeticError, ValueError, TypeError):
+                return node
+            if isinstance(value, _FOLDABLE):
+                return gast.copy_location(syntax.constant(value), node)
+        if isinstance(op, gast.Mult):
+            if _is(right, 1) and (self.floating(left) or isinstance(right.value, int)):
+                return left
+            if _is(left, 1) and (self.floating(right) or isinstance(left.value, int)):
+                return right
+        if isinstance(op, gast.Div) and _is(right, 1) and self.floating(left):
+            return left
+        if isinstance(op, gast.Pow) and _is(right, 1) and isinstance(right.value, int):
+            return left
+        if isinstance(op, (gast.Add, gast.Sub)) and _is(right, 0) and self.floating(left):
+            return left
+        if isinstance(op, gast.Add) and _is(left, 0) and self.floating(right):
+            return right
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        operand = node.operand
+        if _number(operand) and type(node.op) in UNARY_OPERATORS:
+            return gast.copy_location(
+                syntax.constant(UNARY_OPERATORS[type(node.op)](operand.value)), node)
+        if isinstance(node.op, gast.USub) and isinstance(operand, gast.UnaryOp) \
+                and isinstance(operand.op, gast.USub):
+            return operand.operand
+        return node
+
+
+def _is(node, value) -> bool:
+    return _number(node) and node.value == value and operator.not_(isinstance(node.value, complex))

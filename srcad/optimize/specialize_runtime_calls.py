@@ -1,0 +1,169 @@
+"""Replace runtime helper calls by what they reduce to for the known argument kinds.
+
+Generated code calls ``rt.unbroadcast``, ``rt.zeros_like``, ``rt.match_type``,
+``rt.check_scalar_output`` and the dot/matmul adjoint helpers, which decide at
+run time what to do from the shapes they see. When shape inference
+(analysis/shapes.py) already knows those shapes, the decision is made here
+instead::
+
+    a_bar = rt.unbroadcast(mul_bar * b, a)     (a, b Python floats)
+ -> a_bar = mul_bar * b
+
+    b1_bar = rt.unbroadcast(add_bar, b1)       (add: rank 2, b1: rank 1)
+ -> b1_bar = np.sum(add_bar, axis=0)
+
+    h_bar = rt.dot_adjoint_left(dot_bar, h, W2)  (both rank 2)
+ -> h_bar = np.dot(dot_bar, W2.T)
+
+After this pass every remaining runtime call is one whose outcome depends on
+something only known at run time.
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from .. import runtime, syntax
+from ..analysis import shapes
+from ..analysis.shapes import Array, Scalar
+
+
+def specialize_runtime_calls(tree: gast.FunctionDef, env: dict, resolve, aliases):
+    _Specialize(env, resolve, aliases).visit(tree)
+    return tree
+
+
+class _Specialize(gast.NodeTransformer):
+    def __init__(self, env, resolve, aliases):
+        self.env = env
+        self.resolve = resolve
+        self.aliases = aliases
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        helper = self.resolve(node.func)
+        rule = _RULES.get(getattr(helper, "__name__", None)) if _is_runtime(helper) else None
+        if rule is None or node.keywords:
+            return node
+        kinds = [shapes.plain(shapes.evaluate(a, self.env, self.resolve)) for a in node.args]
+        replacement = rule(self, node.args, kinds)
+        return node if replacement is None else gast.copy_location(replacement, node)
+
+    def np(self, attr):
+        return syntax.attribute(self.aliases.name_for(np), attr)
+
+
+def _is_runtime(obj) -> bool:
+    return getattr(obj, "__module__", None) == runtime.__name__
+
+
+def _axes_constant(axes):
+    return syntax.constant(axes[0] if len(axes) == 1 else tuple(axes))
+
+
+def _unbroadcast(pass_, args, kinds):
+    g, x = args
+    g_kind, x_kind = kinds
+    if isinstance(x_kind, Scalar) and isinstance(g_kind, Scalar):
+        return g
+    if isinstance(x_kind, Scalar) and isinstance(g_kind, Array):
+        return syntax.call(pass_.np("sum"), g)
+    if not (isinstance(x_kind, Array) and isinstance(g_kind, Array)):
+        return None
+    lead = g_kind.ndim - x_kind.ndim
+    if lead < 0:
+        return None
+    kept = []
+    for axis, x_one in enumerate(x_kind.ones):
+        g_one = g_kind.ones[lead + axis]
+        if x_one is False or g_one is True:
+            continue
+        if x_one is True and g_one is False:
+            kept.append(axis)
+            continue
+        return None  # a size only known at run time decides
+    result = g
+    if lead:
+        result = syntax.call(pass_.np("sum"), result, axis=_axes_constant(list(range(lead))))
+    if kept:
+        result = syntax.call(pass_.np("sum"), result, axis=_axes_constant(kept),
+                             keepdims=syntax.constant(True))
+    return result
+
+
+def _zeros_like(pass_, args, kinds):
+    if isinstance(kinds[0], Scalar):
+        return syntax.constant(0.0)
+    return None
+
+
+def _match_type(pass_, args, kinds):
+    g, x = args
+    g_kind, x_kind = kinds
+    if isinstance(x_kind, Scalar) and x_kind.kind in ("float", "int", "bool"):
+        if g_kind == shapes.FLOAT:
+            return g
+        if isinstance(g_kind, Scalar):
+            return syntax.call(syntax.name("float"), g)
+        return None
+    if isinstance(x_kind, (Array, Scalar)):
+        return g
+    return None
+
+
+def _check_scalar_output(pass_, args, kinds):
+    return args[0] if isinstance(kinds[0], Scalar) else None
+
+
+def _expand_reduced(pass_, args, kinds):
+    return args[0] if isinstance(kinds[1], Scalar) else None
+
+
+def _transpose(node):
+    return syntax.attribute(node, "T")
+
+
+def _dot_adjoint_left(pass_, args, kinds):
+    g, a, b = args
+    _, a_kind, b_kind = kinds
+    if not (isinstance(a_kind, Array) and isinstance(b_kind, Array)):
+        return None
+    if a_kind.ndim == 2 and b_kind.ndim == 2:
+        return syntax.call(pass_.np("dot"), g, _transpose(b))
+    if a_kind.ndim == 1 and b_kind.ndim == 2:
+        return syntax.call(pass_.np("dot"), b, g)
+    if a_kind.ndim == 2 and b_kind.ndim == 1:
+        return syntax.call(pass_.np("outer"), g, b)
+    if a_kind.ndim == 1 and b_kind.ndim == 1:
+        return gast.BinOp(left=g, op=gast.Mult(), right=b)
+    return None
+
+
+def _dot_adjoint_right(pass_, args, kinds):
+    g, a, b = args
+    _, a_kind, b_kind = kinds
+    if not (isinstance(a_kind, Array) and isinstance(b_kind, Array)):
+        return None
+    if a_kind.ndim == 2 and b_kind.ndim in (1, 2):
+        return syntax.call(pass_.np("dot"), _transpose(a), g)
+    if a_kind.ndim == 1 and b_kind.ndim == 2:
+        return syntax.call(pass_.np("outer"), a, g)
+    if a_kind.ndim == 1 and b_kind.ndim == 1:
+        return gast.BinOp(left=g, op=gast.Mult(), right=a)
+    return None
+
+
+_RULES = {
+    "unbroadcast": _unbroadcast,
+    "zeros_like": _zeros_like,
+    "match_type": _match_type,
+    "check_scalar_output": _check_scalar_output,
+    "expand_reduced": _expand_reduced,
+    "dot_adjoint_left": _dot_adjoint_left,
+    "dot_adjoint_right": _dot_adjoint_right,
+    "matmul_adjoint_left": lambda p, a, k: _dot_adjoint_left(p, a, k)
+    if all(isinstance(x, Array) and x.ndim == 2 for x in k[1:]) else None,
+    "matmul_adjoint_right": lambda p, a, k: _dot_adjoint_right(p, a, k)
+    if all(isinstance(x, Array) and x.ndim == 2 for x in k[1:]) else None,
+}

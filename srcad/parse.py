@@ -1,0 +1,193 @@
+"""Stage 1, parse: a function object becomes a gast tree plus what is needed to read it.
+
+After this stage we hold the function's ``FunctionDef`` (decorators removed),
+its file name and line offsets (so every node maps back to file:line:col), and
+a resolver that looks free names up in the function's *own* closure, globals
+and builtins -- never in a merged namespace.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass, field
+
+import gast
+
+from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
+
+_MISSING = object()
+
+
+@dataclass
+class ParsedFunction:
+    function: object
+    tree: gast.FunctionDef
+    source: str
+    filename: str
+    line_offset: int  # add to a node's lineno to get the file's line number
+    col_offset: int  # add to a node's col_offset to get the file's column
+    local_names: frozenset = field(default_factory=frozenset)
+    identifiers: frozenset = field(default_factory=frozenset)
+
+    @property
+    def name(self) -> str:
+        return self.tree.name
+
+    @property
+    def params(self) -> list[str]:
+        return [a.id for a in self.tree.args.args]
+
+    @property
+    def source_hash(self) -> str:
+        return hashlib.sha256(self.source.encode()).hexdigest()[:16]
+
+    def location(self, node) -> Location | None:
+        lineno = getattr(node, "lineno", None)
+        if lineno is None:
+            return None
+        file_line = lineno + self.line_offset
+        text = linecache.getline(self.filename, file_line)
+        if not text:
+            lines = self.source.splitlines()
+            text = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+        return Location(self.filename, file_line, node.col_offset + self.col_offset, text)
+
+    def resolve_name(self, name: str, default=None):
+        """The object a free name refers to in the function's closure/globals/builtins."""
+        if name in self.local_names:
+            return default
+        return _lookup_free_name(self.function, name, default)
+
+    def resolve(self, node, default=_MISSING):
+        """The object a Name or a dotted Attribute chain of free names refers to.
+
+        Returns ``default`` (or raises LookupError) when the expression is not
+        a static reference: a local variable, or an attribute that does not exist.
+        """
+        if isinstance(node, gast.Name):
+            if node.id in self.local_names:
+                return _fail(default)
+            return _lookup_free_name(self.function, node.id, default)
+        if isinstance(node, gast.Attribute):
+            base = self.resolve(node.value, _MISSING_SENTINEL)
+            if base is _MISSING_SENTINEL:
+                return _fail(default)
+            value = getattr(base, node.attr, _MISSING_SENTINEL)
+            if value is _MISSING_SENTINEL:
+                return _fail(default)
+            return value
+        return _fail(default)
+
+
+_MISSING_SENTINEL = object()
+
+
+def _fail(default):
+    if default is _MISSING:
+        raise LookupError
+    return default
+
+
+def _lookup_free_name(function, name, default):
+    code = function.__code__
+    if name in code.co_freevars and function.__closure__:
+        cell = function.__closure__[code.co_freevars.index(name)]
+        try:
+            return cell.cell_contents
+        except ValueError:  # an empty cell: the enclosing variable is not bound yet
+            return _fail(default)
+    namespace = function.__globals__
+    if name in namespace:
+        return namespace[name]
+    builtin_namespace = namespace.get("__builtins__", builtins)
+    if not isinstance(builtin_namespace, dict):
+        builtin_namespace = vars(builtin_namespace)
+    if name in builtin_namespace:
+        return builtin_namespace[name]
+    return _fail(default)
+
+
+def unwrap_function(function):
+    """The plain Python function behind ``function`` (methods, partial-free wrappers)."""
+    function = inspect.unwrap(function)
+    if inspect.ismethod(function):
+        function = function.__func__
+    return function
+
+
+def parse_function(function) -> ParsedFunction:
+    """Read ``function``'s source and parse it with gast."""
+    function = unwrap_function(function)
+    what = getattr(function, "__qualname__", repr(function))
+    if not inspect.isfunction(function):
+        raise SourceUnavailableError(
+            "cannot read the source of %s: it is not a Python function (a builtin or C "
+            "function has no Python source to transform)" % what,
+            hint="Differentiate a function written in Python, or register a gradient template "
+            "for this one with @srcad.adjoint.",
+        )
+    if function.__name__ == "<lambda>":
+        raise UnsupportedSyntaxError(
+            "cannot differentiate a lambda directly: its source is not a complete statement",
+            hint="Write it as a `def` function and pass that to srcad.",
+        )
+    try:
+        lines, first_line = inspect.getsourcelines(function)
+    except (OSError, TypeError) as exc:
+        raise SourceUnavailableError(
+            "cannot read the source of %s (%s)" % (what, exc),
+            hint="srcad reads the function's source with inspect; functions typed at an "
+            "interactive prompt or built with exec have none. Put the function in a file.",
+        ) from None
+    raw = "".join(lines)
+    source = textwrap.dedent(raw)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+    filename = inspect.getsourcefile(function) or function.__code__.co_filename
+    module = gast.parse(source)
+    defs = [n for n in module.body if isinstance(n, gast.FunctionDef)]
+    if not defs:
+        if any(isinstance(n, gast.AsyncFunctionDef) for n in module.body):
+            node = module.body[0]
+            loc = Location(filename, node.lineno + first_line - 1, node.col_offset + indent,
+                           linecache.getline(filename, node.lineno + first_line - 1))
+            raise UnsupportedSyntaxError("async functions cannot be differentiated", loc)
+        raise SourceUnavailableError("could not find the definition of %s in its source" % what)
+    tree = defs[0]
+    tree.decorator_list = []
+    local_names = _local_names(tree)
+    return ParsedFunction(
+        function=function,
+        tree=tree,
+        source=source,
+        filename=filename,
+        line_offset=first_line - 1,
+        col_offset=indent,
+        local_names=frozenset(local_names),
+        identifiers=frozenset(all_identifiers(tree)),
+    )
+
+
+def _local_names(tree: gast.FunctionDef) -> set[str]:
+    names = {a.id for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs}
+    for extra in (tree.args.vararg, tree.args.kwarg):
+        if extra is not None:
+            names.add(extra.id)
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            names.add(node.id)
+    return names
+
+
+def all_identifiers(tree) -> set[str]:
+    """Every identifier appearing in ``tree``: names, parameters and attribute names."""
+    names = set()
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name):
+            names.add(node.id)
+        elif isinstance(node, gast.FunctionDef):
+            names.add(node.name)
+    return names

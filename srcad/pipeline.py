@@ -1,0 +1,124 @@
+"""The pipeline: the ordered list of stages from a function object to generated code.
+
+    parse -> fence -> normalize -> analyze -> transform -> optimize -> emit
+
+``generate`` runs them all; with ``keep_stages=True`` it also records the
+source after each stage (``srcad.source(..., stages=True)`` shows them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gast
+
+from . import emit, registry, syntax
+from .analysis import shapes
+from .analysis.activity import analyze_activity
+from .analysis.operations import UNRESOLVED
+from .fence import fence
+from .naming import Namer
+from .namespace import Aliases
+from .normalize.anf import to_anf
+from .normalize.rename_redefinitions import rename_redefinitions
+from .optimize.fold_constants import fold_constants
+from .optimize.propagate_copies import propagate_copies
+from .optimize.remove_dead_code import remove_dead_code
+from .optimize.specialize_runtime_calls import specialize_runtime_calls
+from .parse import ParsedFunction, parse_function
+from .transform.lower_accumulations import lower_accumulations
+from .transform.reverse import ReverseContext, ReverseRequest, reverse
+
+STAGES = ("parse", "fence", "normalize", "analyze", "transform", "optimize", "emit")
+
+
+@dataclass
+class Generated:
+    name: str
+    source: str
+    function: object
+    stages: dict = field(default_factory=dict)
+    aliases: dict = field(default_factory=dict)
+
+
+def make_resolver(parsed: ParsedFunction, aliases: Aliases | None, tree):
+    """Resolve static references in ``tree``: srcad's aliases first, then the user's names."""
+    local = syntax.stored_names(tree) | {a.id for a in tree.args.args} | set(parsed.local_names)
+
+    def resolve(node):
+        if isinstance(node, gast.Name):
+            if aliases is not None and node.id in aliases.bindings:
+                return aliases.bindings[node.id]
+            if node.id in local:
+                return UNRESOLVED
+            return parsed.resolve_name(node.id, UNRESOLVED)
+        if isinstance(node, gast.Attribute):
+            base = resolve(node.value)
+            if base is UNRESOLVED:
+                return UNRESOLVED
+            return getattr(base, node.attr, UNRESOLVED)
+        return UNRESOLVED
+
+    return resolve
+
+
+def normalize(parsed: ParsedFunction, namer: Namer) -> gast.FunctionDef:
+    tree = to_anf(parsed, parsed.tree, namer)
+    return rename_redefinitions(tree, namer)
+
+
+def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None,
+                     keep_stages=False) -> Generated:
+    """Generate the reverse-mode derivative of ``function``.
+
+    ``kinds`` gives the abstract value (analysis/shapes.py) of each parameter,
+    to specialize the code for; None generates code for any argument types.
+    """
+    registry.load_templates()
+    stages = {}
+    parsed = parse_function(function)
+    if keep_stages:
+        stages["parse"] = emit.to_source(parsed.tree)
+    fence(parsed, has_aux=request.has_aux)
+    namer = Namer(parsed.identifiers)
+    tree = normalize(parsed, namer)
+    if keep_stages:
+        stages["normalize"] = emit.to_source(tree)
+    returned = tree.body[-1].value
+    output = returned.elts[0] if request.has_aux else returned
+    outputs = [output.id] if isinstance(output, gast.Name) else []
+    activity = analyze_activity(tree, request.wrt, outputs, make_resolver(parsed, None, tree))
+    if keep_stages:
+        stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
+    aliases = Aliases(parsed, namer)
+    context = ReverseContext(parsed, namer, aliases, activity, make_resolver(parsed, None, tree))
+    name = name or namer.fresh("grad_" + parsed.name)
+    generated = reverse(tree, context, request, name)
+    generated = lower_accumulations(generated, namer, aliases)
+    if keep_stages:
+        stages["transform"] = emit.to_source(generated)
+    generated = optimize(generated, parsed, namer, aliases, kinds)
+    source = emit.to_source(generated)
+    if keep_stages:
+        stages["optimize"] = source
+    defaults = function.__defaults__ if not request.extra_params else None
+    compiled = emit.compile_function(source, name, aliases.bindings, parsed.function,
+                                     "%s of %s" % ("grad", parsed.function.__qualname__), defaults)
+    return Generated(name, source, compiled, stages, dict(aliases.bindings))
+
+
+def optimize(tree, parsed, namer, aliases, kinds):
+    """Optimization passes, in order; each leaves valid code behind."""
+
+    def is_derivative(identifier):
+        return namer.primal_of(identifier) is not None
+
+    if kinds is not None:
+        resolve = make_resolver(parsed, aliases, tree)
+        env = shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
+        tree = specialize_runtime_calls(tree, env, resolve, aliases)
+    tree = fold_constants(tree, is_derivative)
+    tree = propagate_copies(tree)
+    tree = fold_constants(tree, is_derivative)
+    tree = remove_dead_code(tree, make_resolver(parsed, aliases, tree))
+    return tree

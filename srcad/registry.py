@@ -1,0 +1,224 @@
+"""The template registry: which primitives srcad knows, and how to differentiate each.
+
+A *template* is a small Python function whose body is pasted into generated
+code with names substituted (DESIGN.md, "Templates")::
+
+    @adjoint(np.sin)
+    def sin(y, x):
+        d[x] += d[y] * np.cos(x)
+
+The first parameter is the primitive's result, the others its arguments;
+``d[x]`` is x's adjoint (reverse mode) or tangent (forward mode). Template
+bodies are never executed; they are parsed once, on first use.
+
+Besides templates a primitive may carry a *shape rule* (used to specialize
+generated code for the argument types of a call, see analysis/shapes.py) and
+may be declared non-differentiable (its result never carries a gradient).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import textwrap
+from dataclasses import dataclass, field
+
+import gast
+
+from .errors import TemplateError
+
+
+class _DerivativeNotation:
+    """``d`` in templates: ``d[x]`` names x's derivative. Only meaningful inside templates."""
+
+    def __getitem__(self, item):
+        raise TypeError("d[...] is template notation; template bodies are not meant to run")
+
+    def __repr__(self):
+        return "d"
+
+
+d = _DerivativeNotation()
+
+
+@dataclass
+class Template:
+    """One parsed template: parameters, defaults, and body statements (gast)."""
+
+    function: object
+    kind: str  # "adjoint" or "tangent"
+    _body: list | None = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.function.__name__
+
+    @property
+    def signature(self) -> inspect.Signature:
+        return inspect.signature(self.function)
+
+    @property
+    def namespace(self) -> dict:
+        return self.function.__globals__
+
+    @property
+    def body(self) -> list:
+        if self._body is None:
+            self._body = _parse_template_body(self.function, self.kind)
+        return self._body
+
+    @property
+    def where(self) -> str:
+        code = self.function.__code__
+        return "%s:%d" % (code.co_filename, code.co_firstlineno)
+
+
+@dataclass
+class Primitive:
+    obj: object
+    adjoint: Template | None = None
+    tangent: Template | None = None
+    shape_rule: object = None
+    differentiable: bool = True
+
+    @property
+    def name(self) -> str:
+        return describe(self.obj)
+
+
+_REGISTRY: dict = {}
+_templates_loaded = False
+
+
+def _key(obj):
+    try:
+        hash(obj)
+        return obj
+    except TypeError:
+        return ("id", id(obj))
+
+
+def _entry(obj) -> Primitive:
+    key = _key(obj)
+    entry = _REGISTRY.get(key)
+    if entry is None:
+        entry = _REGISTRY[key] = Primitive(obj)
+    return entry
+
+
+def lookup(obj) -> Primitive | None:
+    """The registered primitive for ``obj``, or None. Loads the built-in templates first."""
+    load_templates()
+    try:
+        return _REGISTRY.get(_key(obj))
+    except TypeError:
+        return None
+
+
+def adjoint(*primitives):
+    """Register the decorated function as the adjoint template of each primitive."""
+    return _template_decorator("adjoint", primitives)
+
+
+def tangent(*primitives):
+    """Register the decorated function as the tangent template of each primitive."""
+    return _template_decorator("tangent", primitives)
+
+
+def _template_decorator(kind, primitives):
+    if not primitives:
+        raise TemplateError("@%s(...) needs the primitive(s) the template is for" % kind)
+
+    def register(function):
+        template = Template(function, kind)
+        for primitive in primitives:
+            setattr(_entry(primitive), kind, template)
+        return function
+
+    return register
+
+
+def nondifferentiable(*functions):
+    """Declare functions whose results carry no gradient (argmax, shapes, comparisons, ...).
+
+    Usable as ``nondifferentiable(f, g)`` or as a decorator ``@nondifferentiable``.
+    """
+    for function in functions:
+        _entry(function).differentiable = False
+    return functions[0] if len(functions) == 1 else None
+
+
+def shape_rule(rule, *primitives):
+    """Attach a shape rule (see analysis/shapes.py) to each primitive."""
+    for primitive in primitives:
+        _entry(primitive).shape_rule = rule
+
+
+def load_templates() -> None:
+    """Import every module of the srcad.templates package once (they register themselves)."""
+    global _templates_loaded
+    if _templates_loaded:
+        return
+    _templates_loaded = True
+    package = importlib.import_module("srcad.templates")
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        importlib.import_module("srcad.templates." + info.name)
+
+
+def describe(obj) -> str:
+    """A readable dotted name for a function object (``numpy.sin``, ``math.exp``)."""
+    module = getattr(obj, "__module__", None) or ""
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if name is None:
+        return repr(obj)
+    if isinstance(obj, type(abs)) and not module:
+        return name
+    if module in ("builtins", ""):
+        return name
+    if module.startswith("numpy"):
+        module = "numpy"
+    return "%s.%s" % (module, name)
+
+
+def _parse_template_body(function, kind):
+    source = textwrap.dedent(inspect.getsource(function))
+    tree = gast.parse(source).body[0]
+    body = [s for s in tree.body if not _is_docstring(s)]
+    for statement in body:
+        _check_template_statement(statement, function, kind)
+    return body
+
+
+def _is_docstring(statement):
+    return isinstance(statement, gast.Expr) and isinstance(statement.value, gast.Constant)
+
+
+def is_derivative_ref(node) -> bool:
+    """True for the template notation ``d[name]``."""
+    return (
+        isinstance(node, gast.Subscript)
+        and isinstance(node.value, gast.Name)
+        and node.value.id == "d"
+        and isinstance(node.slice, gast.Name)
+    )
+
+
+def _check_template_statement(statement, function, kind):
+    where = "%s:%d" % (function.__code__.co_filename, function.__code__.co_firstlineno)
+    if isinstance(statement, gast.AugAssign):
+        if kind == "adjoint" and is_derivative_ref(statement.target) and isinstance(
+            statement.op, (gast.Add, gast.Sub)
+        ):
+            return
+    elif isinstance(statement, gast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        if isinstance(target, gast.Name) and target.id != "d":
+            return
+        if kind == "tangent" and is_derivative_ref(target):
+            return
+    allowed = "d[x] += ..., d[x] -= ..." if kind == "adjoint" else "d[y] = ..."
+    raise TemplateError(
+        "%s template %s (%s) has a statement srcad cannot paste" % (kind, function.__name__, where),
+        hint="Template bodies are made of `%s` and `temporary = ...` statements." % allowed,
+    )

@@ -1,0 +1,174 @@
+"""Numerics shared by all templates and called from generated code (imported there as ``rt``).
+
+Every broadcasting, zero and accumulation rule lives here, once; templates call
+these helpers instead of re-deriving them. When the argument types of a call
+are known, optimize/specialize_runtime_calls.py replaces many of these calls
+with the plain expression they reduce to (or removes them).
+"""
+
+from __future__ import annotations
+
+import linecache
+import numbers
+
+import numpy as np
+
+from .errors import Location, NonScalarOutputError
+
+
+def unbroadcast(g, x):
+    """Sum ``g`` (an adjoint of a broadcast result) back to the shape of ``x``."""
+    x_shape = np.shape(x)
+    g_shape = np.shape(g)
+    if g_shape == x_shape:
+        return g
+    if not x_shape:
+        return np.sum(g)
+    lead = len(g_shape) - len(x_shape)
+    if lead > 0:
+        g = np.sum(g, axis=tuple(range(lead)))
+    kept = tuple(i for i, n in enumerate(x_shape) if n == 1 and np.shape(g)[i] != 1)
+    if kept:
+        g = np.sum(g, axis=kept, keepdims=True)
+    if np.shape(g) != x_shape:  # g was a scalar and x an array
+        g = np.broadcast_to(g, x_shape)
+    return g
+
+
+def zeros_like(x):
+    """A zero adjoint for ``x``: ``0.0`` for scalars, a float array of x's shape otherwise."""
+    if isinstance(x, (numbers.Number, np.generic)) and np.ndim(x) == 0:
+        return 0.0
+    x = np.asarray(x)
+    dtype = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.float64
+    return np.zeros(x.shape, dtype=dtype)
+
+
+def match_type(g, x):
+    """Give the gradient of ``x`` the type of ``x``: a Python float for a Python scalar."""
+    if isinstance(x, (float, int)) and not isinstance(g, float):
+        return float(g)
+    return g
+
+
+def expand_reduced(g, x, axis=None, keepdims=False):
+    """Adjoint of a reduction (sum) of ``x`` over ``axis``: broadcast ``g`` back to x's shape."""
+    x_shape = np.shape(x)
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, _normalize_axes(axis, len(x_shape)))
+    return np.broadcast_to(g, x_shape)
+
+
+def reduced_size(x, axis=None):
+    """How many elements a reduction over ``axis`` folds into one (for mean)."""
+    x_shape = np.shape(x)
+    if axis is None:
+        return int(np.prod(x_shape))
+    return int(np.prod([x_shape[a] for a in _normalize_axes(axis, len(x_shape))]))
+
+
+def _normalize_axes(axis, ndim):
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(sorted(a % ndim for a in axes))
+
+
+def unindex(g, x, index):
+    """Adjoint of ``x[index]``: zeros of x's shape with ``g`` added at ``index``."""
+    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
+    if _is_basic_index(index):
+        out[index] += g
+    else:  # fancy indexes may repeat positions: accumulate every occurrence
+        np.add.at(out, index, g)
+    return out
+
+
+def _is_basic_index(index):
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(
+        isinstance(p, (int, np.integer, slice)) or p is None or p is Ellipsis for p in parts
+    )
+
+
+def dot_adjoint_left(g, a, b):
+    """Adjoint of ``a`` in ``np.dot(a, b)`` given the result's adjoint ``g``."""
+    a_ndim, b_ndim = np.ndim(a), np.ndim(b)
+    if a_ndim == 0 or b_ndim == 0:
+        return unbroadcast(g * b, a)
+    if b_ndim == 1:  # result = a.shape[:-1]
+        return np.multiply.outer(g, b)
+    # result = a.shape[:-1] + b.shape[:-2] + b.shape[-1:]; contract g with b but for b's k axis
+    b_axes = list(range(b_ndim - 2)) + [b_ndim - 1]
+    return np.tensordot(g, b, axes=(list(range(a_ndim - 1, np.ndim(g))), b_axes))
+
+
+def dot_adjoint_right(g, a, b):
+    """Adjoint of ``b`` in ``np.dot(a, b)`` given the result's adjoint ``g``."""
+    a_ndim, b_ndim = np.ndim(a), np.ndim(b)
+    if a_ndim == 0 or b_ndim == 0:
+        return unbroadcast(g * a, b)
+    lead = list(range(a_ndim - 1))
+    contribution = np.tensordot(a, g, axes=(lead, lead))  # (k,) + b.shape[:-2] + b.shape[-1:]
+    return contribution if b_ndim == 1 else np.moveaxis(contribution, 0, -2)
+
+
+def matmul_adjoint_left(g, a, b):
+    """Adjoint of ``a`` in ``a @ b`` (NumPy matmul semantics, with batch broadcasting)."""
+    if np.ndim(b) == 1:
+        contribution = np.multiply.outer(g, b) if np.ndim(a) > 1 else g * b
+    elif np.ndim(a) == 1:
+        contribution = np.matmul(b, g[..., None])[..., 0] if np.ndim(g) else np.dot(b, g)
+        return unbroadcast(contribution, a)
+    else:
+        contribution = np.matmul(g, np.swapaxes(b, -1, -2))
+    return unbroadcast(contribution, a)
+
+
+def matmul_adjoint_right(g, a, b):
+    """Adjoint of ``b`` in ``a @ b`` (NumPy matmul semantics, with batch broadcasting)."""
+    if np.ndim(a) == 1:
+        contribution = np.multiply.outer(a, g) if np.ndim(b) > 1 else g * a
+    elif np.ndim(b) == 1:
+        contribution = np.matmul(np.swapaxes(a, -1, -2), g[..., None])[..., 0]
+    else:
+        contribution = np.matmul(np.swapaxes(a, -1, -2), g)
+    return unbroadcast(contribution, b)
+
+
+def log_of_base(a):
+    """``log(a)`` for the exponent's adjoint of ``a ** b``, taken as 0 where ``a == 0``."""
+    if np.ndim(a) == 0:
+        return float(np.log(a)) if a != 0 else 0.0
+    return np.log(np.where(a == 0, 1.0, a))
+
+
+def inverse_transpose_axes(axes, ndim):
+    """The axes that undo ``np.transpose(x, axes)`` (None reverses, as NumPy does)."""
+    if axes is None:
+        return None
+    return tuple(np.argsort([a % ndim for a in axes]))
+
+
+def check_scalar_output(value, where):
+    """Raise NonScalarOutputError unless ``value`` is a scalar (what ``grad`` needs)."""
+    if np.ndim(value) != 0:
+        filename, lineno, col = where.rsplit(":", 2)
+        location = Location(filename, int(lineno), int(col),
+                            linecache.getline(filename, int(lineno)))
+        raise NonScalarOutputError(
+            "grad needs a function that returns a scalar, but this return gave an array "
+            "of shape %s" % (np.shape(value),),
+            location,
+            hint="Reduce the output to a scalar (e.g. np.sum), or use srcad.vjp / "
+            "srcad.jacobian for functions with array outputs.",
+        )
+    return value
+
+
+def method_axes(axes):
+    """``x.transpose(*axes)`` accepts ``()``, ``(None,)``, ``((1, 0),)`` or ``(1, 0)``."""
+    if not axes or (len(axes) == 1 and axes[0] is None):
+        return None
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        return tuple(axes[0])
+    return tuple(axes)
+

@@ -1,0 +1,72 @@
+"""Small constructors for gast nodes, so passes read as what they build."""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+
+def name(identifier: str, store: bool = False) -> gast.Name:
+    ctx = gast.Store() if store else gast.Load()
+    return gast.Name(id=identifier, ctx=ctx, annotation=None, type_comment=None)
+
+
+def constant(value) -> gast.Constant:
+    return gast.Constant(value=value, kind=None)
+
+
+def attribute(value, attr: str) -> gast.Attribute:
+    if isinstance(value, str):
+        value = name(value)
+    return gast.Attribute(value=value, attr=attr, ctx=gast.Load())
+
+
+def dotted(path: str):
+    """``"np.linalg.norm"`` as a Name/Attribute chain."""
+    parts = path.split(".")
+    node = name(parts[0])
+    for part in parts[1:]:
+        node = attribute(node, part)
+    return node
+
+
+def call(func, *args, **keywords) -> gast.Call:
+    if isinstance(func, str):
+        func = dotted(func)
+    return gast.Call(func=func, args=list(args),
+                     keywords=[gast.keyword(arg=k, value=v) for k, v in keywords.items()])
+
+
+def assign(target: str, value) -> gast.Assign:
+    return gast.Assign(targets=[name(target, store=True)], value=value, type_comment=None)
+
+
+def function_def(identifier: str, args: gast.arguments, body: list) -> gast.FunctionDef:
+    fields = dict(name=identifier, args=args, body=body, decorator_list=[], returns=None,
+                  type_comment=None)
+    if "type_params" in gast.FunctionDef._fields:
+        fields["type_params"] = []
+    return gast.FunctionDef(**fields)
+
+
+def arguments(names: list[str], defaults: list | None = None) -> gast.arguments:
+    params = [gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None) for n in names]
+    return gast.arguments(args=params, posonlyargs=[],
+                          vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                          defaults=list(defaults or []))
+
+
+def deepcopy(node):
+    return copy.deepcopy(node)
+
+
+def load_names(node) -> set[str]:
+    """Identifiers read anywhere inside ``node``."""
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def stored_names(node) -> set[str]:
+    """Identifiers assigned anywhere inside ``node``."""
+    return {n.id for n in gast.walk(node)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}

@@ -1,0 +1,106 @@
+"""Lower the accumulation form to plain Python.
+
+The reverse transformer writes ``x_bar += e`` ("add e to x's adjoint, which
+starts at zero") and ``del x_bar`` ("x's adjoint is zero again"). This pass
+tracks, statement by statement, which adjoints hold a value, and writes:
+
+    x_bar += e   ->  x_bar = e             if x_bar is zero here
+                 ->  x_bar = x_bar + e     otherwise
+    x_bar -= e   ->  x_bar = -e  /  x_bar = x_bar - e
+    del x_bar    ->  (nothing)
+
+Adjoint templates are linear in the adjoints they read, so a statement that
+reads an adjoint that is zero here contributes nothing and is dropped (a
+template temporary computed from it is zero too). A zero adjoint read by the
+final ``return`` becomes ``rt.zeros_like(x)``.
+
+After this pass no ``+=``/``-=`` on adjoints and no ``del`` remain.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import runtime, syntax
+from ..naming import Namer
+
+
+def lower_accumulations(tree: gast.FunctionDef, namer: Namer, aliases) -> gast.FunctionDef:
+    lowering = _Lowering(namer, aliases)
+    tree.body = lowering.block(tree.body)
+    return tree
+
+
+class _Lowering:
+    def __init__(self, namer: Namer, aliases):
+        self.namer = namer
+        self.aliases = aliases
+        self.holding: set[str] = set()  # adjoint variables holding a (nonzero) value
+        self.zero: set[str] = set()  # derived temporaries known to be zero
+
+    def is_adjoint(self, name: str) -> bool:
+        return self.namer.primal_of(name) is not None
+
+    def reads_zero(self, node) -> bool:
+        for identifier in syntax.load_names(node):
+            if identifier in self.zero:
+                return True
+            if self.is_adjoint(identifier) and identifier not in self.holding:
+                return True
+        return False
+
+    def block(self, statements):
+        out = []
+        for statement in statements:
+            out.extend(self.statement(statement))
+        return out
+
+    def statement(self, s):
+        if isinstance(s, gast.Delete):
+            for target in s.targets:
+                self.holding.discard(target.id)
+                self.zero.discard(target.id)
+            return []
+        if isinstance(s, gast.AugAssign) and self.is_adjoint(s.target.id):
+            name = s.target.id
+            if self.reads_zero(s.value):
+                return []
+            if name in self.holding:
+                value = gast.BinOp(left=syntax.name(name), op=s.op, right=s.value)
+            elif isinstance(s.op, gast.Sub):
+                value = gast.UnaryOp(op=gast.USub(), operand=s.value)
+            else:
+                value = s.value
+            self.holding.add(name)
+            return [gast.copy_location(syntax.assign(name, value), s)]
+        if isinstance(s, gast.Assign):
+            targets = [n.id for t in s.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+            # only adjoint-sweep statements read adjoints, so this is never primal code
+            if self.reads_zero(s.value):
+                self.zero.update(targets)
+                return []
+            for target in targets:
+                self.zero.discard(target)
+                if self.is_adjoint(target):
+                    self.holding.add(target)
+            return [s]
+        if isinstance(s, gast.Return):
+            s.value = _ReplaceZeroReads(self).visit(s.value)
+            return [s]
+        return [s]
+
+    def zeros_for(self, adjoint_name):
+        rt = self.aliases.name_for(runtime)
+        return syntax.call(syntax.attribute(rt, "zeros_like"),
+                           syntax.name(self.namer.primal_of(adjoint_name)))
+
+
+class _ReplaceZeroReads(gast.NodeTransformer):
+    def __init__(self, lowering: _Lowering):
+        self.lowering = lowering
+
+    def visit_Name(self, node):
+        if (isinstance(node.ctx, gast.Load) and self.lowering.is_adjoint(node.id)
+                and node.id not in self.lowering.holding):
+            return self.lowering.zeros_for(node.id)
+        return node

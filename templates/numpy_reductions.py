@@ -1,0 +1,31 @@
+"""Reductions: sum and mean, as functions and as array methods, with axis/keepdims."""
+
+import numpy as np
+
+from srcad import runtime as rt
+from srcad.analysis import shapes
+from srcad.registry import adjoint, d, shape_rule, tangent
+
+
+@adjoint(np.sum, np.ndarray.sum)
+def sum(y, x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: A001
+    d[x] += rt.expand_reduced(d[y], x, axis, keepdims)
+
+
+@tangent(np.sum, np.ndarray.sum)
+def sum(y, x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: A001, F811
+    d[y] = np.sum(d[x], axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.mean, np.ndarray.mean)
+def mean(y, x, axis=None, dtype=None, out=None, keepdims=False):
+    d[x] += rt.expand_reduced(d[y], x, axis, keepdims) / rt.reduced_size(x, axis)
+
+
+@tangent(np.mean, np.ndarray.mean)
+def mean(y, x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: F811
+    d[y] = np.mean(d[x], axis=axis, keepdims=keepdims)
+
+
+shape_rule(shapes.reduction, np.sum, np.ndarray.sum, np.mean, np.ndarray.mean, np.max, np.min,
+           np.prod, np.ndarray.max, np.ndarray.min, np.ndarray.prod)

@@ -1,0 +1,94 @@
+"""Shape manipulation: reshape, transpose and .T, ravel, squeeze, expand_dims."""
+
+import numpy as np
+
+from srcad import runtime as rt
+from srcad.analysis import shapes
+from srcad.registry import adjoint, d, shape_rule, tangent
+
+
+@adjoint(np.reshape)
+def reshape(y, x, shape, order="C"):
+    d[x] += np.reshape(d[y], np.shape(x), order=order)
+
+
+@tangent(np.reshape)
+def reshape(y, x, shape, order="C"):  # noqa: F811
+    d[y] = np.reshape(d[x], shape, order=order)
+
+
+@adjoint(np.ndarray.reshape)
+def reshape_method(y, x, *shape):
+    d[x] += np.reshape(d[y], np.shape(x))
+
+
+@tangent(np.ndarray.reshape)
+def reshape_method(y, x, *shape):  # noqa: F811
+    d[y] = np.reshape(d[x], np.shape(y))
+
+
+@adjoint(np.ravel, np.ndarray.ravel, np.ndarray.flatten)
+def ravel(y, x):
+    d[x] += np.reshape(d[y], np.shape(x))
+
+
+@tangent(np.ravel, np.ndarray.ravel, np.ndarray.flatten)
+def ravel(y, x):  # noqa: F811
+    d[y] = np.ravel(d[x])
+
+
+@adjoint(np.transpose)
+def transpose(y, x, axes=None):
+    d[x] += np.transpose(d[y], rt.inverse_transpose_axes(axes, np.ndim(x)))
+
+
+@tangent(np.transpose)
+def transpose(y, x, axes=None):  # noqa: F811
+    d[y] = np.transpose(d[x], axes)
+
+
+@adjoint(np.ndarray.transpose)
+def transpose_method(y, x, *axes):
+    d[x] += np.transpose(d[y], rt.inverse_transpose_axes(rt.method_axes(axes), np.ndim(x)))
+
+
+@tangent(np.ndarray.transpose)
+def transpose_method(y, x, *axes):  # noqa: F811
+    d[y] = np.transpose(d[x], rt.method_axes(axes))
+
+
+@adjoint(np.ndarray.T)
+def T(y, x):  # noqa: N802
+    d[x] += np.transpose(d[y])
+
+
+@tangent(np.ndarray.T)
+def T(y, x):  # noqa: N802, F811
+    d[y] = np.transpose(d[x])
+
+
+@adjoint(np.squeeze, np.ndarray.squeeze, np.expand_dims)
+def squeeze(y, x, axis=None):
+    d[x] += np.reshape(d[y], np.shape(x))
+
+
+@tangent(np.squeeze, np.ndarray.squeeze, np.expand_dims)
+def squeeze(y, x, axis=None):  # noqa: F811
+    d[y] = np.reshape(d[x], np.shape(y))
+
+
+@adjoint(np.ndarray.copy, np.copy, np.array, np.asarray)
+def copy(y, x):
+    d[x] += d[y]
+
+
+@tangent(np.ndarray.copy, np.copy, np.array, np.asarray)
+def copy(y, x):  # noqa: F811
+    d[y] = d[x]
+
+
+shape_rule(shapes.reshape, np.reshape)
+shape_rule(shapes.method_reshape, np.ndarray.reshape)
+shape_rule(shapes.transpose, np.transpose, np.ndarray.T)
+shape_rule(shapes.method_transpose, np.ndarray.transpose)
+shape_rule(shapes.same_as_first, np.ndarray.copy, np.copy)

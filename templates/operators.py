@@ -1,0 +1,137 @@
+"""Python's arithmetic operators (and their NumPy function twins)."""
+
+import operator
+
+import numpy as np
+
+from srcad import runtime as rt
+from srcad.analysis import shapes
+from srcad.analysis.operations import IDENTITY
+from srcad.registry import adjoint, d, nondifferentiable, shape_rule, tangent
+
+
+@adjoint(operator.add, np.add)
+def add(z, x, y):
+    d[x] += rt.unbroadcast(d[z], x)
+    d[y] += rt.unbroadcast(d[z], y)
+
+
+@tangent(operator.add, np.add)
+def add(z, x, y):  # noqa: F811 - the tangent sits beside its adjoint
+    d[z] = d[x] + d[y]
+
+
+@adjoint(operator.sub, np.subtract)
+def sub(z, x, y):
+    d[x] += rt.unbroadcast(d[z], x)
+    d[y] -= rt.unbroadcast(d[z], y)
+
+
+@tangent(operator.sub, np.subtract)
+def sub(z, x, y):  # noqa: F811
+    d[z] = d[x] - d[y]
+
+
+@adjoint(operator.mul, np.multiply)
+def mul(z, x, y):
+    d[x] += rt.unbroadcast(d[z] * y, x)
+    d[y] += rt.unbroadcast(x * d[z], y)
+
+
+@tangent(operator.mul, np.multiply)
+def mul(z, x, y):  # noqa: F811
+    d[z] = d[x] * y + x * d[y]
+
+
+@adjoint(operator.truediv, np.divide, np.true_divide)
+def truediv(z, x, y):
+    d[x] += rt.unbroadcast(d[z] / y, x)
+    d[y] -= rt.unbroadcast(d[z] * z / y, y)
+
+
+@tangent(operator.truediv, np.divide, np.true_divide)
+def truediv(z, x, y):  # noqa: F811
+    d[z] = (d[x] - z * d[y]) / y
+
+
+@adjoint(operator.pow, np.power)
+def pow(z, x, y):
+    d[x] += rt.unbroadcast(d[z] * y * x ** (y - 1), x)
+    d[y] += rt.unbroadcast(d[z] * z * rt.log_of_base(x), y)
+
+
+@tangent(operator.pow, np.power)
+def pow(z, x, y):  # noqa: F811
+    d[z] = d[x] * y * x ** (y - 1) + d[y] * z * rt.log_of_base(x)
+
+
+@adjoint(operator.mod, np.mod, np.remainder)
+def mod(z, x, y):
+    d[x] += rt.unbroadcast(d[z], x)
+    d[y] -= rt.unbroadcast(d[z] * np.floor_divide(x, y), y)
+
+
+@tangent(operator.mod, np.mod, np.remainder)
+def mod(z, x, y):  # noqa: F811
+    d[z] = d[x] - d[y] * np.floor_divide(x, y)
+
+
+@adjoint(operator.neg, np.negative)
+def neg(y, x):
+    d[x] -= d[y]
+
+
+@tangent(operator.neg, np.negative)
+def neg(y, x):  # noqa: F811
+    d[y] = -d[x]
+
+
+@adjoint(operator.pos, np.positive, IDENTITY)
+def pos(y, x):
+    d[x] += d[y]
+
+
+@tangent(operator.pos, np.positive, IDENTITY)
+def pos(y, x):  # noqa: F811
+    d[y] = d[x]
+
+
+@adjoint(operator.matmul, np.matmul)
+def matmul(z, x, y):
+    d[x] += rt.matmul_adjoint_left(d[z], x, y)
+    d[y] += rt.matmul_adjoint_right(d[z], x, y)
+
+
+@tangent(operator.matmul, np.matmul)
+def matmul(z, x, y):  # noqa: F811
+    d[z] = d[x] @ y + x @ d[y]
+
+
+@adjoint(operator.getitem)
+def getitem(y, x, index):
+    d[x] += rt.unindex(d[y], x, index)
+
+
+@tangent(operator.getitem)
+def getitem(y, x, index):  # noqa: F811
+    d[y] = d[x][index]
+
+
+nondifferentiable(
+    operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+    operator.is_, operator.is_not, operator.contains, operator.not_, operator.invert,
+    operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift,
+    operator.floordiv, np.floor_divide,
+)
+
+shape_rule(shapes.operator_elementwise, operator.add, operator.sub, operator.mul,
+           operator.mod, operator.neg, operator.pos, operator.floordiv)
+shape_rule(shapes.true_divide, operator.truediv)
+shape_rule(shapes.power, operator.pow)
+shape_rule(shapes.comparison, operator.lt, operator.le, operator.gt, operator.ge,
+           operator.eq, operator.ne)
+shape_rule(shapes.elementwise, np.add, np.subtract, np.multiply, np.divide, np.true_divide,
+           np.power, np.mod, np.remainder, np.negative, np.positive, np.floor_divide)
+shape_rule(shapes.matmul, operator.matmul, np.matmul)
+shape_rule(shapes.getitem, operator.getitem)
+shape_rule(shapes.same_as_first, IDENTITY)
