@@ -22,6 +22,30 @@ def origin(node: gast.AST) -> gast.AST | None:
     return getattr(node, _ORIGIN, None)
 
 
+_CARRY = "_srcad_carry"
+_RESTORE = "_srcad_restore"
+
+
+def mark_carry(node: gast.Assign) -> gast.Assign:
+    """Mark ``x = x_2`` at the end of a loop body: the value carried to the next iteration."""
+    setattr(node, _CARRY, True)
+    return node
+
+
+def is_carry(node: gast.AST) -> bool:
+    return getattr(node, _CARRY, False)
+
+
+def mark_restore(node: gast.AST) -> gast.AST:
+    """Mark ``x = _tape.pop()``: restores values whose kinds are those they had when pushed."""
+    setattr(node, _RESTORE, True)
+    return node
+
+
+def is_restore(node: gast.AST) -> bool:
+    return getattr(node, _RESTORE, False)
+
+
 COMMENT_PREFIX = "srcad-comment: "
 
 

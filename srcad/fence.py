@@ -17,7 +17,6 @@ from .parse import ParsedFunction
 # node type -> (what it is called, what the user can do instead)
 _REJECTED_STATEMENTS = {
     gast.If: ("an `if` statement", "Control flow is not supported yet (planned next)."),
-    gast.For: ("a `for` loop", "Control flow is not supported yet (planned next)."),
     gast.While: ("a `while` loop", "Control flow is not supported yet (planned next)."),
     gast.Try: ("a `try` statement", "Move error handling outside the differentiated function."),
     gast.With: ("a `with` statement", "Move the context manager outside the differentiated function."),
@@ -103,10 +102,41 @@ def _check_statement(parsed, statement) -> None:
         _check_target(parsed, statement.target)
         if isinstance(statement, gast.AnnAssign) and statement.value is None:
             _reject(parsed, statement, "an annotation without a value", "Assign a value.")
+    elif isinstance(statement, gast.For):
+        _check_for_loop(parsed, statement)
+        return
+    elif isinstance(statement, (gast.Break, gast.Continue)):
+        _reject(parsed, statement, "`%s`" % type(statement).__name__.lower(),
+                "Loop exits are not supported yet; loop over a computed range instead.")
     elif not isinstance(statement, (gast.Return, gast.Expr, gast.Pass)):
         _reject(parsed, statement, "a `%s` statement" % type(statement).__name__.lower(),
                 "Rewrite it with assignments.")
     _check_expressions(parsed, statement)
+
+
+def _check_for_loop(parsed, loop) -> None:
+    """``for i in range(...)`` whose body is straight-line code."""
+    iterator = loop.iter
+    is_range = (isinstance(iterator, gast.Call) and not iterator.keywords
+                and 1 <= len(iterator.args) <= 3
+                and parsed.resolve(iterator.func, None) is range)
+    if not is_range:
+        _reject(parsed, iterator, "a `for` loop over something other than `range(...)`",
+                "Loop over indices for now: `for i in range(len(xs)): x = xs[i]`.")
+    if not isinstance(loop.target, gast.Name):
+        _reject(parsed, loop.target, "a `for` loop target that is not a plain name",
+                "Use a single loop variable.")
+    if loop.orelse:
+        _reject(parsed, loop.orelse[0], "a `for ... else` clause", "Move the code after the loop.")
+    _check_expressions(parsed, gast.Expr(value=iterator))
+    for statement in loop.body:
+        if isinstance(statement, (gast.For, gast.While, gast.If)):
+            _reject(parsed, statement, "control flow nested inside a loop",
+                    "Nested loops and branches are not supported yet.")
+        if isinstance(statement, gast.Return):
+            _reject(parsed, statement, "a `return` inside a loop",
+                    "Return once, at the end of the function.")
+        _check_statement(parsed, statement)
 
 
 def _check_target(parsed, target) -> None:

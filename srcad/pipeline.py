@@ -20,6 +20,7 @@ from .fence import fence
 from .naming import Namer
 from .namespace import Aliases
 from .normalize.anf import to_anf
+from .normalize.rename_loop_carried import rename_loop_carried
 from .normalize.rename_redefinitions import rename_redefinitions
 from .optimize.fold_constants import fold_constants
 from .optimize.propagate_copies import propagate_copies
@@ -64,7 +65,8 @@ def make_resolver(parsed: ParsedFunction, aliases: Aliases | None, tree):
 
 def normalize(parsed: ParsedFunction, namer: Namer) -> gast.FunctionDef:
     tree = to_anf(parsed, parsed.tree, namer)
-    return rename_redefinitions(tree, namer)
+    tree = rename_redefinitions(tree, namer)
+    return rename_loop_carried(tree, namer)
 
 
 def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None,
@@ -91,7 +93,10 @@ def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None
     if keep_stages:
         stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
     aliases = Aliases(parsed, namer)
-    context = ReverseContext(parsed, namer, aliases, activity, make_resolver(parsed, None, tree))
+    resolve = make_resolver(parsed, None, tree)
+    kinds_env = (shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
+                 if kinds is not None else {})
+    context = ReverseContext(parsed, namer, aliases, activity, resolve, kinds_env)
     name = name or namer.fresh("grad_" + parsed.name)
     generated = reverse(tree, context, request, name)
     generated = lower_accumulations(generated, namer, aliases)

@@ -26,6 +26,7 @@ import gast
 import numpy as np
 
 from .. import registry
+from ..annotations import is_restore
 from .operations import UNRESOLVED, operation_of
 
 
@@ -402,7 +403,13 @@ def evaluate(node, env: dict, resolve) -> Abstract:
 def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
     """Abstract values of every variable assigned in ``tree``, given the parameters'."""
     env = dict(params)
-    assigns = [node for node in gast.walk(tree) if isinstance(node, gast.Assign)]
+    assigns = [node for node in gast.walk(tree)
+               if isinstance(node, gast.Assign) and not is_restore(node)]
+    for node in gast.walk(tree):
+        if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+            counting = isinstance(node.iter, gast.Call) and resolve(node.iter.func) in (range,
+                                                                                         reversed)
+            env[node.target.id] = Scalar("int") if counting else UNKNOWN
     for _ in range(20):
         changed = False
         for node in assigns:

@@ -7,6 +7,7 @@ After this pass the function body contains only:
   ``atom[index]`` (index made of atoms and slices of atoms) or ``(atom, ...)``;
 * ``a, b = atom`` (unpacking);
 * ``expression_statement(atom, ...)`` kept for its effect (e.g. ``print``);
+* ``for name in range(atom, ...):`` whose body is again in this form;
 * a final ``return atom`` (or ``return (atom, atom)`` for has_aux).
 
 An *atom* is a Name, a Constant, or a static reference such as ``np.pi``.
@@ -110,6 +111,20 @@ class _ToANF:
             return
         if isinstance(s, gast.Expr):
             self.emit(gast.Expr(value=self.operation(s.value)), s)
+            return
+        if isinstance(s, gast.For):
+            iterator = s.iter
+            bounds = [self.atom(a) for a in iterator.args]
+            loop_range = gast.Call(func=iterator.func, args=bounds, keywords=[])
+            outer, self.out = self.out, []
+            for inner in s.body:
+                self.current = inner
+                self.statement(inner)
+            body, self.out = self.out, outer
+            self.current = s
+            loop = gast.For(target=_store(s.target), iter=_copy(iterator, loop_range),
+                            body=body or [gast.Pass()], orelse=[], type_comment=None)
+            self.emit(loop, s)
             return
         raise AssertionError("fence let through %s" % type(s).__name__)
 

@@ -14,6 +14,10 @@ reads an adjoint that is zero here contributes nothing and is dropped (a
 template temporary computed from it is zero too). A zero adjoint read by the
 final ``return`` becomes ``rt.zeros_like(x)``.
 
+Loops: an adjoint that gains a value inside a loop body starts from an
+explicit zero before the loop (``r_bar = 0.0``), so every iteration sees the
+same adjoints holding values.
+
 After this pass no ``+=``/``-=`` on adjoints and no ``del`` remain.
 """
 
@@ -87,7 +91,34 @@ class _Lowering:
         if isinstance(s, gast.Return):
             s.value = _ReplaceZeroReads(self).visit(s.value)
             return [s]
+        if isinstance(s, gast.For):
+            return self.loop(s)
         return [s]
+
+    def loop(self, loop):
+        """A loop body must start every iteration with the same adjoints holding values.
+
+        Adjoints that gain a value inside the body (accumulators, carried
+        adjoints) start from an explicit zero before the loop; adjoints the
+        body consumes without refilling are set to zero at its end.
+        """
+        entry = set(self.holding)
+        for _ in range(10):
+            trial = _Lowering(self.namer, self.aliases)
+            trial.holding, trial.zero = set(entry), set(self.zero)
+            trial.block(syntax.deepcopy(loop.body))
+            gained = {n for n in trial.holding - entry if self.is_adjoint(n)}
+            if not gained:
+                break
+            entry |= gained
+        before = [syntax.assign(n, self.zeros_for(n)) for n in sorted(entry - self.holding)]
+        self.holding = set(entry)
+        body = self.block(loop.body)
+        lost = sorted(entry - self.holding)
+        body.extend(syntax.assign(n, self.zeros_for(n)) for n in lost)
+        self.holding = set(entry)
+        loop.body = body or [gast.Pass()]
+        return before + [loop]
 
     def zeros_for(self, adjoint_name):
         rt = self.aliases.name_for(runtime)

@@ -17,6 +17,7 @@ lower_accumulations.py turns into plain Python.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import operator
 from dataclasses import dataclass, field
@@ -24,7 +25,8 @@ from dataclasses import dataclass, field
 import gast
 
 from .. import registry, syntax
-from ..annotations import comment, origin
+from ..analysis import shapes
+from ..annotations import comment, is_carry, mark_restore, origin
 from ..analysis.activity import Activity
 from ..analysis.operations import IDENTITY, TUPLE, UNRESOLVED, operation_of
 from ..errors import MissingTemplateError, TemplateError, UnsupportedSyntaxError
@@ -32,6 +34,7 @@ from ..naming import Namer
 from ..namespace import Aliases
 from ..parse import ParsedFunction
 from .. import runtime
+from ..optimize.specialize_runtime_calls import specialize_runtime_calls
 from .templates import instantiate
 
 
@@ -53,6 +56,7 @@ class ReverseContext:
     aliases: Aliases
     activity: Activity
     resolve: object
+    kinds: dict = field(default_factory=dict)  # abstract values, when specializing
 
 
 def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseRequest,
@@ -65,8 +69,11 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     else:
         output, aux = returned.value, None
     rt = context.aliases.name_for(runtime)
+    sweeps = _Sweeps(context, _primal_names_read_by_adjoints(body, context))
 
-    statements = list(body)
+    statements = sweeps.forward(body)
+    if sweeps.uses_tape:
+        statements.insert(0, syntax.assign(TAPE, gast.List(elts=[], ctx=gast.Load())))
     if request.check_scalar_output:
         where = context.parsed.location(origin(returned) or returned)
         statements.append(gast.Expr(value=syntax.call(
@@ -78,19 +85,7 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
                 else syntax.constant(request.seed))
         statements.append(gast.AugAssign(target=syntax.name(context.namer.adjoint(output.id), True),
                                          op=gast.Add(), value=seed))
-    last_origin = None
-    for statement in reversed(body):
-        if not isinstance(statement, gast.Assign):
-            continue
-        targets = [n.id for t in statement.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
-        if not any(context.activity.is_active(t) for t in targets):
-            continue
-        statement_origin = origin(statement)
-        origin_key = _position(statement_origin)
-        if origin_key != last_origin:
-            last_origin = origin_key
-            statements.append(comment("grad of: " + _source_text(context.parsed, statement_origin)))
-        statements.extend(_adjoint_of(statement, context))
+    statements.extend(sweeps.adjoint(body))
 
     results = []
     for param in request.wrt:
@@ -105,6 +100,183 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     statements.append(gast.Return(value=gradients))
     args = syntax.arguments(context.parsed.params + list(request.extra_params))
     return syntax.function_def(name, args, statements)
+
+
+TAPE = "_tape"
+
+
+def _is_active_assignment(statement, context) -> bool:
+    return isinstance(statement, gast.Assign) and any(
+        context.activity.is_active(n.id) for t in statement.targets for n in gast.walk(t)
+        if isinstance(n, gast.Name))
+
+
+def _primal_names_read_by_adjoints(body, context) -> set:
+    """Primal variables some adjoint template reads (what the reverse sweep needs)."""
+    scratch = copy.copy(context)
+    scratch.namer = copy.deepcopy(context.namer)
+    produced = []
+    for node in body:
+        for statement in gast.walk(node):
+            if _is_active_assignment(statement, context):
+                produced.extend(_adjoint_of(statement, scratch))
+    if context.kinds:
+        # reads that specialization removes (the shape argument of rt.unbroadcast...)
+        # are not needed: do not record them
+        env = dict(context.kinds)
+        for name in list(env):
+            env[scratch.namer.adjoint(name)] = env[name]
+        aliases = context.aliases
+
+        def resolve(node):
+            if isinstance(node, gast.Name) and node.id in aliases.bindings:
+                return aliases.bindings[node.id]
+            if isinstance(node, gast.Attribute):
+                base = resolve(node.value)
+                return UNRESOLVED if base is UNRESOLVED else getattr(base, node.attr, UNRESOLVED)
+            return context.resolve(node)
+
+        module = gast.Module(body=produced, type_ignores=[])
+        specialize_runtime_calls(module, env, resolve, aliases)
+        produced = module.body
+    return {n for statement in produced for n in syntax.load_names(statement)
+            if scratch.namer.primal_of(n) is None}
+
+
+class _Sweeps:
+    """The primal sweep (with tape pushes) and the adjoint sweep of a statement list.
+
+    Straight-line code needs no tape: every variable is assigned once (after
+    normalization) and stays readable. A loop iteration's start values (the
+    carried variables) and its costly intermediates are pushed on the tape
+    at the end of each iteration; the reverse loop pops them, recomputes the
+    cheap intermediates, and runs the body's adjoint.
+    """
+
+    def __init__(self, context: ReverseContext, needed: set):
+        self.context = context
+        self.needed = needed
+        self.uses_tape = False
+        self.plans = {}
+
+    # ---- primal sweep
+    def forward(self, statements) -> list:
+        out = []
+        for statement in statements:
+            if isinstance(statement, gast.For):
+                plan = self.plan(statement)
+                body = [s for s in statement.body if not is_carry(s)]
+                carries = [s for s in statement.body if is_carry(s)]
+                if plan.taped:
+                    self.uses_tape = True
+                    body.append(gast.Expr(value=syntax.call(
+                        syntax.attribute(TAPE, "append"), _pack(plan.taped))))
+                statement.body = body + carries
+            out.append(statement)
+        return out
+
+    # ---- adjoint sweep
+    def adjoint(self, statements) -> list:
+        out = []
+        last_origin = None
+        for statement in reversed(statements):
+            if isinstance(statement, gast.For):
+                out.extend(self.adjoint_loop(statement))
+                last_origin = None
+                continue
+            if not _is_active_assignment(statement, self.context):
+                continue
+            statement_origin = origin(statement)
+            origin_key = _position(statement_origin)
+            if origin_key != last_origin:
+                last_origin = origin_key
+                out.append(comment("grad of: " + _source_text(self.context.parsed,
+                                                              statement_origin)))
+            out.extend(_adjoint_of(statement, self.context))
+        return out
+
+    def plan(self, loop) -> "_LoopPlan":
+        if id(loop) not in self.plans:
+            self.plans[id(loop)] = _LoopPlan.make(loop, self.needed, self.context)
+        return self.plans[id(loop)]
+
+    def adjoint_loop(self, loop) -> list:
+        plan = self.plan(loop)
+        body = []
+        for version, carried in plan.end_values:
+            body.append(syntax.assign(version, syntax.name(carried)))
+        if plan.taped:
+            restore = gast.Assign(targets=[_pack(plan.taped, store=True)],
+                                  value=syntax.call(syntax.attribute(TAPE, "pop")),
+                                  type_comment=None)
+            body.append(mark_restore(restore))
+        body.extend(syntax.deepcopy(s) for s in plan.recomputed)
+        body.extend(self.adjoint(loop.body))
+        if not body:
+            return []
+        reversed_range = syntax.call(syntax.name("reversed"), syntax.deepcopy(loop.iter))
+        header = comment("grad of: " + _source_text(self.context.parsed, origin(loop) or loop))
+        return [header, gast.For(target=syntax.deepcopy(loop.target), iter=reversed_range,
+                                 body=body, orelse=[], type_comment=None)]
+
+
+@dataclass
+class _LoopPlan:
+    """What the reverse sweep of one loop reads, and where each value comes from."""
+
+    taped: list  # pushed at the end of each iteration, popped at the start of its reverse
+    end_values: list  # (version, carried): the iteration's last value of a carried variable
+    recomputed: list  # cheap body statements re-run in the reverse iteration
+
+    @classmethod
+    def make(cls, loop, needed: set, context) -> "_LoopPlan":
+        body = [s for s in loop.body if not is_carry(s)]
+        carries = [s for s in loop.body if is_carry(s)]
+        last_version = {s.value.id: s.targets[0].id for s in carries}
+        carried = set(last_version.values())
+        defined_by = {}
+        for statement in body:
+            for n in gast.walk(statement):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    defined_by[n.id] = statement
+        wanted = [n for n in sorted(needed) if n in defined_by or n in carried]
+        taped, end_values, recomputed = [], [], set()
+        seen = set()
+        while wanted:
+            name = wanted.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in carried:
+                taped.append(name)  # the value at the start of the iteration
+            elif name in last_version:
+                end_values.append((name, last_version[name]))
+            elif _cheap(defined_by[name], context):
+                recomputed.add(id(defined_by[name]))
+                wanted.extend(n for n in syntax.load_names(defined_by[name].value)
+                              if n in defined_by or n in carried)
+            else:
+                taped.append(name)
+        return cls(sorted(taped), sorted(end_values),
+                   [s for s in body if id(s) in recomputed])
+
+
+def _cheap(statement, context) -> bool:
+    """Recompute rather than record: views, and arithmetic on scalars."""
+    value = statement.value
+    if isinstance(value, (gast.Name, gast.Constant, gast.Attribute, gast.Subscript)):
+        return True
+    targets = [n.id for t in statement.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+    kinds = [context.kinds.get(t) for t in targets]
+    return all(isinstance(k, shapes.Scalar) for k in kinds) and isinstance(
+        value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Call))
+
+
+def _pack(names, store=False):
+    if len(names) == 1:
+        return syntax.name(names[0], store)
+    return gast.Tuple(elts=[syntax.name(n, store) for n in names],
+                      ctx=gast.Store() if store else gast.Load())
 
 
 def _position(node):
