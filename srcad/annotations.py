@@ -6,19 +6,37 @@ so every annotation in use is listed here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import gast
 
 _ORIGIN = "_srcad_origin"
 
 
-def set_origin(node: gast.AST, origin: gast.AST) -> gast.AST:
+@dataclass(frozen=True)
+class Origin:
+    """Where in the user's function a generated statement comes from."""
+
+    lineno: int
+    col_offset: int
+    end_lineno: int | None = None
+
+    def __deepcopy__(self, memo):
+        return self  # immutable: copies of a tree share their origins
+
+
+def set_origin(node: gast.AST, origin: gast.AST | Origin) -> gast.AST:
     """Record the user's statement that ``node`` was derived from."""
-    setattr(node, _ORIGIN, getattr(origin, _ORIGIN, origin))
+    if not isinstance(origin, Origin):
+        origin = getattr(origin, _ORIGIN, None) or Origin(
+            getattr(origin, "lineno", 0), getattr(origin, "col_offset", 0),
+            getattr(origin, "end_lineno", None))
+    setattr(node, _ORIGIN, origin)
     return node
 
 
-def origin(node: gast.AST) -> gast.AST | None:
-    """The user's statement ``node`` was derived from, if recorded."""
+def origin(node: gast.AST) -> Origin | None:
+    """Where in the user's function ``node`` was derived from, if recorded."""
     return getattr(node, _ORIGIN, None)
 
 

@@ -16,8 +16,6 @@ from .parse import ParsedFunction
 
 # node type -> (what it is called, what the user can do instead)
 _REJECTED_STATEMENTS = {
-    gast.If: ("an `if` statement", "Control flow is not supported yet (planned next)."),
-    gast.While: ("a `while` loop", "Control flow is not supported yet (planned next)."),
     gast.Try: ("a `try` statement", "Move error handling outside the differentiated function."),
     gast.With: ("a `with` statement", "Move the context manager outside the differentiated function."),
     gast.Raise: ("a `raise` statement", "Validate inputs before calling the gradient."),
@@ -35,8 +33,6 @@ _REJECTED_STATEMENTS = {
 }
 
 _REJECTED_EXPRESSIONS = {
-    gast.IfExp: ("a conditional expression (`a if c else b`)", "Control flow is not supported yet."),
-    gast.BoolOp: ("a boolean operator (`and`/`or`)", "Control flow is not supported yet."),
     gast.Lambda: ("a lambda", "Define a module-level function instead."),
     gast.ListComp: ("a list comprehension", "Write the loop out (loops are planned next)."),
     gast.SetComp: ("a set comprehension", "Sets cannot carry gradients."),
@@ -58,20 +54,21 @@ def fence(parsed: ParsedFunction, *, has_aux: bool = False) -> None:
     tree = parsed.tree
     _check_signature(parsed)
     body = [s for s in tree.body if not _is_docstring(s)]
-    for index, statement in enumerate(body):
-        _check_statement(parsed, statement)
-        if isinstance(statement, gast.Return) and index != len(body) - 1:
-            _reject(parsed, statement, "a `return` before the end of the function",
-                    "Early returns are not supported yet; return once, at the end.")
-    if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
-        where = body[-1] if body else tree
-        _reject(parsed, where, "a function without a final `return <value>`",
+    for statement in body:
+        _check_statement(parsed, statement, loop_depth=0)
+    returns = [n for n in gast.walk(tree) if isinstance(n, gast.Return)]
+    for returned in returns:
+        if returned.value is None:
+            _reject(parsed, returned, "a `return` without a value",
+                    "A differentiated function must return its output.")
+    if not returns:
+        _reject(parsed, body[-1] if body else tree, "a function without `return <value>`",
                 "A differentiated function must return its output.")
     if has_aux:
-        returned = body[-1].value
-        if not (isinstance(returned, gast.Tuple) and len(returned.elts) == 2):
-            _reject(parsed, returned, "has_aux=True with a return that is not `return loss, aux`",
-                    "Write the return as a pair: `return loss, aux`.")
+        returned = body[-1].value if isinstance(body[-1], gast.Return) else None
+        if len(returns) > 1 or not (isinstance(returned, gast.Tuple) and len(returned.elts) == 2):
+            _reject(parsed, returns[0], "has_aux=True with a return that is not a single "
+                    "final `return loss, aux`", "Return once, at the end: `return loss, aux`.")
 
 
 def _is_docstring(statement) -> bool:
@@ -91,10 +88,13 @@ def _check_signature(parsed: ParsedFunction) -> None:
                 "Make it an ordinary parameter.")
 
 
-def _check_statement(parsed, statement) -> None:
+def _check_statement(parsed, statement, loop_depth) -> None:
     rejected = _REJECTED_STATEMENTS.get(type(statement))
     if rejected:
         _reject(parsed, statement, *rejected)
+    if isinstance(statement, (gast.For, gast.While, gast.If)):
+        _check_compound(parsed, statement, loop_depth)
+        return
     if isinstance(statement, gast.Assign):
         for target in statement.targets:
             _check_target(parsed, target)
@@ -102,41 +102,55 @@ def _check_statement(parsed, statement) -> None:
         _check_target(parsed, statement.target)
         if isinstance(statement, gast.AnnAssign) and statement.value is None:
             _reject(parsed, statement, "an annotation without a value", "Assign a value.")
-    elif isinstance(statement, gast.For):
-        _check_for_loop(parsed, statement)
-        return
     elif isinstance(statement, (gast.Break, gast.Continue)):
-        _reject(parsed, statement, "`%s`" % type(statement).__name__.lower(),
-                "Loop exits are not supported yet; loop over a computed range instead.")
+        if loop_depth == 0:
+            _reject(parsed, statement, "`%s` outside a loop" % type(statement).__name__.lower(),
+                    "Python would reject this too.")
     elif not isinstance(statement, (gast.Return, gast.Expr, gast.Pass)):
         _reject(parsed, statement, "a `%s` statement" % type(statement).__name__.lower(),
                 "Rewrite it with assignments.")
     _check_expressions(parsed, statement)
 
 
-def _check_for_loop(parsed, loop) -> None:
-    """``for i in range(...)`` whose body is straight-line code."""
+_ITERATION_HELPERS = (range, enumerate, zip, reversed)
+
+
+def _check_compound(parsed, statement, loop_depth) -> None:
+    if isinstance(statement, gast.For):
+        _check_for_header(parsed, statement)
+        _check_expressions(parsed, gast.Expr(value=statement.iter))
+    else:
+        _check_expressions(parsed, gast.Expr(value=statement.test))
+    inner_depth = loop_depth + (0 if isinstance(statement, gast.If) else 1)
+    for inner in statement.body:
+        _check_statement(parsed, inner, inner_depth)
+    for inner in statement.orelse:
+        _check_statement(parsed, inner, loop_depth)
+
+
+def _check_for_header(parsed, loop) -> None:
+    """``for x in <expression>``; unpacking only with enumerate(...) and zip(...)."""
     iterator = loop.iter
-    is_range = (isinstance(iterator, gast.Call) and not iterator.keywords
-                and 1 <= len(iterator.args) <= 3
-                and parsed.resolve(iterator.func, None) is range)
-    if not is_range:
-        _reject(parsed, iterator, "a `for` loop over something other than `range(...)`",
-                "Loop over indices for now: `for i in range(len(xs)): x = xs[i]`.")
-    if not isinstance(loop.target, gast.Name):
-        _reject(parsed, loop.target, "a `for` loop target that is not a plain name",
-                "Use a single loop variable.")
-    if loop.orelse:
-        _reject(parsed, loop.orelse[0], "a `for ... else` clause", "Move the code after the loop.")
-    _check_expressions(parsed, gast.Expr(value=iterator))
-    for statement in loop.body:
-        if isinstance(statement, (gast.For, gast.While, gast.If)):
-            _reject(parsed, statement, "control flow nested inside a loop",
-                    "Nested loops and branches are not supported yet.")
-        if isinstance(statement, gast.Return):
-            _reject(parsed, statement, "a `return` inside a loop",
-                    "Return once, at the end of the function.")
-        _check_statement(parsed, statement)
+    helper = parsed.resolve(iterator.func, None) if isinstance(iterator, gast.Call) else None
+    if helper in _ITERATION_HELPERS and (iterator.keywords or not iterator.args):
+        _reject(parsed, iterator, "%s(...) with keyword arguments" % helper.__name__,
+                "Pass positional arguments only.")
+    if helper is range and len(iterator.args) > 3:
+        _reject(parsed, iterator, "range(...) with more than 3 arguments", "")
+    target = loop.target
+    if isinstance(target, gast.Name):
+        if helper in (enumerate, zip):
+            _reject(parsed, target, "a single loop variable over %s(...)" % helper.__name__,
+                    "Unpack the items: `for i, x in enumerate(xs)`.")
+        return
+    if helper is enumerate and len(iterator.args) == 1 and isinstance(target, gast.Tuple) \
+            and len(target.elts) == 2 and all(isinstance(e, gast.Name) for e in target.elts):
+        return
+    if helper is zip and isinstance(target, gast.Tuple) and len(target.elts) == len(
+            iterator.args) and all(isinstance(e, gast.Name) for e in target.elts):
+        return
+    _reject(parsed, target, "this loop target", "Loop with a plain name, or unpack "
+            "enumerate(xs) / zip(xs, ys) into names.")
 
 
 def _check_target(parsed, target) -> None:
@@ -160,9 +174,6 @@ def _check_expressions(parsed, statement) -> None:
         rejected = _REJECTED_EXPRESSIONS.get(type(node))
         if rejected:
             _reject(parsed, node, *rejected)
-        if isinstance(node, gast.Compare) and len(node.ops) > 1:
-            _reject(parsed, node, "a chained comparison (`a < b < c`)",
-                    "Control flow is not supported yet.")
         if isinstance(node, gast.Call):
             for keyword in node.keywords:
                 if keyword.arg is None:

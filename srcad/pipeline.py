@@ -20,8 +20,8 @@ from .fence import fence
 from .naming import Namer
 from .namespace import Aliases
 from .normalize.anf import to_anf
-from .normalize.rename_loop_carried import rename_loop_carried
-from .normalize.rename_redefinitions import rename_redefinitions
+from .normalize.lower_exits import lower_exits
+from .normalize.rename_versions import rename_versions
 from .optimize.fold_constants import fold_constants
 from .optimize.propagate_copies import propagate_copies
 from .optimize.remove_dead_code import remove_dead_code
@@ -64,9 +64,10 @@ def make_resolver(parsed: ParsedFunction, aliases: Aliases | None, tree):
 
 
 def normalize(parsed: ParsedFunction, namer: Namer) -> gast.FunctionDef:
-    tree = to_anf(parsed, parsed.tree, namer)
-    tree = rename_redefinitions(tree, namer)
-    return rename_loop_carried(tree, namer)
+    tree = syntax.deepcopy(parsed.tree)
+    tree = lower_exits(tree, namer, make_resolver(parsed, None, tree))
+    tree = to_anf(parsed, tree, namer)
+    return rename_versions(tree, namer)
 
 
 def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None,
@@ -115,15 +116,17 @@ def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None
 def optimize(tree, parsed, namer, aliases, kinds):
     """Optimization passes, in order; each leaves valid code behind."""
 
-    def is_derivative(identifier):
-        return namer.primal_of(identifier) is not None
-
+    env = {}
     if kinds is not None:
         resolve = make_resolver(parsed, aliases, tree)
         env = shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
         tree = specialize_runtime_calls(tree, env, resolve, aliases)
-    tree = fold_constants(tree, is_derivative)
+
+    def is_floating(identifier):
+        return namer.primal_of(identifier) is not None or env.get(identifier) == shapes.FLOAT
+
+    tree = fold_constants(tree, is_floating)
     tree = propagate_copies(tree)
-    tree = fold_constants(tree, is_derivative)
+    tree = fold_constants(tree, is_floating)
     tree = remove_dead_code(tree, make_resolver(parsed, aliases, tree))
     return tree

@@ -46,7 +46,8 @@ def zeros_like(x):
 
 def match_type(g, x):
     """Give the gradient of ``x`` the type of ``x``: a Python float for a Python scalar."""
-    if isinstance(x, (float, int)) and not isinstance(g, float):
+    # np.float64 subclasses float: compare exact types, or a NumPy scalar slips through
+    if type(x) in (float, int) and type(g) is not float:
         return float(g)
     return g
 
@@ -126,7 +127,8 @@ def matmul_adjoint_left(g, a, b):
 def matmul_adjoint_right(g, a, b):
     """Adjoint of ``b`` in ``a @ b`` (NumPy matmul semantics, with batch broadcasting)."""
     if np.ndim(a) == 1:
-        contribution = np.multiply.outer(a, g) if np.ndim(b) > 1 else g * a
+        # g has b's batch axes followed by n: the outer product is taken per batch entry
+        contribution = np.multiply(a[:, None], g[..., None, :]) if np.ndim(b) > 1 else g * a
     elif np.ndim(b) == 1:
         contribution = np.matmul(np.swapaxes(a, -1, -2), g[..., None])[..., 0]
     else:

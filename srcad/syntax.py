@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
 
@@ -57,8 +55,20 @@ def arguments(names: list[str], defaults: list | None = None) -> gast.arguments:
                           defaults=list(defaults or []))
 
 
+_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
 def deepcopy(node):
-    return copy.deepcopy(node)
+    """A copy of a gast tree: fields copied recursively, annotations kept (not copied)."""
+    if isinstance(node, list):
+        return [deepcopy(item) for item in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = type(node)(**{f: deepcopy(getattr(node, f, None)) for f in node._fields})
+    extra = node.__dict__.keys() - set(node._fields)
+    for key in extra:
+        setattr(new, key, getattr(node, key))
+    return new
 
 
 def load_names(node) -> set[str]:

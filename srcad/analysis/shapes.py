@@ -450,7 +450,13 @@ def _runtime_rules():
         x = plain(x)
         return FLOAT if isinstance(x, Scalar) else x
 
-    registry.shape_rule(like(1), rt.unbroadcast, rt.expand_reduced)
+    def unbroadcast(g, x, *rest, **kwargs):
+        g, x = plain(g), plain(x)
+        if isinstance(x, Scalar):
+            return g if isinstance(g, Scalar) else ANY_SCALAR
+        return x
+
+    registry.shape_rule(unbroadcast, rt.unbroadcast, rt.expand_reduced)
     registry.shape_rule(like(1), rt.dot_adjoint_left, rt.matmul_adjoint_left)
     registry.shape_rule(like(2), rt.dot_adjoint_right, rt.matmul_adjoint_right)
     registry.shape_rule(lambda g, x, index: plain(x) if isinstance(plain(x), Array) else UNKNOWN,

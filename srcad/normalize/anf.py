@@ -7,11 +7,15 @@ After this pass the function body contains only:
   ``atom[index]`` (index made of atoms and slices of atoms) or ``(atom, ...)``;
 * ``a, b = atom`` (unpacking);
 * ``expression_statement(atom, ...)`` kept for its effect (e.g. ``print``);
-* ``for name in range(atom, ...):`` whose body is again in this form;
+* ``for name in range(atom, ...):`` (or ``for name in atom:`` over a range
+  object) and ``while atom:`` whose test is recomputed at the end of the body,
+  and ``if atom: ... else: ...``, with bodies again in this form;
 * a final ``return atom`` (or ``return (atom, atom)`` for has_aux).
 
 An *atom* is a Name, a Constant, or a static reference such as ``np.pi``.
-Augmented assignments are plain assignments; each statement records the
+Conditional expressions, ``and``/``or`` and chained comparisons become
+``if`` statements (keeping Python's short-circuit evaluation). Augmented
+assignments are plain assignments; each statement records the
 user statement it came from (annotations.origin), for comments and errors.
 
 Example::
@@ -114,19 +118,54 @@ class _ToANF:
             return
         if isinstance(s, gast.For):
             iterator = s.iter
-            bounds = [self.atom(a) for a in iterator.args]
-            loop_range = gast.Call(func=iterator.func, args=bounds, keywords=[])
-            outer, self.out = self.out, []
-            for inner in s.body:
-                self.current = inner
-                self.statement(inner)
-            body, self.out = self.out, outer
-            self.current = s
-            loop = gast.For(target=_store(s.target), iter=_copy(iterator, loop_range),
-                            body=body or [gast.Pass()], orelse=[], type_comment=None)
+            if isinstance(iterator, gast.Call) and not iterator.keywords:
+                iterator = _copy(iterator, gast.Call(func=iterator.func, keywords=[],
+                                                     args=[self.atom(a) for a in iterator.args]))
+            else:
+                iterator = self.atom(iterator, hint="steps")
+            loop = gast.For(target=_store(s.target), iter=iterator, body=self.nested(s.body),
+                            orelse=[], type_comment=None)
             self.emit(loop, s)
             return
+        if isinstance(s, gast.While):
+            test_name = self.namer.fresh("more")
+            self.assign(test_name, self.operation(s.test), s)
+            body = self.nested(s.body)
+            outer, self.out = self.out, body
+            self.current = s
+            self.assign(test_name, self.operation(syntax.deepcopy(s.test)), s)
+            self.out = outer
+            loop = gast.While(test=syntax.name(test_name), body=body, orelse=[])
+            self.emit(loop, s)
+            return
+        if isinstance(s, gast.If):
+            test = self.atom(s.test, hint="cond")
+            branch = gast.If(test=test, body=self.nested(s.body), orelse=self.nested(s.orelse))
+            self.emit(branch, s)
+            return
         raise AssertionError("fence let through %s" % type(s).__name__)
+
+    def nested(self, statements):
+        """``statements`` (a loop or branch body) in A-normal form."""
+        outer, self.out = self.out, []
+        current = self.current
+        for inner in statements:
+            self.current = inner
+            self.statement(inner)
+        body, self.out = self.out, outer
+        self.current = current
+        return body or [gast.Pass()]
+
+    def branch(self, test, body, orelse, like):
+        """Emit ``if test: body else: orelse`` (body/orelse: callables emitting statements)."""
+        parts = []
+        for emit_part in (body, orelse):
+            outer, self.out = self.out, []
+            if emit_part is not None:
+                emit_part()
+            parts.append(self.out)
+            self.out = outer
+        self.emit(gast.If(test=test, body=parts[0] or [gast.Pass()], orelse=parts[1]), like)
 
     def assign(self, name, value, like):
         target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
@@ -152,9 +191,25 @@ class _ToANF:
                                           right=self.atom(node.right)))
         if isinstance(node, gast.UnaryOp):
             return _copy(node, gast.UnaryOp(op=node.op, operand=self.atom(node.operand)))
-        if isinstance(node, gast.Compare):
+        if isinstance(node, gast.Compare) and len(node.ops) == 1:
             return _copy(node, gast.Compare(left=self.atom(node.left), ops=node.ops,
                                             comparators=[self.atom(c) for c in node.comparators]))
+        if isinstance(node, gast.Compare):  # a < b < c: b evaluated once, c only if a < b
+            result = self.namer.fresh("cond")
+            left = self.atom(node.left)
+            self.chain(result, left, list(zip(node.ops, node.comparators)), node)
+            return syntax.name(result)
+        if isinstance(node, gast.IfExp):
+            result = self.namer.fresh("choice")
+            test = self.atom(node.test, hint="cond")
+            self.branch(test, lambda: self.assign(result, self.operation(node.body), node),
+                        lambda: self.assign(result, self.operation(node.orelse), node), node)
+            return syntax.name(result)
+        if isinstance(node, gast.BoolOp):  # short-circuit: later operands only when needed
+            result = self.namer.fresh("both" if isinstance(node.op, gast.And) else "either")
+            self.assign(result, self.operation(node.values[0]), node)
+            self.bool_rest(result, node.op, node.values[1:], node)
+            return syntax.name(result)
         if isinstance(node, gast.Call):
             func = node.func
             if not is_static_reference(func, self.parsed):
@@ -175,6 +230,30 @@ class _ToANF:
         if isinstance(node, (gast.Tuple, gast.List)):
             return _copy(node, type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load()))
         raise AssertionError("fence let through %s" % type(node).__name__)
+
+    def chain(self, result, left, rest, like):
+        op, right = rest[0]
+        right = self.atom(right)
+        self.assign(result, _copy(like, gast.Compare(left=left, ops=[op], comparators=[right])),
+                    like)
+        if rest[1:]:
+            self.branch(syntax.name(result), lambda: self.chain(result, right, rest[1:], like),
+                        None, like)
+
+    def bool_rest(self, result, op, values, like):
+        if not values:
+            return
+        test = syntax.name(result)
+        if isinstance(op, gast.Or):
+            negated = self.namer.fresh("neither")
+            self.assign(negated, gast.UnaryOp(op=gast.Not(), operand=test), like)
+            test = syntax.name(negated)
+
+        def rest():
+            self.assign(result, self.operation(values[0]), like)
+            self.bool_rest(result, op, values[1:], like)
+
+        self.branch(test, rest, None, like)
 
     def index(self, node):
         if isinstance(node, gast.Slice):

@@ -8,7 +8,8 @@ a literal zero), ``--e``::
     div_bar = 1.0 / n            ->   (unchanged: n is not a constant)
 
 A multiplication by one is dropped only when the other operand cannot be an
-integer (it reads an adjoint or tangent), so value types never change.
+integer (an adjoint or tangent, or a variable known to be a float), so value
+types never change.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from ..analysis.operations import BINARY_OPERATORS, UNARY_OPERATORS
 _FOLDABLE = (int, float, complex)
 
 
-def fold_constants(tree: gast.FunctionDef, is_derivative) -> gast.FunctionDef:
-    """``is_derivative(name)`` tells adjoint/tangent variables (always floating point)."""
-    return _Fold(is_derivative).visit(tree)
+def fold_constants(tree: gast.FunctionDef, is_floating) -> gast.FunctionDef:
+    """``is_floating(name)`` tells variables known to hold floats (adjoints, tangents...)."""
+    return _Fold(is_floating).visit(tree)
 
 
 def _number(node):
@@ -34,15 +35,15 @@ def _number(node):
 
 
 class _Fold(gast.NodeTransformer):
-    def __init__(self, is_derivative):
-        self.is_derivative = is_derivative
+    def __init__(self, is_floating):
+        self.is_floating = is_floating
 
     def floating(self, node) -> bool:
         """True if ``node`` certainly evaluates to a float or float array (not an int)."""
         if isinstance(node, gast.Constant):
             return isinstance(node.value, float)
         if isinstance(node, gast.Name):
-            return self.is_derivative(node.id)
+            return self.is_floating(node.id)
         if isinstance(node, gast.BinOp):
             return self.floating(node.left) or self.floating(node.right)
         if isinstance(node, gast.UnaryOp):

@@ -3,8 +3,9 @@
 After this pass every top-level assignment's target is read later (or
 returned), and no expression statement without an effect remains; comment
 markers are kept only when the block they title still has statements.
-Statements inside loops and branches are kept whole: their liveness is
-decided for the compound statement as a unit.
+Inside loops and branches, an effect-free assignment is removed when no
+statement anywhere reads its target, and a block left with only comments
+becomes ``pass`` (or disappears, for an ``else``).
 
 An expression is effect-free when it only reads names, does arithmetic,
 indexing and attribute reads, and calls known pure functions (NumPy, math,
@@ -28,9 +29,52 @@ _IMPURE_METHODS = {"fill", "sort", "resize", "put", "itemset", "setfield", "part
 
 
 def remove_dead_code(tree: gast.FunctionDef, resolve) -> gast.FunctionDef:
+    for _ in range(3):  # removing a statement can make what it read dead too
+        before = _count_statements(tree)
+        tree.body = _top_level(tree.body, resolve)
+        read_anywhere = load_names(tree)
+        tree.body = _nested(tree.body, read_anywhere, resolve, top=True)
+        if _count_statements(tree) == before:
+            break
+    return tree
+
+
+def _count_statements(tree) -> int:
+    return sum(isinstance(n, gast.stmt) for n in gast.walk(tree))
+
+
+def _nested(statements, read_anywhere, resolve, top=False):
+    """Inside loops and branches: drop pure assignments to names read nowhere."""
+    out = []
+    for statement in statements:
+        if isinstance(statement, (gast.For, gast.While, gast.If)):
+            statement.body = _tidy(_nested(statement.body, read_anywhere, resolve)) or [gast.Pass()]
+            statement.orelse = _tidy(_nested(statement.orelse, read_anywhere, resolve))
+        elif not top and isinstance(statement, gast.Assign) and _pure(statement.value, resolve):
+            targets = {n.id for t in statement.targets for n in gast.walk(t)
+                       if isinstance(n, gast.Name)}
+            if not targets & read_anywhere:
+                continue
+        out.append(statement)
+    return out
+
+
+def _tidy(statements):
+    """No comment without a statement after it, no ``pass`` beside other statements."""
+    out = []
+    for statement in reversed(statements):
+        if comment_text(statement) is not None and (not out or comment_text(out[-1]) is not None):
+            continue
+        out.append(statement)
+    out.reverse()
+    real = [s for s in out if not isinstance(s, gast.Pass)]
+    return real if real else out
+
+
+def _top_level(statements, resolve):
     live: set[str] = set()
     kept = []
-    for statement in reversed(tree.body):
+    for statement in reversed(statements):
         if comment_text(statement) is not None:
             if kept and comment_text(kept[-1]) is None:
                 kept.append(statement)
@@ -49,8 +93,7 @@ def remove_dead_code(tree: gast.FunctionDef, resolve) -> gast.FunctionDef:
         else:
             live |= load_names(statement)
         kept.append(statement)
-    tree.body = list(reversed(kept))
-    return tree
+    return list(reversed(kept))
 
 
 def _pure(node, resolve) -> bool:

@@ -91,9 +91,29 @@ class _Lowering:
         if isinstance(s, gast.Return):
             s.value = _ReplaceZeroReads(self).visit(s.value)
             return [s]
-        if isinstance(s, gast.For):
+        if isinstance(s, (gast.For, gast.While)):
             return self.loop(s)
+        if isinstance(s, gast.If):
+            return self.branch(s)
         return [s]
+
+    def branch(self, branch):
+        """After an ``if``, the same adjoints hold values whichever branch ran."""
+        entry_holding, entry_zero = set(self.holding), set(self.zero)
+        results = []
+        for part in (branch.body, branch.orelse):
+            self.holding, self.zero = set(entry_holding), set(entry_zero)
+            results.append((self.block(part), self.holding, self.zero))
+        holding = results[0][1] | results[1][1]
+        parts = []
+        for code, part_holding, _ in results:
+            code = [c for c in code if not isinstance(c, gast.Pass)]
+            code.extend(syntax.assign(n, self.zeros_for(n)) for n in sorted(holding - part_holding))
+            parts.append(code)
+        self.holding = holding
+        self.zero = results[0][2] & results[1][2]
+        branch.body, branch.orelse = parts[0] or [gast.Pass()], parts[1]
+        return [branch]
 
     def loop(self, loop):
         """A loop body must start every iteration with the same adjoints holding values.

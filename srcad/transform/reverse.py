@@ -26,7 +26,7 @@ import gast
 
 from .. import registry, syntax
 from ..analysis import shapes
-from ..annotations import comment, is_carry, mark_restore, origin
+from ..annotations import comment, is_carry, is_restore, mark_restore, origin
 from ..analysis.activity import Activity
 from ..analysis.operations import IDENTITY, TUPLE, UNRESOLVED, operation_of
 from ..errors import MissingTemplateError, TemplateError, UnsupportedSyntaxError
@@ -69,7 +69,7 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     else:
         output, aux = returned.value, None
     rt = context.aliases.name_for(runtime)
-    sweeps = _Sweeps(context, _primal_names_read_by_adjoints(body, context))
+    sweeps = _Sweeps(context, _primal_names_read_by_adjoints(body, context), body)
 
     statements = sweeps.forward(body)
     if sweeps.uses_tape:
@@ -144,44 +144,92 @@ def _primal_names_read_by_adjoints(body, context) -> set:
 
 
 class _Sweeps:
-    """The primal sweep (with tape pushes) and the adjoint sweep of a statement list.
+    """The primal sweep (with tape pushes) and the adjoint sweep of a function body.
 
-    Straight-line code needs no tape: every variable is assigned once (after
-    normalization) and stays readable. A loop iteration's start values (the
-    carried variables) and its costly intermediates are pushed on the tape
-    at the end of each iteration; the reverse loop pops them, recomputes the
-    cheap intermediates, and runs the body's adjoint.
+    Outside loops nothing is ever overwritten (normalize gave every value its
+    own name), so straight-line code and branches need no tape: the reverse
+    sweep reads primal values where they are, and branches on the same test.
+    Inside a loop, each block (the body, or a branch within it) records at its
+    end what the reverse sweep will read of its values: the loop body records
+    the carried variables' start values and the costly intermediates (cheap
+    ones are recomputed in the reverse iteration), a branch records what it
+    computed. The reverse block pops them back first. A ``while`` loop counts
+    its iterations; its reverse is a ``for`` over that count.
     """
 
-    def __init__(self, context: ReverseContext, needed: set):
+    def __init__(self, context: ReverseContext, needed: set, body: list):
         self.context = context
-        self.needed = needed
+        self.needed = set(needed)
         self.uses_tape = False
+        self.trip_counters = {}
+        for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+            if isinstance(node, gast.While):
+                counter = context.namer.fresh("trips")
+                self.trip_counters[id(node)] = counter
+                self.needed.add(counter)
+            elif isinstance(node, gast.For):
+                self.needed |= syntax.load_names(node.iter)
+            elif isinstance(node, gast.If):
+                self.needed |= syntax.load_names(node.test)
         self.plans = {}
 
+    def plan(self, key, statements, recompute: bool) -> "_BlockPlan":
+        """The plan of a block, computed once, before the primal sweep changes the block."""
+        if key not in self.plans:
+            self.plans[key] = _BlockPlan.make(statements, self.needed, self.context,
+                                              recompute, self.trip_counters)
+        return self.plans[key]
+
+    def push(self, plan):
+        self.uses_tape = True
+        return gast.Expr(value=syntax.call(syntax.attribute(TAPE, "append"), _pack(plan.taped)))
+
+    @staticmethod
+    def pop(plan):
+        restore = gast.Assign(targets=[_pack(plan.taped, store=True)],
+                              value=syntax.call(syntax.attribute(TAPE, "pop")), type_comment=None)
+        return mark_restore(restore)
+
     # ---- primal sweep
-    def forward(self, statements) -> list:
+    def forward(self, statements, in_loop=False) -> list:
         out = []
         for statement in statements:
-            if isinstance(statement, gast.For):
-                plan = self.plan(statement)
-                body = [s for s in statement.body if not is_carry(s)]
-                carries = [s for s in statement.body if is_carry(s)]
+            if isinstance(statement, (gast.For, gast.While)):
+                plan = self.plan(id(statement), statement.body, recompute=True)
+                body = self.forward([s for s in statement.body if not is_carry(s)], True)
                 if plan.taped:
-                    self.uses_tape = True
-                    body.append(gast.Expr(value=syntax.call(
-                        syntax.attribute(TAPE, "append"), _pack(plan.taped))))
-                statement.body = body + carries
+                    body.append(self.push(plan))
+                if isinstance(statement, gast.While):
+                    counter = self.trip_counters[id(statement)]
+                    out.append(syntax.assign(counter, syntax.constant(0)))
+                    body.append(syntax.assign(counter, gast.BinOp(
+                        left=syntax.name(counter), op=gast.Add(), right=syntax.constant(1))))
+                statement.body = body + [s for s in statement.body if is_carry(s)]
+            elif isinstance(statement, gast.If):
+                parts = []
+                for index, part in enumerate((statement.body, statement.orelse)):
+                    code = self.forward(part, in_loop)
+                    if in_loop:
+                        plan = self.plan((id(statement), index), part, recompute=False)
+                        if plan.taped:
+                            code = [c for c in code if not isinstance(c, gast.Pass)]
+                            code.append(self.push(plan))
+                    parts.append(code)
+                statement.body, statement.orelse = parts[0] or [gast.Pass()], parts[1]
             out.append(statement)
         return out
 
     # ---- adjoint sweep
-    def adjoint(self, statements) -> list:
+    def adjoint(self, statements, in_loop=False) -> list:
         out = []
         last_origin = None
         for statement in reversed(statements):
-            if isinstance(statement, gast.For):
+            if isinstance(statement, (gast.For, gast.While)):
                 out.extend(self.adjoint_loop(statement))
+                last_origin = None
+                continue
+            if isinstance(statement, gast.If):
+                out.extend(self.adjoint_branch(statement, in_loop))
                 last_origin = None
                 continue
             if not _is_active_assignment(statement, self.context):
@@ -195,52 +243,75 @@ class _Sweeps:
             out.extend(_adjoint_of(statement, self.context))
         return out
 
-    def plan(self, loop) -> "_LoopPlan":
-        if id(loop) not in self.plans:
-            self.plans[id(loop)] = _LoopPlan.make(loop, self.needed, self.context)
-        return self.plans[id(loop)]
+    def adjoint_branch(self, branch, in_loop) -> list:
+        parts = []
+        for index, part in enumerate((branch.body, branch.orelse)):
+            code = []
+            plan = self.plan((id(branch), index), part, recompute=False) if in_loop else None
+            if plan is not None and plan.taped:
+                code.append(self.pop(plan))
+            parts.append(code + self.adjoint(part, in_loop))
+        if not any(_has_adjoint_code(p) for p in parts):
+            return []
+        header = comment("grad of: " + _source_text(self.context.parsed,
+                                                    origin(branch) or branch))
+        return [header, gast.If(test=syntax.deepcopy(branch.test), body=parts[0] or [gast.Pass()],
+                                orelse=parts[1])]
 
     def adjoint_loop(self, loop) -> list:
-        plan = self.plan(loop)
+        plan = self.plan(id(loop), loop.body, recompute=True)
         body = []
         for version, carried in plan.end_values:
             body.append(syntax.assign(version, syntax.name(carried)))
         if plan.taped:
-            restore = gast.Assign(targets=[_pack(plan.taped, store=True)],
-                                  value=syntax.call(syntax.attribute(TAPE, "pop")),
-                                  type_comment=None)
-            body.append(mark_restore(restore))
+            body.append(self.pop(plan))
         body.extend(syntax.deepcopy(s) for s in plan.recomputed)
-        body.extend(self.adjoint(loop.body))
-        if not body:
+        adjoint_body = self.adjoint(loop.body, True)
+        if not _has_adjoint_code(adjoint_body):
             return []
-        reversed_range = syntax.call(syntax.name("reversed"), syntax.deepcopy(loop.iter))
+        body.extend(adjoint_body)
+        if isinstance(loop, gast.For):
+            target = syntax.deepcopy(loop.target)
+            iterator = syntax.call(syntax.name("reversed"), syntax.deepcopy(loop.iter))
+        else:
+            target = syntax.name(self.context.namer.fresh("iteration"), store=True)
+            iterator = syntax.call(syntax.name("range"),
+                                   syntax.name(self.trip_counters[id(loop)]))
         header = comment("grad of: " + _source_text(self.context.parsed, origin(loop) or loop))
-        return [header, gast.For(target=syntax.deepcopy(loop.target), iter=reversed_range,
-                                 body=body, orelse=[], type_comment=None)]
+        return [header, gast.For(target=target, iter=iterator, body=body, orelse=[],
+                                 type_comment=None)]
+
+
+def _has_adjoint_code(statements) -> bool:
+    return any(not isinstance(s, gast.Expr) and not is_restore(s) for s in statements)
 
 
 @dataclass
-class _LoopPlan:
-    """What the reverse sweep of one loop reads, and where each value comes from."""
+class _BlockPlan:
+    """What the reverse sweep reads of one block's values inside a loop, and from where."""
 
-    taped: list  # pushed at the end of each iteration, popped at the start of its reverse
-    end_values: list  # (version, carried): the iteration's last value of a carried variable
-    recomputed: list  # cheap body statements re-run in the reverse iteration
+    taped: list  # pushed at the end of the block, popped at the start of its reverse
+    end_values: list  # (version, carried): a loop iteration's last value of a carried variable
+    recomputed: list  # cheap statements re-run at the start of the reverse iteration
 
     @classmethod
-    def make(cls, loop, needed: set, context) -> "_LoopPlan":
-        body = [s for s in loop.body if not is_carry(s)]
-        carries = [s for s in loop.body if is_carry(s)]
+    def make(cls, statements, needed: set, context, recompute: bool,
+             trip_counters: dict) -> "_BlockPlan":
+        body = [s for s in statements if not is_carry(s)]
+        carries = [s for s in statements if is_carry(s)]
         last_version = {s.value.id: s.targets[0].id for s in carries}
         carried = set(last_version.values())
-        defined_by = {}
+        defined_by, by_compound = {}, set()
         for statement in body:
-            for n in gast.walk(statement):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                    defined_by[n.id] = statement
-        wanted = [n for n in sorted(needed) if n in defined_by or n in carried]
-        taped, end_values, recomputed = [], [], set()
+            if isinstance(statement, gast.Assign):
+                for n in gast.walk(statement):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                        defined_by[n.id] = statement
+            else:
+                by_compound |= _defined_after(statement, trip_counters)
+        wanted = [n for n in sorted(needed)
+                  if n in defined_by or n in carried or n in by_compound]
+        taped, end_values, recomputed = set(), set(), set()
         seen = set()
         while wanted:
             name = wanted.pop()
@@ -248,17 +319,40 @@ class _LoopPlan:
                 continue
             seen.add(name)
             if name in carried:
-                taped.append(name)  # the value at the start of the iteration
+                taped.add(name)  # the value at the start of the iteration
             elif name in last_version:
-                end_values.append((name, last_version[name]))
-            elif _cheap(defined_by[name], context):
+                end_values.add((name, last_version[name]))
+            elif name in by_compound or not recompute or not _cheap(defined_by[name], context):
+                taped.add(name)
+            else:
                 recomputed.add(id(defined_by[name]))
                 wanted.extend(n for n in syntax.load_names(defined_by[name].value)
-                              if n in defined_by or n in carried)
-            else:
-                taped.append(name)
+                              if n in defined_by or n in carried or n in by_compound)
         return cls(sorted(taped), sorted(end_values),
                    [s for s in body if id(s) in recomputed])
+
+
+def _defined_after(statement, trip_counters) -> set:
+    """Names a compound statement surely leaves defined (not its branch- or loop-local ones)."""
+    if isinstance(statement, gast.If):
+        return (_stored_at_level(statement.body, trip_counters)
+                & _stored_at_level(statement.orelse, trip_counters))
+    if isinstance(statement, (gast.For, gast.While)):
+        names = {s.targets[0].id for s in statement.body if is_carry(s)}
+        if id(statement) in trip_counters:
+            names.add(trip_counters[id(statement)])
+        return names
+    return set()
+
+
+def _stored_at_level(statements, trip_counters) -> set:
+    names = set()
+    for statement in statements:
+        if isinstance(statement, gast.Assign):
+            names |= syntax.stored_names(statement)
+        else:
+            names |= _defined_after(statement, trip_counters)
+    return names
 
 
 def _cheap(statement, context) -> bool:

@@ -1,0 +1,269 @@
+"""Lower ``break``, ``continue``, early ``return`` and loop ``else`` to flags.
+
+Runs first in normalize, on the user's own syntax. After this pass:
+
+* the function has exactly one ``return``, its last statement;
+* no ``break`` or ``continue`` remains;
+* loops have no ``else`` clause;
+* every ``for`` loop iterates over ``range(...)`` with a body that runs to
+  its end; a loop that could stop early is a ``while`` loop whose test
+  checks the exit flags.
+
+So the reverse transformation handles one small core: straight-line code,
+``if``/``else``, ``for i in range(...)`` and ``while``. Example::
+
+    for i in range(n):                 stop = False
+        if x > 10.0:                   steps = range(n)
+            break              ->      step = 0
+        x = x * 2.0                    while step < len(steps) and not stop:
+                                           i = steps[step]
+                                           if x > 10.0:
+                                               stop = True
+                                           if not stop:
+                                               x = x * 2.0
+                                           step = step + 1
+
+Iterating over arrays, lists, ``enumerate``, ``zip`` and ``reversed`` becomes
+iterating over indices first (``for row in xs`` → ``for i in range(len(xs)):
+row = xs[i]``).
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import syntax
+from ..naming import Namer
+
+
+def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionDef:
+    lowering = _LowerExits(namer, resolve)
+    body = lowering.index_loops(tree.body)
+    if _has_early_return(body):
+        result = namer.fresh("result")
+        returned = namer.fresh("returned")
+        lowering.return_target = (result, returned)
+        body = [syntax.assign(returned, syntax.constant(False)),
+                syntax.assign(result, syntax.constant(None))] + lowering.block(body)
+        body.append(gast.Return(value=syntax.name(result)))
+    else:
+        body = lowering.block(body)
+    tree.body = body
+    return tree
+
+
+def _has_early_return(body) -> bool:
+    returns = [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+               if isinstance(n, gast.Return)]
+    return len(returns) > 1 or (returns and body[-1] is not returns[0])
+
+
+def _not(flag: str):
+    return gast.UnaryOp(op=gast.Not(), operand=syntax.name(flag))
+
+
+def _contains(statements, kinds, stop_at_loops=True) -> bool:
+    for statement in statements:
+        if isinstance(statement, kinds):
+            return True
+        if isinstance(statement, gast.If):
+            if _contains(statement.body, kinds, stop_at_loops) or \
+                    _contains(statement.orelse, kinds, stop_at_loops):
+                return True
+        if isinstance(statement, (gast.For, gast.While)) and not stop_at_loops:
+            if _contains(statement.body, kinds, stop_at_loops):
+                return True
+    return False
+
+
+class _LowerExits:
+    def __init__(self, namer: Namer, resolve):
+        self.namer = namer
+        self.resolve = resolve
+        self.return_target = None  # (result name, returned flag) when returns are lowered
+        self.loop_flags = []  # per enclosing loop: (break flag or None, continue flag or None)
+
+    # ---- iteration over anything becomes iteration over range(...)
+    def index_loops(self, statements):
+        out = []
+        for s in statements:
+            if isinstance(s, gast.For):
+                s.body = self.index_loops(s.body)
+                s.orelse = self.index_loops(s.orelse)
+                out.extend(self.index_loop(s))
+                continue
+            if isinstance(s, gast.While):
+                s.body = self.index_loops(s.body)
+                s.orelse = self.index_loops(s.orelse)
+            elif isinstance(s, gast.If):
+                s.body = self.index_loops(s.body)
+                s.orelse = self.index_loops(s.orelse)
+            out.append(s)
+        return out
+
+    def index_loop(self, loop):
+        iterator = loop.iter
+        callee = self.resolve(iterator.func) if isinstance(iterator, gast.Call) else None
+        if callee is range:
+            return [loop]
+        if callee is reversed and _is_range_call(iterator.args[0], self.resolve):
+            loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
+                lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
+            return [loop]
+        prelude = []
+
+        def hoist(expression, base):
+            if isinstance(expression, gast.Name):
+                return expression.id
+            name = self.namer.fresh(base)
+            prelude.append(gast.copy_location(syntax.assign(name, expression), loop))
+            return name
+
+        index = self.namer.fresh("index")
+        targets = []  # (target node, sequence name)
+        if callee is enumerate:
+            sequence = hoist(iterator.args[0], "sequence")
+            count_target, item_target = loop.target.elts
+            targets = [(item_target, sequence)]
+            lengths = [sequence]
+            header = [gast.Assign(targets=[count_target], value=syntax.name(index),
+                                  type_comment=None)]
+        elif callee is zip:
+            sequences = [hoist(a, "sequence") for a in iterator.args]
+            targets = list(zip(loop.target.elts, sequences))
+            lengths = sequences
+            header = []
+        elif callee is reversed:
+            sequence = hoist(iterator.args[0], "sequence")
+            targets = [(loop.target, sequence)]
+            lengths = [sequence]
+            header = []
+        else:
+            sequence = hoist(iterator, "sequence")
+            targets = [(loop.target, sequence)]
+            lengths = [sequence]
+            header = []
+        length_calls = [syntax.call(syntax.name("len"), syntax.name(n)) for n in lengths]
+        length = length_calls[0] if len(length_calls) == 1 else syntax.call(
+            syntax.name("min"), *length_calls)
+        if callee is reversed:
+            loop.iter = gast.Subscript(value=syntax.call(syntax.name("range"), length),
+                                       slice=gast.Slice(lower=None, upper=None,
+                                                        step=syntax.constant(-1)),
+                                       ctx=gast.Load())
+        else:
+            loop.iter = syntax.call(syntax.name("range"), length)
+        for target, sequence in targets:
+            header.append(gast.copy_location(gast.Assign(
+                targets=[target], value=gast.Subscript(value=syntax.name(sequence),
+                                                       slice=syntax.name(index),
+                                                       ctx=gast.Load()),
+                type_comment=None), loop))
+        loop.target = syntax.name(index, store=True)
+        loop.body = header + loop.body
+        return prelude + [loop]
+
+    # ---- exits become flags
+    def block(self, statements):
+        """Lower a statement list; statements after one that may exit are guarded."""
+        out = []
+        for position, s in enumerate(statements):
+            flags = self.flags_set_by(s)  # before lowering removes the exits it looks for
+            out.extend(self.statement(s))
+            if flags and position + 1 < len(statements):
+                rest = self.block(statements[position + 1:])
+                if rest:
+                    out.append(gast.copy_location(gast.If(test=_all_not(flags), body=rest,
+                                                          orelse=[]), statements[position + 1]))
+                return out
+        return out
+
+    def flags_set_by(self, s) -> list:
+        """Flags the statement may set that end the rest of the current block."""
+        flags = []
+        loop_break, loop_continue = self.loop_flags[-1] if self.loop_flags else (None, None)
+        if isinstance(s, (gast.If, gast.Break, gast.Continue, gast.Return)):
+            probe = [s]
+            if loop_break and _contains(probe, gast.Break):
+                flags.append(loop_break)
+            if loop_continue and _contains(probe, gast.Continue):
+                flags.append(loop_continue)
+        if self.return_target and _contains([s], gast.Return, stop_at_loops=False):
+            flags.append(self.return_target[1])
+        return list(dict.fromkeys(flags))
+
+    def statement(self, s):
+        if isinstance(s, gast.Return):
+            if self.return_target is None:
+                return [s]
+            result, returned = self.return_target
+            return [gast.copy_location(syntax.assign(result, s.value or syntax.constant(None)), s),
+                    gast.copy_location(syntax.assign(returned, syntax.constant(True)), s)]
+        if isinstance(s, gast.Break):
+            return [gast.copy_location(syntax.assign(self.loop_flags[-1][0],
+                                                     syntax.constant(True)), s)]
+        if isinstance(s, gast.Continue):
+            return [gast.copy_location(syntax.assign(self.loop_flags[-1][1],
+                                                     syntax.constant(True)), s)]
+        if isinstance(s, gast.If):
+            s.body = self.block(s.body) or [gast.Pass()]
+            s.orelse = self.block(s.orelse)
+            return [s]
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s)
+        return [s]
+
+    def loop(self, loop):
+        has_break = _contains(loop.body, gast.Break)
+        has_return = self.return_target is not None and _contains(
+            loop.body, gast.Return, stop_at_loops=False)
+        stop = self.namer.fresh("stop") if has_break else None
+        skip = self.namer.fresh("skip") if _contains(loop.body, gast.Continue) else None
+        self.loop_flags.append((stop, skip))
+        body = self.block(loop.body)
+        self.loop_flags.pop()
+        if skip:
+            body.insert(0, syntax.assign(skip, syntax.constant(False)))
+        exit_flags = [f for f in (stop, self.return_target[1] if has_return else None) if f]
+        orelse = self.block(loop.orelse)
+        before, after = [], []
+        if stop:
+            before.append(syntax.assign(stop, syntax.constant(False)))
+        if orelse and exit_flags:
+            after.append(gast.If(test=_all_not(exit_flags), body=orelse, orelse=[]))
+        else:
+            after.extend(orelse)
+        if exit_flags and isinstance(loop, gast.For):
+            steps = self.namer.fresh("steps")
+            step = self.namer.fresh("step")
+            before += [syntax.assign(steps, loop.iter), syntax.assign(step, syntax.constant(0))]
+            more = gast.Compare(left=syntax.name(step), ops=[gast.Lt()],
+                                comparators=[syntax.call(syntax.name("len"), syntax.name(steps))])
+            header = gast.Assign(targets=[loop.target], value=gast.Subscript(
+                value=syntax.name(steps), slice=syntax.name(step), ctx=gast.Load()),
+                type_comment=None)
+            advance = syntax.assign(step, gast.BinOp(left=syntax.name(step), op=gast.Add(),
+                                                     right=syntax.constant(1)))
+            new = gast.While(test=gast.BoolOp(op=gast.And(), values=[more, _all_not(exit_flags)]),
+                             body=[header] + body + [advance], orelse=[])
+        elif exit_flags:
+            new = gast.While(test=gast.BoolOp(op=gast.And(),
+                                              values=[loop.test, _all_not(exit_flags)]),
+                             body=body, orelse=[])
+        else:
+            loop.body = body or [gast.Pass()]
+            loop.orelse = []
+            new = loop
+        for node in before + after + [new]:
+            gast.copy_location(node, loop)
+        return before + [new] + after
+
+
+def _all_not(flags):
+    if len(flags) == 1:
+        return _not(flags[0])
+    return gast.BoolOp(op=gast.And(), values=[_not(f) for f in flags])
+
+
+def _is_range_call(node, resolve) -> bool:
+    return isinstance(node, gast.Call) and resolve(node.func) is range

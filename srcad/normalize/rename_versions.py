@@ -1,0 +1,183 @@
+"""Give every value its own name, except where a loop carries it to the next iteration.
+
+After this pass:
+
+* outside loops every name is assigned once (a redefinition gets a fresh
+  name: ``x = x * 2.0`` becomes ``x_2 = x * 2.0``), so the reverse sweep can
+  read any intermediate value without a tape;
+* after an ``if``, a name whose value depends on the branch taken is a fresh
+  name assigned at the end of each branch (``y_3 = y_2`` / ``y_3 = y``);
+* inside a loop body each name is assigned once per iteration; a variable
+  whose value flows into the next iteration is copied back at the end of the
+  body (a *carry*, see annotations.is_carry)::
+
+      for i in range(n):               for i in range(n):
+          mul = r * x                      mul = r * x
+          x = mul * (1.0 - x)   ->         x_2 = mul * (1.0 - x)
+          s = s + x * x                    s_2 = s + x_2 * x_2
+                                           x = x_2
+                                           s = s_2
+
+  so inside the body ``x`` is the value at the start of the iteration and
+  ``x_2`` the value at its end. A loop nested in another loop carries its
+  variables in fresh names (``x_3 = x`` before it), so no name is carried by
+  two loops.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import syntax
+from ..annotations import mark_carry, set_origin
+from ..naming import Namer
+
+
+class _RenameLoads(gast.NodeTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.mapping:
+            node.id = self.mapping[node.id]
+        return node
+
+
+def rename_versions(tree: gast.FunctionDef, namer: Namer) -> gast.FunctionDef:
+    params = {a.id for a in tree.args.args}
+    tree.body = _Versions(namer).block(tree.body, {p: p for p in params}, set(params), False)
+    return tree
+
+
+def _assigned(statements) -> set:
+    return syntax.stored_names(gast.Module(body=list(statements), type_ignores=[]))
+
+
+def _read_before_assigned(statements, seen=None) -> set:
+    """Names read before the block has surely assigned them (in execution order)."""
+    seen = set() if seen is None else seen
+    early = set()
+    for statement in statements:
+        if isinstance(statement, gast.Assign):
+            early |= syntax.load_names(statement.value) - seen
+            seen |= syntax.stored_names(statement)
+        elif isinstance(statement, gast.If):
+            early |= syntax.load_names(statement.test) - seen
+            branch_seen = []
+            for part in (statement.body, statement.orelse):
+                part_seen = set(seen)
+                early |= _read_before_assigned(part, part_seen)
+                branch_seen.append(part_seen)
+            seen |= branch_seen[0] & branch_seen[1]
+        elif isinstance(statement, (gast.For, gast.While)):
+            header = statement.iter if isinstance(statement, gast.For) else statement.test
+            early |= syntax.load_names(header) - seen
+            inner_seen = set(seen) | syntax.stored_names(statement.target) \
+                if isinstance(statement, gast.For) else set(seen)
+            early |= _read_before_assigned(statement.body, inner_seen)
+        else:
+            early |= syntax.load_names(statement) - seen
+            seen |= syntax.stored_names(statement)
+    return early
+
+
+class _Versions:
+    def __init__(self, namer: Namer):
+        self.namer = namer
+
+    def block(self, statements, current: dict, defined: set, in_loop: bool) -> list:
+        out = []
+        for s in statements:
+            if isinstance(s, gast.Assign):
+                _RenameLoads(current).visit(s.value)
+                for target in s.targets:
+                    for n in gast.walk(target):
+                        if isinstance(n, gast.Name):
+                            original = n.id
+                            if original in defined:
+                                n.id = self.namer.fresh(original)
+                            current[original] = n.id
+                            defined.add(original)
+                out.append(s)
+            elif isinstance(s, gast.If):
+                out.extend(self.branch(s, current, defined, in_loop))
+            elif isinstance(s, (gast.For, gast.While)):
+                out.extend(self.loop(s, current, defined, in_loop))
+            else:
+                _RenameLoads(current).visit(s)
+                out.append(s)
+        return out
+
+    def branch(self, s, current, defined, in_loop):
+        _RenameLoads(current).visit(s.test)
+        results = []
+        for part in (s.body, s.orelse):
+            part_current, part_defined = dict(current), set(defined)
+            results.append((self.block(part, part_current, part_defined, in_loop),
+                            part_current, part_defined))
+        (body, body_current, body_defined), (orelse, else_current, else_defined) = results
+        for original in sorted(set(body_current) | set(else_current)):
+            in_body, in_else = body_current.get(original), else_current.get(original)
+            if in_body == in_else:
+                current[original] = in_body
+            elif in_body is None or in_else is None:
+                current[original] = in_body or in_else  # only defined when that branch ran
+            else:
+                merged = self.namer.fresh(original)
+                body.append(set_origin(gast.copy_location(
+                    syntax.assign(merged, syntax.name(in_body)), s), s))
+                orelse.append(set_origin(gast.copy_location(
+                    syntax.assign(merged, syntax.name(in_else)), s), s))
+                current[original] = merged
+        s.body = [b for b in body if not isinstance(b, gast.Pass)] or [gast.Pass()]
+        s.orelse = [b for b in orelse if not isinstance(b, gast.Pass)]
+        defined |= body_defined | else_defined
+        return [s]
+
+    def loop(self, s, current, defined, in_loop):
+        before = []
+        if isinstance(s, gast.For):
+            _RenameLoads(current).visit(s.iter)
+        else:
+            _RenameLoads(current).visit(s.test)
+        assigned = _assigned(s.body)
+        carried = sorted(assigned & (defined | _read_before_assigned(s.body)))
+        loop_names = {}
+        for original in carried:
+            if original not in defined:
+                before.append(syntax.assign(original, syntax.constant(None)))
+                loop_names[original] = original
+            elif in_loop:
+                # a loop inside a loop carries its values in names of its own
+                loop_names[original] = self.namer.fresh(original)
+                before.append(syntax.assign(loop_names[original],
+                                            syntax.name(current[original])))
+            else:
+                loop_names[original] = current[original]
+        if isinstance(s, gast.While) and isinstance(s.test, gast.Name):
+            s.test.id = loop_names.get(s.test.id, s.test.id)
+        body_current = dict(current)
+        body_current.update(loop_names)
+        body_defined = set(defined) | set(carried)
+        if isinstance(s, gast.For):
+            for n in gast.walk(s.target):
+                if isinstance(n, gast.Name):
+                    body_current.pop(n.id, None)
+        body = self.block(s.body, body_current, body_defined, True)
+        body = [b for b in body if not isinstance(b, gast.Pass)]
+        for original in carried:
+            if body_current[original] != loop_names[original]:
+                carry = syntax.assign(loop_names[original], syntax.name(body_current[original]))
+                origin_node = s.body[-1] if s.body else s
+                body.append(set_origin(gast.copy_location(mark_carry(carry), origin_node),
+                                       origin_node))
+        s.body = body or [gast.Pass()]
+        for original in carried:
+            current[original] = loop_names[original]
+        for original in assigned - set(carried):
+            if original in body_current:
+                current[original] = body_current[original]
+        defined |= assigned
+        for node in before:
+            gast.copy_location(node, s)
+        return before + [s]

@@ -1,0 +1,10 @@
+def grad_broadcast(A, b):
+    z = A + b
+    mul = z * z
+    # grad of: return np.sum(z * z)
+    mul_bar = rt.expand_reduced(1.0, mul, None, False)
+    z_bar = mul_bar * z
+    z_bar = z_bar + z * mul_bar
+    # grad of: z = A + b
+    b_bar = np.sum(z_bar, axis=0)
+    return z_bar, b_bar

@@ -1,0 +1,15 @@
+def grad_generic(x, w):
+    mul = x * w
+    s = np.exp(mul)
+    total = np.sum(s)
+    result = total - w
+    rt.check_scalar_output(result, 'golden_subjects.py:31:4')
+    # grad of: return np.sum(s) - w
+    total_bar = rt.unbroadcast(1.0, total)
+    w_bar = -rt.unbroadcast(1.0, w)
+    s_bar = rt.expand_reduced(total_bar, s, None, False)
+    # grad of: s = np.exp(x * w)
+    mul_bar = s_bar * s
+    x_bar = rt.unbroadcast(mul_bar * w, x)
+    w_bar = w_bar + rt.unbroadcast(x * mul_bar, w)
+    return rt.match_type(x_bar, x), rt.match_type(w_bar, w)

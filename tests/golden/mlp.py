@@ -1,0 +1,24 @@
+def grad_mlp(W1, b1, W2, b2, x, y):
+    dot = np.dot(x, W1)
+    add = dot + b1
+    h = np.tanh(add)
+    dot_2 = np.dot(h, W2)
+    out = dot_2 + b2
+    d = out - y
+    mul = d * d
+    y_shape = y.shape
+    y_shape_item = y_shape[0]
+    # grad of: return np.sum(d * d) / y.shape[0]
+    total_bar = 1.0 / y_shape_item
+    mul_bar = rt.expand_reduced(total_bar, mul, None, False)
+    d_bar = mul_bar * d
+    d_bar = d_bar + d * mul_bar
+    # grad of: out = np.dot(h, W2) + b2
+    b2_bar = np.sum(d_bar, axis=0)
+    h_bar = np.dot(d_bar, W2.T)
+    W2_bar = np.dot(h.T, d_bar)
+    # grad of: h = np.tanh(np.dot(x, W1) + b1)
+    add_bar = h_bar * (1.0 - h * h)
+    b1_bar = np.sum(add_bar, axis=0)
+    W1_bar = np.dot(x.T, add_bar)
+    return W1_bar, b1_bar, W2_bar, b2_bar
