@@ -657,7 +657,7 @@ def test_remove_dead_code_inside_loops_drops_assignments_read_nowhere():
             for i in range(n):
                 s = s * x
             return s
-        """))
+        """)
 
 
 def test_remove_dead_code_calls_to_unknown_functions_are_kept():
