@@ -49,15 +49,16 @@ def _derivative(function, wrt, *, kind, has_aux=False, **options):
     if options:
         raise InvalidArgumentError("unknown option(s): %s" % ", ".join(sorted(options)))
     target = unwrap_function(function)
-    parsed = parse_function(target)  # fails early for builtins, lambdas...
+    if not inspect.isfunction(target):
+        parse_function(target)  # raises the right error for builtins, C functions...
     names, single = _wrt_names(target, wrt)
     key = (kind, tuple(names), single, has_aux)
-    wrapper = cache.lookup(target, key, parsed.source_hash)
+    wrapper = cache.lookup(target, key)
     if wrapper is None:
         request = ReverseRequest(wrt=names, single=single,
                                  return_value=(kind == "value_and_grad"), has_aux=has_aux)
         wrapper = _Derivative(target, request, single, kind).wrapper()
-        cache.store(target, key, parsed.source_hash, wrapper)
+        cache.store(target, key, wrapper)
     return wrapper
 
 

@@ -2,14 +2,16 @@
 
 Two levels:
 
-* per user function object (weakly held) and options: the derivative
-  wrapper ``grad`` returned, valid while the function's source is unchanged;
+* on each user function object, per options: the derivative wrapper
+  ``grad`` returned, valid while the function's code object is unchanged
+  (redefining or editing and reloading the function gives a new one);
 * inside each wrapper: one compiled specialization per tuple of argument
   kinds (analysis/shapes.py), filled on first call with such arguments.
 
 Keying on the function object, not just its source text, matters: two
 closures made by the same factory share their source but may call
-different functions.
+different functions. The cache lives in the function's own ``__dict__``, so
+it goes away with the function.
 """
 
 from __future__ import annotations
@@ -17,34 +19,36 @@ from __future__ import annotations
 import threading
 import weakref
 
+_ATTRIBUTE = "__srcad_cache__"
 _lock = threading.Lock()
-_by_function: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_functions: "weakref.WeakSet" = weakref.WeakSet()
 statistics = {"generated": 0, "hits": 0}
 
 
-def lookup(function, key, source_hash):
+def lookup(function, key):
+    entries = getattr(function, _ATTRIBUTE, None)
+    if not entries:
+        return None
+    entry = entries.get(key)
+    if entry is None or entry[0] is not function.__code__:
+        return None
+    statistics["hits"] += 1
+    return entry[1]
+
+
+def store(function, key, value):
     with _lock:
-        entries = _by_function.get(function)
-        if entries is None:
-            return None
-        entry = entries.get(key)
-        if entry is None or entry[0] != source_hash:
-            return None
-        statistics["hits"] += 1
-        return entry[1]
+        entries = function.__dict__.setdefault(_ATTRIBUTE, {})
+        entries[key] = (function.__code__, value)
+        _functions.add(function)
 
 
-def store(function, key, source_hash, value):
+def clear(function=None) -> None:
+    """Forget the generated code of ``function``, or of every function (and the counts)."""
     with _lock:
-        try:
-            entries = _by_function.setdefault(function, {})
-        except TypeError:  # not weakly referenceable: do not cache
-            return
-        entries[key] = (source_hash, value)
-
-
-def clear() -> None:
-    with _lock:
-        _by_function.clear()
-        statistics["generated"] = 0
-        statistics["hits"] = 0
+        for cached in [function] if function is not None else list(_functions):
+            cached.__dict__.pop(_ATTRIBUTE, None)
+            _functions.discard(cached)
+        if function is None:
+            statistics["generated"] = 0
+            statistics["hits"] = 0

@@ -27,7 +27,8 @@ def to_source(tree) -> str:
         tree = gast.Module(body=[tree], type_ignores=[])
     python_tree = ast.fix_missing_locations(gast.gast_to_ast(tree))
     try:
-        text = astor.to_source(python_tree)
+        # one statement per line, never wrapped: generated lines map to what pdb shows
+        text = astor.to_source(python_tree, pretty_source=lambda parts: "".join(parts))
     except Exception:  # astor lags behind new syntax; the standard library never does
         text = ast.unparse(python_tree) + "\n"
     return _restore_comments(text)

@@ -154,7 +154,8 @@ def parse_function(function) -> ParsedFunction:
             node = module.body[0]
             loc = Location(filename, node.lineno + first_line - 1, node.col_offset + indent,
                            linecache.getline(filename, node.lineno + first_line - 1))
-            raise UnsupportedSyntaxError("async functions cannot be differentiated", loc)
+            raise UnsupportedSyntaxError("async functions cannot be differentiated", loc,
+                                         "Differentiate a plain (synchronous) function.")
         raise SourceUnavailableError("could not find the definition of %s in its source" % what)
     tree = defs[0]
     tree.decorator_list = []

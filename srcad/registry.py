@@ -177,8 +177,23 @@ def describe(obj) -> str:
     if module in ("builtins", ""):
         return name
     if module.startswith("numpy"):
-        module = "numpy"
+        module = _public_numpy_module(obj, module, name)
     return "%s.%s" % (module, name)
+
+
+def _public_numpy_module(obj, module, name):
+    """The shortest public numpy module path under which ``obj`` is found."""
+    import numpy
+
+    parts = [p for p in module.split(".") if not p.startswith("_")]
+    candidates = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    for candidate in candidates:
+        namespace = numpy
+        for part in candidate.split(".")[1:]:
+            namespace = getattr(namespace, part, None)
+        if namespace is not None and getattr(namespace, name.split(".")[-1], None) is obj:
+            return candidate
+    return "numpy"
 
 
 def _parse_template_body(function, kind):

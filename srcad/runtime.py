@@ -52,6 +52,24 @@ def match_type(g, x):
     return g
 
 
+def owned(g):
+    """A gradient the caller may keep and modify: never a read-only (broadcast) view."""
+    if isinstance(g, np.ndarray) and not g.flags.writeable:
+        return g.copy()
+    return g
+
+
+def owned_tuple(*gradients):
+    """Like ``owned`` for several gradients; no array is returned twice."""
+    out = []
+    for g in gradients:
+        g = owned(g)
+        if isinstance(g, np.ndarray) and any(g is earlier for earlier in out):
+            g = g.copy()
+        out.append(g)
+    return tuple(out)
+
+
 def expand_reduced(g, x, axis=None, keepdims=False):
     """Adjoint of a reduction (sum) of ``x`` over ``axis``: broadcast ``g`` back to x's shape."""
     x_shape = np.shape(x)

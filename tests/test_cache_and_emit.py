@@ -167,9 +167,6 @@ def test_clear_empties_the_cache():
     assert cache.statistics["generated"] >= 1
 
 
-@pytest.mark.xfail(strict=True, reason="cache leak: _by_function is a WeakKeyDictionary but its "
-                   "value (the wrapper) holds the function strongly (__wrapped__, closure), so "
-                   "no differentiated function is ever freed")
 def test_cache_does_not_keep_functions_alive():
     function = make_scaled(np.sin)
     srcad.grad(function)(0.3)
@@ -352,9 +349,6 @@ def test_every_specialization_source_compiles_and_matches_its_function():
         assert generated.function.__name__ in generated.source.splitlines()[0]
 
 
-@pytest.mark.xfail(strict=True, reason="astor wraps a long check_scalar_output('<path>:l:c') "
-                   "call, leaving a lone `)` line in generated code when the user's file has "
-                   "a long path")
 def test_generated_code_has_no_lone_parenthesis_lines(tmp_path, monkeypatch):
     directory = tmp_path / ("a_rather_long_directory_name_" * 3)
     directory.mkdir()

@@ -188,8 +188,7 @@ UNSUPPORTED = [
     (uses_keyword_only, "scale)", "keyword-only"),
     (uses_no_return, "y = x", "without"),
     (uses_bare_return, "return", "`return"),
-    pytest.param(uses_async, "async def", "async", marks=pytest.mark.xfail(
-        strict=True, reason="the async-function error has no hint saying what to do")),
+    (uses_async, "async def", "async"),
 ]
 
 
@@ -331,8 +330,6 @@ def test_missing_template_for_library_function():
     assert "nondifferentiable" in message
 
 
-@pytest.mark.xfail(strict=True, reason="registry.describe names np.linalg.cond 'numpy.cond' "
-                   "(strips the submodule), so the hint's @srcad.adjoint(numpy.cond) is wrong")
 def test_missing_template_names_submodule_function_correctly():
     with pytest.raises(errors.MissingTemplateError) as info:
         srcad.grad(calls_unknown_linalg)(np.eye(2))

@@ -217,9 +217,6 @@ def test_anf_one_operation_per_statement():
     assert isinstance(tree.body[-1].value, gast.Name)
 
 
-@pytest.mark.xfail(strict=True, reason="to_anf lowers `a, b = b, a` to `a = b; b = a`, which "
-                   "reads the already-overwritten a (the comment in the code says it "
-                   "evaluates every right-hand side first; it does not)")
 def test_anf_tuple_swap_is_simultaneous():
     tree, _ = anf(S.anf_swap)
     namespace = {"np": np}

@@ -462,6 +462,7 @@ def _runtime_rules():
     registry.shape_rule(lambda g, x, index: plain(x) if isinstance(plain(x), Array) else UNKNOWN,
                         rt.unindex)
     registry.shape_rule(match_type, rt.match_type)
+    registry.shape_rule(same_as_first, rt.owned)
     registry.shape_rule(zeros_like, rt.zeros_like)
     registry.shape_rule(elementwise, rt.log_of_base)
     registry.shape_rule(same_as_first, rt.check_scalar_output)

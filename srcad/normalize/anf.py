@@ -87,7 +87,15 @@ class _ToANF:
                     and isinstance(s.value, (gast.Tuple, gast.List))
                     and len(s.value.elts) == len(s.targets[0].elts)):
                 # a, b = b, a: evaluate every right-hand side before assigning any name
-                values = [self.atom(v) for v in s.value.elts]
+                targets = {t.id for t in s.targets[0].elts}
+                values = []
+                for v in s.value.elts:
+                    value = self.atom(v)
+                    if isinstance(value, gast.Name) and value.id in targets:
+                        copy = self.namer.fresh(value.id)  # keep the old value: a, b = b, a
+                        self.assign(copy, value, s)
+                        value = syntax.name(copy)
+                    values.append(value)
                 for target, value in zip(s.targets[0].elts, values):
                     self.assign(target.id, value, s)
                 return

@@ -67,7 +67,8 @@ class _Fold(gast.NodeTransformer):
                 return right
         if isinstance(op, gast.Div) and _is(right, 1) and self.floating(left):
             return left
-        if isinstance(op, gast.Pow) and _is(right, 1) and isinstance(right.value, int):
+        if isinstance(op, gast.Pow) and _is(right, 1) and (isinstance(right.value, int)
+                                                            or self.floating(left)):
             return left
         if isinstance(op, (gast.Add, gast.Sub)) and _is(right, 0) and self.floating(left):
             return left

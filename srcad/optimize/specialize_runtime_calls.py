@@ -154,7 +154,19 @@ def _dot_adjoint_right(pass_, args, kinds):
     return None
 
 
+def _owned(pass_, args, kinds):
+    return args[0] if isinstance(kinds[0], Scalar) else None
+
+
+def _owned_tuple(pass_, args, kinds):
+    if all(isinstance(k, Scalar) for k in kinds):
+        return gast.Tuple(elts=list(args), ctx=gast.Load())
+    return None
+
+
 _RULES = {
+    "owned": _owned,
+    "owned_tuple": _owned_tuple,
     "unbroadcast": _unbroadcast,
     "zeros_like": _zeros_like,
     "match_type": _match_type,

@@ -87,16 +87,17 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
                                          op=gast.Add(), value=seed))
     statements.extend(sweeps.adjoint(body))
 
-    results = []
-    for param in request.wrt:
-        results.append(syntax.call(syntax.attribute(rt, "match_type"),
-                                   syntax.name(context.namer.adjoint(param)), syntax.name(param)))
-    gradients = results[0] if request.single else gast.Tuple(elts=results, ctx=gast.Load())
-    if request.has_aux:
-        gradients = gast.Tuple(elts=[gradients, syntax.deepcopy(aux)], ctx=gast.Load())
+    results = [syntax.call(syntax.attribute(rt, "match_type"),
+                           syntax.name(context.namer.adjoint(param)), syntax.name(param))
+               for param in request.wrt]
+    # gradients are fresh, writable arrays: never a read-only view, never one object twice
+    gradients = syntax.call(syntax.attribute(rt, "owned"), *results)
+    if not request.single:
+        gradients = syntax.call(syntax.attribute(rt, "owned_tuple"), *results)
     if request.return_value:
-        value = syntax.deepcopy(returned.value)
-        gradients = gast.Tuple(elts=[value, gradients], ctx=gast.Load())
+        gradients = gast.Tuple(elts=[syntax.deepcopy(returned.value), gradients], ctx=gast.Load())
+    elif request.has_aux:
+        gradients = gast.Tuple(elts=[gradients, syntax.deepcopy(aux)], ctx=gast.Load())
     statements.append(gast.Return(value=gradients))
     args = syntax.arguments(context.parsed.params + list(request.extra_params))
     return syntax.function_def(name, args, statements)

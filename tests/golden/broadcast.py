@@ -7,4 +7,4 @@ def grad_broadcast(A, b):
     z_bar = z_bar + z * mul_bar
     # grad of: z = A + b
     b_bar = np.sum(z_bar, axis=0)
-    return z_bar, b_bar
+    return rt.owned_tuple(z_bar, b_bar)

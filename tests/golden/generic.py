@@ -12,4 +12,4 @@ def grad_generic(x, w):
     mul_bar = s_bar * s
     x_bar = rt.unbroadcast(mul_bar * w, x)
     w_bar = w_bar + rt.unbroadcast(x * mul_bar, w)
-    return rt.match_type(x_bar, x), rt.match_type(w_bar, w)
+    return rt.owned_tuple(rt.match_type(x_bar, x), rt.match_type(w_bar, w))

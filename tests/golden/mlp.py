@@ -21,4 +21,4 @@ def grad_mlp(W1, b1, W2, b2, x, y):
     add_bar = h_bar * (1.0 - h * h)
     b1_bar = np.sum(add_bar, axis=0)
     W1_bar = np.dot(x.T, add_bar)
-    return W1_bar, b1_bar, W2_bar, b2_bar
+    return rt.owned_tuple(W1_bar, b1_bar, W2_bar, b2_bar)
