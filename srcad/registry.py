@@ -116,6 +116,12 @@ def lookup(obj) -> Primitive | None:
         return None
 
 
+def registered() -> list[Primitive]:
+    """Every registered primitive (built-in templates loaded first)."""
+    load_templates()
+    return list(_REGISTRY.values())
+
+
 def adjoint(*primitives):
     """Register the decorated function as the adjoint template of each primitive."""
     return _template_decorator("adjoint", primitives)

@@ -557,7 +557,7 @@ def test_propagate_copies_keeps_copy_when_source_is_reassigned_later():
         """)
 
 
-def test_propagate_copies_keeps_reassigned_target_and_parameters():
+def test_propagate_copies_drops_overwritten_copy_and_keeps_parameters():
     tree = function_tree("""
         def f(x, y):
             a = y
@@ -567,14 +567,13 @@ def test_propagate_copies_keeps_reassigned_target_and_parameters():
         """)
     assert emit.to_source(propagate_copies(tree)) == text("""
         def f(x, y):
-            a = y
-            a = a * 2.0
+            a = y * 2.0
             x = y
             return a + x
         """)
 
 
-def test_propagate_copies_leaves_loops_alone():
+def test_propagate_copies_inside_loops_but_not_into_them_when_reassigned():
     tree = function_tree("""
         def f(x, n):
             s = x
@@ -587,8 +586,7 @@ def test_propagate_copies_leaves_loops_alone():
         def f(x, n):
             s = x
             for i in range(n):
-                t = s
-                s = t * x
+                s = s * x
             return s
         """)
 

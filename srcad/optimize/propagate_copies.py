@@ -1,15 +1,19 @@
-"""Copy and constant propagation for single-assignment names in straight-line code.
+"""Copy and constant propagation within each block.
 
-For a top-level ``a = b`` (``b`` a name or a constant) where ``a`` is assigned
-only there and ``b`` is not assigned again afterwards, every read of ``a``
-becomes a read of ``b`` and the copy disappears::
+For ``a = b`` (``b`` a name or a constant), later statements of the same block
+read ``b`` instead of ``a`` until ``a`` or ``b`` is assigned again. When that
+replaced every read of ``a`` in the function, the copy itself goes::
 
     div_bar = 1.0                  sum_bar = 1.0 / n
-    sum_bar = div_bar / n     ->   dot_bar = add_bar
-    dot_bar = add_bar
+    sum_bar = div_bar / n     ->   h_bar = np.dot(add_bar, W2.T)
+    out_bar = add_bar
+    h_bar = np.dot(out_bar, W2.T)
 
-Copies inside loops and branches are left alone (a later redefinition of
-``b`` inside the loop could be read through ``a``).
+    x_2_bar = x_bar                    (inside a loop body)
+    x_2_bar = x_2_bar + g     ->   x_2_bar = x_bar + g
+
+A loop or branch inside the range is entered only if it assigns neither
+name; ``a = a`` left behind by the replacement is removed.
 """
 
 from __future__ import annotations
@@ -18,47 +22,102 @@ from collections import Counter
 
 import gast
 
+from .. import syntax
+
 
 def propagate_copies(tree: gast.FunctionDef) -> gast.FunctionDef:
-    counts = Counter(n.id for n in gast.walk(tree)
-                     if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)))
     params = {a.id for a in tree.args.args}
-    stored_in_compound = set()
-    last_store = {}
-    for index, statement in enumerate(tree.body):
-        for n in gast.walk(statement):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
-                last_store[n.id] = index
-                if not isinstance(statement, (gast.Assign, gast.Expr, gast.Return)):
-                    stored_in_compound.add(n.id)
-    replacements = {}
-    body = []
-    for index, statement in enumerate(tree.body):
-        _Replace(replacements).visit(statement)
-        if (isinstance(statement, gast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], gast.Name)
-                and statement.targets[0].id not in params | stored_in_compound
-                and counts[statement.targets[0].id] == 1
-                and (isinstance(statement.value, gast.Constant)
-                     or (isinstance(statement.value, gast.Name)
-                         and statement.value.id not in stored_in_compound
-                         and last_store.get(statement.value.id, -1) <= index))):
-            replacements[statement.targets[0].id] = statement.value
-            continue
-        body.append(statement)
-    tree.body = body
+    for _ in range(4):  # a copy made constant by an outer one propagates on the next round
+        before = syntax.load_names(tree), sum(1 for _ in gast.walk(tree))
+        reads = Counter(n.id for n in gast.walk(tree)
+                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+        tree.body = _block(tree.body, params, reads)
+        if (syntax.load_names(tree), sum(1 for _ in gast.walk(tree))) == before:
+            break
     return tree
 
 
+def _is_copy(statement, params) -> bool:
+    return (isinstance(statement, gast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], gast.Name)
+            and statement.targets[0].id not in params
+            and isinstance(statement.value, (gast.Name, gast.Constant)))
+
+
+def _block(statements, params, reads):
+    statements = list(statements)
+    for statement in statements:
+        for field in ("body", "orelse"):
+            if isinstance(statement, (gast.For, gast.While, gast.If)):
+                setattr(statement, field, _block(getattr(statement, field), params, reads)
+                        or ([gast.Pass()] if field == "body" else []))
+    out = []
+    for index, statement in enumerate(statements):
+        if _is_copy(statement, params):
+            target = statement.targets[0].id
+            replaced, overwritten = _replace_forward(statements, index + 1, target,
+                                                     statement.value)
+            reads[target] -= replaced
+            if isinstance(statement.value, gast.Name):
+                reads[statement.value.id] += replaced
+            if reads[target] == 0 or overwritten:
+                continue  # no read can see the copy any more: it is dead
+        if _is_self_assignment(statement):
+            continue
+        out.append(statement)
+    return out
+
+
+def _is_self_assignment(statement) -> bool:
+    return (isinstance(statement, gast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], gast.Name)
+            and isinstance(statement.value, gast.Name)
+            and statement.value.id == statement.targets[0].id)
+
+
+def _replace_forward(statements, start, target, source) -> tuple[int, bool]:
+    """Replace reads of ``target`` by ``source`` from ``start`` on.
+
+    Returns how many reads were replaced, and whether the range ended where a
+    plain statement assigns ``target`` again (so nothing after can see the copy).
+    """
+    blockers = {target}
+    if isinstance(source, gast.Name):
+        blockers.add(source.id)
+    replaced = 0
+    for statement in statements[start:]:
+        if isinstance(statement, (gast.For, gast.While, gast.If)):
+            if syntax.stored_names(statement) & blockers:
+                return replaced, False
+            replaced += _replace_in(statement, target, source)
+            continue
+        value = statement.value if isinstance(statement, (gast.Assign, gast.Expr,
+                                                           gast.Return)) else None
+        if value is not None:
+            replaced += _replace_in(statement, target, source, only_value=True)
+        stored = syntax.stored_names(statement)
+        if stored & blockers:
+            return replaced, target in stored and isinstance(statement, gast.Assign)
+    return replaced, False
+
+
+def _replace_in(node, target, source, only_value=False) -> int:
+    replacer = _Replace(target, source)
+    if only_value:
+        node.value = replacer.visit(node.value) if node.value is not None else None
+    else:
+        replacer.visit(node)
+    return replacer.count
+
+
 class _Replace(gast.NodeTransformer):
-    def __init__(self, replacements):
-        self.replacements = replacements
+    def __init__(self, target, source):
+        self.target = target
+        self.source = source
+        self.count = 0
 
     def visit_Name(self, node):
-        if isinstance(node.ctx, gast.Load) and node.id in self.replacements:
-            replacement = self.replacements[node.id]
-            return gast.copy_location(
-                gast.Name(id=replacement.id, ctx=gast.Load(), annotation=None, type_comment=None)
-                if isinstance(replacement, gast.Name)
-                else gast.Constant(value=replacement.value, kind=None), node)
+        if isinstance(node.ctx, gast.Load) and node.id == self.target:
+            self.count += 1
+            return gast.copy_location(syntax.deepcopy(self.source), node)
         return node

@@ -446,6 +446,8 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
     for param_name, param in parameters.items():
         if param_name in bound.arguments:
             value = bound.arguments[param_name]
+        elif param.kind is inspect.Parameter.VAR_POSITIONAL:
+            value = ()  # x.transpose(): no axes given
         elif param.default is not inspect.Parameter.empty:
             value = syntax.constant(param.default)
         else:
@@ -487,8 +489,8 @@ def _index_expression(index):
     if isinstance(index, gast.Slice):
         parts = [syntax.constant(None) if p is None else syntax.deepcopy(p)
                  for p in (index.lower, index.upper, index.step)]
-        while len(parts) > 1 and isinstance(parts[-1], gast.Constant) and parts[-1].value is None:
-            parts.pop()
+        if isinstance(parts[2], gast.Constant) and parts[2].value is None:
+            parts.pop()  # slice(lower, upper): never drop lower or upper, slice(1) means :1
         return syntax.call(syntax.name("slice"), *parts)
     if isinstance(index, gast.Tuple):
         return gast.Tuple(elts=[_index_expression(e) for e in index.elts], ctx=gast.Load())

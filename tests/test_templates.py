@@ -1,0 +1,1229 @@
+"""Every registered adjoint template, checked against finite differences and the dot-product test.
+
+The corpus: small module-level functions, each using one primitive (or a few,
+to exercise accumulation), with inputs inside the primitive's domain and away
+from its kinks. Each case runs through both code paths of gradcheck.PATHS
+(code specialized on the argument kinds, and the generic code):
+
+* ``test_gradient``: srcad's gradient vs central finite differences, with the
+  gradient's type (a Python float for a Python float argument) and shape
+  (each operand's adjoint has that operand's shape, broadcasting undone).
+  Array-valued functions are checked through ``sum(f(x) * c)``, c fixed.
+* ``test_dot_product``: <J t, c> == <t, J^T c> for random t and c.
+
+``test_corpus_covers_every_adjoint_template`` fails when a template is added
+without a corpus case; ``test_every_template_body_parses`` when one is malformed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import pkgutil
+import zlib
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+import pytest
+
+from srcad import pipeline, registry
+from srcad.analysis.operations import operation_of
+from srcad.errors import TemplateError
+from srcad.naming import Namer
+from srcad.parse import parse_function
+from srcad.registry import d
+
+from tests.gradcheck import PATHS, check_gradient, contract, dot_product_test, reverse_gradient
+
+TEMPLATE_MODULES = ("operators", "numpy_elementwise", "math_module", "numpy_reductions",
+                    "numpy_linalg", "numpy_shape")
+
+# ------------------------------------------------------------------- inputs
+
+_rng = np.random.default_rng(20261130)
+
+
+def uniform(low, high, shape=()):
+    """Uniform in [low, high); a Python float for ``shape == ()``."""
+    if shape == ():
+        return float(_rng.uniform(low, high))
+    return _rng.uniform(low, high, shape)
+
+
+def anything(shape=()):
+    return uniform(-2.0, 2.0, shape)
+
+
+def positive(shape=()):
+    return uniform(0.5, 2.0, shape)
+
+
+def unit(shape=()):
+    """Inside (-1, 1), away from the ends: arcsin, arccos, arctanh."""
+    return uniform(-0.8, 0.8, shape)
+
+
+def nonzero(shape=()):
+    """Magnitude in [0.5, 2], either sign: away from the kink of abs and the pole of 1/x."""
+    magnitude = uniform(0.5, 2.0, shape)
+    sign = _rng.choice([-1.0, 1.0], size=shape) if shape != () else float(_rng.choice([-1, 1]))
+    return magnitude * sign
+
+
+def above_one(shape=()):
+    return uniform(1.5, 3.0, shape)
+
+
+def on_grid(offset):
+    """Multiples of 0.1 plus ``offset``: two grids with different offsets never tie."""
+    def sample(shape=()):
+        value = _rng.integers(-15, 15, size=shape) * 0.1 + offset
+        return float(value) if shape == () else value
+    return sample
+
+
+def resample(sample_pair, accept, tries=200):
+    """Draw (x, y) with ``sample_pair`` until ``accept(x, y)``."""
+    def sample(shape_x, shape_y):
+        for _ in range(tries):
+            x, y = sample_pair(shape_x, shape_y)
+            if accept(np.asarray(x), np.asarray(y)):
+                return x, y
+        raise RuntimeError("could not draw acceptable inputs")
+    return sample
+
+
+def independent(sample_x, sample_y):
+    return lambda shape_x, shape_y: (sample_x(shape_x), sample_y(shape_y))
+
+
+def mod_inputs(shape_x, shape_y):
+    """x % y away from its jumps: x / y at least 0.05 from every integer."""
+    if np.broadcast_shapes(shape_x, shape_y) == shape_x:  # build x from y
+        y = nonzero(shape_y)
+        quotient = _rng.integers(-2, 2, size=shape_x) + uniform(0.1, 0.9, shape_x)
+        x = y * quotient
+        return (float(x) if shape_x == () else x), y
+
+    def accept(x, y):
+        q = x / y
+        return np.min(np.abs(q - np.round(q))) > 0.05
+    return resample(independent(lambda s: uniform(-3.0, 3.0, s), nonzero),
+                    accept, tries=1000)(shape_x, shape_y)
+
+
+def away_from_origin(shape_x, shape_y):
+    return resample(independent(anything, anything),
+                    lambda x, y: np.min(x * x + y * y) > 0.25)(shape_x, shape_y)
+
+
+# -------------------------------------------------------------------- cases
+
+
+@dataclass
+class Case:
+    id: str
+    f: object
+    args: tuple
+    wrt: object = 0
+    xfail: str | None = None  # a known bug outside the templates: the reason
+
+    def __repr__(self):
+        return self.id
+
+
+CASES: list[Case] = []
+
+
+def case(f, *args, wrt=0, id=None, xfail=None):  # noqa: A002
+    name = id or f.__name__
+    assert all(c.id != name for c in CASES), "duplicate case id %s" % name
+    CASES.append(Case(name, f, args, wrt, xfail))
+
+
+def shape_text(shape):
+    return "float" if shape == () else "x".join(map(str, shape)) if shape else "0d"
+
+
+# ----------------------------------------------------- operators.py: binary
+
+def add(x, y):
+    return x + y
+
+
+def sub(x, y):
+    return x - y
+
+
+def mul(x, y):
+    return x * y
+
+
+def truediv(x, y):
+    return x / y
+
+
+def power(x, y):
+    return x ** y
+
+
+def mod(x, y):
+    return x % y
+
+
+def np_add(x, y):
+    return np.add(x, y)
+
+
+def np_subtract(x, y):
+    return np.subtract(x, y)
+
+
+def np_multiply(x, y):
+    return np.multiply(x, y)
+
+
+def np_divide(x, y):
+    return np.divide(x, y)
+
+
+def np_true_divide(x, y):
+    return np.true_divide(x, y)
+
+
+def np_power(x, y):
+    return np.power(x, y)
+
+
+def np_mod(x, y):
+    return np.mod(x, y)
+
+
+def np_remainder(x, y):
+    return np.remainder(x, y)
+
+
+# numpy_elementwise.py: binary
+def np_arctan2(y, x):
+    return np.arctan2(y, x)
+
+
+def np_hypot(x, y):
+    return np.hypot(x, y)
+
+
+def np_maximum(x, y):
+    return np.maximum(x, y)
+
+
+def np_minimum(x, y):
+    return np.minimum(x, y)
+
+
+# Shapes of the two operands; () is a Python float. Each operand's adjoint must
+# come back with its own shape.
+BROADCASTS = [((), ()), ((3, 4), ()), ((), (3, 4)), ((3, 4), (3, 4)), ((3, 4), (4,)),
+              ((4,), (3, 4)), ((3, 1), (1, 4)), ((3, 4), (3, 1)), ((2, 3, 4), (3, 1))]
+SOME_BROADCASTS = [((), ()), ((3, 4), (4,)), ((3, 1), (1, 4))]
+
+BINARY = [
+    (add, independent(anything, anything), BROADCASTS),
+    (sub, independent(anything, anything), BROADCASTS),
+    (mul, independent(anything, anything), BROADCASTS),
+    (truediv, independent(anything, nonzero), BROADCASTS),
+    (power, independent(positive, lambda s=(): uniform(-1.5, 2.5, s)), BROADCASTS),
+    (mod, mod_inputs, BROADCASTS),
+    (np_add, independent(anything, anything), SOME_BROADCASTS),
+    (np_subtract, independent(anything, anything), SOME_BROADCASTS),
+    (np_multiply, independent(anything, anything), SOME_BROADCASTS),
+    (np_divide, independent(anything, nonzero), SOME_BROADCASTS),
+    (np_true_divide, independent(anything, nonzero), SOME_BROADCASTS[1:]),
+    (np_power, independent(positive, lambda s=(): uniform(-1.5, 2.5, s)), SOME_BROADCASTS),
+    (np_mod, mod_inputs, SOME_BROADCASTS),
+    (np_remainder, mod_inputs, SOME_BROADCASTS[1:]),
+    (np_arctan2, away_from_origin, BROADCASTS),
+    (np_hypot, away_from_origin, BROADCASTS),
+    (np_maximum, independent(on_grid(0.05), on_grid(0.0)), BROADCASTS),
+    (np_minimum, independent(on_grid(0.05), on_grid(0.0)), BROADCASTS),
+]
+
+for _f, _sample, _shapes in BINARY:
+    for _sx, _sy in _shapes:
+        case(_f, *_sample(_sx, _sy), wrt=(0, 1),
+             id="%s[%s,%s]" % (_f.__name__, shape_text(_sx), shape_text(_sy)))
+
+# one operand only, by position and by name
+case(mul, anything((3, 4)), anything((4,)), wrt=1, id="mul[wrt=1]")
+case(power, positive((3,)), 2.5, wrt="y", id="power[wrt=y]")
+case(truediv, anything((3, 4)), nonzero((3, 1)), wrt="x", id="truediv[wrt=x]")
+# NumPy scalars and 0-d arrays as operands
+case(mul, np.float64(1.5), anything((3,)), wrt=(0, 1), id="mul[float64,3]")
+case(add, np.array(0.7), anything((2, 3)), wrt=(0, 1), id="add[0d,2x3]")
+case(truediv, np.array(1.3), np.array(-0.6), wrt=(0, 1), id="truediv[0d,0d]")
+# a Python int argument: its gradient is a Python float too
+case(mul, 3, 2.5, wrt=(0, 1), id="mul[int,float]")
+
+
+def square_by_power(x):
+    return x ** 2
+
+
+def cube_by_power(x):
+    return x ** 3
+
+
+def sqrt_by_power(x):
+    return x ** 0.5
+
+
+def power_of_constant(x):
+    return 2.0 ** x
+
+
+def power_by_int_argument(x, n):
+    return x ** n
+
+
+def power_of_itself(x):
+    return x ** x
+
+
+case(square_by_power, anything(), id="square_by_power[float]")
+case(square_by_power, anything((3, 4)), id="square_by_power[3x4]")
+case(cube_by_power, anything((5,)), id="cube_by_power[negative base]")
+case(sqrt_by_power, positive((2, 3)))
+case(power_of_constant, anything(), id="power_of_constant[float]")
+case(power_of_constant, anything((3,)), id="power_of_constant[3]")
+case(power_by_int_argument, anything((4,)), 3)
+case(power_of_itself, positive(), id="power_of_itself[float]")
+case(power_of_itself, positive((3,)), id="power_of_itself[3]")
+
+
+def constant_minus(x):
+    return 2.0 - x
+
+
+def constant_over(x):
+    return 1.0 / x
+
+
+def constant_mod(x):
+    return 3.5 % x
+
+
+def over_int_constant(x):
+    return x / 2
+
+
+case(constant_minus, anything(), id="constant_minus[float]")
+case(constant_minus, anything((3,)), id="constant_minus[3]")
+case(constant_over, nonzero(), id="constant_over[float]")
+case(constant_over, nonzero((3,)), id="constant_over[3]")
+case(constant_mod, uniform(1.2, 1.6), id="constant_mod[float]")
+case(constant_mod, uniform(1.2, 1.6, (3,)), id="constant_mod[3]")
+case(over_int_constant, anything((3,)))
+
+
+# ------------------------------------------------------ operators.py: unary
+
+def neg(x):
+    return -x
+
+
+def pos(x):
+    return +x
+
+
+def np_negative(x):
+    return np.negative(x)
+
+
+def np_positive(x):
+    return np.positive(x)
+
+
+def copy_by_assignment(x):
+    y = x
+    return y * 3.0
+
+
+for _f in (neg, pos, np_negative, np_positive, copy_by_assignment):
+    case(_f, anything(), id="%s[float]" % _f.__name__)
+    case(_f, anything((3, 4)), id="%s[3x4]" % _f.__name__)
+
+
+# ------------------------------------------------ operators.py: matmul (@)
+
+def matmul(x, y):
+    return x @ y
+
+
+def np_matmul(x, y):
+    return np.matmul(x, y)
+
+
+MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+                 ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)),
+                 ((5, 2, 3), (3,)), ((3,), (5, 3, 4)), ((2, 1, 2, 3), (4, 3, 2))]
+
+for _sx, _sy in MATMUL_SHAPES:
+    case(matmul, anything(_sx), anything(_sy), wrt=(0, 1),
+         id="matmul[%s,%s]" % (shape_text(_sx), shape_text(_sy)))
+for _sx, _sy in MATMUL_SHAPES[1:5]:
+    case(np_matmul, anything(_sx), anything(_sy), wrt=(0, 1),
+         id="np_matmul[%s,%s]" % (shape_text(_sx), shape_text(_sy)))
+
+
+# ------------------------------------------------ operators.py: getitem
+
+def item_row(x):
+    return x[1]
+
+
+def item_column(x):
+    return x[:, 0]
+
+
+def item_rows(x):
+    return x[1:3]
+
+
+def item_last(x):
+    return x[-1]
+
+
+def item_element(x):
+    return x[1, 2]
+
+
+def item_step(x):
+    return x[::2]
+
+
+def item_ellipsis(x):
+    return x[..., 1]
+
+
+def item_reversed_block(x):
+    return x[1:3, ::-1]
+
+
+def item_new_axis(x):
+    return x[None, :, 1]
+
+
+def item_fancy(x, index):
+    return x[index]
+
+
+def item_mask(x, mask):
+    return x[mask]
+
+
+def item_by_argument(x, i):
+    return x[i]
+
+
+def item_slice_by_argument(x, i, j):
+    return x[i:j, :2]
+
+
+def item_tail(x):
+    return x[1:]
+
+
+def item_start_by_argument(x, i):
+    return x[i:, 1]
+
+
+def item_fancy_pairs(x, rows, columns):
+    return x[rows, columns]
+
+
+def item_column_fancy(x, columns):
+    return x[:, columns]
+
+
+def item_twice(x):
+    return np.sum(x[:, 0] * x[1, :4])
+
+
+def item_of_vector(x):
+    return x[2]
+
+
+case(item_row, anything((4, 5)))
+case(item_column, anything((4, 5)))
+case(item_rows, anything((4, 5)))
+case(item_last, anything((4, 5)))
+case(item_element, anything((4, 5)))
+case(item_step, anything((5, 3)))
+case(item_ellipsis, anything((2, 3, 4)))
+case(item_reversed_block, anything((4, 5)))
+case(item_new_axis, anything((4, 5)))
+case(item_fancy, anything((4, 3)), np.array([0, 2, 0, 3]))
+case(item_mask, anything((4, 3)), np.array([[True, False, True]] * 4))
+case(item_by_argument, anything((4, 3)), 2)
+case(item_slice_by_argument, anything((5, 3)), 1, 4)
+case(item_tail, anything((4, 3)))
+case(item_start_by_argument, anything((5, 3)), 2)
+case(item_fancy_pairs, anything((4, 3)), np.array([0, 3, 0]), np.array([1, 2, 1]))
+case(item_column_fancy, anything((4, 3)), np.array([2, 0, 2]))
+case(item_twice, anything((4, 5)))
+case(item_of_vector, anything((4,)))
+
+
+# ------------------------------------------------- numpy_elementwise.py: unary
+
+def np_sin(x):
+    return np.sin(x)
+
+
+def np_cos(x):
+    return np.cos(x)
+
+
+def np_tan(x):
+    return np.tan(x)
+
+
+def np_arcsin(x):
+    return np.arcsin(x)
+
+
+def np_arccos(x):
+    return np.arccos(x)
+
+
+def np_arctan(x):
+    return np.arctan(x)
+
+
+def np_sinh(x):
+    return np.sinh(x)
+
+
+def np_cosh(x):
+    return np.cosh(x)
+
+
+def np_tanh(x):
+    return np.tanh(x)
+
+
+def np_arcsinh(x):
+    return np.arcsinh(x)
+
+
+def np_arccosh(x):
+    return np.arccosh(x)
+
+
+def np_arctanh(x):
+    return np.arctanh(x)
+
+
+def np_exp(x):
+    return np.exp(x)
+
+
+def np_exp2(x):
+    return np.exp2(x)
+
+
+def np_expm1(x):
+    return np.expm1(x)
+
+
+def np_log(x):
+    return np.log(x)
+
+
+def np_log2(x):
+    return np.log2(x)
+
+
+def np_log10(x):
+    return np.log10(x)
+
+
+def np_log1p(x):
+    return np.log1p(x)
+
+
+def np_sqrt(x):
+    return np.sqrt(x)
+
+
+def np_cbrt(x):
+    return np.cbrt(x)
+
+
+def np_square(x):
+    return np.square(x)
+
+
+def np_reciprocal(x):
+    return np.reciprocal(x)
+
+
+def np_abs(x):
+    return np.abs(x)
+
+
+def np_absolute(x):
+    return np.absolute(x)
+
+
+def np_fabs(x):
+    return np.fabs(x)
+
+
+def builtin_abs(x):
+    return abs(x)
+
+
+UNARY = [
+    (np_sin, anything), (np_cos, anything), (np_tan, unit), (np_arcsin, unit),
+    (np_arccos, unit), (np_arctan, anything), (np_sinh, anything), (np_cosh, anything),
+    (np_tanh, anything), (np_arcsinh, anything), (np_arccosh, above_one), (np_arctanh, unit),
+    (np_exp, anything), (np_exp2, anything), (np_expm1, anything), (np_log, positive),
+    (np_log2, positive), (np_log10, positive), (np_log1p, lambda s=(): uniform(-0.5, 2.0, s)),
+    (np_sqrt, positive), (np_cbrt, nonzero), (np_square, anything), (np_reciprocal, nonzero),
+    (np_abs, nonzero), (np_absolute, nonzero), (np_fabs, nonzero), (builtin_abs, nonzero),
+]
+
+for _f, _sample in UNARY:
+    case(_f, _sample(), id="%s[float]" % _f.__name__)
+    case(_f, _sample((3, 4)), id="%s[3x4]" % _f.__name__)
+case(np_sin, 2, id="np_sin[int]")
+
+
+def to_float(x):
+    return float(x) * 3.0
+
+
+def to_float_of_item(x):
+    return float(x[0, 1]) * 3.0
+
+
+def to_float_of_sum(x):
+    return float(np.sum(x * x))
+
+
+case(to_float, anything(), id="to_float[float]")
+case(to_float_of_item, anything((2, 3)))
+case(to_float_of_sum, anything((2, 3)))
+
+
+# ----------------------------------------------------------- math_module.py
+
+def math_sin(x):
+    return math.sin(x)
+
+
+def math_cos(x):
+    return math.cos(x)
+
+
+def math_tan(x):
+    return math.tan(x)
+
+
+def math_asin(x):
+    return math.asin(x)
+
+
+def math_acos(x):
+    return math.acos(x)
+
+
+def math_atan(x):
+    return math.atan(x)
+
+
+def math_sinh(x):
+    return math.sinh(x)
+
+
+def math_cosh(x):
+    return math.cosh(x)
+
+
+def math_tanh(x):
+    return math.tanh(x)
+
+
+def math_asinh(x):
+    return math.asinh(x)
+
+
+def math_acosh(x):
+    return math.acosh(x)
+
+
+def math_atanh(x):
+    return math.atanh(x)
+
+
+def math_exp(x):
+    return math.exp(x)
+
+
+def math_expm1(x):
+    return math.expm1(x)
+
+
+def math_log(x):
+    return math.log(x)
+
+
+def math_log2(x):
+    return math.log2(x)
+
+
+def math_log10(x):
+    return math.log10(x)
+
+
+def math_log1p(x):
+    return math.log1p(x)
+
+
+def math_sqrt(x):
+    return math.sqrt(x)
+
+
+def math_fabs(x):
+    return math.fabs(x)
+
+
+def math_erf(x):
+    return math.erf(x)
+
+
+def math_erfc(x):
+    return math.erfc(x)
+
+
+def math_degrees(x):
+    return math.degrees(x)
+
+
+def math_radians(x):
+    return math.radians(x)
+
+
+def math_log_base(x, base):
+    return math.log(x, base)
+
+
+def math_atan2(y, x):
+    return math.atan2(y, x)
+
+
+def math_pow(x, y):
+    return math.pow(x, y)
+
+
+def math_hypot(x, y):
+    return math.hypot(x, y)
+
+
+def math_pow_constant(x):
+    return math.pow(x, 3.0)
+
+
+MATH_UNARY = [
+    (math_sin, anything), (math_cos, anything), (math_tan, unit), (math_asin, unit),
+    (math_acos, unit), (math_atan, anything), (math_sinh, anything), (math_cosh, anything),
+    (math_tanh, anything), (math_asinh, anything), (math_acosh, above_one),
+    (math_atanh, unit), (math_exp, anything), (math_expm1, anything), (math_log, positive),
+    (math_log2, positive), (math_log10, positive), (math_log1p, lambda: uniform(-0.5, 2.0)),
+    (math_sqrt, positive), (math_fabs, nonzero), (math_erf, anything), (math_erfc, anything),
+    (math_degrees, anything), (math_radians, anything),
+]
+
+for _f, _sample in MATH_UNARY:
+    case(_f, _sample())
+
+case(math_log_base, positive(), uniform(1.5, 4.0), wrt=(0, 1))
+case(math_log_base, positive(), uniform(0.3, 0.7), wrt="base", id="math_log_base[base<1]")
+case(math_atan2, *away_from_origin((), ()), wrt=(0, 1))
+case(math_pow, positive(), uniform(-1.5, 2.5), wrt=(0, 1))
+case(math_hypot, *away_from_origin((), ()), wrt=(0, 1))
+case(math_pow_constant, -positive())
+
+
+# ------------------------------------------------------- numpy_reductions.py
+
+def sum_all(x):
+    return np.sum(x)
+
+
+def sum_axis0(x):
+    return np.sum(x, axis=0)
+
+
+def sum_axis1(x):
+    return np.sum(x, axis=1)
+
+
+def sum_last_axis(x):
+    return np.sum(x, axis=-1)
+
+
+def sum_positional_axis(x):
+    return np.sum(x, 0)
+
+
+def sum_axes(x):
+    return np.sum(x, axis=(0, 2))
+
+
+def sum_keepdims(x):
+    return np.sum(x, axis=1, keepdims=True)
+
+
+def sum_axes_keepdims(x):
+    return np.sum(x, axis=(0, -1), keepdims=True)
+
+
+def sum_all_keepdims(x):
+    return np.sum(x, keepdims=True)
+
+
+def sum_method(x):
+    return x.sum()
+
+
+def sum_method_axis(x):
+    return x.sum(0)
+
+
+def sum_method_keepdims(x):
+    return x.sum(axis=1, keepdims=True)
+
+
+def sum_method_axes(x):
+    return x.sum(axis=(0, 2))
+
+
+def mean_all(x):
+    return np.mean(x)
+
+
+def mean_axis0(x):
+    return np.mean(x, axis=0)
+
+
+def mean_last_axis(x):
+    return np.mean(x, axis=-1)
+
+
+def mean_axes(x):
+    return np.mean(x, axis=(0, 2))
+
+
+def mean_keepdims(x):
+    return np.mean(x, axis=0, keepdims=True)
+
+
+def mean_axes_keepdims(x):
+    return np.mean(x, axis=(1, 2), keepdims=True)
+
+
+def mean_method(x):
+    return x.mean()
+
+
+def mean_method_axis(x):
+    return x.mean(1)
+
+
+def mean_method_keepdims(x):
+    return x.mean(axis=-1, keepdims=True)
+
+
+def sum_of_square(x):
+    return np.sum(x * x)
+
+
+def mean_of_sin(x):
+    return np.mean(np.sin(x))
+
+
+for _f, _shape in [(sum_all, (3, 4)), (sum_axis0, (3, 4)), (sum_axis1, (3, 4)),
+                   (sum_last_axis, (2, 3, 4)), (sum_positional_axis, (3, 4)),
+                   (sum_axes, (2, 3, 4)), (sum_keepdims, (3, 4)), (sum_axes_keepdims, (2, 3, 4)),
+                   (sum_all_keepdims, (3, 4)), (sum_method, (3, 4)), (sum_method_axis, (3, 4)),
+                   (sum_method_keepdims, (3, 4)), (sum_method_axes, (2, 3, 4)),
+                   (mean_all, (3, 4)), (mean_axis0, (3, 4)), (mean_last_axis, (2, 3, 4)),
+                   (mean_axes, (2, 3, 4)), (mean_keepdims, (3, 4)),
+                   (mean_axes_keepdims, (2, 3, 4)), (mean_method, (3, 4)),
+                   (mean_method_axis, (3, 4)), (mean_method_keepdims, (3, 4)),
+                   (sum_of_square, (3, 4)), (mean_of_sin, (3, 4))]:
+    case(_f, anything(_shape))
+
+case(sum_all, anything((5,)), id="sum_all[5]")
+case(sum_axis0, anything((5,)), id="sum_axis0[5]")
+case(mean_axis0, anything((5,)), id="mean_axis0[5]")
+case(sum_all, anything(), id="sum_all[float]")
+case(mean_all, anything(), id="mean_all[float]")
+case(sum_of_square, anything(), id="sum_of_square[float]")
+
+
+# ----------------------------------------------------------- numpy_linalg.py
+
+def dot(x, y):
+    return np.dot(x, y)
+
+
+def dot_method(x, y):
+    return x.dot(y)
+
+
+def outer(x, y):
+    return np.outer(x, y)
+
+
+DOT_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((), (3,)),
+              ((3, 2), ()), ((2, 3, 4), (4, 5)), ((2, 3), (4, 3, 5)), ((2, 3, 4), (4,))]
+
+for _sx, _sy in DOT_SHAPES:
+    case(dot, anything(_sx), anything(_sy), wrt=(0, 1),
+         id="dot[%s,%s]" % (shape_text(_sx), shape_text(_sy)))
+for _sx, _sy in DOT_SHAPES[:4]:
+    case(dot_method, anything(_sx), anything(_sy), wrt=(0, 1),
+         id="dot_method[%s,%s]" % (shape_text(_sx), shape_text(_sy)))
+for _sx, _sy in [((3,), (4,)), ((2, 2), (3,)), ((), (3,))]:
+    case(outer, anything(_sx), anything(_sy), wrt=(0, 1),
+         id="outer[%s,%s]" % (shape_text(_sx), shape_text(_sy)))
+
+
+# ------------------------------------------------------------ numpy_shape.py
+
+def reshape(x):
+    return np.reshape(x, (4, 3))
+
+
+def reshape_flat(x):
+    return np.reshape(x, -1)
+
+
+def reshape_fortran(x):
+    return np.reshape(x, (2, 6), order="F")
+
+
+def reshape_method(x):
+    return x.reshape(4, 3)
+
+
+def reshape_method_tuple(x):
+    return x.reshape((2, -1))
+
+
+def reshape_method_flat(x):
+    return x.reshape(-1)
+
+
+def ravel(x):
+    return np.ravel(x)
+
+
+def ravel_method(x):
+    return x.ravel()
+
+
+def flatten_method(x):
+    return x.flatten()
+
+
+def transpose(x):
+    return np.transpose(x)
+
+
+def transpose_axes(x):
+    return np.transpose(x, (1, 2, 0))
+
+
+def transpose_keyword(x):
+    return np.transpose(x, axes=(2, 0, 1))
+
+
+def transpose_method(x):
+    return x.transpose()
+
+
+def transpose_method_axes(x):
+    return x.transpose(1, 0)
+
+
+def transpose_method_tuple(x):
+    return x.transpose((2, 0, 1))
+
+
+def transpose_attribute(x):
+    return x.T
+
+
+def squeeze(x):
+    return np.squeeze(x)
+
+
+def squeeze_axis(x):
+    return np.squeeze(x, axis=1)
+
+
+def squeeze_method(x):
+    return x.squeeze()
+
+
+def expand_dims(x):
+    return np.expand_dims(x, 0)
+
+
+def expand_dims_last(x):
+    return np.expand_dims(x, axis=-1)
+
+
+def copy_method(x):
+    return x.copy()
+
+
+def np_copy(x):
+    return np.copy(x)
+
+
+def np_array(x):
+    return np.array(x)
+
+
+def np_asarray(x):
+    return np.asarray(x)
+
+
+for _f, _shape in [(reshape, (3, 4)), (reshape_flat, (3, 4)), (reshape_fortran, (3, 4)),
+                   (reshape_method, (3, 4)), (reshape_method_tuple, (3, 4)),
+                   (reshape_method_flat, (3, 4)), (ravel, (3, 4)), (ravel_method, (3, 4)),
+                   (flatten_method, (3, 4)), (transpose, (3, 4)), (transpose_axes, (2, 3, 4)),
+                   (transpose_keyword, (2, 3, 4)), (transpose_method_axes, (3, 4)),
+                   (transpose_method_tuple, (2, 3, 4)), (transpose_attribute, (3, 4)),
+                   (squeeze, (3, 1, 4)), (squeeze_axis, (3, 1, 4)), (squeeze_method, (1, 3)),
+                   (expand_dims, (3, 4)), (expand_dims_last, (3,)), (copy_method, (3, 4)),
+                   (np_copy, (3, 4)), (np_array, (3, 4)), (np_asarray, (3, 4))]:
+    case(_f, anything(_shape))
+
+case(transpose_method, anything((3, 4)))
+case(transpose, anything((2, 3, 4)), id="transpose[2x3x4]")
+case(transpose_attribute, anything((3,)), id="transpose_attribute[3]")
+case(transpose_attribute, anything((2, 3, 4)), id="transpose_attribute[2x3x4]")
+case(np_array, anything(), id="np_array[float]")
+
+
+# ------------------------------------- several templates accumulating into one x
+
+def same_operand_product(x):
+    return x * x
+
+
+def same_operand_quotient(x):
+    return x / (x * x + 1.0)
+
+
+def same_operand_dot(x):
+    return np.dot(x, x)
+
+
+def gram(x):
+    return x @ x.T
+
+
+def redefinitions(x, y):
+    x = x * y
+    x = np.exp(x)
+    x = x + y
+    return np.sum(x)
+
+
+def mlp_loss(x, w, b):
+    h = np.tanh(x @ w + b)
+    return np.mean(h ** 2)
+
+
+def scalar_recurrence(x, a):
+    y = a * x * (1.0 - x)
+    y = a * y * (1.0 - y)
+    return math.sin(y) + y / x
+
+
+def unused_argument(x, y):
+    return np.sum(x * 2.0)
+
+
+def unused_float_argument(x, y):
+    return x * 2.0
+
+
+case(same_operand_product, anything(), id="same_operand_product[float]")
+case(same_operand_product, anything((3, 4)), id="same_operand_product[3x4]")
+case(same_operand_quotient, anything((5,)))
+case(same_operand_dot, anything((4,)))
+case(gram, anything((3, 4)))
+case(redefinitions, unit((3, 4)), unit((4,)), wrt=(0, 1))
+case(mlp_loss, anything((5, 3)), anything((3, 4)) / 2, anything((4,)), wrt=(0, 1, 2))
+case(scalar_recurrence, uniform(0.2, 0.8), uniform(2.0, 3.5), wrt=(0, 1))
+case(unused_argument, anything((3,)), anything((2,)), wrt=(0, 1))
+case(unused_float_argument, anything(), anything(), wrt=(0, 1))
+
+
+# --------------------------------------------------------------------- tests
+
+def case_rng(case_):
+    return np.random.default_rng(zlib.crc32(case_.id.encode()))
+
+
+def scalar_valued(value):
+    return np.ndim(value) == 0
+
+
+def _params(cases):
+    return [pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.xfail)]
+                         if c.xfail else []) for c in cases]
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case_", _params(CASES))
+def test_gradient(case_, path):
+    output = case_.f(*case_.args)
+    if scalar_valued(output):
+        numerics = check_gradient(case_.f, case_.args, case_.wrt, path)
+    else:
+        cotangent = case_rng(case_).standard_normal(np.shape(output))
+        numerics = check_gradient(contract(case_.f), list(case_.args) + [cotangent],
+                                  case_.wrt, path)
+    # the case must test something: some gradient is visibly nonzero
+    assert max(np.max(np.abs(n)) for n in numerics) > 1e-3, "vacuous case: all gradients zero"
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case_", _params(CASES))
+def test_dot_product(case_, path):
+    dot_product_test(case_.f, case_.args, case_.wrt, path=path, rng=case_rng(case_))
+
+
+def test_python_float_arguments_give_python_float_gradients():
+    # check_gradient asserts it for every case; make sure the corpus has such cases
+    floats = [c for c in CASES if any(type(a) is float for a in c.args)]
+    assert len(floats) > 50
+
+
+# ------------------------------------------------------- returned gradients
+# Generated code may reuse and share buffers internally, but what it returns
+# belongs to the caller (DESIGN.md: reused buffers never alias a returned
+# gradient): not a read-only np.broadcast_to view (the adjoint of np.sum), and
+# not one array handed back for two operands (the adjoints of x + y).
+
+def sin_of_sum(x, y):
+    return np.sum(np.sin(x + y))
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_returned_gradient_is_writeable(path):
+    gradient = reverse_gradient(sum_all, [np.ones((2, 3))], 0, path)
+    assert gradient.flags.writeable
+    gradient *= 2.0  # what an in-place optimizer step does
+    np.testing.assert_array_equal(gradient, 2.0)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_returned_gradients_do_not_share_memory(path):
+    x, y = anything((2, 3)), anything((2, 3))
+    gx, gy = reverse_gradient(sin_of_sum, [x, y], (0, 1), path)
+    assert not np.shares_memory(gx, gy)
+
+
+# -------------------------------------------------------------- the templates
+
+def _template_modules():
+    package = importlib.import_module("srcad.templates")
+    names = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+    return [importlib.import_module("srcad.templates." + name) for name in names]
+
+
+def _registered():
+    """Registry entries with a template from srcad.templates (other tests register their own)."""
+    registry.load_templates()
+    return [entry for entry in registry.registered()
+            if any(t is not None and _template_module(t) is not None
+                   for t in (entry.adjoint, entry.tangent))]
+
+
+def _template_module(template):
+    """The template's module name within srcad.templates, or None."""
+    module = inspect.getmodule(template.function).__name__
+    prefix = "srcad.templates."
+    return module[len(prefix):] if module.startswith(prefix) else None
+
+
+def test_every_template_module_is_loaded():
+    names = {module.__name__.rsplit(".", 1)[1] for module in _template_modules()}
+    assert set(TEMPLATE_MODULES) <= names
+
+
+def test_every_template_body_parses():
+    _template_modules()
+    templates = [t for entry in _registered() for t in (entry.adjoint, entry.tangent)
+                 if t is not None]
+    assert len(templates) > 100
+    for template in templates:
+        body = template.body  # parses and checks every statement; raises TemplateError
+        assert body, "template %s (%s) has an empty body" % (template.name, template.where)
+        assert all(isinstance(s, (gast.Assign, gast.AugAssign)) for s in body)
+
+
+def test_every_adjoint_sits_beside_a_tangent_with_the_same_parameters():
+    for entry in _registered():
+        if entry.adjoint is None and entry.tangent is None:
+            continue
+        assert entry.adjoint is not None and entry.tangent is not None, entry.name
+        adjoint_params = list(entry.adjoint.signature.parameters)
+        tangent_params = list(entry.tangent.signature.parameters)
+        assert adjoint_params == tangent_params, entry.name
+
+
+def _malformed_template(y, x):
+    if x:
+        d[x] += d[y]
+
+
+def test_a_malformed_template_is_rejected():
+    with pytest.raises(TemplateError):
+        registry.Template(_malformed_template, "adjoint").body
+
+
+def _primitives_used(function):
+    parsed = parse_function(function)
+    tree = pipeline.normalize(parsed, Namer(parsed.identifiers))
+    resolve = pipeline.make_resolver(parsed, None, tree)
+    used = set()
+    for statement in tree.body:
+        if isinstance(statement, gast.Assign):
+            used.add(id(operation_of(statement.value, resolve).primitive))
+    return used
+
+
+def test_corpus_covers_every_adjoint_template():
+    used = set()
+    for function in {c.f for c in CASES}:
+        used |= _primitives_used(function)
+    missing = []
+    for entry in _registered():
+        template = entry.adjoint
+        if template is None:
+            continue
+        if _template_module(template) in TEMPLATE_MODULES and id(entry.obj) not in used:
+            missing.append(entry.name)
+    assert not missing, "no corpus case uses: %s" % ", ".join(sorted(missing))
