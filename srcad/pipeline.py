@@ -22,6 +22,7 @@ from .namespace import Aliases
 from .normalize.anf import to_anf
 from .normalize.lower_exits import lower_exits
 from .normalize.rename_versions import rename_versions
+from .optimize.accumulate_in_place import accumulate_in_place
 from .optimize.fold_constants import fold_constants
 from .optimize.propagate_copies import propagate_copies
 from .optimize.remove_dead_code import remove_dead_code
@@ -129,4 +130,6 @@ def optimize(tree, parsed, namer, aliases, kinds):
     tree = propagate_copies(tree)
     tree = fold_constants(tree, is_floating)
     tree = remove_dead_code(tree, make_resolver(parsed, aliases, tree))
+    tree = accumulate_in_place(tree, lambda n: namer.primal_of(n) is not None,
+                               make_resolver(parsed, aliases, tree))
     return tree

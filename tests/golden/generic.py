@@ -11,5 +11,5 @@ def grad_generic(x, w):
     # grad of: s = np.exp(x * w)
     mul_bar = s_bar * s
     x_bar = rt.unbroadcast(mul_bar * w, x)
-    w_bar = w_bar + rt.unbroadcast(x * mul_bar, w)
+    w_bar += rt.unbroadcast(x * mul_bar, w)
     return rt.owned_tuple(rt.match_type(x_bar, x), rt.match_type(w_bar, w))

@@ -12,7 +12,7 @@ def grad_mlp(W1, b1, W2, b2, x, y):
     total_bar = 1.0 / y_shape_item
     mul_bar = rt.expand_reduced(total_bar, mul, None, False)
     d_bar = mul_bar * d
-    d_bar = d_bar + d * mul_bar
+    d_bar += d * mul_bar
     # grad of: out = np.dot(h, W2) + b2
     b2_bar = np.sum(d_bar, axis=0)
     h_bar = np.dot(d_bar, W2.T)

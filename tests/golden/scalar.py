@@ -6,6 +6,6 @@ def grad_scalar(x, y):
     z_bar = 2.0 * z ** 1.0
     # grad of: z = x * y + np.sin(x)
     x_bar = z_bar * np.cos(x)
-    x_bar = x_bar + z_bar * y
+    x_bar += z_bar * y
     y_bar = x * z_bar
     return float(x_bar), float(y_bar)

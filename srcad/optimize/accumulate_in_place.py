@@ -1,0 +1,115 @@
+"""Accumulate into an adjoint array in place when nothing else can see it.
+
+``x_bar = x_bar + e`` allocates a new array each time; ``x_bar += e`` reuses
+x_bar's memory, which matters inside loops. It is only correct when x_bar's
+current value is an array this function created and never shared: not a
+copy of another name, not a view (reshape, transpose, broadcast, indexing),
+not something a helper may have returned unchanged. After this pass::
+
+    Wx_bar = rt.zeros_like(Wx)                    Wx_bar = rt.zeros_like(Wx)
+    for t in reversed(range(n)):          ->      for t in reversed(range(n)):
+        Wx_bar = Wx_bar + np.dot(a.T, g)              Wx_bar += np.dot(a.T, g)
+
+Only adjoint variables are rewritten; a name stops being *owned* as soon as
+it is used in any way other than as an operand of arithmetic or an argument
+of a function known to allocate its result.
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from .. import runtime, syntax
+
+_ALLOCATING = {np.dot, np.matmul, np.outer, np.sum, np.mean, np.zeros, np.zeros_like,
+               np.ones_like, np.where, np.tensordot, runtime.zeros_like}
+
+
+def accumulate_in_place(tree: gast.FunctionDef, is_derivative, resolve) -> gast.FunctionDef:
+    _InPlace(is_derivative, resolve).block(tree.body, set())
+    return tree
+
+
+class _InPlace:
+    def __init__(self, is_derivative, resolve):
+        self.is_derivative = is_derivative
+        self.resolve = resolve
+
+    def fresh(self, value) -> bool:
+        """True if evaluating ``value`` creates a new object nothing else refers to."""
+        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+            return True
+        if isinstance(value, gast.Call):
+            callee = self.resolve(value.func)
+            return isinstance(callee, np.ufunc) or any(callee is f for f in _ALLOCATING)
+        return False
+
+    def escaping(self, node) -> set:
+        """Names read by ``node`` in a way that may keep a reference to their value."""
+        names = set()
+        self._escaping(node, names, safe=False)
+        return names
+
+    def _escaping(self, node, names, safe):
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load) and not safe:
+                names.add(node.id)
+            return
+        if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare)):
+            for child in gast.iter_child_nodes(node):
+                self._escaping(child, names, safe=True)
+            return
+        if isinstance(node, gast.Call) and self.fresh(node):
+            self._escaping(node.func, names, safe=False)
+            for child in node.args + [k.value for k in node.keywords]:
+                self._escaping(child, names, safe=True)
+            return
+        if isinstance(node, gast.Attribute) and node.attr in ("T", "shape", "ndim", "size"):
+            # x.T is a view; passed on as an operand it is safe, stored it is not
+            self._escaping(node.value, names, safe=safe and node.attr != "T")
+            return
+        for child in gast.iter_child_nodes(node):
+            self._escaping(child, names, safe=False)
+
+    def block(self, statements, owned: set) -> set:
+        for index, statement in enumerate(statements):
+            owned = self.statement(statements, index, statement, owned)
+        return owned
+
+    def statement(self, statements, index, s, owned) -> set:
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+                isinstance(s.targets[0], gast.Name):
+            name = s.targets[0].id
+            value = s.value
+            if (name in owned and isinstance(value, gast.BinOp)
+                    and isinstance(value.op, (gast.Add, gast.Sub))
+                    and isinstance(value.left, gast.Name) and value.left.id == name
+                    and name not in syntax.load_names(value.right)):
+                owned = owned - self.escaping(value.right)
+                statements[index] = gast.copy_location(gast.AugAssign(
+                    target=syntax.name(name, store=True), op=value.op, value=value.right), s)
+                return owned
+            owned = owned - self.escaping(value)
+            owned.discard(name)
+            if self.is_derivative(name) and self.fresh(value):
+                owned.add(name)
+            return owned
+        if isinstance(s, (gast.For, gast.While)):
+            header = s.iter if isinstance(s, gast.For) else s.test
+            owned = owned - self.escaping(header)
+            # what is owned at the top of every iteration: fixed point over the body
+            entry = set(owned)
+            for _ in range(5):
+                after = self.block(syntax.deepcopy(s.body), set(entry))
+                if entry <= after:
+                    break
+                entry &= after
+            self.block(s.body, set(entry))
+            return entry
+        if isinstance(s, gast.If):
+            owned = owned - self.escaping(s.test)
+            after_body = self.block(s.body, set(owned))
+            after_else = self.block(s.orelse, set(owned))
+            return after_body & after_else
+        return owned - self.escaping(s)
