@@ -10,7 +10,7 @@ instead::
  -> a_bar = mul_bar * b
 
     b1_bar = rt.unbroadcast(add_bar, b1)       (add: rank 2, b1: rank 1)
- -> b1_bar = np.sum(add_bar, axis=0)
+ -> b1_bar = add_bar.sum(axis=0)
 
     h_bar = rt.dot_adjoint_left(dot_bar, h, W2)  (both rank 2)
  -> h_bar = np.dot(dot_bar, W2.T)
@@ -83,11 +83,12 @@ def _unbroadcast(pass_, args, kinds):
             kept.append(axis)
             continue
         return None  # a size only known at run time decides
+    # the array method: same result as np.sum, without np.sum's Python-level dispatch
     result = g
     if lead:
-        result = syntax.call(pass_.np("sum"), result, axis=_axes_constant(list(range(lead))))
+        result = syntax.call(syntax.attribute(result, "sum"), axis=_axes_constant(list(range(lead))))
     if kept:
-        result = syntax.call(pass_.np("sum"), result, axis=_axes_constant(kept),
+        result = syntax.call(syntax.attribute(result, "sum"), axis=_axes_constant(kept),
                              keepdims=syntax.constant(True))
     return result
 

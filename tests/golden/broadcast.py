@@ -6,5 +6,5 @@ def grad_broadcast(A, b):
     z_bar = mul_bar * z
     z_bar += z * mul_bar
     # grad of: z = A + b
-    b_bar = np.sum(z_bar, axis=0)
+    b_bar = z_bar.sum(axis=0)
     return rt.owned_tuple(z_bar, b_bar)

@@ -14,11 +14,11 @@ def grad_mlp(W1, b1, W2, b2, x, y):
     d_bar = mul_bar * d
     d_bar += d * mul_bar
     # grad of: out = np.dot(h, W2) + b2
-    b2_bar = np.sum(d_bar, axis=0)
+    b2_bar = d_bar.sum(axis=0)
     h_bar = np.dot(d_bar, W2.T)
     W2_bar = np.dot(h.T, d_bar)
     # grad of: h = np.tanh(np.dot(x, W1) + b1)
     add_bar = h_bar * (1.0 - h * h)
-    b1_bar = np.sum(add_bar, axis=0)
+    b1_bar = add_bar.sum(axis=0)
     W1_bar = np.dot(x.T, add_bar)
     return rt.owned_tuple(W1_bar, b1_bar, W2_bar, b2_bar)
