@@ -48,6 +48,12 @@ def _derivative(function, wrt, *, kind, has_aux=False, **options):
         return lambda f: _derivative(f, wrt, kind=kind, has_aux=has_aux, **options)
     if options:
         raise InvalidArgumentError("unknown option(s): %s" % ", ".join(sorted(options)))
+    if inspect.ismethod(function):
+        # a bound method: differentiate the function, with `self` passed first, and count
+        # wrt positions from the first argument after it
+        offset_wrt = _shift_positions(wrt, 1)
+        unbound = _derivative(function.__func__, offset_wrt, kind=kind, has_aux=has_aux)
+        return _bind_first(unbound, function.__self__)
     target = unwrap_function(function)
     if not inspect.isfunction(target):
         parse_function(target)  # raises the right error for builtins, C functions...
@@ -60,6 +66,25 @@ def _derivative(function, wrt, *, kind, has_aux=False, **options):
         wrapper = _Derivative(target, request, single, kind).wrapper()
         cache.store(target, key, wrapper)
     return wrapper
+
+
+def _shift_positions(wrt, offset):
+    if isinstance(wrt, (tuple, list)):
+        return tuple(_shift_positions(item, offset) for item in wrt)
+    if isinstance(wrt, int) and not isinstance(wrt, bool) and wrt >= 0:
+        return wrt + offset
+    return wrt
+
+
+def _bind_first(derivative, first):
+    @functools.wraps(derivative)
+    def bound(*args, **kwargs):
+        return derivative(first, *args, **kwargs)
+
+    bound.source = derivative.source
+    bound.source_for = lambda *args, **kwargs: derivative.source_for(first, *args, **kwargs)
+    bound.specializations = derivative.specializations
+    return bound
 
 
 class _Derivative:

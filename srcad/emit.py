@@ -2,8 +2,9 @@
 
 ``to_source`` is the only place that turns trees into text (astor, falling
 back to ``ast.unparse`` where astor cannot print a node). ``compile_function``
-registers the text with ``linecache`` under a unique file name, so tracebacks
-and pdb show the generated lines, and binds srcad's aliases and the user's
+writes the text to a file of its own (under the temporary directory, one
+folder per user) and registers it with ``linecache``, so tracebacks, pdb and
+inspect all show the generated lines, and binds srcad's aliases and the user's
 closure cells as the generated function's free variables; its globals are the
 user function's own, so names the user's code reads stay live.
 """
@@ -13,6 +14,9 @@ from __future__ import annotations
 import ast
 import hashlib
 import linecache
+import os
+import re
+import tempfile
 import types
 
 import astor
@@ -54,6 +58,35 @@ def _restore_comments(text: str) -> str:
 _FACTORY = "_srcad_bind"
 
 
+def source_directory() -> str:
+    """Where generated sources are written, so every traceback printer can show them."""
+    return os.path.join(tempfile.gettempdir(), "srcad-%s" % getpass_uid())
+
+
+def getpass_uid() -> str:
+    return str(os.getuid()) if hasattr(os, "getuid") else "user"
+
+
+def _slug(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_")[:60]
+
+
+def _write_source_file(text: str, stem: str) -> str | None:
+    """Write ``text`` to a file of its own (atomically); None if that is not possible."""
+    directory = source_directory()
+    path = os.path.join(directory, stem + ".py")
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        if not os.path.exists(path):
+            handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
+            with os.fdopen(handle, "w") as stream:
+                stream.write(text)
+            os.replace(temporary, path)
+    except OSError:
+        return None
+    return path
+
+
 def compile_function(source: str, name: str, aliases: dict, user_function,
                      label: str, defaults=None) -> types.FunctionType:
     """Compile generated ``source`` (one ``def name``) into a function.
@@ -68,7 +101,8 @@ def compile_function(source: str, name: str, aliases: dict, user_function,
                        for line in source.splitlines(keepends=True))
     text = "def %s(%s):\n%s    return %s\n" % (_FACTORY, ", ".join(free), indented, name)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    filename = "<srcad %s %s>" % (label, digest)
+    filename = _write_source_file(text, "%s_%s" % (_slug(label), digest)) or \
+        "<srcad %s %s>" % (label, digest)
     lines = text.splitlines(keepends=True)
     linecache.cache[filename] = (len(text), None, lines, filename)
     namespace: dict = {}

@@ -34,10 +34,10 @@ _REJECTED_STATEMENTS = {
 
 _REJECTED_EXPRESSIONS = {
     gast.Lambda: ("a lambda", "Define a module-level function instead."),
-    gast.ListComp: ("a list comprehension", "Write the loop out (loops are planned next)."),
+    gast.ListComp: ("a list comprehension", "Write it as a `for` loop."),
     gast.SetComp: ("a set comprehension", "Sets cannot carry gradients."),
     gast.DictComp: ("a dict comprehension", "Containers are not supported yet."),
-    gast.GeneratorExp: ("a generator expression", "Write the loop out (loops are planned next)."),
+    gast.GeneratorExp: ("a generator expression", "Write it as a `for` loop."),
     gast.Yield: ("`yield`", "Generators cannot be differentiated."),
     gast.YieldFrom: ("`yield from`", "Generators cannot be differentiated."),
     gast.Await: ("`await`", "Differentiate synchronous code only."),

@@ -178,8 +178,7 @@ def check_scalar_output(value, where):
             "grad needs a function that returns a scalar, but this return gave an array "
             "of shape %s" % (np.shape(value),),
             location,
-            hint="Reduce the output to a scalar (e.g. np.sum), or use srcad.vjp / "
-            "srcad.jacobian for functions with array outputs.",
+            hint="Reduce the output to a scalar, for example with np.sum(...).",
         )
     return value
 

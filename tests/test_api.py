@@ -484,3 +484,20 @@ def test_int_then_float_specializations():
     assert_close(g(2, 3), numeric_grad(f2, (2.0, 3.0), 0))
     assert_close(g(2.0, 3.0), numeric_grad(f2, (2.0, 3.0), 0))
     assert_close(g(np.float64(2.0), 3.0), numeric_grad(f2, (2.0, 3.0), 0))
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def loss(self, x, y):
+        return self.scale * x * x * y
+
+
+def test_bound_method_differentiates_after_self():
+    model = Model(3.0)
+    g = srcad.grad(model.loss)(2.0, 5.0)
+    assert g == pytest.approx(3.0 * 2 * 2.0 * 5.0)
+    gx, gy = srcad.grad(model.loss, wrt=(0, "y"))(2.0, 5.0)
+    assert (gx, gy) == (pytest.approx(60.0), pytest.approx(12.0))
+    assert srcad.grad(Model(1.0).loss, wrt=1)(2.0, 5.0) == pytest.approx(4.0)

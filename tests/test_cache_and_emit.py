@@ -4,6 +4,7 @@ import gc
 import importlib
 import inspect
 import linecache
+import os
 import sys
 import textwrap
 import traceback
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import cache
+from srcad import cache, emit
 
 try:
     from . import _fd
@@ -275,7 +276,12 @@ def test_same_source_other_function_object_still_correct(module_file):
 def _generated_frames(exc):
     return [(frame.f_code.co_filename, lineno)
             for frame, lineno in traceback.walk_tb(exc.__traceback__)
-            if frame.f_code.co_filename.startswith("<srcad")]
+            if _is_generated(frame.f_code.co_filename)]
+
+
+def _is_generated(filename):
+    """Generated code lives in files of its own under srcad's source directory."""
+    return filename.startswith(emit.source_directory() + os.sep)
 
 
 def test_traceback_of_numpy_error_inside_generated_code():
@@ -314,13 +320,15 @@ def test_source_attribute_is_what_linecache_holds():
     assert generated_functions
     for function in generated_functions:
         filename = function.__code__.co_filename
-        assert filename.startswith("<srcad")
+        assert _is_generated(filename)
         held = "".join(linecache.getlines(filename))
         assert textwrap.indent(function.__source__, "    ") in held
+        with open(filename) as stream:  # the real file holds the same text
+            assert stream.read() == held
     # the generic source, g.source, is compiled and held the same way
     assert any(textwrap.indent(g.source, "    ") in "".join(entry[2])
                for name, entry in linecache.cache.items()
-               if name.startswith("<srcad") and len(entry) == 4)
+               if _is_generated(name) and len(entry) == 4)
 
 
 def test_inspect_getsource_of_generated_function():
