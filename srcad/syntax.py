@@ -71,12 +71,31 @@ def deepcopy(node):
     return new
 
 
+def names(node):
+    """Every Name node inside ``node`` (a faster ``gast.walk`` filtered to names)."""
+    stack = [node]
+    AST, Name = gast.AST, gast.Name
+    while stack:
+        current = stack.pop()
+        if type(current) is Name:
+            yield current
+            continue
+        if type(current) is list:
+            stack.extend(current)
+            continue
+        for field in current._fields:
+            value = getattr(current, field, None)
+            if isinstance(value, (AST, list)):
+                stack.append(value)
+
+
 def load_names(node) -> set[str]:
     """Identifiers read anywhere inside ``node``."""
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    Load = gast.Load
+    return {n.id for n in names(node) if type(n.ctx) is Load}
 
 
 def stored_names(node) -> set[str]:
     """Identifiers assigned anywhere inside ``node``."""
-    return {n.id for n in gast.walk(node)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+    Store, Del = gast.Store, gast.Del
+    return {n.id for n in names(node) if type(n.ctx) in (Store, Del)}

@@ -35,6 +35,7 @@ class _InPlace:
     def __init__(self, is_derivative, resolve):
         self.is_derivative = is_derivative
         self.resolve = resolve
+        self.dry = False  # when set, work out ownership without rewriting anything
 
     def fresh(self, value) -> bool:
         """True if evaluating ``value`` creates a new object nothing else refers to."""
@@ -87,8 +88,9 @@ class _InPlace:
                     and isinstance(value.left, gast.Name) and value.left.id == name
                     and name not in syntax.load_names(value.right)):
                 owned = owned - self.escaping(value.right)
-                statements[index] = gast.copy_location(gast.AugAssign(
-                    target=syntax.name(name, store=True), op=value.op, value=value.right), s)
+                if not self.dry:
+                    statements[index] = gast.copy_location(gast.AugAssign(
+                        target=syntax.name(name, store=True), op=value.op, value=value.right), s)
                 return owned
             owned = owned - self.escaping(value)
             owned.discard(name)
@@ -100,11 +102,13 @@ class _InPlace:
             owned = owned - self.escaping(header)
             # what is owned at the top of every iteration: fixed point over the body
             entry = set(owned)
+            dry, self.dry = self.dry, True
             for _ in range(5):
-                after = self.block(syntax.deepcopy(s.body), set(entry))
+                after = self.block(s.body, set(entry))
                 if entry <= after:
                     break
                 entry &= after
+            self.dry = dry
             self.block(s.body, set(entry))
             return entry
         if isinstance(s, gast.If):

@@ -28,11 +28,10 @@ from .. import syntax
 def propagate_copies(tree: gast.FunctionDef) -> gast.FunctionDef:
     params = {a.id for a in tree.args.args}
     for _ in range(4):  # a copy made constant by an outer one propagates on the next round
-        before = syntax.load_names(tree), sum(1 for _ in gast.walk(tree))
-        reads = Counter(n.id for n in gast.walk(tree)
-                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
-        tree.body = _block(tree.body, params, reads)
-        if (syntax.load_names(tree), sum(1 for _ in gast.walk(tree))) == before:
+        reads = Counter(n.id for n in syntax.names(tree) if isinstance(n.ctx, gast.Load))
+        changes = [0]
+        tree.body = _block(tree.body, params, reads, changes)
+        if not changes[0]:
             break
     return tree
 
@@ -44,25 +43,29 @@ def _is_copy(statement, params) -> bool:
             and isinstance(statement.value, (gast.Name, gast.Constant)))
 
 
-def _block(statements, params, reads):
+def _block(statements, params, reads, changes):
     statements = list(statements)
     for statement in statements:
         for field in ("body", "orelse"):
             if isinstance(statement, (gast.For, gast.While, gast.If)):
-                setattr(statement, field, _block(getattr(statement, field), params, reads)
+                setattr(statement, field, _block(getattr(statement, field), params, reads, changes)
                         or ([gast.Pass()] if field == "body" else []))
+    stores = [syntax.stored_names(s) for s in statements]  # replacing never changes them
     out = []
     for index, statement in enumerate(statements):
         if _is_copy(statement, params):
             target = statement.targets[0].id
-            replaced, overwritten = _replace_forward(statements, index + 1, target,
+            replaced, overwritten = _replace_forward(statements, stores, index + 1, target,
                                                      statement.value)
             reads[target] -= replaced
+            changes[0] += replaced
             if isinstance(statement.value, gast.Name):
                 reads[statement.value.id] += replaced
             if reads[target] == 0 or overwritten:
+                changes[0] += 1
                 continue  # no read can see the copy any more: it is dead
         if _is_self_assignment(statement):
+            changes[0] += 1
             continue
         out.append(statement)
     return out
@@ -75,7 +78,7 @@ def _is_self_assignment(statement) -> bool:
             and statement.value.id == statement.targets[0].id)
 
 
-def _replace_forward(statements, start, target, source) -> tuple[int, bool]:
+def _replace_forward(statements, stores, start, target, source) -> tuple[int, bool]:
     """Replace reads of ``target`` by ``source`` from ``start`` on.
 
     Returns how many reads were replaced, and whether the range ended where a
@@ -85,9 +88,9 @@ def _replace_forward(statements, start, target, source) -> tuple[int, bool]:
     if isinstance(source, gast.Name):
         blockers.add(source.id)
     replaced = 0
-    for statement in statements[start:]:
+    for statement, stored in zip(statements[start:], stores[start:]):
         if isinstance(statement, (gast.For, gast.While, gast.If)):
-            if syntax.stored_names(statement) & blockers:
+            if stored & blockers:
                 return replaced, False
             replaced += _replace_in(statement, target, source)
             continue
@@ -95,7 +98,6 @@ def _replace_forward(statements, start, target, source) -> tuple[int, bool]:
                                                            gast.Return)) else None
         if value is not None:
             replaced += _replace_in(statement, target, source, only_value=True)
-        stored = syntax.stored_names(statement)
         if stored & blockers:
             return replaced, target in stored and isinstance(statement, gast.Assign)
     return replaced, False

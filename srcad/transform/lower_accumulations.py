@@ -36,9 +36,10 @@ def lower_accumulations(tree: gast.FunctionDef, namer: Namer, aliases) -> gast.F
 
 
 class _Lowering:
-    def __init__(self, namer: Namer, aliases):
+    def __init__(self, namer: Namer, aliases, dry: bool = False):
         self.namer = namer
         self.aliases = aliases
+        self.dry = dry  # only track which adjoints hold values; change no statement
         self.holding: set[str] = set()  # adjoint variables holding a (nonzero) value
         self.zero: set[str] = set()  # derived temporaries known to be zero
 
@@ -89,7 +90,8 @@ class _Lowering:
                     self.holding.add(target)
             return [s]
         if isinstance(s, gast.Return):
-            s.value = _ReplaceZeroReads(self).visit(s.value)
+            if not self.dry:
+                s.value = _ReplaceZeroReads(self).visit(s.value)
             return [s]
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s)
@@ -112,7 +114,8 @@ class _Lowering:
             parts.append(code)
         self.holding = holding
         self.zero = results[0][2] & results[1][2]
-        branch.body, branch.orelse = parts[0] or [gast.Pass()], parts[1]
+        if not self.dry:
+            branch.body, branch.orelse = parts[0] or [gast.Pass()], parts[1]
         return [branch]
 
     def loop(self, loop):
@@ -124,9 +127,9 @@ class _Lowering:
         """
         entry = set(self.holding)
         for _ in range(10):
-            trial = _Lowering(self.namer, self.aliases)
+            trial = _Lowering(self.namer, self.aliases, dry=True)
             trial.holding, trial.zero = set(entry), set(self.zero)
-            trial.block(syntax.deepcopy(loop.body))
+            trial.block(loop.body)
             gained = {n for n in trial.holding - entry if self.is_adjoint(n)}
             if not gained:
                 break
@@ -137,7 +140,8 @@ class _Lowering:
         lost = sorted(entry - self.holding)
         body.extend(syntax.assign(n, self.zeros_for(n)) for n in lost)
         self.holding = set(entry)
-        loop.body = body or [gast.Pass()]
+        if not self.dry:
+            loop.body = body or [gast.Pass()]
         return before + [loop]
 
     def zeros_for(self, adjoint_name):
