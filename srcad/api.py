@@ -43,27 +43,30 @@ def _wrt_names(function, wrt) -> tuple[list[str], bool]:
     return names, single
 
 
-def _derivative(function, wrt, *, kind, has_aux=False, **options):
+def _derivative(function, wrt, *, kind, has_aux=False, optimize=True, **options):
     if function is None:  # @srcad.grad(wrt=...)
-        return lambda f: _derivative(f, wrt, kind=kind, has_aux=has_aux, **options)
+        return lambda f: _derivative(f, wrt, kind=kind, has_aux=has_aux, optimize=optimize,
+                                     **options)
     if options:
         raise InvalidArgumentError("unknown option(s): %s" % ", ".join(sorted(options)))
+    enabled = pipeline.optimizations(optimize)
     if inspect.ismethod(function):
         # a bound method: differentiate the function, with `self` passed first, and count
         # wrt positions from the first argument after it
         offset_wrt = _shift_positions(wrt, 1)
-        unbound = _derivative(function.__func__, offset_wrt, kind=kind, has_aux=has_aux)
+        unbound = _derivative(function.__func__, offset_wrt, kind=kind, has_aux=has_aux,
+                              optimize=enabled)
         return _bind_first(unbound, function.__self__)
     target = unwrap_function(function)
     if not inspect.isfunction(target):
         parse_function(target)  # raises the right error for builtins, C functions...
     names, single = _wrt_names(target, wrt)
-    key = (kind, tuple(names), single, has_aux)
+    key = (kind, tuple(names), single, has_aux, enabled)
     wrapper = cache.lookup(target, key)
     if wrapper is None:
         request = ReverseRequest(wrt=names, single=single,
                                  return_value=(kind == "value_and_grad"), has_aux=has_aux)
-        wrapper = _Derivative(target, request, single, kind).wrapper()
+        wrapper = _Derivative(target, request, enabled).wrapper()
         cache.store(target, key, wrapper)
     return wrapper
 
@@ -90,10 +93,10 @@ def _bind_first(derivative, first):
 class _Derivative:
     """One requested derivative of one function: its specializations, made on demand."""
 
-    def __init__(self, function, request: ReverseRequest, single: bool, kind: str):
+    def __init__(self, function, request: ReverseRequest, enabled: frozenset):
         self.function = function
         self.request = request
-        self.kind = kind
+        self.enabled = enabled
         self.signature = inspect.signature(function)
         self.nparams = len(self.signature.parameters)
         self.lock = threading.Lock()
@@ -101,7 +104,8 @@ class _Derivative:
         self.specialized = {}
 
     def generate(self, kinds):
-        generated = pipeline.generate_reverse(self.function, self.request, kinds)
+        generated = pipeline.generate_reverse(self.function, self.request, kinds,
+                                              enabled=self.enabled)
         cache.statistics["generated"] += 1
         return generated
 
@@ -142,7 +146,7 @@ class _Derivative:
         return derivative
 
 
-def grad(function=None, wrt=0, *, has_aux: bool = False, **options):
+def grad(function=None, wrt=0, *, has_aux: bool = False, optimize=True, **options):
     """The gradient of a scalar function with respect to the argument(s) ``wrt``.
 
     Use as ``srcad.grad(f)``, ``@srcad.grad`` or ``@srcad.grad(wrt=(0, "b"))``.
@@ -150,17 +154,22 @@ def grad(function=None, wrt=0, *, has_aux: bool = False, **options):
     them (a tuple of gradients). With ``has_aux=True`` the function returns
     ``(loss, aux)`` and the gradient function returns ``(gradient, aux)``.
     The returned function carries its generated source as ``.source``.
+    ``optimize=False`` (or a collection of names from
+    ``srcad.pipeline.OPTIMIZATIONS``) turns optimizations off, e.g. to read
+    the code exactly as the templates produced it.
     """
-    return _derivative(function, wrt, kind="grad", has_aux=has_aux, **options)
+    return _derivative(function, wrt, kind="grad", has_aux=has_aux, optimize=optimize,
+                       **options)
 
 
-def value_and_grad(function=None, wrt=0, *, has_aux: bool = False, **options):
+def value_and_grad(function=None, wrt=0, *, has_aux: bool = False, optimize=True, **options):
     """Like ``grad`` but returns ``(value, gradient)``; with has_aux ``((value, aux), gradient)``."""
-    return _derivative(function, wrt, kind="value_and_grad", has_aux=has_aux, **options)
+    return _derivative(function, wrt, kind="value_and_grad", has_aux=has_aux,
+                       optimize=optimize, **options)
 
 
 def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages: bool = False,
-           has_aux: bool = False, **options) -> str:
+           has_aux: bool = False, optimize=True, **options) -> str:
     """The generated source of ``function``'s derivative.
 
     With ``example_args`` the code is specialized for arguments like those
@@ -177,7 +186,8 @@ def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages:
     kinds = None
     if example_args is not None:
         kinds = tuple(shapes.of_value(a) for a in example_args)
-    generated = pipeline.generate_reverse(target, request, kinds, keep_stages=stages)
+    generated = pipeline.generate_reverse(target, request, kinds, keep_stages=stages,
+                                          enabled=pipeline.optimizations(optimize))
     if not stages:
         return generated.source
     parts = []

@@ -22,13 +22,14 @@ import types
 import astor
 import gast
 
-from .annotations import COMMENT_PREFIX
+from .annotations import COMMENT_PREFIX, comment_text
 
 
 def to_source(tree) -> str:
     """Python source for a gast tree (a function definition or a module)."""
     if not isinstance(tree, gast.Module):
         tree = gast.Module(body=[tree], type_ignores=[])
+    _give_every_block_a_statement(tree)
     python_tree = ast.fix_missing_locations(gast.gast_to_ast(tree))
     try:
         # one statement per line, never wrapped: generated lines map to what pdb shows
@@ -36,6 +37,17 @@ def to_source(tree) -> str:
     except Exception:  # astor lags behind new syntax; the standard library never does
         text = ast.unparse(python_tree) + "\n"
     return _restore_comments(text)
+
+
+def _give_every_block_a_statement(tree) -> None:
+    """A block holding only comments would print as an empty (invalid) block."""
+    for node in gast.walk(tree):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list) or not block or isinstance(node, gast.Module):
+                continue
+            if all(comment_text(s) is not None for s in block):
+                setattr(node, field, block + [gast.Pass()] if field == "body" else [])
 
 
 def _restore_comments(text: str) -> str:

@@ -16,6 +16,7 @@ from . import emit, registry, syntax
 from .analysis import shapes
 from .analysis.activity import analyze_activity
 from .analysis.operations import UNRESOLVED
+from .errors import InvalidArgumentError
 from .fence import fence
 from .naming import Namer
 from .namespace import Aliases
@@ -32,6 +33,30 @@ from .transform.lower_accumulations import lower_accumulations
 from .transform.reverse import ReverseContext, ReverseRequest, reverse
 
 STAGES = ("parse", "fence", "normalize", "analyze", "transform", "optimize", "emit")
+
+# Optimizations that can be switched off (srcad.grad(f, optimize=...)), in the order they run.
+OPTIMIZATIONS = (
+    "recompute",  # transform: recompute cheap loop intermediates instead of recording them
+    "specialize",  # specialize code on the argument kinds (analysis/shapes.py)
+    "fold_constants",
+    "propagate_copies",
+    "remove_dead_code",
+    "accumulate_in_place",
+)
+
+
+def optimizations(optimize) -> frozenset:
+    """The set of optimizations meant by an ``optimize=`` option (True, False or names)."""
+    if optimize is True:
+        return frozenset(OPTIMIZATIONS)
+    if optimize is False or optimize is None:
+        return frozenset()
+    chosen = frozenset(optimize)
+    unknown = chosen - set(OPTIMIZATIONS)
+    if unknown:
+        raise InvalidArgumentError("unknown optimization(s) %s; known: %s"
+                                   % (", ".join(sorted(unknown)), ", ".join(OPTIMIZATIONS)))
+    return chosen
 
 
 @dataclass
@@ -72,7 +97,7 @@ def normalize(parsed: ParsedFunction, namer: Namer) -> gast.FunctionDef:
 
 
 def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None,
-                     keep_stages=False) -> Generated:
+                     keep_stages=False, enabled=frozenset(OPTIMIZATIONS)) -> Generated:
     """Generate the reverse-mode derivative of ``function``.
 
     ``kinds`` gives the abstract value (analysis/shapes.py) of each parameter,
@@ -98,13 +123,14 @@ def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None
     resolve = make_resolver(parsed, None, tree)
     kinds_env = (shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
                  if kinds is not None else {})
-    context = ReverseContext(parsed, namer, aliases, activity, resolve, kinds_env)
+    context = ReverseContext(parsed, namer, aliases, activity, resolve, kinds_env,
+                             recompute="recompute" in enabled)
     name = name or namer.fresh("grad_" + parsed.name)
     generated = reverse(tree, context, request, name)
     generated = lower_accumulations(generated, namer, aliases)
     if keep_stages:
         stages["transform"] = emit.to_source(generated)
-    generated = optimize(generated, parsed, namer, aliases, kinds)
+    generated = optimize(generated, parsed, namer, aliases, kinds, enabled)
     source = emit.to_source(generated)
     if keep_stages:
         stages["optimize"] = source
@@ -114,11 +140,11 @@ def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None
     return Generated(name, source, compiled, stages, dict(aliases.bindings))
 
 
-def optimize(tree, parsed, namer, aliases, kinds):
+def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATIONS)):
     """Optimization passes, in order; each leaves valid code behind."""
 
     env = {}
-    if kinds is not None:
+    if kinds is not None and "specialize" in enabled:
         resolve = make_resolver(parsed, aliases, tree)
         env = shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
         tree = specialize_runtime_calls(tree, env, resolve, aliases)
@@ -126,10 +152,15 @@ def optimize(tree, parsed, namer, aliases, kinds):
     def is_floating(identifier):
         return namer.primal_of(identifier) is not None or env.get(identifier) == shapes.FLOAT
 
-    tree = fold_constants(tree, is_floating)
-    tree = propagate_copies(tree)
-    tree = fold_constants(tree, is_floating)
-    tree = remove_dead_code(tree, make_resolver(parsed, aliases, tree))
-    tree = accumulate_in_place(tree, lambda n: namer.primal_of(n) is not None,
-                               make_resolver(parsed, aliases, tree))
+    if "fold_constants" in enabled:
+        tree = fold_constants(tree, is_floating)
+    if "propagate_copies" in enabled:
+        tree = propagate_copies(tree)
+        if "fold_constants" in enabled:
+            tree = fold_constants(tree, is_floating)
+    if "remove_dead_code" in enabled:
+        tree = remove_dead_code(tree, make_resolver(parsed, aliases, tree))
+    if "accumulate_in_place" in enabled:
+        tree = accumulate_in_place(tree, lambda n: namer.primal_of(n) is not None,
+                                   make_resolver(parsed, aliases, tree))
     return tree

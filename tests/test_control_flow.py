@@ -118,3 +118,19 @@ def test_loop_stays_a_loop():
     loops = [line.strip() for line in source.splitlines() if line.strip().startswith("for ")]
     assert loops == ["for i in range(50):", "for i in reversed(range(50)):"]
     assert "reversed(range(50))" in source
+
+
+@pytest.mark.parametrize("optimize", [False, ("specialize",), ("recompute", "specialize")])
+@pytest.mark.parametrize("case", CASES[::3], ids=[_id(c) for c in CASES[::3]])
+def test_every_optimization_level_is_correct(case, optimize):
+    """Switching optimizations off changes the code, never the gradient."""
+    function, args, wrt = case
+    reference = srcad.grad(function, wrt=wrt)(*args)
+    got = srcad.grad(function, wrt=wrt, optimize=optimize)(*args)
+    for a, b in zip(got, reference):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+def test_unknown_optimization_is_rejected():
+    with pytest.raises(srcad.SrcadError, match="unknown optimization"):
+        srcad.grad(cf.recurrence, optimize=("inline_everything",))

@@ -57,6 +57,7 @@ class ReverseContext:
     activity: Activity
     resolve: object
     kinds: dict = field(default_factory=dict)  # abstract values, when specializing
+    recompute: bool = True  # recompute cheap loop intermediates rather than record them
 
 
 def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseRequest,
@@ -178,7 +179,8 @@ class _Sweeps:
         """The plan of a block, computed once, before the primal sweep changes the block."""
         if key not in self.plans:
             self.plans[key] = _BlockPlan.make(statements, self.needed, self.context,
-                                              recompute, self.trip_counters)
+                                              recompute and self.context.recompute,
+                                              self.trip_counters)
         return self.plans[key]
 
     def push(self, plan):
