@@ -59,3 +59,23 @@ def anf_redefine(x):
     x = x * 2.0
     x = np.sin(x)
     return x
+
+
+# ---- control flow: one branch, one loop (appended; keep at the end)
+
+
+def branch(x, y):
+    if x > y:
+        z = x * y
+    else:
+        z = np.sin(x)
+    return z * z
+
+
+def loop(r, x0):
+    x = x0
+    s = 0.0
+    for i in range(1000):
+        x = r * x * (1.0 - x)
+        s = s + x * x
+    return s

@@ -107,6 +107,14 @@ def test_golden_generic():
     check_golden("generic", srcad.source(S.generic, wrt=(0, 1)))
 
 
+def test_golden_branch():
+    check_golden("branch", srcad.source(S.branch, wrt=(0, 1), example_args=(2.0, 1.0)))
+
+
+def test_golden_loop():
+    check_golden("loop", srcad.source(S.loop, wrt=(0, 1), example_args=(3.7, 0.3)))
+
+
 def test_golden_sources_compute_correct_gradients():
     """The pinned code is not just stable but right: run it against finite differences."""
     try:
@@ -119,6 +127,9 @@ def test_golden_sources_compute_correct_gradients():
         (S.broadcast, (0, 1), (np.random.RandomState(1).randn(3, 4),
                                np.random.RandomState(2).randn(4))),
         (S.generic, (0, 1), (np.random.RandomState(3).randn(3), 0.3)),
+        (S.branch, (0, 1), (2.0, 1.0)),
+        (S.branch, (0, 1), (1.0, 2.0)),
+        (S.loop, (0, 1), (3.7, 0.3)),
     ]
     for function, wrt, args in cases:
         gradients = srcad.grad(function, wrt=wrt)(*args)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
-from .. import registry
+from .. import registry, syntax
 from ..annotations import is_restore
 from .operations import UNRESOLVED, operation_of
 
@@ -366,8 +366,7 @@ def evaluate(node, env: dict, resolve) -> Abstract:
         return Known(node.value)
     if isinstance(node, gast.Name):
         if node.id in env:
-            value = env[node.id]
-            return UNKNOWN if value is None else value
+            return env[node.id]  # None while no assignment to it has been evaluated yet
         obj = resolve(node)
         return UNKNOWN if obj is UNRESOLVED else _known_or_unknown(obj)
     if isinstance(node, gast.Slice):
@@ -394,6 +393,8 @@ def evaluate(node, env: dict, resolve) -> Abstract:
         return UNKNOWN
     args = [evaluate(a, env, resolve) for a in operation.args]
     keywords = {k: evaluate(v, env, resolve) for k, v in operation.keywords.items()}
+    if any(a is None for a in args) or any(v is None for v in keywords.values()):
+        return None  # an operand not known yet: nothing to say about the result yet
     try:
         return rule(*args, **keywords)
     except (TypeError, ValueError, IndexError, AttributeError):
@@ -405,6 +406,10 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
     env = dict(params)
     assigns = [node for node in gast.walk(tree)
                if isinstance(node, gast.Assign) and not is_restore(node)]
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign):
+            for name in syntax.stored_names(node):
+                env.setdefault(name, None)
     for node in gast.walk(tree):
         if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
             counting = isinstance(node.iter, gast.Call) and resolve(node.iter.func) in (range,
