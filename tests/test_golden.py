@@ -129,7 +129,7 @@ def test_golden_sources_compute_correct_gradients():
         (S.generic, (0, 1), (np.random.RandomState(3).randn(3), 0.3)),
         (S.branch, (0, 1), (2.0, 1.0)),
         (S.branch, (0, 1), (1.0, 2.0)),
-        (S.loop, (0, 1), (3.7, 0.3)),
+        (S.loop, (0, 1), (2.5, 0.3)),  # a stable regime: chaos defeats finite differences
     ]
     for function, wrt, args in cases:
         gradients = srcad.grad(function, wrt=wrt)(*args)
