@@ -243,3 +243,48 @@ def long_loop(x, n):
     for i in range(n):
         s = s + x * 1e-5
     return s
+
+
+def while_inside_for(x):
+    s = 0.0
+    for i in range(3):
+        y = x + i
+        while y < 5.0:
+            y = y * 1.3
+        s = s + y * x
+    return s
+
+
+def for_inside_while(x, w):
+    total = 0.0
+    k = 0
+    while total < 3.0 and k < 10:
+        for j in range(3):
+            total = total + np.tanh(x * w[j] + k)
+        k = k + 1
+    return total * x
+
+
+def branchy_while_with_break(x):
+    y = x
+    n = 0
+    while True:
+        if y > 2.0:
+            y = np.sqrt(y)
+        else:
+            y = y * y + 0.5
+        n = n + 1
+        if n >= 6:
+            break
+    return y
+
+
+def array_state_with_branch(W, v):
+    h = v
+    for i in range(4):
+        a = np.dot(W, h)
+        if np.sum(a) > 0.0:
+            h = np.tanh(a)
+        else:
+            h = a * 0.5 + h
+    return np.sum(h * h)

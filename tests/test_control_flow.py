@@ -72,6 +72,11 @@ CASES = [
     (cf.loop_carried_array, (RNG.randn(3, 3) * 0.5, RNG.randn(3)), (0, 1)),
     (cf.recurrence, (3.1, 0.3), (0, 1)),
     (cf.math_in_loop, (0.4,), (0,)),
+    (cf.while_inside_for, (1.7,), (0,)),
+    (cf.for_inside_while, (0.4, np.array([0.3, -0.2, 0.5])), (0, 1)),
+    (cf.branchy_while_with_break, (1.1,), (0,)),
+    (cf.branchy_while_with_break, (3.1,), (0,)),
+    (cf.array_state_with_branch, (RNG.randn(3, 3) * 0.6, RNG.randn(3)), (0, 1)),
 ]
 
 

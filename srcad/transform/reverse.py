@@ -174,6 +174,21 @@ class _Sweeps:
             elif isinstance(node, gast.If):
                 self.needed |= syntax.load_names(node.test)
         self.plans = {}
+        self.prepare(body, in_loop=False)
+
+    def prepare(self, statements, in_loop):
+        """Plan blocks innermost first: what an inner loop recomputes, outer ones must keep."""
+        for statement in statements:
+            if isinstance(statement, (gast.For, gast.While)):
+                self.prepare(statement.body, True)
+                plan = self.plan(id(statement), statement.body, recompute=True)
+                for recomputed in plan.recomputed:
+                    self.needed |= syntax.load_names(recomputed.value)
+            elif isinstance(statement, gast.If):
+                for index, part in enumerate((statement.body, statement.orelse)):
+                    self.prepare(part, in_loop)
+                    if in_loop:
+                        self.plan((id(statement), index), part, recompute=False)
 
     def plan(self, key, statements, recompute: bool) -> "_BlockPlan":
         """The plan of a block, computed once, before the primal sweep changes the block."""
