@@ -15,8 +15,9 @@ _ORIGIN = "_srcad_origin"
 
 @dataclass(frozen=True)
 class Origin:
-    """Where in the user's function a generated statement comes from."""
+    """A place in a source file (absolute line numbers): where generated code comes from."""
 
+    filename: str
     lineno: int
     col_offset: int
     end_lineno: int | None = None
@@ -25,19 +26,31 @@ class Origin:
         return self  # immutable: copies of a tree share their origins
 
 
+_POSITION = "_srcad_position"
+
+
 def set_origin(node: gast.AST, origin: gast.AST | Origin) -> gast.AST:
-    """Record the user's statement that ``node`` was derived from."""
+    """Record the user's statement ``node`` was derived from (an Origin, or a node holding one)."""
     if not isinstance(origin, Origin):
-        origin = getattr(origin, _ORIGIN, None) or Origin(
-            getattr(origin, "lineno", 0), getattr(origin, "col_offset", 0),
-            getattr(origin, "end_lineno", None))
-    setattr(node, _ORIGIN, origin)
+        origin = getattr(origin, _ORIGIN, None)
+    if origin is not None:
+        setattr(node, _ORIGIN, origin)
     return node
 
 
 def origin(node: gast.AST) -> Origin | None:
-    """Where in the user's function ``node`` was derived from, if recorded."""
+    """The user's statement ``node`` was derived from, if recorded."""
     return getattr(node, _ORIGIN, None)
+
+
+def set_position(node: gast.AST, position: Origin) -> gast.AST:
+    """Record the exact user expression a normalized statement computes (for errors)."""
+    setattr(node, _POSITION, position)
+    return node
+
+
+def position(node: gast.AST) -> Origin | None:
+    return getattr(node, _POSITION, None) or origin(node)
 
 
 _CARRY = "_srcad_carry"
@@ -62,6 +75,19 @@ def mark_restore(node: gast.AST) -> gast.AST:
 
 def is_restore(node: gast.AST) -> bool:
     return getattr(node, _RESTORE, False)
+
+
+_NOT_INLINED = "_srcad_not_inlined"
+
+
+def set_not_inlined(node: gast.AST, error: Exception) -> gast.AST:
+    """Record why a call to a user function could not be inlined (reported if it is active)."""
+    setattr(node, _NOT_INLINED, error)
+    return node
+
+
+def not_inlined(node: gast.AST) -> Exception | None:
+    return getattr(node, _NOT_INLINED, None)
 
 
 COMMENT_PREFIX = "srcad-comment: "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gast
 
+from . import syntax
 from .errors import UnsupportedSyntaxError
 from .parse import ParsedFunction
 
@@ -26,14 +27,12 @@ _REJECTED_STATEMENTS = {
     gast.Import: ("an `import` statement", "Import at module level."),
     gast.ImportFrom: ("an `import` statement", "Import at module level."),
     gast.ClassDef: ("a class definition", "Define classes at module level."),
-    gast.FunctionDef: ("a nested function definition", "Define helpers at module level."),
     gast.AsyncFunctionDef: ("an async function", "Differentiate synchronous code only."),
     gast.AsyncFor: ("an `async for` loop", "Differentiate synchronous code only."),
     gast.AsyncWith: ("an `async with` statement", "Differentiate synchronous code only."),
 }
 
 _REJECTED_EXPRESSIONS = {
-    gast.Lambda: ("a lambda", "Define a module-level function instead."),
     gast.ListComp: ("a list comprehension", "Write it as a `for` loop."),
     gast.SetComp: ("a set comprehension", "Sets cannot carry gradients."),
     gast.DictComp: ("a dict comprehension", "Containers are not supported yet."),
@@ -56,7 +55,7 @@ def fence(parsed: ParsedFunction, *, has_aux: bool = False) -> None:
     body = [s for s in tree.body if not _is_docstring(s)]
     for statement in body:
         _check_statement(parsed, statement, loop_depth=0)
-    returns = [n for n in gast.walk(tree) if isinstance(n, gast.Return)]
+    returns = [n for n in syntax.walk_own(tree) if isinstance(n, gast.Return)]
     for returned in returns:
         if returned.value is None:
             _reject(parsed, returned, "a `return` without a value",
@@ -94,6 +93,9 @@ def _check_statement(parsed, statement, loop_depth) -> None:
         _reject(parsed, statement, *rejected)
     if isinstance(statement, (gast.For, gast.While, gast.If)):
         _check_compound(parsed, statement, loop_depth)
+        return
+    if isinstance(statement, gast.FunctionDef):
+        _check_nested_function(parsed, statement)
         return
     if isinstance(statement, gast.Assign):
         for target in statement.targets:
@@ -153,6 +155,25 @@ def _check_for_header(parsed, loop) -> None:
             "enumerate(xs) / zip(xs, ys) into names.")
 
 
+def _check_nested_function(parsed, definition) -> None:
+    """A nested ``def``: inlined where it is called, so it follows the same rules."""
+    if definition.decorator_list:
+        _reject(parsed, definition.decorator_list[0], "a decorated nested function",
+                "Define it without decorators.")
+    args = definition.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+        _reject(parsed, definition, "a nested function with *args, **kwargs or keyword-only "
+                "parameters", "Give it ordinary parameters.")
+    for default in args.defaults:
+        if not isinstance(default, gast.Constant):
+            _reject(parsed, default, "a nested function default that is not a constant",
+                    "Pass the value as an argument.")
+    for statement in definition.body:
+        if _is_docstring(statement):
+            continue
+        _check_statement(parsed, statement, loop_depth=0)
+
+
 def _check_target(parsed, target) -> None:
     if isinstance(target, gast.Name):
         return
@@ -170,7 +191,19 @@ def _check_target(parsed, target) -> None:
 
 
 def _check_expressions(parsed, statement) -> None:
+    allowed_lambda = (statement.value if isinstance(statement, gast.Assign)
+                      and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
+                      and isinstance(statement.value, gast.Lambda) else None)
     for node in gast.walk(statement):
+        if isinstance(node, gast.Lambda) and node is not allowed_lambda:
+            _reject(parsed, node, "a lambda that is not assigned to a name",
+                    "Name it (`square = lambda t: t * t`) and call it by that name.")
+        if isinstance(node, gast.Lambda):
+            lambda_args = node.args
+            if lambda_args.vararg or lambda_args.kwarg or lambda_args.kwonlyargs or \
+                    lambda_args.defaults:
+                _reject(parsed, node, "a lambda with defaults, *args or **kwargs",
+                        "Give it plain parameters.")
         rejected = _REJECTED_EXPRESSIONS.get(type(node))
         if rejected:
             _reject(parsed, node, *rejected)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from .annotations import Origin
 from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
 
 _MISSING = object()
@@ -45,7 +46,17 @@ class ParsedFunction:
     def source_hash(self) -> str:
         return hashlib.sha256(self.source.encode()).hexdigest()[:16]
 
+    def origin(self, node) -> "Origin":
+        """The absolute place of one of this function's nodes."""
+        end = getattr(node, "end_lineno", None)
+        return Origin(self.filename, getattr(node, "lineno", 1) + self.line_offset,
+                      getattr(node, "col_offset", 0) + self.col_offset,
+                      None if end is None else end + self.line_offset)
+
     def location(self, node) -> Location | None:
+        if isinstance(node, Origin):
+            return Location(node.filename, node.lineno, node.col_offset,
+                            linecache.getline(node.filename, node.lineno))
         lineno = getattr(node, "lineno", None)
         if lineno is None:
             return None

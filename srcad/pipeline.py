@@ -23,6 +23,7 @@ from .namespace import Aliases
 from .normalize.anf import to_anf
 from .normalize.lower_exits import lower_exits
 from .normalize.rename_versions import rename_versions
+from .normalize.split_tuples import split_tuples
 from .optimize.accumulate_in_place import accumulate_in_place
 from .optimize.fold_constants import fold_constants
 from .optimize.propagate_copies import propagate_copies
@@ -89,10 +90,11 @@ def make_resolver(parsed: ParsedFunction, aliases: Aliases | None, tree):
     return resolve
 
 
-def normalize(parsed: ParsedFunction, namer: Namer) -> gast.FunctionDef:
+def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases) -> gast.FunctionDef:
     tree = syntax.deepcopy(parsed.tree)
-    tree = lower_exits(tree, namer, make_resolver(parsed, None, tree))
-    tree = to_anf(parsed, tree, namer)
+    tree = lower_exits(tree, namer, make_resolver(parsed, aliases, tree))
+    tree = to_anf(parsed, tree, namer, aliases)
+    tree = split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
     return rename_versions(tree, namer)
 
 
@@ -110,17 +112,17 @@ def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None
         stages["parse"] = emit.to_source(parsed.tree)
     fence(parsed, has_aux=request.has_aux)
     namer = Namer(parsed.identifiers)
-    tree = normalize(parsed, namer)
+    aliases = Aliases(parsed, namer)
+    tree = normalize(parsed, namer, aliases)
     if keep_stages:
         stages["normalize"] = emit.to_source(tree)
     returned = tree.body[-1].value
     output = returned.elts[0] if request.has_aux else returned
     outputs = [output.id] if isinstance(output, gast.Name) else []
-    activity = analyze_activity(tree, request.wrt, outputs, make_resolver(parsed, None, tree))
+    resolve = make_resolver(parsed, aliases, tree)
+    activity = analyze_activity(tree, request.wrt, outputs, resolve)
     if keep_stages:
         stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
-    aliases = Aliases(parsed, namer)
-    resolve = make_resolver(parsed, None, tree)
     kinds_env = (shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
                  if kinds is not None else {})
     context = ReverseContext(parsed, namer, aliases, activity, resolve, kinds_env,

@@ -191,3 +191,8 @@ def method_axes(axes):
         return tuple(axes[0])
     return tuple(axes)
 
+
+
+def array_of(*items):
+    """``np.array([a, b, ...])`` written by srcad: an array made of differentiable parts."""
+    return np.array(items)

@@ -99,3 +99,14 @@ def stored_names(node) -> set[str]:
     """Identifiers assigned anywhere inside ``node``."""
     Store, Del = gast.Store, gast.Del
     return {n.id for n in names(node) if type(n.ctx) in (Store, Del)}
+
+
+def walk_own(node):
+    """Like ``gast.walk`` but not into nested function definitions and lambdas."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in gast.iter_child_nodes(current):
+            if not isinstance(child, (gast.FunctionDef, gast.Lambda)):
+                stack.append(child)

@@ -30,6 +30,7 @@ from srcad.analysis import shapes
 from srcad.analysis.operations import UNRESOLVED
 from srcad.annotations import comment
 from srcad.naming import Namer
+from srcad.namespace import Aliases
 from srcad.normalize.anf import to_anf
 from srcad.normalize.lower_exits import lower_exits
 from srcad.normalize.rename_versions import rename_versions
@@ -181,7 +182,7 @@ class FixedAliases:
 def anf(function):
     parsed = parse_function(function)
     namer = Namer(parsed.identifiers)
-    return to_anf(parsed, parsed.tree, namer), namer
+    return to_anf(parsed, parsed.tree, namer, Aliases(parsed, namer)), namer
 
 
 # ---- normalize/anf.py

@@ -32,6 +32,7 @@ from srcad import pipeline, registry
 from srcad.analysis.operations import operation_of
 from srcad.errors import TemplateError
 from srcad.naming import Namer
+from srcad.namespace import Aliases
 from srcad.parse import parse_function
 from srcad.registry import d
 
@@ -1206,8 +1207,10 @@ def test_a_malformed_template_is_rejected():
 
 def _primitives_used(function):
     parsed = parse_function(function)
-    tree = pipeline.normalize(parsed, Namer(parsed.identifiers))
-    resolve = pipeline.make_resolver(parsed, None, tree)
+    namer = Namer(parsed.identifiers)
+    aliases = Aliases(parsed, namer)
+    tree = pipeline.normalize(parsed, namer, aliases)
+    resolve = pipeline.make_resolver(parsed, aliases, tree)
     used = set()
     for statement in tree.body:
         if isinstance(statement, gast.Assign):

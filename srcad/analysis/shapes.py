@@ -473,5 +473,15 @@ def _runtime_rules():
     registry.shape_rule(same_as_first, rt.check_scalar_output)
     registry.shape_rule(integer, rt.reduced_size)
 
+    def array_of(*items, **kwargs):
+        parts = [plain(i) for i in items]
+        if all(isinstance(p, Scalar) for p in parts):
+            return Array((len(parts) == 1,))
+        if all(isinstance(p, Array) for p in parts) and len({p.ones for p in parts}) == 1:
+            return Array((len(parts) == 1,) + parts[0].ones)
+        return UNKNOWN
+
+    registry.shape_rule(array_of, rt.array_of)
+
 
 _runtime_rules()

@@ -29,8 +29,14 @@ from __future__ import annotations
 
 import gast
 
-from .. import syntax
-from ..annotations import set_origin
+import numpy as np
+
+from .. import runtime, syntax
+from ..analysis.operations import UNRESOLVED
+from ..annotations import set_not_inlined, set_origin, set_position
+from ..errors import UnsupportedSyntaxError
+from . import inline
+from .lower_exits import lower_exits
 from ..naming import Namer
 from ..parse import ParsedFunction
 
@@ -43,25 +49,43 @@ _BINOP_NAMES = {
 _UNARY_NAMES = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not", gast.Invert: "invert"}
 
 
-def is_atom(node, parsed: ParsedFunction) -> bool:
+def is_atom(node, local_names) -> bool:
     if isinstance(node, (gast.Name, gast.Constant)):
         return True
-    return is_static_reference(node, parsed)
+    return is_static_reference(node, local_names)
 
 
-def is_static_reference(node, parsed: ParsedFunction) -> bool:
+def is_static_reference(node, local_names) -> bool:
     """``np.pi``, ``math.sqrt``: an attribute chain rooted in a free (non-local) name."""
     if isinstance(node, gast.Attribute):
-        return is_static_reference(node.value, parsed)
-    return isinstance(node, gast.Name) and node.id not in parsed.local_names
+        return is_static_reference(node.value, local_names)
+    return isinstance(node, gast.Name) and node.id not in local_names
 
 
 class _ToANF:
-    def __init__(self, parsed: ParsedFunction, namer: Namer):
+    def __init__(self, parsed: ParsedFunction, namer: Namer, aliases):
         self.parsed = parsed
+        self.source = parsed  # the function whose statements are being normalized (callees too)
         self.namer = namer
+        self.aliases = aliases
+        self.locals = set(parsed.local_names)
+        self.local_functions = {}  # name -> (FunctionDef or Lambda, source it was written in)
+        self.inlining = []  # functions being inlined, outermost first
         self.out: list = []
         self.current = None
+
+    def resolve(self, node):
+        """The object a static reference means (srcad's aliases, then the user's names)."""
+        if isinstance(node, gast.Name):
+            if node.id in self.aliases.bindings:
+                return self.aliases.bindings[node.id]
+            if node.id in self.locals:
+                return UNRESOLVED
+            return self.parsed.resolve_name(node.id, UNRESOLVED)
+        if isinstance(node, gast.Attribute):
+            base = self.resolve(node.value)
+            return UNRESOLVED if base is UNRESOLVED else getattr(base, node.attr, UNRESOLVED)
+        return UNRESOLVED
 
     def statements(self, statements):
         for statement in statements:
@@ -71,12 +95,20 @@ class _ToANF:
 
     def emit(self, statement, like):
         gast.copy_location(statement, like)
-        set_origin(statement, self.current)
+        set_origin(statement, self.source.origin(self.current))
+        set_position(statement, self.source.origin(like))
         self.out.append(statement)
 
     def statement(self, s):
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant):
             return  # docstring or bare constant
+        if isinstance(s, gast.FunctionDef):
+            self.local_functions[s.name] = (s, self.source)
+            return  # inlined where it is called
+        if (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Lambda)):
+            self.local_functions[s.targets[0].id] = (s.value, self.source)
+            return
         if isinstance(s, gast.Pass):
             return
         if isinstance(s, gast.Assign):
@@ -180,10 +212,10 @@ class _ToANF:
         self.emit(gast.Assign(targets=[target], value=value, type_comment=None), like)
 
     def atom(self, node, hint=None):
-        if is_atom(node, self.parsed):
+        if is_atom(node, self.locals):
             return _constant_fold_sign(node)
         operation = self.operation(node)
-        if is_atom(operation, self.parsed):
+        if is_atom(operation, self.locals):
             return operation
         name = self.namer.fresh(hint or _describe(operation))
         self.assign(name, operation, node)
@@ -192,7 +224,7 @@ class _ToANF:
     def operation(self, node):
         """``node`` as a single operation whose operands are atoms."""
         node = _constant_fold_sign(node)
-        if is_atom(node, self.parsed):
+        if is_atom(node, self.locals):
             return node
         if isinstance(node, gast.BinOp):
             return _copy(node, gast.BinOp(left=self.atom(node.left), op=node.op,
@@ -219,8 +251,19 @@ class _ToANF:
             self.bool_rest(result, node.op, node.values[1:], node)
             return syntax.name(result)
         if isinstance(node, gast.Call):
+            try:
+                inlined = self.inline(node)
+            except inline.CannotInline as reason:
+                inlined, failure = None, reason.error
+            else:
+                failure = None
+            if inlined is not None:
+                return inlined
             func = node.func
-            if not is_static_reference(func, self.parsed):
+            packed = self.array_literal(node)
+            if packed is not None:
+                return packed
+            if not is_static_reference(func, self.locals):
                 if isinstance(func, gast.Attribute):  # a method call: x.sum(axis=0)
                     func = _copy(func, gast.Attribute(value=self.atom(func.value), attr=func.attr,
                                                       ctx=gast.Load()))
@@ -228,7 +271,10 @@ class _ToANF:
                     func = self.atom(func)
             args = [self.atom(a) for a in node.args]
             keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
-            return _copy(node, gast.Call(func=func, args=args, keywords=keywords))
+            call = _copy(node, gast.Call(func=func, args=args, keywords=keywords))
+            if failure is not None:  # left as a call; an error only if a gradient flows in
+                set_not_inlined(call, failure)
+            return call
         if isinstance(node, gast.Attribute):
             return _copy(node, gast.Attribute(value=self.atom(node.value), attr=node.attr,
                                               ctx=gast.Load()))
@@ -238,6 +284,83 @@ class _ToANF:
         if isinstance(node, (gast.Tuple, gast.List)):
             return _copy(node, type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load()))
         raise AssertionError("fence let through %s" % type(node).__name__)
+
+    def inline(self, call):
+        """Inline a call to a user function, nested def or lambda; None if it is not one."""
+        func = call.func
+        if isinstance(func, gast.Name) and func.id in self.local_functions:
+            definition, source = self.local_functions[func.id]
+            tree, function = inline.prepare_local(definition, self.namer), None
+            key = definition
+        else:
+            if not is_static_reference(func, self.locals):
+                return None
+            function = self.resolve(func)
+            if not inline.is_inlinable(function):
+                return None
+            key = function
+            if key in self.inlining or len(self.inlining) >= inline.MAX_DEPTH:
+                raise inline.recursion_error(self.source, call, function)
+            try:
+                source, tree = inline.prepare_callee(function, self.namer, self.aliases)
+            except UnsupportedSyntaxError as error:
+                raise inline.CannotInline(error) from None
+        if key in self.inlining:
+            raise inline.recursion_error(self.source, call, function or call)
+        if any(isinstance(a, gast.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords):
+            return None
+        args = [self.atom(a) for a in call.args]
+        keywords = {k.arg: self.atom(k.value) for k in call.keywords}
+
+        def error(message):
+            return UnsupportedSyntaxError(message, self.parsed.location(self.source.origin(call)),
+                                          "Call it with the arguments it declares.")
+
+        pairs = inline.bind_arguments(tree, function, args, keywords, self.aliases, error)
+        body = lower_exits(tree, self.namer, self.resolve).body
+        saved = (self.source, self.current)
+        new_locals = {a.id for a in tree.args.args} | syntax.stored_names(
+            gast.Module(body=body, type_ignores=[]))
+        self.locals |= new_locals
+        self.inlining.append(key)
+        try:
+            for param, value in pairs:
+                self.assign(param, value, call)
+            self.source = source
+            for statement in body[:-1]:
+                self.current = statement
+                self.statement(statement)
+            returned = body[-1]
+            self.current = returned
+            result = self.namer.fresh(getattr(function, "__name__", "result") or "result")
+            self.locals.add(result)
+            if isinstance(returned, gast.Return):
+                value = returned.value if returned.value is not None else syntax.constant(None)
+                self.assign(result, self.operation(value), returned)
+            else:  # no return statement: the call's value is None
+                self.statement(returned)
+                self.assign(result, syntax.constant(None), returned)
+        finally:
+            self.inlining.pop()
+            self.source, self.current = saved
+        return syntax.name(result)
+
+    def array_literal(self, call):
+        """``np.array([a, b])``: an array built from values, each with its own derivative."""
+        if (len(call.args) != 1 or call.keywords
+                or not isinstance(call.args[0], (gast.List, gast.Tuple))
+                or self.resolve(call.func) not in (np.array, np.asarray)):
+            return None
+        items = []
+        for element in call.args[0].elts:
+            if isinstance(element, (gast.List, gast.Tuple)):
+                nested = gast.Call(func=call.func, args=[element], keywords=[])
+                items.append(self.atom(gast.copy_location(nested, element), hint="row"))
+            else:
+                items.append(self.atom(element))
+        helper = syntax.attribute(self.aliases.name_for(runtime), "array_of")
+        return _copy(call, gast.Call(func=helper, args=items, keywords=[]))
 
     def chain(self, result, left, rest, like):
         op, right = rest[0]
@@ -320,7 +443,8 @@ def _describe(node) -> str:
     return "tmp"
 
 
-def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer) -> gast.FunctionDef:
-    """Return a copy of ``tree`` whose body is in A-normal form."""
-    body = _ToANF(parsed, namer).statements(tree.body)
+def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
+           aliases) -> gast.FunctionDef:
+    """Return a copy of ``tree`` whose body is in A-normal form, user calls inlined."""
+    body = _ToANF(parsed, namer, aliases).statements(tree.body)
     return gast.copy_location(syntax.function_def(tree.name, tree.args, body), tree)

@@ -53,7 +53,7 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionD
 
 
 def _has_early_return(body) -> bool:
-    returns = [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+    returns = [n for n in syntax.walk_own(gast.Module(body=body, type_ignores=[]))
                if isinstance(n, gast.Return)]
     return len(returns) > 1 or (returns and body[-1] is not returns[0])
 

@@ -20,13 +20,15 @@ from __future__ import annotations
 import copy
 import inspect
 import operator
+import os
 from dataclasses import dataclass, field
 
 import gast
 
 from .. import registry, syntax
 from ..analysis import shapes
-from ..annotations import comment, is_carry, is_restore, mark_restore, origin
+from ..annotations import (comment, is_carry, is_restore, mark_restore, not_inlined, origin,
+                           position)
 from ..analysis.activity import Activity
 from ..analysis.operations import IDENTITY, TUPLE, UNRESOLVED, operation_of
 from ..errors import MissingTemplateError, TemplateError, UnsupportedSyntaxError
@@ -392,7 +394,8 @@ def _pack(names, store=False):
 
 
 def _position(node):
-    return (getattr(node, "lineno", None), getattr(node, "col_offset", None))
+    return (getattr(node, "filename", None), getattr(node, "lineno", None),
+            getattr(node, "col_offset", None))
 
 
 def _source_text(parsed, node) -> str:
@@ -403,6 +406,8 @@ def _source_text(parsed, node) -> str:
     end = getattr(node, "end_lineno", None)
     if end is not None and end != node.lineno:
         text += " ..."
+    if location.filename != parsed.filename:  # inlined from another file
+        text += "  (%s:%d)" % (os.path.basename(location.filename), location.lineno)
     return text
 
 
@@ -417,7 +422,7 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
     name = target.id
     operation = operation_of(statement.value, context.resolve)
     primitive = operation.primitive
-    location = context.parsed.location(operation.node if operation.node is not None else statement)
+    location = context.parsed.location(position(statement) or statement)
     if primitive is IDENTITY:
         source = operation.args[0] if operation.args else None
         out = []
@@ -425,6 +430,16 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
                 and source.id != name:
             out.append(gast.AugAssign(target=syntax.name(namer.adjoint(source.id), True),
                                       op=gast.Add(), value=syntax.name(namer.adjoint(name))))
+        out.append(_reset(namer.adjoint(name)))
+        return out
+    if primitive is runtime.array_of:
+        out = []
+        for index, item in enumerate(operation.args):
+            if isinstance(item, gast.Name) and context.activity.is_active(item.id):
+                part = gast.Subscript(value=syntax.name(namer.adjoint(name)),
+                                      slice=syntax.constant(index), ctx=gast.Load())
+                out.append(gast.AugAssign(target=syntax.name(namer.adjoint(item.id), True),
+                                          op=gast.Add(), value=part))
         out.append(_reset(namer.adjoint(name)))
         return out
     if primitive is TUPLE:
@@ -437,11 +452,14 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
             "Call functions through a module or a global name (e.g. np.tanh).")
     entry = registry.lookup(primitive)
     template = entry.adjoint if entry is not None else None
+    if template is None and operation.node is not None and not_inlined(operation.node):
+        raise not_inlined(operation.node)  # why srcad could not differentiate through it
     if template is None:
         what = registry.describe(primitive) if primitive is not None else operation.description
         if inspect.isfunction(primitive):
-            hint = ("Calls to Python functions are not differentiated yet; register an adjoint "
-                    "template for it with @srcad.adjoint(%s)." % what)
+            hint = ("srcad differentiates through Python functions by inlining them, which "
+                    "this one does not allow; register an adjoint template for it with "
+                    "@srcad.adjoint(%s)." % what)
         else:
             hint = ("Register one with @srcad.adjoint(%s): a function (result, *args) whose body "
                     "accumulates d[arg] += ...; or mark it @srcad.nondifferentiable." % what)

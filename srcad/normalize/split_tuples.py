@@ -1,0 +1,174 @@
+"""Replace tuples, lists and string-keyed dicts of fixed shape by one variable per element.
+
+After this pass, a variable holding a literal tuple (or list, or dict with
+constant string keys) that is only ever unpacked, indexed with constants,
+copied or measured with ``len`` no longer exists: each element has its own
+variable, so every element is an ordinary value for the rest of the pipeline::
+
+    rhs = (mul, sub)                 rhs_0 = mul
+    k1x, k1y = rhs          ->       rhs_1 = sub
+    n = len(rhs)                     k1x = rhs_0
+                                     k1y = rhs_1
+                                     n = 2
+
+This is how values returned together by an inlined helper (``return a, b``)
+reach the caller. A container used any other way (iterated by index,
+passed to a function, returned) is left as it is.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import syntax
+from ..annotations import position, set_origin, set_position
+from ..naming import Namer
+
+
+def _like(new, old):
+    gast.copy_location(new, old)
+    set_origin(new, old)
+    if position(old) is not None:
+        set_position(new, position(old))
+    return new
+
+
+def split_tuples(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionDef:
+    assigns = [n for n in gast.walk(tree) if isinstance(n, gast.Assign)]
+    shapes = _candidates(assigns, resolve)
+    shapes = _only_simple_uses(tree, shapes, resolve)
+    if not shapes:
+        return tree
+    parts = {name: [namer.fresh("%s_%s" % (name, _suffix(key))) for key in keys]
+             for name, keys in shapes.items()}
+    _Split(shapes, parts, resolve).visit(tree)
+    return tree
+
+
+def _suffix(key) -> str:
+    return str(key) if isinstance(key, int) else "".join(c if c.isalnum() else "_" for c in key)
+
+
+def _literal_keys(value):
+    """The element keys of a literal container: 0..n-1, or a dict's constant string keys."""
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return tuple(range(len(value.elts)))
+    if isinstance(value, gast.Dict) and all(
+            isinstance(k, gast.Constant) and isinstance(k.value, str) for k in value.keys):
+        keys = tuple(k.value for k in value.keys)
+        return keys if len(set(keys)) == len(keys) else None
+    return None
+
+
+def _candidates(assigns, resolve) -> dict:
+    """Names whose every definition is a literal container (or a copy of one), by keys."""
+    shapes, rejected = {}, set()
+    for _ in range(len(assigns) + 1):
+        changed = False
+        for node in assigns:
+            if len(node.targets) != 1 or not isinstance(node.targets[0], gast.Name):
+                continue
+            name = node.targets[0].id
+            if name in rejected:
+                continue
+            keys = _literal_keys(node.value)
+            if keys is None and isinstance(node.value, gast.Name) and node.value.id in shapes:
+                keys = shapes[node.value.id]
+            if keys is None or (name in shapes and shapes[name] != keys):
+                if name in shapes or keys is None:
+                    rejected.add(name)
+                    shapes.pop(name, None)
+                    changed = True
+                continue
+            if name not in shapes:
+                shapes[name] = keys
+                changed = True
+        if not changed:
+            break
+    for node in assigns:  # a definition that is not a literal or a copy rules the name out
+        for target in node.targets:
+            for n in syntax.names(target):
+                if n.id in shapes and not (isinstance(target, gast.Name) and (
+                        _literal_keys(node.value) is not None or (
+                            isinstance(node.value, gast.Name) and node.value.id in shapes))):
+                    shapes.pop(n.id)
+    return shapes
+
+
+def _only_simple_uses(tree, shapes, resolve) -> dict:
+    """Drop candidates read in any way other than unpacking, constant indexing, copy or len."""
+    while True:
+        allowed = set()
+        for node in gast.walk(tree):
+            if not isinstance(node, gast.Assign):
+                continue
+            value = node.value
+            if isinstance(value, gast.Name) and value.id in shapes:
+                target = node.targets[0]
+                if isinstance(target, gast.Name) and target.id in shapes \
+                        and shapes[target.id] == shapes[value.id]:
+                    allowed.add(id(value))
+                elif isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) == len(
+                        shapes[value.id]) and isinstance(shapes[value.id][0] if shapes[value.id]
+                                                         else 0, int):
+                    allowed.add(id(value))
+            elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
+                    and value.value.id in shapes and isinstance(value.slice, gast.Constant) \
+                    and value.slice.value in _normalized_keys(shapes[value.value.id]):
+                allowed.add(id(value.value))
+            elif isinstance(value, gast.Call) and resolve(value.func) is len \
+                    and len(value.args) == 1 and isinstance(value.args[0], gast.Name) \
+                    and value.args[0].id in shapes and not value.keywords:
+                allowed.add(id(value.args[0]))
+        bad = {n.id for n in syntax.names(tree)
+               if isinstance(n.ctx, gast.Load) and n.id in shapes and id(n) not in allowed}
+        if not bad:
+            return shapes
+        for name in bad:
+            shapes.pop(name)
+        # a copy from or into a dropped name drops its partner too: iterate
+
+
+def _normalized_keys(keys):
+    if keys and isinstance(keys[0], int):
+        return set(keys) | {k - len(keys) for k in keys}  # negative indexes
+    return set(keys)
+
+
+class _Split(gast.NodeTransformer):
+    def __init__(self, shapes, parts, resolve):
+        self.shapes = shapes
+        self.parts = parts
+        self.resolve = resolve
+
+    def element(self, name, key):
+        keys = self.shapes[name]
+        if isinstance(key, int) and key < 0:
+            key += len(keys)
+        return self.parts[name][keys.index(key)]
+
+    def visit_Assign(self, node):
+        target, value = node.targets[0], node.value
+        if isinstance(target, gast.Name) and target.id in self.shapes:
+            if isinstance(value, gast.Name):  # a copy of a whole container
+                sources = [syntax.name(p) for p in self.parts[value.id]]
+            elif isinstance(value, gast.Dict):
+                sources = list(value.values)
+            else:
+                sources = list(value.elts)
+            return [_like(syntax.assign(part, source), node)
+                    for part, source in zip(self.parts[target.id], sources)]
+        if isinstance(value, gast.Name) and value.id in self.shapes and isinstance(
+                target, (gast.Tuple, gast.List)):
+            return [_like(gast.Assign(targets=[element], value=syntax.name(part),
+                                      type_comment=None), node)
+                    for element, part in zip(target.elts, self.parts[value.id])]
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
+                and value.value.id in self.shapes:
+            node.value = syntax.name(self.element(value.value.id, value.slice.value))
+            return node
+        if isinstance(value, gast.Call) and value.args and isinstance(value.args[0], gast.Name) \
+                and value.args[0].id in self.shapes and self.resolve(value.func) is len:
+            node.value = syntax.constant(len(self.shapes[value.args[0].id]))
+            return node
+        return self.generic_visit(node)
