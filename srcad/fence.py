@@ -183,11 +183,15 @@ def _check_target(parsed, target) -> None:
                 _reject(parsed, element, "a nested or starred unpacking target",
                         "Unpack into plain names.")
         return
+    if isinstance(target, gast.Subscript):
+        if isinstance(target.value, gast.Name):
+            return
+        _reject(parsed, target, "an assignment into a nested element (`y[i][j] = ...`)",
+                "Index once, with a tuple: `y[i, j] = ...`.")
     what = {
-        gast.Subscript: "an assignment into an array element or slice (`y[i] = ...`)",
         gast.Attribute: "an assignment to an attribute (`obj.attr = ...`)",
     }.get(type(target), "this assignment target")
-    _reject(parsed, target, what, "In-place updates are not supported yet; build a new value.")
+    _reject(parsed, target, what, "Assign to a plain variable instead.")
 
 
 def _check_expressions(parsed, statement) -> None:

@@ -196,3 +196,26 @@ def method_axes(axes):
 def array_of(*items):
     """``np.array([a, b, ...])`` written by srcad: an array made of differentiable parts."""
     return np.array(items)
+
+
+def updated(container, index, value):
+    """``container[index] = value`` on a copy: what ``y[i] = v`` means in generated code.
+
+    The caller's arrays are never written to, and every earlier value stays
+    available to the reverse sweep.
+    """
+    if isinstance(container, np.ndarray):
+        out = container.copy()
+    elif isinstance(container, (list, dict)):
+        out = container.copy()
+    else:
+        out = np.array(container, dtype=np.result_type(container, value))
+    out[index] = value
+    return out
+
+
+def without(g, index):
+    """A copy of ``g`` with zeros at ``index``: an overwritten value gets no gradient."""
+    out = np.array(g, dtype=np.result_type(g, np.float64), copy=True)
+    out[index] = 0.0
+    return out

@@ -110,3 +110,16 @@ def walk_own(node):
         for child in gast.iter_child_nodes(current):
             if not isinstance(child, (gast.FunctionDef, gast.Lambda)):
                 stack.append(child)
+
+
+def index_expression(index):
+    """An index as an ordinary expression: ``1:n`` becomes ``slice(1, n)``."""
+    if isinstance(index, gast.Slice):
+        parts = [constant(None) if p is None else deepcopy(p)
+                 for p in (index.lower, index.upper, index.step)]
+        if isinstance(parts[2], gast.Constant) and parts[2].value is None:
+            parts.pop()  # slice(lower, upper): never drop lower or upper, slice(1) means :1
+        return call(name("slice"), *parts)
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[index_expression(e) for e in index.elts], ctx=gast.Load())
+    return deepcopy(index)

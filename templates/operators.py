@@ -135,3 +135,17 @@ shape_rule(shapes.elementwise, np.add, np.subtract, np.multiply, np.divide, np.t
 shape_rule(shapes.matmul, operator.matmul, np.matmul)
 shape_rule(shapes.getitem, operator.getitem)
 shape_rule(shapes.same_as_first, IDENTITY)
+
+
+@adjoint(rt.updated)
+def updated(z, y, index, v):
+    d[y] += rt.without(d[z], index)
+    d[v] += rt.unbroadcast(d[z][index], v)
+
+
+@tangent(rt.updated)
+def updated(z, y, index, v):  # noqa: F811
+    d[z] = rt.updated(d[y], index, d[v])
+
+
+shape_rule(shapes.same_as_first, rt.updated)

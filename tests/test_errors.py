@@ -59,12 +59,6 @@ def uses_yield(x):
     return z
 
 
-def uses_subscript_assignment(x):
-    y = np.zeros(3)
-    y[0] = x
-    return np.sum(y)
-
-
 def uses_attribute_assignment(x, obj):
     obj.value = x
     return x * 2.0
@@ -169,7 +163,6 @@ UNSUPPORTED = [
     (uses_global, "global", "`global`"),
     (uses_nonlocal, "nonlocal", "`nonlocal`"),
     (uses_yield, "yield", "`yield`"),
-    (uses_subscript_assignment, "y[0]", "y[i] = ..."),
     (uses_attribute_assignment, "obj.value", "attribute"),
     (uses_fstring, 'f"', "f-string"),
     (uses_del, "del ", "`del`"),

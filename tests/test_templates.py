@@ -469,6 +469,15 @@ case(item_mask, anything((4, 3)), np.array([[True, False, True]] * 4))
 case(item_by_argument, anything((4, 3)), 2)
 case(item_slice_by_argument, anything((5, 3)), 1, 4)
 case(item_tail, anything((4, 3)))
+
+
+def set_row(x, v):
+    y = x * 1.0
+    y[1] = v
+    return y
+
+
+case(set_row, anything((3, 4)), anything((4,)), wrt=(0, 1))
 case(item_start_by_argument, anything((5, 3)), 2)
 case(item_fancy_pairs, anything((4, 3)), np.array([0, 3, 0]), np.array([1, 2, 1]))
 case(item_column_fancy, anything((4, 3)), np.array([2, 0, 2]))

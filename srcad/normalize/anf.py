@@ -111,6 +111,17 @@ class _ToANF:
             return
         if isinstance(s, gast.Pass):
             return
+        if (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], gast.Subscript)):
+            self.update(s.targets[0], self.atom(s.value), s)
+            return
+        if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript):
+            part = self.atom(gast.copy_location(gast.Subscript(
+                value=s.target.value, slice=s.target.slice, ctx=gast.Load()), s.target), "part")
+            combined = self.atom(gast.copy_location(gast.BinOp(left=part, op=s.op,
+                                                                right=s.value), s))
+            self.update(s.target, combined, s)
+            return
         if isinstance(s, gast.Assign):
             if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
                 self.assign(s.targets[0].id, self.operation(s.value), s)
@@ -184,6 +195,15 @@ class _ToANF:
             self.emit(branch, s)
             return
         raise AssertionError("fence let through %s" % type(s).__name__)
+
+    def update(self, target, value, like):
+        """``y[index] = value`` as the functional update ``y = rt.updated(y, index, value)``."""
+        container = target.value.id
+        index = syntax.index_expression(self.index(target.slice))
+        helper = syntax.attribute(self.aliases.name_for(runtime), "updated")
+        call = gast.copy_location(gast.Call(func=helper, args=[syntax.name(container), index,
+                                                               value], keywords=[]), like)
+        self.assign(container, call, like)
 
     def nested(self, statements):
         """``statements`` (a loop or branch body) in A-normal form."""

@@ -422,6 +422,9 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
     name = target.id
     operation = operation_of(statement.value, context.resolve)
     primitive = operation.primitive
+    if not any(context.activity.is_active(n) for n in operation.argument_names()):
+        # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
+        return [_reset(namer.adjoint(name))]
     location = context.parsed.location(position(statement) or statement)
     if primitive is IDENTITY:
         source = operation.args[0] if operation.args else None
@@ -467,7 +470,7 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
 
     args = list(operation.args)
     if primitive is operator.getitem:
-        args[1] = _index_expression(args[1])
+        args[1] = syntax.index_expression(args[1])
     try:
         bound = template.signature.bind(syntax.name(name), *args, **operation.keywords)
     except TypeError as exc:
@@ -517,16 +520,3 @@ def _reset(adjoint_name: str) -> gast.Delete:
     """``del x_bar``: from here on (going backwards) x's adjoint is zero again."""
     return gast.Delete(targets=[gast.Name(id=adjoint_name, ctx=gast.Del(), annotation=None,
                                           type_comment=None)])
-
-
-def _index_expression(index):
-    """An index as an ordinary expression: ``1:n`` becomes ``slice(1, n)``."""
-    if isinstance(index, gast.Slice):
-        parts = [syntax.constant(None) if p is None else syntax.deepcopy(p)
-                 for p in (index.lower, index.upper, index.step)]
-        if isinstance(parts[2], gast.Constant) and parts[2].value is None:
-            parts.pop()  # slice(lower, upper): never drop lower or upper, slice(1) means :1
-        return syntax.call(syntax.name("slice"), *parts)
-    if isinstance(index, gast.Tuple):
-        return gast.Tuple(elts=[_index_expression(e) for e in index.elts], ctx=gast.Load())
-    return syntax.deepcopy(index)
