@@ -33,25 +33,31 @@ _REJECTED_STATEMENTS = {
 }
 
 _REJECTED_EXPRESSIONS = {
-    gast.ListComp: ("a list comprehension", "Write it as a `for` loop."),
+    gast.ListComp: ("a list comprehension other than summed (`sum([... for ...])`)",
+                    "Write it as a `for` loop."),
     gast.SetComp: ("a set comprehension", "Sets cannot carry gradients."),
     gast.DictComp: ("a dict comprehension", "Containers are not supported yet."),
-    gast.GeneratorExp: ("a generator expression", "Write it as a `for` loop."),
+    gast.GeneratorExp: ("a generator expression other than summed (`sum(... for ...)`)",
+                        "Write it as a `for` loop."),
     gast.Yield: ("`yield`", "Generators cannot be differentiated."),
     gast.YieldFrom: ("`yield from`", "Generators cannot be differentiated."),
     gast.Await: ("`await`", "Differentiate synchronous code only."),
     gast.NamedExpr: ("an assignment expression (`:=`)", "Use a separate assignment statement."),
     gast.Starred: ("a starred expression (`*x`)", "Pass arguments one by one."),
-    gast.Dict: ("a dict literal", "Containers are not supported yet."),
     gast.Set: ("a set literal", "Sets cannot carry gradients."),
     gast.JoinedStr: ("an f-string", "Format strings outside the differentiated function."),
 }
 
 
-def fence(parsed: ParsedFunction, *, has_aux: bool = False) -> None:
-    """Raise UnsupportedSyntaxError at the first construct srcad cannot handle."""
+def fence(parsed: ParsedFunction, *, has_aux: bool = False, inlined: bool = False) -> None:
+    """Raise UnsupportedSyntaxError at the first construct srcad cannot handle.
+
+    ``inlined``: the function is a callee that srcad inlines, so any signature
+    will do (*args and **kwargs become a tuple and a dict of the call's values).
+    """
     tree = parsed.tree
-    _check_signature(parsed)
+    if not inlined:
+        _check_signature(parsed)
     body = [s for s in tree.body if not _is_docstring(s)]
     for statement in body:
         _check_statement(parsed, statement, loop_depth=0)
@@ -122,7 +128,8 @@ def _check_compound(parsed, statement, loop_depth) -> None:
         _check_for_header(parsed, statement)
         _check_expressions(parsed, gast.Expr(value=statement.iter))
     else:
-        _check_expressions(parsed, gast.Expr(value=statement.test))
+        _check_expressions(parsed, gast.Expr(value=statement.test),
+                           comprehensions=isinstance(statement, gast.If))
     inner_depth = loop_depth + (0 if isinstance(statement, gast.If) else 1)
     for inner in statement.body:
         _check_statement(parsed, inner, inner_depth)
@@ -194,7 +201,14 @@ def _check_target(parsed, target) -> None:
     _reject(parsed, target, what, "Assign to a plain variable instead.")
 
 
-def _check_expressions(parsed, statement) -> None:
+def _check_expressions(parsed, statement, comprehensions=True) -> None:
+    summed = set()
+    if comprehensions:  # sum(... for ...) becomes a loop (normalize/lower_comprehensions.py)
+        for node in gast.walk(statement):
+            if (isinstance(node, gast.Call) and node.args and not node.keywords
+                    and isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp))
+                    and parsed.resolve(node.func, None) is sum):
+                summed.add(id(node.args[0]))
     allowed_lambda = (statement.value if isinstance(statement, gast.Assign)
                       and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
                       and isinstance(statement.value, gast.Lambda) else None)
@@ -208,8 +222,12 @@ def _check_expressions(parsed, statement) -> None:
                     lambda_args.defaults:
                 _reject(parsed, node, "a lambda with defaults, *args or **kwargs",
                         "Give it plain parameters.")
+        if isinstance(node, gast.Dict) and not all(
+                isinstance(k, gast.Constant) and isinstance(k.value, str) for k in node.keys):
+            _reject(parsed, node, "a dict whose keys are not constant strings",
+                    "Use string keys: {\"weight\": w, \"bias\": b}.")
         rejected = _REJECTED_EXPRESSIONS.get(type(node))
-        if rejected:
+        if rejected and id(node) not in summed:
             _reject(parsed, node, *rejected)
         if isinstance(node, gast.Call):
             for keyword in node.keywords:

@@ -21,6 +21,7 @@ from .fence import fence
 from .naming import Namer
 from .namespace import Aliases
 from .normalize.anf import to_anf
+from .normalize.lower_comprehensions import lower_comprehensions
 from .normalize.lower_exits import lower_exits
 from .normalize.rename_versions import rename_versions
 from .normalize.split_tuples import split_tuples
@@ -92,7 +93,9 @@ def make_resolver(parsed: ParsedFunction, aliases: Aliases | None, tree):
 
 def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases) -> gast.FunctionDef:
     tree = syntax.deepcopy(parsed.tree)
-    tree = lower_exits(tree, namer, make_resolver(parsed, aliases, tree))
+    resolve = make_resolver(parsed, aliases, tree)
+    tree.body = lower_comprehensions(tree.body, namer, resolve)
+    tree = lower_exits(tree, namer, resolve)
     tree = to_anf(parsed, tree, namer, aliases)
     tree = split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
     return rename_versions(tree, namer)

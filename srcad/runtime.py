@@ -219,3 +219,29 @@ def without(g, index):
     out = np.array(g, dtype=np.result_type(g, np.float64), copy=True)
     out[index] = 0.0
     return out
+
+
+def extremum_adjoint(g, x, y, axis=None, keepdims=False):
+    """Adjoint of ``max``/``min`` over ``axis``: ``g`` shared equally by the tied extremes."""
+    x_shape = np.shape(x)
+    if axis is not None and not keepdims:
+        axes = _normalize_axes(axis, len(x_shape))
+        g = np.expand_dims(g, axes)
+        y = np.expand_dims(y, axes)
+    mask = np.asarray(x) == y
+    count = np.sum(mask, axis=axis, keepdims=True)
+    return g * mask / count
+
+
+def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
+    """Adjoint of ``np.linalg.norm`` for the 2-norm / Frobenius norm (the default)."""
+    if ord not in (None, 2, "fro") or (ord == 2 and np.ndim(x) != 1 and axis is None):
+        raise NotImplementedError(
+            "srcad differentiates np.linalg.norm for the 2-norm of vectors and the "
+            "Frobenius norm of arrays, not ord=%r" % (ord,))
+    if axis is not None and not keepdims:
+        axes = _normalize_axes(axis, np.ndim(x))
+        g = np.expand_dims(g, axes)
+        y = np.expand_dims(y, axes)
+    safe = np.where(y == 0, 1.0, y)
+    return g * np.asarray(x) / safe

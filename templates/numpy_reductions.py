@@ -29,3 +29,34 @@ def mean(y, x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: F811
 
 shape_rule(shapes.reduction, np.sum, np.ndarray.sum, np.mean, np.ndarray.mean, np.max, np.min,
            np.prod, np.ndarray.max, np.ndarray.min, np.ndarray.prod)
+
+
+@adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min)
+def extremum(y, x, axis=None, out=None, keepdims=False):
+    d[x] += rt.extremum_adjoint(d[y], x, y, axis, keepdims)
+
+
+@tangent(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min)
+def extremum(y, x, axis=None, out=None, keepdims=False):  # noqa: F811
+    d[y] = np.sum(rt.extremum_adjoint(d[x], x, y, axis, True), axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.linalg.norm)
+def norm(y, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's parameter name
+    d[x] += rt.norm_adjoint(d[y], x, y, ord, axis, keepdims)
+
+
+@tangent(np.linalg.norm)
+def norm(y, x, ord=None, axis=None, keepdims=False):  # noqa: A002, F811
+    d[y] = np.sum(rt.norm_adjoint(1.0, x, y, ord, axis, True) * d[x], axis=axis,
+                  keepdims=keepdims)
+
+
+shape_rule(shapes.reduction, np.amax, np.amin)
+
+
+def _norm_shape(x, ord=None, axis=shapes.Known(None), keepdims=shapes.Known(False), **kwargs):
+    return shapes.reduction(x, axis, keepdims=keepdims)
+
+
+shape_rule(_norm_shape, np.linalg.norm)

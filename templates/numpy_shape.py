@@ -92,3 +92,16 @@ shape_rule(shapes.method_reshape, np.ndarray.reshape)
 shape_rule(shapes.transpose, np.transpose, np.ndarray.T)
 shape_rule(shapes.method_transpose, np.ndarray.transpose)
 shape_rule(shapes.same_as_first, np.ndarray.copy, np.copy)
+
+
+@adjoint(np.ndarray.astype)
+def astype(y, x, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    d[x] += d[y]
+
+
+@tangent(np.ndarray.astype)
+def astype(y, x, dtype, order="K", casting="unsafe", subok=True, copy=True):  # noqa: F811
+    d[y] = d[x]
+
+
+shape_rule(shapes.same_as_first, np.ndarray.astype)

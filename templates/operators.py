@@ -1,5 +1,6 @@
-"""Python's arithmetic operators (and their NumPy function twins)."""
+"""Python's arithmetic operators (and their NumPy function twins), and min/max/sum."""
 
+import builtins
 import operator
 
 import numpy as np
@@ -149,3 +150,40 @@ def updated(z, y, index, v):  # noqa: F811
 
 
 shape_rule(shapes.same_as_first, rt.updated)
+
+
+@adjoint(builtins.max)
+def maximum_of_two(z, x, y):
+    d[x] += d[z] * (x >= y)
+    d[y] += d[z] * (x < y)
+
+
+@tangent(builtins.max)
+def maximum_of_two(z, x, y):  # noqa: F811
+    d[z] = d[x] if x >= y else d[y]
+
+
+@adjoint(builtins.min)
+def minimum_of_two(z, x, y):
+    d[x] += d[z] * (x <= y)
+    d[y] += d[z] * (x > y)
+
+
+@tangent(builtins.min)
+def minimum_of_two(z, x, y):  # noqa: F811
+    d[z] = d[x] if x <= y else d[y]
+
+
+@adjoint(builtins.sum)
+def sum_of_items(y, items, start=0):
+    d[items] += rt.expand_reduced(d[y], items, 0, False)
+    d[start] += d[y]
+
+
+@tangent(builtins.sum)
+def sum_of_items(y, items, start=0):  # noqa: F811
+    d[y] = np.sum(d[items], axis=0) + d[start]
+
+
+shape_rule(shapes.operator_elementwise, builtins.max, builtins.min)
+shape_rule(lambda items, start=None, **kw: shapes.reduction(items, shapes.Known(0)), builtins.sum)

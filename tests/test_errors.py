@@ -108,13 +108,13 @@ def uses_list_comprehension(x):
 
 
 def uses_generator_expression(x):
-    y = sum(x * t for t in range(3))
-    return y
+    y = list(x * t for t in range(3))
+    return y[0]
 
 
 def uses_dict_literal(x):
-    table = {"a": x}
-    return x * 2.0
+    table = {1: x}
+    return table[1] * 2.0
 
 
 def uses_starred(x, ys):
@@ -174,7 +174,7 @@ UNSUPPORTED = [
     (uses_list_comprehension, "[x * t", "list comprehension"),
     # a generator expression that is a call's only argument starts at the call's parenthesis
     (uses_generator_expression, "(x * t for", "generator expression"),
-    (uses_dict_literal, "{", "dict literal"),
+    (uses_dict_literal, "{", "dict whose keys are not constant strings"),
     (uses_starred, "*ys", "starred"),
     (uses_varargs, "rest", "*args"),
     (uses_keyword_only, "scale)", "keyword-only"),

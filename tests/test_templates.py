@@ -478,6 +478,49 @@ def set_row(x, v):
 
 
 case(set_row, anything((3, 4)), anything((4,)), wrt=(0, 1))
+
+
+def max_of_two(x, y):
+    return max(x, y) * 2.0
+
+
+def min_of_two(x, y):
+    return min(x, y) * 2.0
+
+
+def sum_builtin(x):
+    return sum(x)
+
+
+def reduce_max(x):
+    return np.max(x, axis=1) + np.amax(x, axis=1) + x.max(axis=1)
+
+
+def reduce_min(x):
+    return np.min(x, axis=0, keepdims=True) + np.amin(x) + x.min()
+
+
+def as_type(x):
+    return x.astype(np.float64) * x
+
+
+def vector_norm(x):
+    return np.linalg.norm(x)
+
+
+def row_norms(x):
+    return np.linalg.norm(x, axis=1)
+
+
+case(max_of_two, 0.7, -0.4, wrt=(0, 1))
+case(max_of_two, -0.7, 0.4, wrt=(0, 1), id="max_of_two[second]")
+case(min_of_two, 0.7, -0.4, wrt=(0, 1))
+case(sum_builtin, anything((4, 3)))
+case(reduce_max, anything((3, 4)))
+case(reduce_min, anything((3, 4)))
+case(as_type, anything((3,)))
+case(vector_norm, anything((5,)))
+case(row_norms, anything((3, 4)))
 case(item_start_by_argument, anything((5, 3)), 2)
 case(item_fancy_pairs, anything((4, 3)), np.array([0, 3, 0]), np.array([1, 2, 1]))
 case(item_column_fancy, anything((4, 3)), np.array([2, 0, 2]))

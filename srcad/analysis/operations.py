@@ -108,6 +108,8 @@ def operation_of(value, resolve) -> Operation:
                          description="indexing")
     if isinstance(value, (gast.Tuple, gast.List)):
         return Operation(TUPLE, list(value.elts), node=value, description="a tuple")
+    if isinstance(value, gast.Dict):
+        return Operation(TUPLE, list(value.values), node=value, description="a dict")
     if isinstance(value, gast.Name):
         return Operation(IDENTITY, [value], node=value, description="a copy")
     if isinstance(value, gast.Constant):

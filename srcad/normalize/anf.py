@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import gast
 
+import inspect
+
 import numpy as np
 
 from .. import runtime, syntax
@@ -36,6 +38,7 @@ from ..analysis.operations import UNRESOLVED
 from ..annotations import set_not_inlined, set_origin, set_position
 from ..errors import UnsupportedSyntaxError
 from . import inline
+from .lower_comprehensions import lower_comprehensions
 from .lower_exits import lower_exits
 from ..naming import Namer
 from ..parse import ParsedFunction
@@ -303,6 +306,9 @@ class _ToANF:
                                               slice=self.index(node.slice), ctx=gast.Load()))
         if isinstance(node, (gast.Tuple, gast.List)):
             return _copy(node, type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load()))
+        if isinstance(node, gast.Dict):
+            return _copy(node, gast.Dict(keys=[syntax.deepcopy(k) for k in node.keys],
+                                         values=[self.atom(v) for v in node.values]))
         raise AssertionError("fence let through %s" % type(node).__name__)
 
     def inline(self, call):
@@ -310,8 +316,8 @@ class _ToANF:
         func = call.func
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             definition, source = self.local_functions[func.id]
-            tree, function = inline.prepare_local(definition, self.namer), None
-            key = definition
+            tree, mapping, signature = inline.prepare_local(definition, self.namer)
+            function, key = None, definition
         else:
             if not is_static_reference(func, self.locals):
                 return None
@@ -322,9 +328,10 @@ class _ToANF:
             if key in self.inlining or len(self.inlining) >= inline.MAX_DEPTH:
                 raise inline.recursion_error(self.source, call, function)
             try:
-                source, tree = inline.prepare_callee(function, self.namer, self.aliases)
+                source, tree, mapping = inline.prepare_callee(function, self.namer, self.aliases)
             except UnsupportedSyntaxError as error:
                 raise inline.CannotInline(error) from None
+            signature = inspect.signature(function)
         if key in self.inlining:
             raise inline.recursion_error(self.source, call, function or call)
         if any(isinstance(a, gast.Starred) for a in call.args) or any(
@@ -337,16 +344,18 @@ class _ToANF:
             return UnsupportedSyntaxError(message, self.parsed.location(self.source.origin(call)),
                                           "Call it with the arguments it declares.")
 
-        pairs = inline.bind_arguments(tree, function, args, keywords, self.aliases, error)
+        pairs = inline.bind_arguments(signature, mapping, args, keywords, self.aliases, error)
+        tree.body = lower_comprehensions(tree.body, self.namer, self.resolve)
         body = lower_exits(tree, self.namer, self.resolve).body
         saved = (self.source, self.current)
-        new_locals = {a.id for a in tree.args.args} | syntax.stored_names(
+        new_locals = {renamed for _, renamed in mapping.items()} | syntax.stored_names(
             gast.Module(body=body, type_ignores=[]))
+        new_locals -= set(self.aliases.bindings)
         self.locals |= new_locals
         self.inlining.append(key)
         try:
             for param, value in pairs:
-                self.assign(param, value, call)
+                self.assign(param, self.operation(value), call)
             self.source = source
             for statement in body[:-1]:
                 self.current = statement

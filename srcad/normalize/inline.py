@@ -64,11 +64,11 @@ class _Rename(gast.NodeTransformer):
 
 
 def prepare_callee(function, namer, aliases):
-    """Parse, check and rename a module-level callee; returns (parsed, tree) or raises."""
+    """Parse, check and rename a module-level callee: (parsed, tree, renaming)."""
     from ..fence import fence
 
     callee = parse_function(function)
-    fence(callee)
+    fence(callee, inlined=True)
     tree = syntax.deepcopy(callee.tree)
     mapping = {}
     for node in syntax.names(tree):
@@ -81,58 +81,61 @@ def prepare_callee(function, namer, aliases):
             if obj is not _UNDEFINED:
                 mapping[node.id] = aliases.name_for(obj, preferred=node.id)
     _rename_tree(tree, mapping)
-    return callee, tree
+    return callee, tree, mapping
 
 
 def prepare_local(definition, namer):
-    """Rename a nested def's or lambda's own locals; its free names stay the enclosing ones."""
+    """Rename a nested def's or lambda's own locals (its free names stay the enclosing ones).
+
+    Returns the renamed function tree, the renaming, and the signature it declares.
+    """
     tree = syntax.deepcopy(definition)
     if isinstance(tree, gast.Lambda):
         body = [gast.copy_location(gast.Return(value=tree.body), tree.body)]
         tree = gast.copy_location(syntax.function_def("lambda", tree.args, body), tree)
-    own = {a.id for a in tree.args.args} | syntax.stored_names(gast.Module(body=tree.body,
-                                                                           type_ignores=[]))
-    _rename_tree(tree, {name: namer.fresh(name) for name in sorted(own)})
-    return tree
+    params = [a.id for a in tree.args.args]
+    defaults = [d.value for d in tree.args.defaults]
+    signature = inspect.Signature([
+        inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                          default=defaults[i - (len(params) - len(defaults))]
+                          if i >= len(params) - len(defaults) else inspect.Parameter.empty)
+        for i, p in enumerate(params)])
+    own = set(params) | syntax.stored_names(gast.Module(body=tree.body, type_ignores=[]))
+    mapping = {name: namer.fresh(name) for name in sorted(own)}
+    _rename_tree(tree, mapping)
+    return tree, mapping, signature
 
 
 def _rename_tree(tree, mapping):
     renamer = _Rename(mapping)
-    for arg in tree.args.args:
+    arguments = tree.args
+    for arg in arguments.args + arguments.posonlyargs + arguments.kwonlyargs + [
+            a for a in (arguments.vararg, arguments.kwarg) if a is not None]:
         arg.id = mapping.get(arg.id, arg.id)
     for statement in tree.body:
         renamer.visit(statement)
 
 
-def bind_arguments(tree, function, args, keywords, aliases, location_error):
-    """(parameter name, value node) pairs for a call, defaults filled in."""
-    params = [a.id for a in tree.args.args]
-    if function is not None:
-        signature = inspect.signature(function)
-        original = list(signature.parameters)
-    else:
-        signature = None
-        original = params
-    by_original = dict(zip(original, params))
+def bind_arguments(signature, mapping, args, keywords, aliases, location_error):
+    """(renamed parameter, value node) pairs for a call: keywords, defaults, *args, **kwargs."""
     try:
-        if signature is not None:
-            bound = signature.bind(*args, **keywords)
-        else:
-            bound = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-                                       for p in original]).bind(*args, **keywords)
+        bound = signature.bind(*args, **keywords)
     except TypeError as exc:
         raise location_error("this call does not match the function's parameters (%s)" % exc)
     pairs = []
-    defaults = dict(zip(original[len(original) - len(tree.args.defaults):], tree.args.defaults))
-    for name in original:
-        if name in bound.arguments:
-            pairs.append((by_original[name], bound.arguments[name]))
-            continue
-        if signature is not None:
-            default = signature.parameters[name].default
-            pairs.append((by_original[name], _value_node(default, aliases)))
-        elif name in defaults:
-            pairs.append((by_original[name], syntax.deepcopy(defaults[name])))
+    for name, parameter in signature.parameters.items():
+        renamed = mapping.get(name, name)
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            items = bound.arguments.get(name, ())
+            pairs.append((renamed, gast.Tuple(elts=list(items), ctx=gast.Load())))
+        elif parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            items = bound.arguments.get(name, {})
+            pairs.append((renamed, gast.Dict(keys=[syntax.constant(k) for k in items],
+                                             values=list(items.values()))))
+        elif name in bound.arguments:
+            pairs.append((renamed, bound.arguments[name]))
+        else:
+            pairs.append((renamed, _value_node(parameter.default, aliases)))
     return pairs
 
 

@@ -12,11 +12,15 @@ variable, so every element is an ordinary value for the rest of the pipeline::
                                      n = 2
 
 This is how values returned together by an inlined helper (``return a, b``)
-reach the caller. A container used any other way (iterated by index,
-passed to a function, returned) is left as it is.
+reach the caller. Namedtuples and dataclasses built in the function are
+split the same way (their fields read as attributes), and ``d["k"] = v`` on
+a split dict assigns that element's variable. A container used any other
+way (iterated by index, passed to a function, returned) is left as it is.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import gast
 
@@ -49,14 +53,54 @@ def _suffix(key) -> str:
     return str(key) if isinstance(key, int) else "".join(c if c.isalnum() else "_" for c in key)
 
 
-def _literal_keys(value):
-    """The element keys of a literal container: 0..n-1, or a dict's constant string keys."""
+def _literal_items(value, resolve):
+    """(key, value node) pairs of a literal container, or None.
+
+    Tuples and lists have keys 0..n-1; dicts their constant string keys;
+    namedtuple and dataclass constructions their field names.
+    """
     if isinstance(value, (gast.Tuple, gast.List)):
-        return tuple(range(len(value.elts)))
+        return list(enumerate(value.elts))
     if isinstance(value, gast.Dict) and all(
             isinstance(k, gast.Constant) and isinstance(k.value, str) for k in value.keys):
-        keys = tuple(k.value for k in value.keys)
-        return keys if len(set(keys)) == len(keys) else None
+        keys = [k.value for k in value.keys]
+        return list(zip(keys, value.values)) if len(set(keys)) == len(keys) else None
+    if isinstance(value, gast.Call):
+        fields = record_fields(resolve(value.func))
+        if fields is None or len(value.args) > len(fields):
+            return None
+        given = dict(zip(fields, value.args))
+        for keyword in value.keywords:
+            if keyword.arg not in fields or keyword.arg in given:
+                return None
+            given[keyword.arg] = keyword.value
+        if set(given) != set(fields):
+            return None  # defaults are not split: keep the record whole
+        return [(field, given[field]) for field in fields]
+    return None
+
+
+def record_fields(cls):
+    """The field names of a namedtuple or dataclass type, else None."""
+    if isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return tuple(cls._fields)
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+        return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    return None
+
+
+def _literal_keys(value, resolve):
+    items = _literal_items(value, resolve)
+    return None if items is None else tuple(key for key, _ in items)
+
+
+def _update_of(value, shapes, resolve):
+    """For ``rt.updated(d, "key", v)`` on a split container: (d, key, v), else None."""
+    if (isinstance(value, gast.Call) and getattr(resolve(value.func), "__name__", "") == "updated"
+            and len(value.args) == 3 and isinstance(value.args[0], gast.Name)
+            and value.args[0].id in shapes and isinstance(value.args[1], gast.Constant)
+            and value.args[1].value in _normalized_keys(shapes[value.args[0].id])):
+        return value.args[0].id, value.args[1].value, value.args[2]
     return None
 
 
@@ -71,9 +115,12 @@ def _candidates(assigns, resolve) -> dict:
             name = node.targets[0].id
             if name in rejected:
                 continue
-            keys = _literal_keys(node.value)
+            keys = _literal_keys(node.value, resolve)
             if keys is None and isinstance(node.value, gast.Name) and node.value.id in shapes:
                 keys = shapes[node.value.id]
+            update = _update_of(node.value, shapes, resolve)
+            if keys is None and update is not None:
+                keys = shapes[update[0]]
             if keys is None or (name in shapes and shapes[name] != keys):
                 if name in shapes or keys is None:
                     rejected.add(name)
@@ -89,7 +136,8 @@ def _candidates(assigns, resolve) -> dict:
         for target in node.targets:
             for n in syntax.names(target):
                 if n.id in shapes and not (isinstance(target, gast.Name) and (
-                        _literal_keys(node.value) is not None or (
+                        _literal_keys(node.value, resolve) is not None
+                        or _update_of(node.value, shapes, resolve) is not None or (
                             isinstance(node.value, gast.Name) and node.value.id in shapes))):
                     shapes.pop(n.id)
     return shapes
@@ -116,6 +164,12 @@ def _only_simple_uses(tree, shapes, resolve) -> dict:
                     and value.value.id in shapes and isinstance(value.slice, gast.Constant) \
                     and value.slice.value in _normalized_keys(shapes[value.value.id]):
                 allowed.add(id(value.value))
+            elif isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name) \
+                    and value.value.id in shapes and value.attr in shapes[value.value.id]:
+                allowed.add(id(value.value))
+            elif _update_of(value, shapes, resolve) is not None \
+                    and isinstance(node.targets[0], gast.Name) and node.targets[0].id in shapes:
+                allowed.add(id(value.args[0]))
             elif isinstance(value, gast.Call) and resolve(value.func) is len \
                     and len(value.args) == 1 and isinstance(value.args[0], gast.Name) \
                     and value.args[0].id in shapes and not value.keywords:
@@ -132,7 +186,7 @@ def _only_simple_uses(tree, shapes, resolve) -> dict:
 def _normalized_keys(keys):
     if keys and isinstance(keys[0], int):
         return set(keys) | {k - len(keys) for k in keys}  # negative indexes
-    return set(keys)
+    return set(keys) | set(range(-len(keys), len(keys)))  # a namedtuple's positions
 
 
 class _Split(gast.NodeTransformer):
@@ -143,19 +197,24 @@ class _Split(gast.NodeTransformer):
 
     def element(self, name, key):
         keys = self.shapes[name]
-        if isinstance(key, int) and key < 0:
-            key += len(keys)
-        return self.parts[name][keys.index(key)]
+        if isinstance(key, int):
+            position = key + len(keys) if key < 0 else key  # by position (also namedtuples)
+        else:
+            position = keys.index(key)
+        return self.parts[name][position]
 
     def visit_Assign(self, node):
         target, value = node.targets[0], node.value
         if isinstance(target, gast.Name) and target.id in self.shapes:
+            update = _update_of(value, self.shapes, self.resolve)
             if isinstance(value, gast.Name):  # a copy of a whole container
                 sources = [syntax.name(p) for p in self.parts[value.id]]
-            elif isinstance(value, gast.Dict):
-                sources = list(value.values)
+            elif update is not None:  # d["key"] = v on a split dict
+                container, key, new = update
+                sources = [syntax.name(p) for p in self.parts[container]]
+                sources[self.parts[container].index(self.element(container, key))] = new
             else:
-                sources = list(value.elts)
+                sources = [node for _, node in _literal_items(value, self.resolve)]
             return [_like(syntax.assign(part, source), node)
                     for part, source in zip(self.parts[target.id], sources)]
         if isinstance(value, gast.Name) and value.id in self.shapes and isinstance(
@@ -166,6 +225,10 @@ class _Split(gast.NodeTransformer):
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
                 and value.value.id in self.shapes:
             node.value = syntax.name(self.element(value.value.id, value.slice.value))
+            return node
+        if isinstance(value, gast.Attribute) and isinstance(value.value, gast.Name) \
+                and value.value.id in self.shapes:
+            node.value = syntax.name(self.element(value.value.id, value.attr))
             return node
         if isinstance(value, gast.Call) and value.args and isinstance(value.args[0], gast.Name) \
                 and value.args[0].id in self.shapes and self.resolve(value.func) is len:
