@@ -245,3 +245,8 @@ def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
         y = np.expand_dims(y, axes)
     safe = np.where(y == 0, 1.0, y)
     return g * np.asarray(x) / safe
+
+
+def appended(items, value):
+    """``items.append(value)`` as a new list, so every earlier list stays as it was."""
+    return list(items) + [value]

@@ -187,3 +187,15 @@ def sum_of_items(y, items, start=0):  # noqa: F811
 
 shape_rule(shapes.operator_elementwise, builtins.max, builtins.min)
 shape_rule(lambda items, start=None, **kw: shapes.reduction(items, shapes.Known(0)), builtins.sum)
+
+
+# A list's adjoint is an array stacking its elements' adjoints (lists of equal-shaped values).
+@adjoint(rt.appended)
+def appended(z, items, value):
+    d[items] += d[z][:-1]
+    d[value] += rt.unbroadcast(d[z][-1], value)
+
+
+@tangent(rt.appended)
+def appended(z, items, value):  # noqa: F811
+    d[z] = rt.appended(d[items], d[value])

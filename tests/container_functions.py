@@ -87,3 +87,23 @@ def kwargs_helper(x, **options):
 
 def calls_varargs_and_kwargs(a, b):
     return varargs_helper(a, b, a) + kwargs_helper(a, scale=b, shift=2.0)
+
+
+def list_append_in_loop(x, n):
+    values = []
+    for i in range(n):
+        values.append(np.sin(x * i) + x)
+    total = 0.0
+    for v in values:
+        total = total + v * v
+    return total + sum(values) + values[1] * np.sum(np.array(values))
+
+
+def list_of_arrays(w, n):
+    rows = []
+    h = w
+    for i in range(n):
+        h = np.tanh(h * 1.5 + i)
+        rows.append(h)
+    stacked = np.array(rows)
+    return np.sum(stacked * stacked) + np.sum(rows[0])

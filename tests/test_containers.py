@@ -23,6 +23,8 @@ CASES = [
     (cf.namedtuple_fields, (0.7, 1.3), (0, 1)),
     (cf.dataclass_fields, (0.7, cf.Settings(1.5, -0.2)), (0,)),
     (cf.calls_varargs_and_kwargs, (0.7, 1.3), (0, 1)),
+    (cf.list_append_in_loop, (0.7, 5), (0,)),
+    (cf.list_of_arrays, (RNG.randn(3) * 0.5, 4), (0,)),
 ]
 
 

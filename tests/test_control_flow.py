@@ -77,6 +77,7 @@ CASES = [
     (cf.branchy_while_with_break, (1.1,), (0,)),
     (cf.branchy_while_with_break, (3.1,), (0,)),
     (cf.array_state_with_branch, (RNG.randn(3, 3) * 0.6, RNG.randn(3)), (0, 1)),
+    (cf.end_value_only, (0.3,), (0,)),  # the adjoint reads only each iteration's end value
 ]
 
 

@@ -512,6 +512,13 @@ def row_norms(x):
     return np.linalg.norm(x, axis=1)
 
 
+def append_items(x, y):
+    items = [x * 2.0]
+    items.append(y * x)
+    return np.array(items)
+
+
+case(append_items, anything((3,)), anything((3,)), wrt=(0, 1))
 case(max_of_two, 0.7, -0.4, wrt=(0, 1))
 case(max_of_two, -0.7, 0.4, wrt=(0, 1), id="max_of_two[second]")
 case(min_of_two, 0.7, -0.4, wrt=(0, 1))

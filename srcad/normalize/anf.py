@@ -167,6 +167,18 @@ class _ToANF:
                 value = self.atom(value, hint="result")
             self.emit(gast.Return(value=value), s)
             return
+        if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+                and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append"
+                and isinstance(s.value.func.value, gast.Name)
+                and s.value.func.value.id in self.locals
+                and len(s.value.args) == 1 and not s.value.keywords):
+            # xs.append(v) on a local list: the functional xs = rt.appended(xs, v)
+            items = s.value.func.value.id
+            helper = syntax.attribute(self.aliases.name_for(runtime), "appended")
+            value = self.atom(s.value.args[0])
+            self.assign(items, _copy(s.value, gast.Call(func=helper, args=[
+                syntax.name(items), value], keywords=[])), s)
+            return
         if isinstance(s, gast.Expr):
             self.emit(gast.Expr(value=self.operation(s.value)), s)
             return

@@ -342,6 +342,9 @@ class _BlockPlan:
                 taped.add(name)  # the value at the start of the iteration
             elif name in last_version:
                 end_values.add((name, last_version[name]))
+                # the end of iteration t is the start of iteration t + 1: only restoring
+                # the start of every iteration keeps the variable right for the next one
+                wanted.append(last_version[name])
             elif name in by_compound or not recompute or not _cheap(defined_by[name], context):
                 taped.add(name)
             else:
@@ -435,7 +438,10 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
                                       op=gast.Add(), value=syntax.name(namer.adjoint(name))))
         out.append(_reset(namer.adjoint(name)))
         return out
-    if primitive is runtime.array_of:
+    if primitive is runtime.array_of or (primitive is TUPLE
+                                         and not isinstance(operation.node, gast.Dict)):
+        # an array, list or tuple of values: element k's adjoint is the k-th of the whole's
+        # (a list's adjoint is an array stacking its elements' adjoints)
         out = []
         for index, item in enumerate(operation.args):
             if isinstance(item, gast.Name) and context.activity.is_active(item.id):
@@ -446,8 +452,9 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
         out.append(_reset(namer.adjoint(name)))
         return out
     if primitive is TUPLE:
-        raise UnsupportedSyntaxError("srcad cannot differentiate through tuples and lists yet",
-                                     location, "Keep differentiated values in plain variables.")
+        raise UnsupportedSyntaxError(
+            "srcad cannot differentiate through a dict it cannot split into variables",
+            location, "Read and write it only with constant string keys, and do not pass it on.")
     if primitive is UNRESOLVED:
         raise MissingTemplateError(
             "cannot differentiate the call to %s: srcad could not tell which function it "
