@@ -102,3 +102,13 @@ def unused_stop_gradient_helper(x):
 
 def active_logging(x):
     return helpers.log_value(x) * x
+
+
+def recursive_sum(x, n):
+    if n == 0:
+        return x
+    return np.sin(x) + recursive_sum(x * 1.1, n - 1)
+
+
+def calls_recursive(x):
+    return recursive_power(x, 4) * recursive_sum(x, 3)

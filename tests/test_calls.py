@@ -43,9 +43,15 @@ def test_inlined_source_says_where_lines_come_from():
     assert "def grad_imported_helpers" in source and "def rhs" not in source
 
 
-def test_recursion_is_reported():
-    with pytest.raises(errors.UnsupportedSyntaxError, match="recursive call to recursive_power"):
-        srcad.grad(cf.recursive_power)
+@pytest.mark.parametrize("function, args", [
+    (cf.recursive_power, (1.3, 5)),
+    (cf.recursive_power, (1.3, 0)),
+    (cf.recursive_sum, (0.4, 4)),
+    (cf.calls_recursive, (0.8,)),
+])
+def test_recursion(function, args):
+    gradient = srcad.grad(function)(*args)
+    assert gradient == pytest.approx(numeric_grad(function, args, 0), rel=1e-6)
 
 
 def test_active_call_to_function_that_cannot_be_inlined_is_reported_in_the_callee():

@@ -73,7 +73,7 @@ class _ToANF:
         self.aliases = aliases
         self.locals = set(parsed.local_names)
         self.local_functions = {}  # name -> (FunctionDef or Lambda, source it was written in)
-        self.inlining = []  # functions being inlined, outermost first
+        self.inlining = [parsed.function]  # the function and the callees being inlined in it
         self.out: list = []
         self.current = None
 
@@ -338,14 +338,14 @@ class _ToANF:
                 return None
             key = function
             if key in self.inlining or len(self.inlining) >= inline.MAX_DEPTH:
-                raise inline.recursion_error(self.source, call, function)
+                raise inline.CannotInline(inline.Recursive(function))
             try:
                 source, tree, mapping = inline.prepare_callee(function, self.namer, self.aliases)
             except UnsupportedSyntaxError as error:
                 raise inline.CannotInline(error) from None
             signature = inspect.signature(function)
         if key in self.inlining:
-            raise inline.recursion_error(self.source, call, function or call)
+            raise inline.recursion_error(self.source, call, function)
         if any(isinstance(a, gast.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords):
             return None

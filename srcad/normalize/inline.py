@@ -19,7 +19,8 @@ Inlining lets the generated code be specialized and optimized across calls,
 with no call overhead (the measured choice for scalar helpers, e.g. an RK4
 right-hand side), and keeps the generated source one readable function whose
 comments say where each inlined line comes from. Recursive functions cannot
-be inlined; they are reported as unsupported.
+be inlined: a call that recurses stays a call, and its adjoint calls the
+function's generated vector-Jacobian product (srcad/recursion.py).
 """
 
 from __future__ import annotations
@@ -36,11 +37,21 @@ MAX_DEPTH = 32
 
 
 class CannotInline(Exception):
-    """A callee srcad cannot inline (it uses unsupported syntax); carries the located error."""
+    """A callee srcad cannot inline; carries why (a located error, or RECURSIVE)."""
 
     def __init__(self, error):
         super().__init__(str(error))
         self.error = error
+
+
+class Recursive:
+    """Why a call was not inlined: it recurses. Its adjoint calls recursion.vjp_of."""
+
+    def __init__(self, function):
+        self.function = function
+
+
+RECURSIVE = Recursive
 
 
 def is_inlinable(obj) -> bool:
@@ -154,6 +165,6 @@ _UNDEFINED = _Undefined()
 
 def recursion_error(parsed: ParsedFunction, node, function) -> SrcadError:
     return UnsupportedSyntaxError(
-        "a recursive call to %s: srcad inlines the functions it differentiates through, and "
-        "cannot inline a function into itself" % function.__qualname__,
-        parsed.location(node), "Write the recursion as a loop.")
+        "a recursive call to a nested function: srcad inlines nested functions and cannot "
+        "inline one into itself", parsed.location(parsed.origin(node)),
+        "Make the recursive function a module-level function.")

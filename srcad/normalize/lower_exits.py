@@ -43,9 +43,12 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionD
         result = namer.fresh("result")
         returned = namer.fresh("returned")
         lowering.return_target = (result, returned)
+        last_return = [n for n in syntax.walk_own(gast.Module(body=body, type_ignores=[]))
+                       if isinstance(n, gast.Return)][-1]
         body = [syntax.assign(returned, syntax.constant(False)),
                 syntax.assign(result, syntax.constant(None))] + lowering.block(body)
-        body.append(gast.Return(value=syntax.name(result)))
+        # the single return stands where the function's last return was written
+        body.append(gast.copy_location(gast.Return(value=syntax.name(result)), last_return))
     else:
         body = lowering.block(body)
     tree.body = body

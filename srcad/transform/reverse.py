@@ -36,7 +36,9 @@ from ..naming import Namer
 from ..namespace import Aliases
 from ..parse import ParsedFunction
 from .. import runtime
+from ..normalize.inline import Recursive
 from ..optimize.specialize_runtime_calls import specialize_runtime_calls
+from ..recursion import vjp_of
 from .templates import instantiate
 
 
@@ -462,8 +464,11 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
             "Call functions through a module or a global name (e.g. np.tanh).")
     entry = registry.lookup(primitive)
     template = entry.adjoint if entry is not None else None
-    if template is None and operation.node is not None and not_inlined(operation.node):
-        raise not_inlined(operation.node)  # why srcad could not differentiate through it
+    reason = not_inlined(operation.node) if operation.node is not None else None
+    if template is None and isinstance(reason, Recursive):
+        return _adjoint_of_recursive_call(name, operation, context)
+    if template is None and reason is not None:
+        raise reason  # why srcad could not differentiate through it
     if template is None:
         what = registry.describe(primitive) if primitive is not None else operation.description
         if inspect.isfunction(primitive):
@@ -519,6 +524,30 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
         return out
     derivatives[result_param] = namer.adjoint(name)
     out.extend(instantiate(template, bindings, derivatives, namer, context.aliases))
+    out.append(_reset(namer.adjoint(name)))
+    return out
+
+
+def _adjoint_of_recursive_call(name, operation, context) -> list:
+    """``y = f(a, b)`` with f recursive: ``f_grads = vjp_of(f)(a, b, y_bar)``, then accumulate."""
+    namer = context.namer
+    function = operation.primitive
+    signature = inspect.signature(function)
+    bound = signature.bind(*operation.args, **operation.keywords)
+    bound.apply_defaults()
+    args = [value if isinstance(value, gast.AST) else syntax.constant(value)
+            for value in bound.arguments.values()]
+    grads = namer.fresh("%s_grads" % function.__name__)
+    vjp = syntax.call(syntax.name(context.aliases.name_for(vjp_of)),
+                      syntax.name(context.aliases.name_for(function)))
+    out = [syntax.assign(grads, gast.Call(func=vjp, args=args + [
+        syntax.name(namer.adjoint(name))], keywords=[]))]
+    for index, value in enumerate(args):
+        if isinstance(value, gast.Name) and context.activity.is_active(value.id):
+            part = gast.Subscript(value=syntax.name(grads), slice=syntax.constant(index),
+                                  ctx=gast.Load())
+            out.append(gast.AugAssign(target=syntax.name(namer.adjoint(value.id), True),
+                                      op=gast.Add(), value=part))
     out.append(_reset(namer.adjoint(name)))
     return out
 

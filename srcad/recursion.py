@@ -1,0 +1,41 @@
+"""Vector-Jacobian products of recursive functions, for the calls srcad cannot inline.
+
+Generated code differentiates a call ``y = f(a, b)`` to a recursive function
+(one that calls itself, directly or through helpers) with::
+
+    f_grads = vjp_of(f)(a, b, y_bar)        # recomputes f(a, b), then its adjoint
+    a_bar = a_bar + f_grads[0]
+
+``vjp_of(f)`` generates, once per function, ``vjp_f(a, b, cotangent)``: f's
+primal sweep and its adjoint seeded with ``cotangent``, returning the
+adjoint of every parameter. Inside it, f's own recursive call is again
+differentiated this way, so each level recomputes the level below it: the
+cost grows with the square of the depth, which is fine for the shallow
+recursions (a function calling itself with a decreasing integer) it is for.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+
+_lock = threading.RLock()
+_generated: dict = {}
+
+
+def vjp_of(function):
+    """The generated vector-Jacobian product of ``function`` (cached per function)."""
+    cached = _generated.get(function)
+    if cached is not None and cached[0] is function.__code__:
+        return cached[1]
+    with _lock:
+        from .pipeline import generate_reverse
+        from .transform.reverse import ReverseRequest
+
+        params = list(inspect.signature(function).parameters)
+        request = ReverseRequest(wrt=params, single=False, seed="cotangent",
+                                 check_scalar_output=False, extra_params=["cotangent"])
+        generated = generate_reverse(function, request, None,
+                                     name="vjp_%s" % function.__name__)
+        _generated[function] = (function.__code__, generated.function)
+        return generated.function
