@@ -185,10 +185,14 @@ def _check_target(parsed, target) -> None:
     if isinstance(target, gast.Name):
         return
     if isinstance(target, (gast.Tuple, gast.List)):
+        starred = [e for e in target.elts if isinstance(e, gast.Starred)]
         for element in target.elts:
+            if isinstance(element, gast.Starred) and isinstance(element.value, gast.Name) \
+                    and len(starred) == 1:
+                continue
             if not isinstance(element, gast.Name):
-                _reject(parsed, element, "a nested or starred unpacking target",
-                        "Unpack into plain names.")
+                _reject(parsed, element, "a nested unpacking target",
+                        "Unpack into plain names (one of them may be starred).")
         return
     if isinstance(target, gast.Subscript):
         if isinstance(target.value, gast.Name):
@@ -212,7 +216,11 @@ def _check_expressions(parsed, statement, comprehensions=True) -> None:
     allowed_lambda = (statement.value if isinstance(statement, gast.Assign)
                       and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
                       and isinstance(statement.value, gast.Lambda) else None)
+    starred_targets = {id(e) for t in getattr(statement, "targets", []) if isinstance(
+        t, (gast.Tuple, gast.List)) for e in t.elts if isinstance(e, gast.Starred)}
     for node in gast.walk(statement):
+        if isinstance(node, gast.Starred) and id(node) in starred_targets:
+            continue
         if isinstance(node, gast.Lambda) and node is not allowed_lambda:
             _reject(parsed, node, "a lambda that is not assigned to a name",
                     "Name it (`square = lambda t: t * t`) and call it by that name.")

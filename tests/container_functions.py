@@ -107,3 +107,9 @@ def list_of_arrays(w, n):
         rows.append(h)
     stacked = np.array(rows)
     return np.sum(stacked * stacked) + np.sum(rows[0])
+
+
+def starred_unpacking(a, b, c):
+    first, *rest = (a * 2.0, b * a, c, a + c)
+    *front, last = rest
+    return first * last + front[0] * front[1] + len(rest)

@@ -24,6 +24,7 @@ CASES = [
     (cf.dataclass_fields, (0.7, cf.Settings(1.5, -0.2)), (0,)),
     (cf.calls_varargs_and_kwargs, (0.7, 1.3), (0, 1)),
     (cf.list_append_in_loop, (0.7, 5), (0,)),
+    (cf.starred_unpacking, (0.7, 1.3, -0.4), (0, 1, 2)),
     (cf.list_of_arrays, (RNG.randn(3) * 0.5, 4), (0,)),
 ]
 

@@ -439,6 +439,8 @@ class _ToANF:
 def _store(target):
     if isinstance(target, gast.Name):
         return gast.Name(id=target.id, ctx=gast.Store(), annotation=None, type_comment=None)
+    if isinstance(target, gast.Starred):
+        return gast.Starred(value=_store(target.value), ctx=gast.Store())
     return type(target)(elts=[_store(e) for e in target.elts], ctx=gast.Store())
 
 

@@ -43,8 +43,9 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionD
         result = namer.fresh("result")
         returned = namer.fresh("returned")
         lowering.return_target = (result, returned)
-        last_return = [n for n in syntax.walk_own(gast.Module(body=body, type_ignores=[]))
-                       if isinstance(n, gast.Return)][-1]
+        last_return = max((n for n in syntax.walk_own(gast.Module(body=body, type_ignores=[]))
+                           if isinstance(n, gast.Return)),
+                          key=lambda n: (n.lineno, n.col_offset))
         body = [syntax.assign(returned, syntax.constant(False)),
                 syntax.assign(result, syntax.constant(None))] + lowering.block(body)
         # the single return stands where the function's last return was written

@@ -38,15 +38,27 @@ def _like(new, old):
 
 
 def split_tuples(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionDef:
-    assigns = [n for n in gast.walk(tree) if isinstance(n, gast.Assign)]
-    shapes = _candidates(assigns, resolve)
-    shapes = _only_simple_uses(tree, shapes, resolve)
-    if not shapes:
-        return tree
-    parts = {name: [namer.fresh("%s_%s" % (name, _suffix(key))) for key in keys]
-             for name, keys in shapes.items()}
-    _Split(shapes, parts, resolve).visit(tree)
+    for _ in range(4):  # starred unpacking makes new tuples: split those on the next round
+        assigns = [n for n in gast.walk(tree) if isinstance(n, gast.Assign)]
+        shapes = _candidates(assigns, resolve)
+        shapes = _only_simple_uses(tree, shapes, resolve)
+        if not shapes:
+            return tree
+        parts = {name: [namer.fresh("%s_%s" % (name, _suffix(key))) for key in keys]
+                 for name, keys in shapes.items()}
+        _Split(shapes, parts, resolve).visit(tree)
     return tree
+
+
+def _unpacks(target, keys) -> bool:
+    """``a, b = t`` or ``a, *rest, z = t`` fits a tuple with these keys."""
+    if not isinstance(target, (gast.Tuple, gast.List)) or not keys or not isinstance(
+            keys[0], int):
+        return False
+    starred = sum(isinstance(e, gast.Starred) for e in target.elts)
+    if starred == 0:
+        return len(target.elts) == len(keys)
+    return starred == 1 and len(target.elts) - 1 <= len(keys)
 
 
 def _suffix(key) -> str:
@@ -156,9 +168,7 @@ def _only_simple_uses(tree, shapes, resolve) -> dict:
                 if isinstance(target, gast.Name) and target.id in shapes \
                         and shapes[target.id] == shapes[value.id]:
                     allowed.add(id(value))
-                elif isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) == len(
-                        shapes[value.id]) and isinstance(shapes[value.id][0] if shapes[value.id]
-                                                         else 0, int):
+                elif _unpacks(target, shapes[value.id]):
                     allowed.add(id(value))
             elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
                     and value.value.id in shapes and isinstance(value.slice, gast.Constant) \
@@ -219,9 +229,21 @@ class _Split(gast.NodeTransformer):
                     for part, source in zip(self.parts[target.id], sources)]
         if isinstance(value, gast.Name) and value.id in self.shapes and isinstance(
                 target, (gast.Tuple, gast.List)):
-            return [_like(gast.Assign(targets=[element], value=syntax.name(part),
-                                      type_comment=None), node)
-                    for element, part in zip(target.elts, self.parts[value.id])]
+            parts = self.parts[value.id]
+            elements = list(target.elts)
+            star = next((i for i, e in enumerate(elements) if isinstance(e, gast.Starred)), None)
+            if star is None:
+                pairs = [(e, syntax.name(p)) for e, p in zip(elements, parts)]
+            else:  # a, *rest, z = t: rest is the tuple of the middle parts
+                after = len(elements) - star - 1
+                middle = parts[star:len(parts) - after]
+                pairs = [(e, syntax.name(p)) for e, p in zip(elements[:star], parts)]
+                pairs.append((elements[star].value, gast.Tuple(
+                    elts=[syntax.name(p) for p in middle], ctx=gast.Load())))
+                pairs += [(e, syntax.name(p)) for e, p in zip(elements[star + 1:],
+                                                              parts[len(parts) - after:])]
+            return [_like(gast.Assign(targets=[element], value=source, type_comment=None),
+                          node) for element, source in pairs]
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
                 and value.value.id in self.shapes:
             node.value = syntax.name(self.element(value.value.id, value.slice.value))
