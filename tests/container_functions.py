@@ -113,3 +113,31 @@ def starred_unpacking(a, b, c):
     first, *rest = (a * 2.0, b * a, c, a + c)
     *front, last = rest
     return first * last + front[0] * front[1] + len(rest)
+
+
+def sum_all(*values):
+    total = 0.0
+    for v in values:
+        total = total + v * v
+    return total
+
+
+def loop_over_varargs(a, b):
+    return sum_all(a, b, a * b)
+
+
+def loop_over_active_tuple(a, b):
+    total = 0.0
+    for i, v in enumerate((a, b * 2.0, a * b)):
+        total = total + v * (i + 1)
+    return total
+
+
+def integer_bookkeeping(x, n):
+    count = 0
+    total = 0.0
+    for i in range(n):
+        if i % 2 == 0:
+            count = count + 1
+        total = total + x * count
+    return total

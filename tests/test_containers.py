@@ -25,6 +25,9 @@ CASES = [
     (cf.calls_varargs_and_kwargs, (0.7, 1.3), (0, 1)),
     (cf.list_append_in_loop, (0.7, 5), (0,)),
     (cf.starred_unpacking, (0.7, 1.3, -0.4), (0, 1, 2)),
+    (cf.loop_over_varargs, (0.7, 1.3), (0, 1)),
+    (cf.loop_over_active_tuple, (0.7, 1.3), (0, 1)),
+    (cf.integer_bookkeeping, (0.7, 5), (0,)),
     (cf.list_of_arrays, (RNG.randn(3) * 0.5, 4), (0,)),
 ]
 
@@ -36,3 +39,8 @@ def test_gradient_matches_finite_differences(case):
     for index, gradient in zip(wrt, gradients):
         np.testing.assert_allclose(gradient, numeric_grad(function, args, index),
                                    rtol=1e-5, atol=1e-7)
+
+
+def test_integers_get_no_adjoint_code():
+    source = srcad.source(cf.integer_bookkeeping, example_args=(0.7, 5))
+    assert "count_bar" not in source and "i_bar" not in source and "n_bar" not in source

@@ -195,7 +195,15 @@ class _Sweeps:
                         self.plan((id(statement), index), part, recompute=False)
 
     def plan(self, key, statements, recompute: bool) -> "_BlockPlan":
-        """The plan of a block, computed once, before the primal sweep changes the block."""
+        """The plan of a block, computed once, before the primal sweep changes the block.
+
+        A block with nothing to differentiate records nothing: its reverse is empty,
+        and what later code reads of its results the enclosing block records.
+        """
+        if key not in self.plans and not any(
+                _is_active_assignment(node, self.context)
+                for node in gast.walk(gast.Module(body=list(statements), type_ignores=[]))):
+            self.plans[key] = _BlockPlan([], [], [])
         if key not in self.plans:
             self.plans[key] = _BlockPlan.make(statements, self.needed, self.context,
                                               recompute and self.context.recompute,
@@ -267,14 +275,16 @@ class _Sweeps:
 
     def adjoint_branch(self, branch, in_loop) -> list:
         parts = []
+        pops = False
         for index, part in enumerate((branch.body, branch.orelse)):
             code = []
             plan = self.plan((id(branch), index), part, recompute=False) if in_loop else None
             if plan is not None and plan.taped:
                 code.append(self.pop(plan))
+                pops = True
             parts.append(code + self.adjoint(part, in_loop))
-        if not any(_has_adjoint_code(p) for p in parts):
-            return []
+        if not pops and not any(_has_adjoint_code(p) for p in parts):
+            return []  # (a branch that recorded values must pop them, to keep the tape in step)
         header = comment("grad of: " + _source_text(self.context.parsed,
                                                     origin(branch) or branch))
         return [header, gast.If(test=syntax.deepcopy(branch.test), body=parts[0] or [gast.Pass()],
