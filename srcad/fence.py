@@ -19,8 +19,6 @@ from .parse import ParsedFunction
 _REJECTED_STATEMENTS = {
     gast.Try: ("a `try` statement", "Move error handling outside the differentiated function."),
     gast.With: ("a `with` statement", "Move the context manager outside the differentiated function."),
-    gast.Raise: ("a `raise` statement", "Validate inputs before calling the gradient."),
-    gast.Assert: ("an `assert` statement", "Check inputs before calling the gradient."),
     gast.Delete: ("a `del` statement", "Remove the `del`; srcad manages variable lifetimes."),
     gast.Global: ("a `global` declaration", "Pass the value in as an argument instead."),
     gast.Nonlocal: ("a `nonlocal` declaration", "Pass the value in as an argument instead."),
@@ -47,6 +45,12 @@ _REJECTED_EXPRESSIONS = {
     gast.Set: ("a set literal", "Sets cannot carry gradients."),
     gast.JoinedStr: ("an f-string", "Format strings outside the differentiated function."),
 }
+
+
+# methods that change their object in place (append on a list is supported: it becomes a new list)
+_MUTATING_METHODS = {"extend", "insert", "pop", "remove", "reverse", "sort", "clear", "fill",
+                     "resize", "put", "itemset", "setfield", "partition", "update",
+                     "setdefault", "popitem", "byteswap", "setflags"}
 
 
 def fence(parsed: ParsedFunction, *, has_aux: bool = False, inlined: bool = False) -> None:
@@ -114,7 +118,7 @@ def _check_statement(parsed, statement, loop_depth) -> None:
         if loop_depth == 0:
             _reject(parsed, statement, "`%s` outside a loop" % type(statement).__name__.lower(),
                     "Python would reject this too.")
-    elif not isinstance(statement, (gast.Return, gast.Expr, gast.Pass)):
+    elif not isinstance(statement, (gast.Return, gast.Expr, gast.Pass, gast.Assert, gast.Raise)):
         _reject(parsed, statement, "a `%s` statement" % type(statement).__name__.lower(),
                 "Rewrite it with assignments.")
     _check_expressions(parsed, statement)
@@ -241,6 +245,14 @@ def _check_expressions(parsed, statement, comprehensions=True) -> None:
             for keyword in node.keywords:
                 if keyword.arg is None:
                     _reject(parsed, keyword.value, "a `**kwargs` argument", "Pass keywords one by one.")
+                if keyword.arg == "out":
+                    _reject(parsed, keyword.value, "an `out=` argument (it writes into an array)",
+                            "Use the returned value: `y = np.add(a, b)`.")
+            func = node.func
+            if (isinstance(func, gast.Attribute) and func.attr in _MUTATING_METHODS
+                    and isinstance(func.value, gast.Name) and func.value.id in parsed.local_names):
+                _reject(parsed, func, "a call to .%s(), which changes its object in place"
+                        % func.attr, "Build a new value instead (for example xs = xs[::-1]).")
 
 
 def _reject(parsed: ParsedFunction, node, construct: str, hint: str):

@@ -114,6 +114,9 @@ class _ToANF:
             return
         if isinstance(s, gast.Pass):
             return
+        if isinstance(s, (gast.Assert, gast.Raise)):
+            self.emit(syntax.deepcopy(s), s)  # checks: kept in the primal sweep as written
+            return
         if (isinstance(s, gast.Assign) and len(s.targets) == 1
                 and isinstance(s.targets[0], gast.Subscript)):
             self.update(s.targets[0], self.atom(s.value), s)
