@@ -180,6 +180,12 @@ def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages:
         raise InvalidArgumentError("mode=%r is not available yet; use mode='reverse'" % (mode,))
     if options:
         raise InvalidArgumentError("unknown option(s): %s" % ", ".join(sorted(options)))
+    if inspect.ismethod(function):  # as grad does: self first, wrt counted after it
+        if example_args is not None:
+            example_args = (function.__self__,) + tuple(example_args)
+        return source(function.__func__, _shift_positions(wrt, 1), mode,
+                      example_args=example_args, stages=stages, has_aux=has_aux,
+                      optimize=optimize)
     target = unwrap_function(function)
     names, single = _wrt_names(target, wrt)
     request = ReverseRequest(wrt=names, single=single, has_aux=has_aux)

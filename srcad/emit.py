@@ -17,6 +17,7 @@ import linecache
 import os
 import re
 import tempfile
+import time
 import types
 
 import astor
@@ -83,12 +84,34 @@ def _slug(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_")[:60]
 
 
+_KEEP_SECONDS = 7 * 24 * 3600
+_cleaned = False
+
+
+def _remove_old_files(directory: str) -> None:
+    """Generated files are kept for a week after their last use, then removed."""
+    global _cleaned
+    if _cleaned:
+        return
+    _cleaned = True
+    cutoff = time.time() - _KEEP_SECONDS
+    for entry in os.scandir(directory):
+        try:
+            if entry.is_file() and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            pass  # another process got there first
+
+
 def _write_source_file(text: str, stem: str) -> str | None:
     """Write ``text`` to a file of its own (atomically); None if that is not possible."""
     directory = source_directory()
     path = os.path.join(directory, stem + ".py")
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
+        _remove_old_files(directory)
+        if os.path.exists(path):
+            os.utime(path)  # in use: keep it
         if not os.path.exists(path):
             handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
             with os.fdopen(handle, "w") as stream:

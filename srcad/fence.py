@@ -53,6 +53,16 @@ _MUTATING_METHODS = {"extend", "insert", "pop", "remove", "reverse", "sort", "cl
                      "setdefault", "popitem", "byteswap", "setflags"}
 
 
+# functions that write into one of their arguments
+_WRITING_FUNCTIONS = ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")
+
+
+def _writes_into_argument(function) -> bool:
+    import numpy
+
+    return any(getattr(numpy, name, None) is function for name in _WRITING_FUNCTIONS)
+
+
 def fence(parsed: ParsedFunction, *, has_aux: bool = False, inlined: bool = False) -> None:
     """Raise UnsupportedSyntaxError at the first construct srcad cannot handle.
 
@@ -249,6 +259,10 @@ def _check_expressions(parsed, statement, comprehensions=True) -> None:
                     _reject(parsed, keyword.value, "an `out=` argument (it writes into an array)",
                             "Use the returned value: `y = np.add(a, b)`.")
             func = node.func
+            if _writes_into_argument(parsed.resolve(func, None)):
+                _reject(parsed, func, "a call to numpy.%s, which writes into an array"
+                        % parsed.resolve(func, None).__name__,
+                        "Assign the result instead (y = x.copy(), y[mask] = v ...).")
             if (isinstance(func, gast.Attribute) and func.attr in _MUTATING_METHODS
                     and isinstance(func.value, gast.Name) and func.value.id in parsed.local_names):
                 _reject(parsed, func, "a call to .%s(), which changes its object in place"

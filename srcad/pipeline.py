@@ -32,6 +32,7 @@ from .optimize.remove_dead_code import remove_dead_code
 from .optimize.specialize_runtime_calls import specialize_runtime_calls
 from .parse import ParsedFunction, parse_function
 from .transform.lower_accumulations import lower_accumulations
+from .transform.forward import ForwardRequest, forward
 from .transform.reverse import ReverseContext, ReverseRequest, reverse
 
 STAGES = ("parse", "fence", "normalize", "analyze", "transform", "optimize", "emit")
@@ -53,7 +54,7 @@ def optimizations(optimize) -> frozenset:
         return frozenset(OPTIMIZATIONS)
     if optimize is False or optimize is None:
         return frozenset()
-    chosen = frozenset(optimize)
+    chosen = frozenset([optimize] if isinstance(optimize, str) else optimize)
     unknown = chosen - set(OPTIMIZATIONS)
     if unknown:
         raise InvalidArgumentError("unknown optimization(s) %s; known: %s"
@@ -107,20 +108,38 @@ def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None
 
     ``kinds`` gives the abstract value (analysis/shapes.py) of each parameter,
     to specialize the code for; None generates code for any argument types.
+    ``enabled`` names the optimizations to apply (all by default).
     """
+    return _generate(function, "reverse", request, kinds, name, keep_stages, enabled)
+
+
+def generate_forward(function, request: ForwardRequest, kinds=None, *, name=None,
+                     keep_stages=False, enabled=frozenset(OPTIMIZATIONS)) -> Generated:
+    """Generate the forward-mode derivative (jvp) of ``function``.
+
+    The generated function takes the parameters, then the tangents of
+    ``request.wrt``, and returns ``(output, output_tangent)``. ``kinds`` covers
+    the parameters followed by the tangents.
+    """
+    return _generate(function, "forward", request, kinds, name, keep_stages, enabled)
+
+
+def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Generated:
     registry.load_templates()
+    if "specialize" not in enabled:
+        kinds = None
     stages = {}
     parsed = parse_function(function)
     if keep_stages:
         stages["parse"] = emit.to_source(parsed.tree)
-    fence(parsed, has_aux=request.has_aux)
+    fence(parsed, has_aux=getattr(request, "has_aux", False))
     namer = Namer(parsed.identifiers)
     aliases = Aliases(parsed, namer)
     tree = normalize(parsed, namer, aliases)
     if keep_stages:
         stages["normalize"] = emit.to_source(tree)
     returned = tree.body[-1].value
-    output = returned.elts[0] if request.has_aux else returned
+    output = returned.elts[0] if getattr(request, "has_aux", False) else returned
     outputs = [output.id] if isinstance(output, gast.Name) else []
     resolve = make_resolver(parsed, aliases, tree)
     activity = analyze_activity(tree, request.wrt, outputs, resolve)
@@ -130,18 +149,25 @@ def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None
                  if kinds is not None else {})
     context = ReverseContext(parsed, namer, aliases, activity, resolve, kinds_env,
                              recompute="recompute" in enabled)
-    name = name or namer.fresh("grad_" + parsed.name)
-    generated = reverse(tree, context, request, name)
-    generated = lower_accumulations(generated, namer, aliases)
+    if mode == "reverse":
+        name = name or namer.fresh("grad_" + parsed.name)
+        generated = reverse(tree, context, request, name)
+        generated = lower_accumulations(generated, namer, aliases)
+        label = "grad of %s" % parsed.function.__qualname__
+        defaults = function.__defaults__ if not request.extra_params else None
+    else:
+        name = name or namer.fresh("jvp_" + parsed.name)
+        generated = forward(tree, context, request, name)
+        label = "jvp of %s" % parsed.function.__qualname__
+        defaults = None
     if keep_stages:
         stages["transform"] = emit.to_source(generated)
     generated = optimize(generated, parsed, namer, aliases, kinds, enabled)
     source = emit.to_source(generated)
     if keep_stages:
         stages["optimize"] = source
-    defaults = function.__defaults__ if not request.extra_params else None
     compiled = emit.compile_function(source, name, aliases.bindings, parsed.function,
-                                     "%s of %s" % ("grad", parsed.function.__qualname__), defaults)
+                                     label, defaults)
     return Generated(name, source, compiled, stages, dict(aliases.bindings))
 
 
@@ -151,7 +177,8 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
     env = {}
     if kinds is not None and "specialize" in enabled:
         resolve = make_resolver(parsed, aliases, tree)
-        env = shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
+        params = [a.id for a in tree.args.args]
+        env = shapes.infer(tree, dict(zip(params, kinds)), resolve)
         tree = specialize_runtime_calls(tree, env, resolve, aliases)
 
     def is_floating(identifier):

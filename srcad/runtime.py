@@ -250,3 +250,12 @@ def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
 def appended(items, value):
     """``items.append(value)`` as a new list, so every earlier list stays as it was."""
     return list(items) + [value]
+
+
+def match_tangent(tangent, value):
+    """The output tangent of a jvp: the output's shape (and a Python float for a float)."""
+    if isinstance(value, float) and not isinstance(tangent, float) and np.ndim(tangent) == 0:
+        return float(tangent)
+    if np.shape(tangent) != np.shape(value):
+        return np.broadcast_to(tangent, np.shape(value)).copy()
+    return tangent

@@ -468,6 +468,8 @@ def _runtime_rules():
                         rt.unindex)
     registry.shape_rule(match_type, rt.match_type)
     registry.shape_rule(same_as_first, rt.owned)
+    registry.shape_rule(lambda t, value, *a, **k: plain(value) if plain(value) != UNKNOWN
+                        else plain(t), rt.match_tangent)
     registry.shape_rule(zeros_like, rt.zeros_like)
     registry.shape_rule(elementwise, rt.log_of_base)
     registry.shape_rule(same_as_first, rt.check_scalar_output)

@@ -19,7 +19,7 @@ import operator
 import gast
 
 from .. import syntax
-from ..analysis.operations import BINARY_OPERATORS, UNARY_OPERATORS
+from ..analysis.operations import BINARY_OPERATORS, COMPARISONS, UNARY_OPERATORS
 
 _FOLDABLE = (int, float, complex)
 
@@ -76,9 +76,25 @@ class _Fold(gast.NodeTransformer):
             return right
         return node
 
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 and _constant(node.left) and _constant(node.comparators[0]):
+            try:
+                value = COMPARISONS[type(node.ops[0])](node.left.value,
+                                                        node.comparators[0].value)
+            except TypeError:
+                return node
+            if isinstance(node.ops[0], gast.NotIn):
+                value = not value
+            if isinstance(value, bool):
+                return gast.copy_location(syntax.constant(value), node)
+        return node
+
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
         operand = node.operand
+        if isinstance(node.op, gast.Not) and _constant(operand):
+            return gast.copy_location(syntax.constant(not operand.value), node)
         if _number(operand) and type(node.op) in UNARY_OPERATORS:
             return gast.copy_location(
                 syntax.constant(UNARY_OPERATORS[type(node.op)](operand.value)), node)
@@ -86,6 +102,11 @@ class _Fold(gast.NodeTransformer):
                 and isinstance(operand.op, gast.USub):
             return operand.operand
         return node
+
+
+def _constant(node) -> bool:
+    return isinstance(node, gast.Constant) and isinstance(node.value, (bool, int, float, str,
+                                                                       type(None)))
 
 
 def _is(node, value) -> bool:

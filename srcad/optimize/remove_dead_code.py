@@ -76,7 +76,8 @@ def _top_level(statements, resolve):
     kept = []
     for statement in reversed(statements):
         if comment_text(statement) is not None:
-            if kept and comment_text(kept[-1]) is None:
+            # a comment titles the statements after it: keep it only if there are some
+            if kept and comment_text(kept[-1]) is None and not isinstance(kept[-1], gast.Return):
                 kept.append(statement)
             continue
         if isinstance(statement, gast.Assign):

@@ -165,7 +165,19 @@ def _owned_tuple(pass_, args, kinds):
     return None
 
 
+def _match_tangent(pass_, args, kinds):
+    tangent, value = kinds
+    if tangent == value and isinstance(value, Array) and None not in value.ones:
+        return args[0]
+    if isinstance(value, Scalar) and isinstance(tangent, Scalar):
+        if value.kind == "float" and tangent.kind != "float":
+            return syntax.call(syntax.name("float"), args[0])
+        return args[0]
+    return None
+
+
 _RULES = {
+    "match_tangent": _match_tangent,
     "owned": _owned,
     "owned_tuple": _owned_tuple,
     "unbroadcast": _unbroadcast,

@@ -39,7 +39,7 @@ from .. import runtime
 from ..normalize.inline import Recursive
 from ..optimize.specialize_runtime_calls import specialize_runtime_calls
 from ..recursion import vjp_of
-from .templates import instantiate
+from .templates import _template, bind_template, instantiate, template_for
 
 
 @dataclass
@@ -467,60 +467,18 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
         raise UnsupportedSyntaxError(
             "srcad cannot differentiate through a dict it cannot split into variables",
             location, "Read and write it only with constant string keys, and do not pass it on.")
-    if primitive is UNRESOLVED:
-        raise MissingTemplateError(
-            "cannot differentiate the call to %s: srcad could not tell which function it "
-            "calls" % operation.description, location,
-            "Call functions through a module or a global name (e.g. np.tanh).")
-    entry = registry.lookup(primitive)
-    template = entry.adjoint if entry is not None else None
     reason = not_inlined(operation.node) if operation.node is not None else None
-    if template is None and isinstance(reason, Recursive):
+    if isinstance(reason, Recursive) and _template(primitive, "adjoint") is None:
         return _adjoint_of_recursive_call(name, operation, context)
-    if template is None and reason is not None:
-        raise reason  # why srcad could not differentiate through it
-    if template is None:
-        what = registry.describe(primitive) if primitive is not None else operation.description
-        if inspect.isfunction(primitive):
-            hint = ("srcad differentiates through Python functions by inlining them, which "
-                    "this one does not allow; register an adjoint template for it with "
-                    "@srcad.adjoint(%s)." % what)
-        else:
-            hint = ("Register one with @srcad.adjoint(%s): a function (result, *args) whose body "
-                    "accumulates d[arg] += ...; or mark it @srcad.nondifferentiable." % what)
-        raise MissingTemplateError("no gradient template for %s" % what, location, hint)
+    template = template_for(operation, "adjoint", location, reason)
 
-    args = list(operation.args)
-    if primitive is operator.getitem:
-        args[1] = syntax.index_expression(args[1])
-    try:
-        bound = template.signature.bind(syntax.name(name), *args, **operation.keywords)
-    except TypeError as exc:
-        raise TemplateError(
-            "the gradient template of %s does not accept this call (%s)"
-            % (registry.describe(primitive), exc), location,
-            "Template %s is defined at %s." % (template.name, template.where)) from None
-    bindings = {}
-    derivatives = {}
-    parameters = template.signature.parameters
-    for param_name, param in parameters.items():
-        if param_name in bound.arguments:
-            value = bound.arguments[param_name]
-        elif param.kind is inspect.Parameter.VAR_POSITIONAL:
-            value = ()  # x.transpose(): no axes given
-        elif param.default is not inspect.Parameter.empty:
-            value = syntax.constant(param.default)
-        else:
-            continue
-        if param.kind is inspect.Parameter.VAR_POSITIONAL:
-            value = gast.Tuple(elts=list(value), ctx=gast.Load())
-        elif param.kind is inspect.Parameter.VAR_KEYWORD:
-            raise TemplateError("templates cannot take **kwargs (%s)" % template.where)
-        bindings[param_name] = value
+    def adjoint_name(value):
         if isinstance(value, gast.Name) and context.activity.is_active(value.id):
-            derivatives[param_name] = namer.adjoint(value.id)
-        else:
-            derivatives[param_name] = None
+            return namer.adjoint(value.id)
+        return None
+
+    bindings, derivatives = bind_template(template, operation, name, location, adjoint_name)
+    parameters = template.signature.parameters
     result_param = next(iter(parameters))
     out = []
     if name in operation.argument_names():

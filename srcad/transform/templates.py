@@ -17,16 +17,22 @@ transform/lower_accumulations.py turns them into plain assignments.
 
 from __future__ import annotations
 
+import inspect
+import operator
+
 import gast
 
-from .. import syntax
+from .. import registry, syntax
+from ..analysis.operations import UNRESOLVED
+from ..errors import MissingTemplateError, SrcadError, TemplateError
 from ..registry import Template, is_derivative_ref
 
 _UNBOUND = object()
 
 
 class _Substitute(gast.NodeTransformer):
-    def __init__(self, bindings, derivatives, temporaries, aliases, template):
+    def __init__(self, bindings, derivatives, temporaries, aliases, template, missing=None):
+        self.missing = missing
         self.bindings = bindings
         self.derivatives = derivatives
         self.temporaries = temporaries
@@ -36,6 +42,9 @@ class _Substitute(gast.NodeTransformer):
     def visit_Subscript(self, node):
         if is_derivative_ref(node):
             derivative = self.derivatives.get(node.slice.id)
+            if derivative is None and self.missing is not None and isinstance(
+                    node.ctx, gast.Load):
+                return self.missing(node.slice.id)
             if derivative is None:
                 raise _NoDerivative(node.slice.id)
             return syntax.name(derivative, store=isinstance(node.ctx, gast.Store))
@@ -64,12 +73,80 @@ class _NoDerivative(Exception):
         self.parameter = parameter
 
 
-def instantiate(template: Template, bindings: dict, derivatives: dict, namer, aliases) -> list:
+def _template(primitive, kind):
+    entry = registry.lookup(primitive)
+    return getattr(entry, kind) if entry is not None else None
+
+
+def template_for(operation, kind: str, location, not_inlined_reason=None) -> Template:
+    """The ``kind`` ("adjoint" or "tangent") template of an operation, or a located error."""
+    primitive = operation.primitive
+    if primitive is UNRESOLVED:
+        raise MissingTemplateError(
+            "cannot differentiate the call to %s: srcad could not tell which function it "
+            "calls" % operation.description, location,
+            "Call functions through a module or a global name (e.g. np.tanh).")
+    template = _template(primitive, kind)
+    if template is not None:
+        return template
+    if not_inlined_reason is not None and isinstance(not_inlined_reason, SrcadError):
+        raise not_inlined_reason  # why srcad could not differentiate through it
+    what = registry.describe(primitive) if primitive is not None else operation.description
+    decorator = "@srcad.adjoint" if kind == "adjoint" else "@srcad.tangent"
+    if inspect.isfunction(primitive):
+        hint = ("srcad differentiates through Python functions by inlining them, which this "
+                "one does not allow; register a template for it with %s(%s)." % (decorator, what))
+    else:
+        hint = ("Register one with %s(%s): a function (result, *args) in the notation of "
+                "DESIGN.md; or mark it @srcad.nondifferentiable." % (decorator, what))
+    raise MissingTemplateError("no %s template for %s" % (
+        "gradient" if kind == "adjoint" else "tangent", what), location, hint)
+
+
+def bind_template(template: Template, operation, result_name: str, location, derivative_name):
+    """Bind a template's parameters to one operation: (bindings, derivatives).
+
+    ``derivative_name(value_node)`` gives the derivative variable of an argument,
+    or None when it has none; the result's entry is left for the caller.
+    """
+    args = list(operation.args)
+    if operation.primitive is operator.getitem:
+        args[1] = syntax.index_expression(args[1])
+    try:
+        bound = template.signature.bind(syntax.name(result_name), *args, **operation.keywords)
+    except TypeError as exc:
+        raise TemplateError(
+            "the %s template of %s does not accept this call (%s)"
+            % (template.kind, registry.describe(operation.primitive), exc), location,
+            "Template %s is defined at %s." % (template.name, template.where)) from None
+    bindings, derivatives = {}, {}
+    for param_name, param in template.signature.parameters.items():
+        if param_name in bound.arguments:
+            value = bound.arguments[param_name]
+        elif param.kind is inspect.Parameter.VAR_POSITIONAL:
+            value = ()  # x.transpose(): no axes given
+        elif param.default is not inspect.Parameter.empty:
+            value = syntax.constant(param.default)
+        else:
+            continue
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            value = gast.Tuple(elts=list(value), ctx=gast.Load())
+        elif param.kind is inspect.Parameter.VAR_KEYWORD:
+            raise TemplateError("templates cannot take **kwargs (%s)" % template.where)
+        bindings[param_name] = value
+        derivatives[param_name] = derivative_name(value)
+    return bindings, derivatives
+
+
+def instantiate(template: Template, bindings: dict, derivatives: dict, namer, aliases,
+                missing=None) -> list:
     """The template's statements for one use.
 
     ``bindings`` maps parameter names to gast expressions; ``derivatives``
     maps parameter names to the name of their derivative variable, or None
-    when the parameter has none.
+    when the parameter has none. Reading the derivative of a parameter that
+    has none drops the statement, or, if ``missing(parameter)`` is given (the
+    tangents of forward mode), reads the zero expression it returns.
     """
     temporaries = {}
     for statement in template.body:
@@ -82,7 +159,7 @@ def instantiate(template: Template, bindings: dict, derivatives: dict, namer, al
         target = statement.target if isinstance(statement, gast.AugAssign) else statement.targets[0]
         if is_derivative_ref(target) and derivatives.get(target.slice.id) is None:
             continue  # no derivative for this parameter: its contribution is not needed
-        substitute = _Substitute(bindings, derivatives, temporaries, aliases, template)
+        substitute = _Substitute(bindings, derivatives, temporaries, aliases, template, missing)
         try:
             out.append(substitute.visit(syntax.deepcopy(statement)))
         except _NoDerivative:

@@ -28,5 +28,4 @@ def grad_loop(r, x0):
         x_bar = -sub_bar
         r_bar = r_bar + mul_bar * x
         x_bar += r * mul_bar
-    # grad of: x = x0
     return r_bar, x_bar

@@ -1,0 +1,149 @@
+"""Forward mode: each primal statement followed by its tangent, from templates.
+
+Input: the normalized function and its activity. Output: a function taking
+the original parameters followed by the tangents of the ``wrt`` ones
+(``x_dot``), returning ``(output, output_tangent)``::
+
+    def jvp_f(x, W, x_dot):
+        dot = np.dot(x, W)
+        dot_dot = np.dot(x_dot, W) + np.dot(x, rt.zeros_like(W))
+        h = np.tanh(dot)
+        h_dot = dot_dot * (1.0 - h * h)
+        ...
+        return result, rt.match_tangent(result_dot, result)
+
+Tangents are computed in the same order as the values they belong to, so
+loops and branches need no tape: the tangent statements simply sit inside
+the same loop or branch. A tangent template that reads the tangent of an
+argument without one (a constant, an inactive variable) reads an explicit
+zero (``rt.zeros_like(W)``), which specialization and constant folding
+remove where the shapes allow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gast
+
+from .. import runtime, syntax
+from ..analysis.operations import IDENTITY, TUPLE, operation_of
+from ..annotations import comment, origin, position
+from ..errors import UnsupportedSyntaxError
+from ..normalize.inline import Recursive
+from ..annotations import not_inlined
+from .reverse import ReverseContext, _source_text
+from .templates import bind_template, instantiate, template_for
+
+
+@dataclass
+class ForwardRequest:
+    wrt: list  # parameters with a tangent, in the order the tangents are passed
+
+
+def forward(tree: gast.FunctionDef, context: ReverseContext, request: ForwardRequest,
+            name: str) -> gast.FunctionDef:
+    body = [syntax.deepcopy(s) for s in tree.body]
+    returned = body.pop()
+    rt = context.aliases.name_for(runtime)
+    statements = _Tangents(context, rt).block(body)
+    output = returned.value
+    namer = context.namer
+    if isinstance(output, gast.Name) and context.activity.varied.__contains__(output.id):
+        tangent = syntax.name(namer.tangent(output.id))
+    else:
+        tangent = syntax.call(syntax.attribute(rt, "zeros_like"), syntax.deepcopy(output))
+    statements.append(gast.Return(value=gast.Tuple(elts=[
+        syntax.deepcopy(output),
+        syntax.call(syntax.attribute(rt, "match_tangent"), tangent, syntax.deepcopy(output))],
+        ctx=gast.Load())))
+    params = context.parsed.params + [namer.tangent(p) for p in request.wrt]
+    return syntax.function_def(name, syntax.arguments(params), statements)
+
+
+class _Tangents:
+    def __init__(self, context: ReverseContext, rt: str):
+        self.context = context
+        self.rt = rt
+
+    def varied(self, name: str) -> bool:
+        return name in self.context.activity.varied
+
+    def zeros(self, value):
+        return syntax.call(syntax.attribute(self.rt, "zeros_like"), syntax.deepcopy(value))
+
+    def tangent_of(self, value):
+        """The tangent of an atom: its tangent variable, or an explicit zero."""
+        if isinstance(value, gast.Name) and self.varied(value.id):
+            return syntax.name(self.context.namer.tangent(value.id))
+        return self.zeros(value)
+
+    def block(self, statements) -> list:
+        out = []
+        last_origin = None
+        for statement in statements:
+            if isinstance(statement, (gast.For, gast.While, gast.If)):
+                statement.body = self.block(statement.body) or [gast.Pass()]
+                statement.orelse = self.block(statement.orelse)
+                out.append(statement)
+                last_origin = None
+                continue
+            out.append(statement)
+            if not isinstance(statement, gast.Assign):
+                continue
+            targets = [n.id for t in statement.targets for n in gast.walk(t)
+                       if isinstance(n, gast.Name)]
+            if not any(self.varied(t) for t in targets):
+                continue
+            key = origin(statement)
+            if key != last_origin and key is not None:
+                last_origin = key
+                out.append(comment("tangent of: " + _source_text(self.context.parsed, key)))
+            out.extend(self.tangent(statement))
+        return out
+
+    def tangent(self, statement) -> list:
+        context = self.context
+        namer = context.namer
+        location = context.parsed.location(position(statement) or statement)
+        target = statement.targets[0]
+        if not isinstance(target, gast.Name):
+            raise UnsupportedSyntaxError("srcad cannot differentiate through tuple unpacking "
+                                         "that it cannot split", location,
+                                         "Assign each value to its own name.")
+        name = target.id
+        result = namer.tangent(name)
+        operation = operation_of(statement.value, context.resolve)
+        if not any(self.varied(n) for n in operation.argument_names()):
+            return [syntax.assign(result, self.zeros(syntax.name(name)))]
+        primitive = operation.primitive
+        if primitive is IDENTITY:
+            return [syntax.assign(result, self.tangent_of(operation.args[0]))]
+        if primitive is runtime.array_of or (primitive is TUPLE
+                                             and not isinstance(operation.node, gast.Dict)):
+            parts = [self.tangent_of(a) for a in operation.args]
+            if primitive is runtime.array_of:
+                value = syntax.call(syntax.attribute(self.rt, "array_of"), *parts)
+            else:
+                value = type(operation.node)(elts=parts, ctx=gast.Load())
+            return [syntax.assign(result, value)]
+        reason = not_inlined(operation.node) if operation.node is not None else None
+        if isinstance(reason, Recursive):
+            raise UnsupportedSyntaxError(
+                "forward mode through the recursive function %s" % primitive.__qualname__,
+                location, "Use reverse mode (srcad.grad, srcad.vjp) for recursive functions.")
+        template = template_for(operation, "tangent", location, reason)
+
+        def tangent_name(value):
+            if isinstance(value, gast.Name) and self.varied(value.id):
+                return namer.tangent(value.id)
+            return None
+
+        bindings, derivatives = bind_template(template, operation, name, location, tangent_name)
+        result_param = next(iter(template.signature.parameters))
+        derivatives[result_param] = result
+
+        def missing(parameter):
+            return self.zeros(bindings[parameter])
+
+        return instantiate(template, bindings, derivatives, namer, context.aliases, missing)
