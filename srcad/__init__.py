@@ -2,6 +2,7 @@
 
 from .api import check_grad, grad, source, stop_gradient, value_and_grad
 from .errors import SrcadError
+from .modes import hessian, hvp, jacobian, jvp, vjp
 from .registry import adjoint, d, nondifferentiable, tangent
 
 __version__ = "0.1.0"
@@ -12,9 +13,14 @@ __all__ = [
     "check_grad",
     "d",
     "grad",
+    "hessian",
+    "hvp",
+    "jacobian",
+    "jvp",
     "nondifferentiable",
     "source",
     "stop_gradient",
     "tangent",
     "value_and_grad",
+    "vjp",
 ]

@@ -12,6 +12,7 @@ from . import cache, pipeline
 from .analysis import shapes
 from .errors import InvalidArgumentError
 from .parse import parse_function, unwrap_function
+from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
 
 
@@ -176,8 +177,8 @@ def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages:
     (as a call with them would run); without, it is the code for arguments
     of any type. ``stages=True`` returns the source after every pipeline stage.
     """
-    if mode != "reverse":
-        raise InvalidArgumentError("mode=%r is not available yet; use mode='reverse'" % (mode,))
+    if mode not in ("reverse", "forward"):
+        raise InvalidArgumentError("mode must be 'reverse' or 'forward', not %r" % (mode,))
     if options:
         raise InvalidArgumentError("unknown option(s): %s" % ", ".join(sorted(options)))
     if inspect.ismethod(function):  # as grad does: self first, wrt counted after it
@@ -188,12 +189,20 @@ def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages:
                       optimize=optimize)
     target = unwrap_function(function)
     names, single = _wrt_names(target, wrt)
-    request = ReverseRequest(wrt=names, single=single, has_aux=has_aux)
     kinds = None
     if example_args is not None:
         kinds = tuple(shapes.of_value(a) for a in example_args)
-    generated = pipeline.generate_reverse(target, request, kinds, keep_stages=stages,
-                                          enabled=pipeline.optimizations(optimize))
+    if mode == "forward":  # tangents have their primals' kinds
+        params = list(inspect.signature(target).parameters)
+        if kinds is not None:
+            kinds = kinds + tuple(kinds[params.index(n)] for n in names)
+        generated = pipeline.generate_forward(target, ForwardRequest(wrt=names), kinds,
+                                              keep_stages=stages,
+                                              enabled=pipeline.optimizations(optimize))
+    else:
+        request = ReverseRequest(wrt=names, single=single, has_aux=has_aux)
+        generated = pipeline.generate_reverse(target, request, kinds, keep_stages=stages,
+                                              enabled=pipeline.optimizations(optimize))
     if not stages:
         return generated.source
     parts = []

@@ -29,6 +29,7 @@ from .optimize.accumulate_in_place import accumulate_in_place
 from .optimize.fold_constants import fold_constants
 from .optimize.propagate_copies import propagate_copies
 from .optimize.remove_dead_code import remove_dead_code
+from .optimize.simplify_zeros import simplify_zeros
 from .optimize.specialize_runtime_calls import specialize_runtime_calls
 from .parse import ParsedFunction, parse_function
 from .transform.lower_accumulations import lower_accumulations
@@ -180,6 +181,9 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
         params = [a.id for a in tree.args.args]
         env = shapes.infer(tree, dict(zip(params, kinds)), resolve)
         tree = specialize_runtime_calls(tree, env, resolve, aliases)
+    # dropping zero tangent terms is not only faster: 0 * log(x) is nan for x < 0
+    tree = simplify_zeros(tree, env, make_resolver(parsed, aliases, tree), namer.primal_of,
+                          aliases)
 
     def is_floating(identifier):
         return namer.primal_of(identifier) is not None or env.get(identifier) == shapes.FLOAT

@@ -39,6 +39,7 @@ from .templates import bind_template, instantiate, template_for
 @dataclass
 class ForwardRequest:
     wrt: list  # parameters with a tangent, in the order the tangents are passed
+    tangent_only: bool = False  # return only the output tangent (to differentiate it again)
 
 
 def forward(tree: gast.FunctionDef, context: ReverseContext, request: ForwardRequest,
@@ -53,10 +54,13 @@ def forward(tree: gast.FunctionDef, context: ReverseContext, request: ForwardReq
         tangent = syntax.name(namer.tangent(output.id))
     else:
         tangent = syntax.call(syntax.attribute(rt, "zeros_like"), syntax.deepcopy(output))
-    statements.append(gast.Return(value=gast.Tuple(elts=[
-        syntax.deepcopy(output),
-        syntax.call(syntax.attribute(rt, "match_tangent"), tangent, syntax.deepcopy(output))],
-        ctx=gast.Load())))
+    output_tangent = syntax.call(syntax.attribute(rt, "match_tangent"), tangent,
+                                 syntax.deepcopy(output))
+    if request.tangent_only:
+        statements.append(gast.Return(value=output_tangent))
+    else:
+        statements.append(gast.Return(value=gast.Tuple(elts=[syntax.deepcopy(output),
+                                                             output_tangent], ctx=gast.Load())))
     params = context.parsed.params + [namer.tangent(p) for p in request.wrt]
     return syntax.function_def(name, syntax.arguments(params), statements)
 
@@ -88,18 +92,17 @@ class _Tangents:
                 out.append(statement)
                 last_origin = None
                 continue
+            key = origin(statement)
+            if key != last_origin and key is not None:  # a user line: its values and tangents
+                last_origin = key
+                out.append(comment(_source_text(self.context.parsed, key)))
             out.append(statement)
             if not isinstance(statement, gast.Assign):
                 continue
             targets = [n.id for t in statement.targets for n in gast.walk(t)
                        if isinstance(n, gast.Name)]
-            if not any(self.varied(t) for t in targets):
-                continue
-            key = origin(statement)
-            if key != last_origin and key is not None:
-                last_origin = key
-                out.append(comment("tangent of: " + _source_text(self.context.parsed, key)))
-            out.extend(self.tangent(statement))
+            if any(self.varied(t) for t in targets):
+                out.extend(self.tangent(statement))
         return out
 
     def tangent(self, statement) -> list:

@@ -1,0 +1,220 @@
+"""jvp, vjp, jacobian, hessian and hvp: the public functions beyond ``grad``.
+
+Each is a thin wrapper over pipeline.py, caching generated code on the
+function object like ``grad`` does (srcad/cache.py) and specializing it on
+the kinds of the arguments it is called with.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+
+import numpy as np
+
+from . import cache, pipeline
+from .analysis import shapes
+from .errors import InvalidArgumentError
+from .parse import unwrap_function
+from .transform.forward import ForwardRequest
+from .transform.reverse import ReverseRequest
+
+
+class _Specializations:
+    """Generated code for one request, one compiled function per tuple of argument kinds."""
+
+    def __init__(self, generate):
+        self.generate = generate
+        self.functions = {}
+        self.lock = threading.Lock()
+
+    def function_for(self, values):
+        kinds = tuple(map(shapes.of_value, values))
+        generated = self.functions.get(kinds)
+        if generated is None:
+            with self.lock:
+                generated = self.functions.get(kinds)
+                if generated is None:
+                    generated = self.functions[kinds] = self.generate(kinds)
+                    cache.statistics["generated"] += 1
+        return generated
+
+
+def _cached(function, key, make):
+    found = cache.lookup(function, key)
+    if found is None:
+        found = make()
+        cache.store(function, key, found)
+    return found
+
+
+def _params(function):
+    return list(inspect.signature(function).parameters)
+
+
+def _forward(function, names, enabled, tangent_only=False) -> _Specializations:
+    request = ForwardRequest(wrt=list(names), tangent_only=tangent_only)
+    return _cached(function, ("jvp", tuple(names), tangent_only, enabled),
+                   lambda: _Specializations(lambda kinds: pipeline.generate_forward(
+                       function, request, kinds, enabled=enabled)))
+
+
+def _reverse_vjp(function, enabled) -> _Specializations:
+    request = ReverseRequest(wrt=_params(function), single=False, seed="cotangent",
+                             check_scalar_output=False, extra_params=["cotangent"])
+    return _cached(function, ("vjp", enabled),
+                   lambda: _Specializations(lambda kinds: pipeline.generate_reverse(
+                       function, request, kinds, name="vjp_" + function.__name__,
+                       enabled=enabled)))
+
+
+def jvp(function, primals, tangents, *, optimize=True):
+    """Forward mode: ``(f(*primals), J·tangents)``.
+
+    ``tangents`` has one entry per primal; ``None`` marks an argument that is
+    held constant. A tangent has its primal's shape.
+    """
+    target = unwrap_function(function)
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise InvalidArgumentError("jvp needs one tangent per primal (None for a constant); "
+                                   "got %d primals and %d tangents"
+                                   % (len(primals), len(tangents)))
+    params = _params(target)
+    positions = [i for i, t in enumerate(tangents) if t is not None]
+    names = [params[i] for i in positions]
+    given = [tangents[i] for i in positions]
+    specializations = _forward(target, names, pipeline.optimizations(optimize))
+    generated = specializations.function_for(primals + tuple(given))
+    return generated.function(*primals, *given)
+
+
+def vjp(function, *primals, optimize=True):
+    """Reverse mode for any output: ``(f(*primals), vjp_fn)``.
+
+    ``vjp_fn(cotangent)`` returns a tuple with one cotangent per primal, each
+    of its primal's shape; ``cotangent`` has the output's shape.
+    """
+    target = unwrap_function(function)
+    output = target(*primals)
+    specializations = _reverse_vjp(target, pipeline.optimizations(optimize))
+
+    def vjp_fn(cotangent):
+        generated = specializations.function_for(primals + (cotangent,))
+        return generated.function(*primals, cotangent)
+
+    return output, vjp_fn
+
+
+def _wrt_positions(function, wrt):
+    params = _params(function)
+    single = not isinstance(wrt, (tuple, list))
+    positions = []
+    for item in [wrt] if single else wrt:
+        if isinstance(item, str):
+            if item not in params:
+                raise InvalidArgumentError("wrt=%r is not a parameter of %s"
+                                           % (item, function.__qualname__))
+            item = params.index(item)
+        if isinstance(item, bool) or not isinstance(item, int) or not -len(params) <= item < len(
+                params):
+            raise InvalidArgumentError("wrt=%r is not a parameter position of %s"
+                                       % (item, function.__qualname__))
+        positions.append(item % len(params))
+    return positions, single
+
+
+def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
+    """A function of the same arguments returning the Jacobian, shaped output.shape + input.shape.
+
+    ``mode="reverse"`` computes it row by row (one vjp per output element),
+    ``mode="forward"`` column by column (one jvp per input element).
+    """
+    if mode not in ("reverse", "forward"):
+        raise InvalidArgumentError("mode must be 'reverse' or 'forward', not %r" % (mode,))
+    target = unwrap_function(function)
+    positions, single = _wrt_positions(target, wrt)
+
+    def jacobian_function(*args):
+        args = tuple(args)
+        if mode == "reverse":
+            output, vjp_fn = vjp(target, *args, optimize=optimize)
+            out_shape = np.shape(output)
+            blocks = [np.zeros(out_shape + np.shape(args[p])) for p in positions]
+            for index in np.ndindex(*out_shape):
+                cotangent = np.zeros(out_shape)
+                cotangent[index] = 1.0
+                cotangents = vjp_fn(cotangent if out_shape else 1.0)
+                for block, p in zip(blocks, positions):
+                    block[index] = cotangents[p]
+        else:
+            output = target(*args)
+            out_shape = np.shape(output)
+            blocks = []
+            for p in positions:
+                in_shape = np.shape(args[p])
+                block = np.zeros(out_shape + in_shape)
+                for index in np.ndindex(*in_shape):
+                    tangent = np.zeros(in_shape)
+                    tangent[index] = 1.0
+                    tangents = [None] * len(args)
+                    tangents[p] = tangent if in_shape else 1.0
+                    _, output_tangent = jvp(target, args, tangents, optimize=optimize)
+                    block[(Ellipsis,) + index] = output_tangent
+                blocks.append(block)
+        blocks = [float(b) if np.ndim(b) == 0 else b for b in blocks]
+        return blocks[0] if single else tuple(blocks)
+
+    jacobian_function.__wrapped__ = target
+    return jacobian_function
+
+
+def hvp(function, wrt=0, *, optimize=True):
+    """A function ``(*args, v) -> H·v`` for a scalar function, without forming H.
+
+    It differentiates, in reverse mode, the forward-mode derivative of the
+    function in direction ``v`` (the gradient of ``x -> ∇f(x)·v``): srcad's
+    generated forward code is ordinary Python that srcad differentiates again.
+    """
+    target = unwrap_function(function)
+    positions, single = _wrt_positions(target, wrt)
+    if not single:
+        raise InvalidArgumentError("hvp differentiates with respect to one argument")
+    position = positions[0]
+    params = _params(target)
+    directional = _forward(target, [params[position]], pipeline.optimizations(optimize),
+                           tangent_only=True)
+    gradients = {}
+
+    def hvp_function(*args_and_v):
+        *args, v = args_and_v
+        generated = directional.function_for(tuple(args) + (v,))
+        gradient = gradients.get(generated.function)
+        if gradient is None:
+            from .api import grad
+
+            gradient = gradients[generated.function] = grad(generated.function, wrt=position,
+                                                            optimize=optimize)
+        return gradient(*args, v)
+
+    hvp_function.__wrapped__ = target
+    return hvp_function
+
+
+def hessian(function, wrt=0, *, optimize=True):
+    """A function of the same arguments returning the Hessian (input.shape * 2)."""
+    target = unwrap_function(function)
+    product = hvp(target, wrt, optimize=optimize)
+    position = _wrt_positions(target, wrt)[0][0]
+
+    def hessian_function(*args):
+        shape = np.shape(args[position])
+        result = np.zeros(shape + shape)
+        for index in np.ndindex(*shape):
+            direction = np.zeros(shape)
+            direction[index] = 1.0
+            result[(Ellipsis,) + index] = product(*args, direction if shape else 1.0)
+        return float(result) if not shape else result
+
+    hessian_function.__wrapped__ = target
+    return hessian_function

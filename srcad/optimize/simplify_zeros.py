@@ -1,0 +1,137 @@
+"""Drop terms that multiply a zero tangent (forward mode, when argument kinds are known).
+
+Tangent templates read an explicit zero (``rt.zeros_like(W)``) for an
+argument that has no tangent. A product, quotient or matrix product with
+such a zero is zero, and adding a zero changes nothing, provided the sum
+keeps its shape: shape inference decides that. After this pass::
+
+    dot_dot = np.dot(rt.zeros_like(x), W1) + np.dot(x, W1_dot)
+ -> dot_dot = np.dot(x, W1_dot)
+
+    result_dot = z_dot * 2.0 * z + 0.0 * result * rt.log_of_base(z)
+ -> result_dot = z_dot * 2.0 * z
+
+A tangent that is zero as a whole becomes ``rt.zeros_like(value)``.
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from .. import runtime, syntax
+from ..analysis import shapes
+
+_LINEAR_IN_EACH = {np.dot, np.matmul, np.outer, np.multiply, np.tensordot, np.inner,
+                   runtime.dot_adjoint_left, runtime.dot_adjoint_right,
+                   runtime.matmul_adjoint_left, runtime.matmul_adjoint_right}
+
+
+def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
+                   aliases) -> gast.FunctionDef:
+    """``primal_of(name)`` gives the value a tangent variable belongs to (None otherwise)."""
+    _Simplify(env, resolve, primal_of, aliases).visit(tree)
+    return tree
+
+
+class _Zero(gast.AST):
+    """Placeholder for a zero subexpression while simplifying (never emitted).
+
+    ``product`` is True for a product with a zero factor: tangent templates write
+    every such term with the shape of the whole result, so dropping it from a sum
+    never changes the sum's shape (0 * log(x) must go even where log(x) is nan).
+    """
+
+    _fields = ()
+
+    def __init__(self, original, product=True):
+        super().__init__()
+        self.original = original
+        self.product = product
+
+
+class _Restore(gast.NodeTransformer):
+    """Put back the zero subexpressions no enclosing expression could drop."""
+
+    def visit__Zero(self, node):  # noqa: N802 - NodeTransformer's naming
+        return self.visit(node.original)
+
+
+class _Simplify(gast.NodeTransformer):
+    def __init__(self, env, resolve, primal_of, aliases):
+        self.env = env
+        self.resolve = resolve
+        self.primal_of = primal_of
+        self.aliases = aliases
+
+    def kind(self, node):
+        return shapes.plain(shapes.evaluate(node, self.env, self.resolve))
+
+    def is_zero(self, node) -> bool:
+        if isinstance(node, _Zero):
+            return True
+        if isinstance(node, gast.Constant) and not isinstance(node.value, bool) and isinstance(
+                node.value, (int, float)) and node.value == 0:
+            return True
+        return (isinstance(node, gast.Call) and self.resolve(node.func) is runtime.zeros_like
+                and len(node.args) == 1)
+
+    def visit_Assign(self, node):
+        original = syntax.deepcopy(node.value)
+        value = self.visit(node.value)
+        target = node.targets[0]
+        primal = self.primal_of(target.id) if isinstance(target, gast.Name) else None
+        if isinstance(value, _Zero):
+            value = original if primal is None else syntax.call(
+                syntax.attribute(self.aliases.name_for(runtime), "zeros_like"),
+                syntax.name(primal))
+        node.value = _Restore().visit(value)
+        return node
+
+    def visit_BinOp(self, node):
+        whole = self.kind(node)
+        self.generic_visit(node)
+        left_zero, right_zero = self.is_zero(node.left), self.is_zero(node.right)
+        if isinstance(node.op, (gast.Mult, gast.MatMult)) and (left_zero or right_zero):
+            return _Zero(node)
+        if isinstance(node.op, gast.Div) and left_zero:
+            return _Zero(node)
+        if isinstance(node.op, (gast.Add, gast.Sub)):
+            if left_zero and right_zero:
+                return _Zero(node, product=self.product(node.left) and self.product(node.right))
+            if right_zero and (self.product(node.right) or self.same_kind(node.left, whole)):
+                return node.left
+            if left_zero and (self.product(node.left) or self.same_kind(node.right, whole)):
+                if isinstance(node.op, gast.Sub):
+                    return gast.UnaryOp(op=gast.USub(), operand=node.right)
+                return node.right
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, (gast.USub, gast.UAdd)) and self.is_zero(node.operand):
+            return _Zero(node, product=self.product(node.operand))
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        callee = self.resolve(node.func)
+        if any(callee is f for f in _LINEAR_IN_EACH) and any(
+                self.is_zero(a) for a in node.args[:2]):
+            return _Zero(node)
+        if any(callee is f for f in (np.sum, np.mean)) and node.args and self.is_zero(
+                node.args[0]):
+            return _Zero(node)
+        return node
+
+    @staticmethod
+    def product(node) -> bool:
+        return isinstance(node, _Zero) and node.product
+
+    def same_kind(self, part, whole) -> bool:
+        if isinstance(part, _Zero):
+            return False
+        kind = self.kind(part)
+        if isinstance(kind, shapes.Scalar) and isinstance(whole, shapes.Scalar):
+            return True
+        return isinstance(kind, shapes.Array) and kind == whole and None not in kind.ones

@@ -1,0 +1,145 @@
+"""srcad's own runtime helpers, so that generated code can be differentiated again.
+
+Forward-mode code calls a few helpers of srcad.runtime; differentiating that
+code (a Hessian-vector product is the gradient of a directional derivative)
+needs their derivatives too.
+"""
+
+import numpy as np
+
+from srcad import runtime as rt
+from srcad.analysis import shapes
+from srcad.registry import adjoint, d, nondifferentiable, shape_rule, tangent
+
+
+@adjoint(rt.log_of_base)
+def log_of_base(y, a):
+    d[a] += d[y] / a
+
+
+@tangent(rt.log_of_base)
+def log_of_base(y, a):  # noqa: F811
+    d[y] = d[a] / a
+
+
+@adjoint(rt.match_tangent)
+def match_tangent(y, t, value):
+    d[t] += rt.unbroadcast(d[y], t)
+
+
+@tangent(rt.match_tangent)
+def match_tangent(y, t, value):  # noqa: F811
+    d[y] = rt.match_tangent(d[t], value)
+
+
+@adjoint(rt.match_type, rt.owned)
+def passed_on(y, g, x=None):
+    d[g] += d[y]
+
+
+@tangent(rt.match_type, rt.owned)
+def passed_on(y, g, x=None):  # noqa: F811
+    d[y] = d[g]
+
+
+nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size,
+                  rt.check_scalar_output)
+shape_rule(shapes.elementwise, np.where)
+
+
+# Linear in the adjoint they transform: their tangents apply them to the tangent
+# (differentiating reverse-mode code in forward mode).
+@tangent(rt.unbroadcast)
+def unbroadcast(y, g, x):
+    d[y] = rt.unbroadcast(d[g], x)
+
+
+@tangent(rt.expand_reduced)
+def expand_reduced(y, g, x, axis=None, keepdims=False):
+    d[y] = rt.expand_reduced(d[g], x, axis, keepdims)
+
+
+@tangent(rt.unindex)
+def unindex(y, g, x, index):
+    d[y] = rt.unindex(d[g], x, index)
+
+
+@tangent(rt.without)
+def without(y, g, index):
+    d[y] = rt.without(d[g], index)
+
+
+@tangent(rt.extremum_adjoint)
+def extremum_adjoint(out, g, x, y, axis=None, keepdims=False):
+    d[out] = rt.extremum_adjoint(d[g], x, y, axis, keepdims)
+
+
+@tangent(rt.dot_adjoint_left)
+def dot_adjoint_left(y, g, a, b):
+    d[y] = rt.dot_adjoint_left(d[g], a, b) + rt.dot_adjoint_left(g, a, d[b])
+
+
+@tangent(rt.dot_adjoint_right)
+def dot_adjoint_right(y, g, a, b):
+    d[y] = rt.dot_adjoint_right(d[g], a, b) + rt.dot_adjoint_right(g, d[a], b)
+
+
+@tangent(rt.matmul_adjoint_left)
+def matmul_adjoint_left(y, g, a, b):
+    d[y] = rt.matmul_adjoint_left(d[g], a, b) + rt.matmul_adjoint_left(g, a, d[b])
+
+
+@tangent(rt.matmul_adjoint_right)
+def matmul_adjoint_right(y, g, a, b):
+    d[y] = rt.matmul_adjoint_right(d[g], a, b) + rt.matmul_adjoint_right(g, d[a], b)
+
+
+@adjoint(rt.unbroadcast)
+def unbroadcast(y, g, x):
+    d[g] += np.broadcast_to(d[y], np.shape(g))
+
+
+@adjoint(rt.expand_reduced)
+def expand_reduced(y, g, x, axis=None, keepdims=False):
+    d[g] += np.sum(d[y], axis=axis, keepdims=keepdims)
+
+
+@adjoint(rt.unindex)
+def unindex(y, g, x, index):
+    d[g] += d[y][index]
+
+
+@adjoint(rt.without)
+def without(y, g, index):
+    d[g] += rt.without(d[y], index)
+
+
+@adjoint(rt.extremum_adjoint)
+def extremum_adjoint(out, g, x, y, axis=None, keepdims=False):
+    d[g] += np.sum(d[out] * rt.extremum_adjoint(np.ones_like(y), x, y, axis, keepdims),
+                   axis=axis, keepdims=keepdims)
+
+
+# dot_adjoint_left(g, a, b) is the w -> <g, dot(w, b)> map's gradient; its adjoints follow
+@adjoint(rt.dot_adjoint_left)
+def dot_adjoint_left(y, g, a, b):
+    d[g] += np.dot(d[y], b)
+    d[b] += rt.dot_adjoint_right(g, d[y], b)
+
+
+@adjoint(rt.dot_adjoint_right)
+def dot_adjoint_right(y, g, a, b):
+    d[g] += np.dot(a, d[y])
+    d[a] += rt.dot_adjoint_left(g, a, d[y])
+
+
+@adjoint(rt.matmul_adjoint_left)
+def matmul_adjoint_left(y, g, a, b):
+    d[g] += np.matmul(d[y], b)
+    d[b] += rt.matmul_adjoint_right(g, d[y], b)
+
+
+@adjoint(rt.matmul_adjoint_right)
+def matmul_adjoint_right(y, g, a, b):
+    d[g] += np.matmul(a, d[y])
+    d[a] += rt.matmul_adjoint_left(g, a, d[y])
