@@ -38,7 +38,8 @@ def extremum(y, x, axis=None, out=None, keepdims=False):
 
 @tangent(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min)
 def extremum(y, x, axis=None, out=None, keepdims=False):  # noqa: F811
-    d[y] = np.sum(rt.extremum_adjoint(d[x], x, y, axis, True), axis=axis, keepdims=keepdims)
+    d[y] = np.sum(rt.extremum_adjoint(np.ones_like(y), x, y, axis, keepdims) * d[x], axis=axis,
+                  keepdims=keepdims)
 
 
 @adjoint(np.linalg.norm)
@@ -48,7 +49,7 @@ def norm(y, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's par
 
 @tangent(np.linalg.norm)
 def norm(y, x, ord=None, axis=None, keepdims=False):  # noqa: A002, F811
-    d[y] = np.sum(rt.norm_adjoint(1.0, x, y, ord, axis, True) * d[x], axis=axis,
+    d[y] = np.sum(rt.norm_adjoint(np.ones_like(y), x, y, ord, axis, keepdims) * d[x], axis=axis,
                   keepdims=keepdims)
 
 
