@@ -14,6 +14,7 @@ import gast
 from . import syntax
 from .errors import UnsupportedSyntaxError
 from .parse import ParsedFunction
+from .registry import describe
 
 # node type -> (what it is called, what the user can do instead)
 _REJECTED_STATEMENTS = {
@@ -60,7 +61,10 @@ _WRITING_FUNCTIONS = ("copyto", "put", "place", "putmask", "fill_diagonal", "put
 def _writes_into_argument(function) -> bool:
     import numpy
 
-    return any(getattr(numpy, name, None) is function for name in _WRITING_FUNCTIONS)
+    from . import runtime
+
+    return function is runtime.add_at or any(
+        getattr(numpy, name, None) is function for name in _WRITING_FUNCTIONS)
 
 
 def fence(parsed: ParsedFunction, *, has_aux: bool = False, inlined: bool = False) -> None:
@@ -260,8 +264,8 @@ def _check_expressions(parsed, statement, comprehensions=True) -> None:
                             "Use the returned value: `y = np.add(a, b)`.")
             func = node.func
             if _writes_into_argument(parsed.resolve(func, None)):
-                _reject(parsed, func, "a call to numpy.%s, which writes into an array"
-                        % parsed.resolve(func, None).__name__,
+                _reject(parsed, func, "a call to %s, which writes into an array"
+                        % describe(parsed.resolve(func, None)),
                         "Assign the result instead (y = x.copy(), y[mask] = v ...).")
             if (isinstance(func, gast.Attribute) and func.attr in _MUTATING_METHODS
                     and isinstance(func.value, gast.Name) and func.value.id in parsed.local_names):

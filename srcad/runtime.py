@@ -259,3 +259,11 @@ def match_tangent(tangent, value):
     if np.shape(tangent) != np.shape(value):
         return np.broadcast_to(tangent, np.shape(value)).copy()
     return tangent
+
+
+def add_at(total, index, g):
+    """``total[index] += g`` in place (every occurrence of a repeated fancy index counts)."""
+    if _is_basic_index(index):
+        total[index] += g
+    else:
+        np.add.at(total, index, g)

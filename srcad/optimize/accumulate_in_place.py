@@ -10,6 +10,10 @@ not something a helper may have returned unchanged. After this pass::
     for t in reversed(range(n)):          ->      for t in reversed(range(n)):
         Wx_bar = Wx_bar + np.dot(a.T, g)              Wx_bar += np.dot(a.T, g)
 
+Adding the adjoint of an indexing (``rt.unindex(g, x, i)``, an array of x's
+shape that is zero but at i) becomes ``rt.add_at(x_bar, i, g)``: no
+x-sized array per loop iteration.
+
 Only adjoint variables are rewritten; a name stops being *owned* as soon as
 it is used in any way other than as an operand of arithmetic or an argument
 of a function known to allocate its result.
@@ -23,7 +27,7 @@ import numpy as np
 from .. import runtime, syntax
 
 _ALLOCATING = {np.dot, np.matmul, np.outer, np.sum, np.mean, np.zeros, np.zeros_like,
-               np.ones_like, np.where, np.tensordot, runtime.zeros_like}
+               np.ones_like, np.where, np.tensordot, runtime.zeros_like, runtime.unindex}
 
 
 def accumulate_in_place(tree: gast.FunctionDef, is_derivative, resolve) -> gast.FunctionDef:
@@ -73,6 +77,18 @@ class _InPlace:
         for child in gast.iter_child_nodes(node):
             self._escaping(child, names, safe=False)
 
+    def in_place(self, name, value, statement):
+        """``x_bar += e``; for ``e = rt.unindex(g, x, i)``, ``rt.add_at(x_bar, i, g)``."""
+        right = value.right
+        if (isinstance(value.op, gast.Add) and isinstance(right, gast.Call)
+                and self.resolve(right.func) is runtime.unindex and len(right.args) == 3):
+            g, _, index = right.args
+            helper = gast.Attribute(value=right.func.value, attr="add_at", ctx=gast.Load())
+            call = gast.Call(func=helper, args=[syntax.name(name), index, g], keywords=[])
+            return gast.copy_location(gast.Expr(value=call), statement)
+        return gast.copy_location(gast.AugAssign(target=syntax.name(name, store=True),
+                                                 op=value.op, value=right), statement)
+
     def block(self, statements, owned: set) -> set:
         for index, statement in enumerate(statements):
             owned = self.statement(statements, index, statement, owned)
@@ -89,8 +105,7 @@ class _InPlace:
                     and name not in syntax.load_names(value.right)):
                 owned = owned - self.escaping(value.right)
                 if not self.dry:
-                    statements[index] = gast.copy_location(gast.AugAssign(
-                        target=syntax.name(name, store=True), op=value.op, value=value.right), s)
+                    statements[index] = self.in_place(name, value, s)
                 return owned
             owned = owned - self.escaping(value)
             owned.discard(name)
