@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.modes import _forward
 from srcad import pipeline
+from srcad.analysis import shapes
+from srcad.modes import _forward
 from tests import call_functions as calls
 from tests import container_functions as containers
 from tests import control_flow_functions as flows
@@ -126,15 +127,14 @@ def _third_derivative(function, x):
     directional = _forward(function, ["x"], pipeline.optimizations(True), tangent_only=True)
     first = directional.function_for((x, 1.0)).function  # x, v -> f'(x) v
     second = srcad.grad(first, wrt=0)  # x, v -> f''(x) v (reverse over forward)
-    generated = second.__wrapped__ if False else None
     _, third = srcad.jvp(_specialized(second, (x, 1.0)), (x, 1.0), (1.0, None))
     return third
 
 
 def _specialized(derivative, args):
+    """The generated function a derivative runs for these arguments."""
     derivative(*args)
-    return derivative.specializations[tuple(
-        __import__("srcad").analysis.shapes.of_value(a) for a in args)].function
+    return derivative.specializations[tuple(shapes.of_value(a) for a in args)].function
 
 
 @pytest.mark.parametrize("function, closed_form", [
@@ -211,3 +211,22 @@ def test_dot_product_forward_against_reverse_for_every_template(case):
     left = _vdot(out_tangent, cotangent)
     right = sum(_vdot(tangents[p], cotangents[p]) for p in positions)
     assert left == pytest.approx(right, rel=1e-8, abs=1e-10)
+
+
+@pytest.mark.parametrize("function, second", [
+    (mf.sine, lambda x: -math.sin(x)),
+    (mf.cubic_log, lambda x: 6 * x * math.log(x) + 5 * x),
+])
+def test_forward_over_forward_second_derivative(function, second):
+    directional = _forward(function, ["x"], pipeline.optimizations(True), tangent_only=True)
+    first = directional.function_for((0.7, 1.0)).function  # x, v -> f'(x) v
+    _, curvature = srcad.jvp(first, (0.7, 1.0), (1.0, None))
+    assert curvature == pytest.approx(second(0.7), rel=1e-10)
+
+
+def test_forward_over_forward_through_a_loop():
+    directional = _forward(mf.with_branch_and_loop, ["x"], pipeline.optimizations(True),
+                           tangent_only=True)
+    first = directional.function_for((0.7, 4, 1.0)).function
+    _, curvature = srcad.jvp(first, (0.7, 4, 1.0), (1.0, None, None))
+    assert curvature == pytest.approx(srcad.hessian(mf.with_branch_and_loop)(0.7, 4), rel=1e-8)
