@@ -38,8 +38,8 @@ def main(n):
         gradient(x), product(x, v)
         ratios = []
         for _ in range(9):
-            g = timeit.timeit(lambda: gradient(x), number=5)
-            h = timeit.timeit(lambda: product(x, v), number=5)
+            g = timeit.timeit(lambda gradient=gradient: gradient(x), number=5)
+            h = timeit.timeit(lambda product=product: product(x, v), number=5)
             ratios.append(h / g)
         print("%-22s n=%d  hvp / grad = %.2f" % (function.__name__, n, statistics.median(ratios)))
 

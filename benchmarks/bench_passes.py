@@ -46,11 +46,11 @@ def main(names):
             continue
         args = make(np)
         hand = getattr(handwritten, name + "_grad")
-        calls = {"hand": lambda: hand(*args)}
+        calls = {"hand": lambda hand=hand, args=args: hand(*args)}
         for label, optimize in variants.items():
             gradient = srcad.grad(function, wrt=tuple(wrt), optimize=optimize)
             gradient(*args)
-            calls[label] = (lambda g=gradient: g(*args))
+            calls[label] = (lambda g=gradient, args=args: g(*args))
         numbers = {k: per_call(f) for k, f in calls.items()}
         samples = {k: [] for k in calls}
         for _ in range(9):

@@ -47,56 +47,16 @@ nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.r
 shape_rule(shapes.elementwise, np.where)
 
 
-# Linear in the adjoint they transform: their tangents apply them to the tangent
-# (differentiating reverse-mode code in forward mode).
-@tangent(rt.unbroadcast)
-def unbroadcast(y, g, x):
-    d[y] = rt.unbroadcast(d[g], x)
-
-
-@tangent(rt.expand_reduced)
-def expand_reduced(y, g, x, axis=None, keepdims=False):
-    d[y] = rt.expand_reduced(d[g], x, axis, keepdims)
-
-
-@tangent(rt.unindex)
-def unindex(y, g, x, index):
-    d[y] = rt.unindex(d[g], x, index)
-
-
-@tangent(rt.without)
-def without(y, g, index):
-    d[y] = rt.without(d[g], index)
-
-
-@tangent(rt.extremum_adjoint)
-def extremum_adjoint(out, g, x, y, axis=None, keepdims=False):
-    d[out] = rt.extremum_adjoint(d[g], x, y, axis, keepdims)
-
-
-@tangent(rt.dot_adjoint_left)
-def dot_adjoint_left(y, g, a, b):
-    d[y] = rt.dot_adjoint_left(d[g], a, b) + rt.dot_adjoint_left(g, a, d[b])
-
-
-@tangent(rt.dot_adjoint_right)
-def dot_adjoint_right(y, g, a, b):
-    d[y] = rt.dot_adjoint_right(d[g], a, b) + rt.dot_adjoint_right(g, d[a], b)
-
-
-@tangent(rt.matmul_adjoint_left)
-def matmul_adjoint_left(y, g, a, b):
-    d[y] = rt.matmul_adjoint_left(d[g], a, b) + rt.matmul_adjoint_left(g, a, d[b])
-
-
-@tangent(rt.matmul_adjoint_right)
-def matmul_adjoint_right(y, g, a, b):
-    d[y] = rt.matmul_adjoint_right(d[g], a, b) + rt.matmul_adjoint_right(g, d[a], b)
-
-
+# The helpers below are linear in the adjoint they transform: each tangent applies the
+# helper to the tangent; each adjoint is the transposed map.
 @adjoint(rt.unbroadcast)
 def unbroadcast(y, g, x):
     d[g] += np.broadcast_to(d[y], np.shape(g))
+
+
+@tangent(rt.unbroadcast)
+def unbroadcast(y, g, x):  # noqa: F811
+    d[y] = rt.unbroadcast(d[g], x)
 
 
 @adjoint(rt.expand_reduced)
@@ -104,14 +64,29 @@ def expand_reduced(y, g, x, axis=None, keepdims=False):
     d[g] += np.sum(d[y], axis=axis, keepdims=keepdims)
 
 
+@tangent(rt.expand_reduced)
+def expand_reduced(y, g, x, axis=None, keepdims=False):  # noqa: F811
+    d[y] = rt.expand_reduced(d[g], x, axis, keepdims)
+
+
 @adjoint(rt.unindex)
 def unindex(y, g, x, index):
     d[g] += d[y][index]
 
 
+@tangent(rt.unindex)
+def unindex(y, g, x, index):  # noqa: F811
+    d[y] = rt.unindex(d[g], x, index)
+
+
 @adjoint(rt.without)
 def without(y, g, index):
     d[g] += rt.without(d[y], index)
+
+
+@tangent(rt.without)
+def without(y, g, index):  # noqa: F811
+    d[y] = rt.without(d[g], index)
 
 
 @adjoint(rt.extremum_adjoint)
@@ -120,11 +95,21 @@ def extremum_adjoint(out, g, x, y, axis=None, keepdims=False):
                    axis=axis, keepdims=keepdims)
 
 
-# dot_adjoint_left(g, a, b) is the w -> <g, dot(w, b)> map's gradient; its adjoints follow
+@tangent(rt.extremum_adjoint)
+def extremum_adjoint(out, g, x, y, axis=None, keepdims=False):  # noqa: F811
+    d[out] = rt.extremum_adjoint(d[g], x, y, axis, keepdims)
+
+
+# dot_adjoint_left(g, a, b) is the gradient of w -> <g, dot(w, b)>: bilinear in g and b
 @adjoint(rt.dot_adjoint_left)
 def dot_adjoint_left(y, g, a, b):
     d[g] += np.dot(d[y], b)
     d[b] += rt.dot_adjoint_right(g, d[y], b)
+
+
+@tangent(rt.dot_adjoint_left)
+def dot_adjoint_left(y, g, a, b):  # noqa: F811
+    d[y] = rt.dot_adjoint_left(d[g], a, b) + rt.dot_adjoint_left(g, a, d[b])
 
 
 @adjoint(rt.dot_adjoint_right)
@@ -133,13 +118,28 @@ def dot_adjoint_right(y, g, a, b):
     d[a] += rt.dot_adjoint_left(g, a, d[y])
 
 
+@tangent(rt.dot_adjoint_right)
+def dot_adjoint_right(y, g, a, b):  # noqa: F811
+    d[y] = rt.dot_adjoint_right(d[g], a, b) + rt.dot_adjoint_right(g, d[a], b)
+
+
 @adjoint(rt.matmul_adjoint_left)
 def matmul_adjoint_left(y, g, a, b):
     d[g] += np.matmul(d[y], b)
     d[b] += rt.matmul_adjoint_right(g, d[y], b)
 
 
+@tangent(rt.matmul_adjoint_left)
+def matmul_adjoint_left(y, g, a, b):  # noqa: F811
+    d[y] = rt.matmul_adjoint_left(d[g], a, b) + rt.matmul_adjoint_left(g, a, d[b])
+
+
 @adjoint(rt.matmul_adjoint_right)
 def matmul_adjoint_right(y, g, a, b):
     d[g] += np.matmul(a, d[y])
     d[a] += rt.matmul_adjoint_left(g, a, d[y])
+
+
+@tangent(rt.matmul_adjoint_right)
+def matmul_adjoint_right(y, g, a, b):  # noqa: F811
+    d[y] = rt.matmul_adjoint_right(d[g], a, b) + rt.matmul_adjoint_right(g, d[a], b)

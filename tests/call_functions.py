@@ -1,7 +1,5 @@
 """Functions calling other functions, differentiated in tests/test_calls.py."""
 
-import math
-
 import numpy as np
 
 from tests import call_helpers as helpers

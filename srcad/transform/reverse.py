@@ -19,19 +19,18 @@ from __future__ import annotations
 
 import copy
 import inspect
-import operator
 import os
 from dataclasses import dataclass, field
 
 import gast
 
-from .. import registry, syntax
+from .. import syntax
 from ..analysis import shapes
 from ..annotations import (comment, is_carry, is_restore, mark_restore, not_inlined, origin,
                            position)
 from ..analysis.activity import Activity
 from ..analysis.operations import IDENTITY, TUPLE, UNRESOLVED, operation_of
-from ..errors import MissingTemplateError, TemplateError, UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError
 from ..naming import Namer
 from ..namespace import Aliases
 from ..parse import ParsedFunction
