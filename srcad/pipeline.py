@@ -70,6 +70,7 @@ class Generated:
     function: object
     stages: dict = field(default_factory=dict)
     aliases: dict = field(default_factory=dict)
+    callees: list = field(default_factory=list)  # user functions inlined into the code
 
 
 def make_resolver(parsed: ParsedFunction, aliases: Aliases | None, tree):
@@ -93,12 +94,13 @@ def make_resolver(parsed: ParsedFunction, aliases: Aliases | None, tree):
     return resolve
 
 
-def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases) -> gast.FunctionDef:
+def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
+              inlined: list | None = None) -> gast.FunctionDef:
     tree = syntax.deepcopy(parsed.tree)
     resolve = make_resolver(parsed, aliases, tree)
     tree.body = lower_comprehensions(tree.body, namer, resolve)
     tree = lower_exits(tree, namer, resolve)
-    tree = to_anf(parsed, tree, namer, aliases)
+    tree = to_anf(parsed, tree, namer, aliases, inlined)
     tree = split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
     return rename_versions(tree, namer)
 
@@ -136,7 +138,8 @@ def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Gen
     fence(parsed, has_aux=getattr(request, "has_aux", False))
     namer = Namer(parsed.identifiers)
     aliases = Aliases(parsed, namer)
-    tree = normalize(parsed, namer, aliases)
+    callees = []
+    tree = normalize(parsed, namer, aliases, callees)
     if keep_stages:
         stages["normalize"] = emit.to_source(tree)
     returned = tree.body[-1].value
@@ -169,7 +172,7 @@ def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Gen
         stages["optimize"] = source
     compiled = emit.compile_function(source, name, aliases.bindings, parsed.function,
                                      label, defaults)
-    return Generated(name, source, compiled, stages, dict(aliases.bindings))
+    return Generated(name, source, compiled, stages, dict(aliases.bindings), callees)
 
 
 def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATIONS)):

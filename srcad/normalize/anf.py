@@ -74,6 +74,7 @@ class _ToANF:
         self.locals = set(parsed.local_names)
         self.local_functions = {}  # name -> (FunctionDef or Lambda, source it was written in)
         self.inlining = [parsed.function]  # the function and the callees being inlined in it
+        self.inlined = []  # every user function inlined (their sources shape the result)
         self.out: list = []
         self.current = None
 
@@ -347,6 +348,8 @@ class _ToANF:
             except UnsupportedSyntaxError as error:
                 raise inline.CannotInline(error) from None
             signature = inspect.signature(function)
+            if function not in self.inlined:
+                self.inlined.append(function)
         if key in self.inlining:
             raise inline.recursion_error(self.source, call, function)
         if any(isinstance(a, gast.Starred) for a in call.args) or any(
@@ -490,7 +493,13 @@ def _describe(node) -> str:
 
 
 def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
-           aliases) -> gast.FunctionDef:
-    """Return a copy of ``tree`` whose body is in A-normal form, user calls inlined."""
-    body = _ToANF(parsed, namer, aliases).statements(tree.body)
+           aliases, inlined: list | None = None) -> gast.FunctionDef:
+    """Return a copy of ``tree`` whose body is in A-normal form, user calls inlined.
+
+    ``inlined``, if given, receives every user function inlined into it.
+    """
+    normalizer = _ToANF(parsed, namer, aliases)
+    body = normalizer.statements(tree.body)
+    if inlined is not None:
+        inlined.extend(normalizer.inlined)
     return gast.copy_location(syntax.function_def(tree.name, tree.args, body), tree)
