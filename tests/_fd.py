@@ -32,3 +32,19 @@ def assert_close(actual, expected, rtol=1e-5, atol=1e-7):
     """Values close and, for arrays, shapes equal."""
     assert np.shape(actual) == np.shape(expected), (np.shape(actual), np.shape(expected))
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
+
+
+def assert_gradients_match(function, args, wrt, gradients=None):
+    """srcad's gradients for positions ``wrt`` agree with central differences.
+
+    Also checks the gradient has its argument's shape, and is a Python float for
+    a Python float argument.
+    """
+    import srcad
+
+    if gradients is None:
+        gradients = srcad.grad(function, wrt=tuple(wrt))(*args)
+    for position, gradient in zip(wrt, gradients):
+        assert_close(gradient, numeric_grad(function, args, position))
+        if isinstance(args[position], float):
+            assert type(gradient) is float

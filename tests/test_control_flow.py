@@ -5,25 +5,7 @@ import pytest
 
 import srcad
 from tests import control_flow_functions as cf
-
-EPS = 1e-6
-
-
-def finite_difference(function, args, index):
-    x = args[index]
-    base = np.array(x, dtype=float)
-    out = np.zeros_like(base)
-    for position in np.ndindex(base.shape):
-        values = []
-        for sign in (1.0, -1.0):
-            moved = base.copy()
-            moved[position] += sign * EPS
-            call = list(args)
-            call[index] = float(moved) if np.ndim(x) == 0 else moved
-            values.append(function(*call))
-        out[position] = (values[0] - values[1]) / (2 * EPS)
-    return out
-
+from tests._fd import assert_gradients_match
 
 RNG = np.random.RandomState(0)
 CASES = [
@@ -90,13 +72,7 @@ def _id(case):
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 def test_gradient_matches_finite_differences(case):
     function, args, wrt = case
-    gradients = srcad.grad(function, wrt=wrt)(*args)
-    for position, gradient in zip(wrt, gradients):
-        expected = finite_difference(function, args, position)
-        np.testing.assert_allclose(gradient, expected, rtol=1e-5, atol=1e-7)
-        assert np.shape(gradient) == np.shape(args[position])
-        if isinstance(args[position], float):
-            assert type(gradient) is float
+    assert_gradients_match(function, args, wrt)
 
 
 @pytest.mark.parametrize("case", CASES[:12], ids=[_id(c) for c in CASES[:12]])
