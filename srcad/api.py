@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from . import cache, pipeline
+from . import cache, persistent_cache, pipeline
 from .analysis import shapes
 from .errors import InvalidArgumentError
 from .parse import parse_function, unwrap_function
@@ -105,8 +105,8 @@ class _Derivative:
         self.specialized = {}
 
     def generate(self, kinds):
-        generated = pipeline.generate_reverse(self.function, self.request, kinds,
-                                              enabled=self.enabled)
+        generated = persistent_cache.generate_reverse(self.function, self.request, kinds,
+                                                      enabled=self.enabled)
         cache.statistics["generated"] += 1
         return generated
 
@@ -143,6 +143,8 @@ class _Derivative:
         derivative.source = self.generic.source
         derivative.source_for = lambda *args, **kwargs: self.specialize(
             self.bind(args, kwargs)).source
+        derivative.generated_for = lambda *args, **kwargs: self.specialize(
+            self.bind(args, kwargs))
         derivative.specializations = specialized
         return derivative
 

@@ -49,7 +49,7 @@ _REJECTED_EXPRESSIONS = {
 
 
 # methods that change their object in place (append on a list is supported: it becomes a new list)
-_MUTATING_METHODS = {"extend", "insert", "pop", "remove", "reverse", "sort", "clear", "fill",
+_MUTATING_METHODS = {"extend", "insert", "remove", "reverse", "sort", "clear", "fill",
                      "resize", "put", "itemset", "setfield", "partition", "update",
                      "setdefault", "popitem", "byteswap", "setflags"}
 
@@ -63,8 +63,8 @@ def _writes_into_argument(function) -> bool:
 
     from . import runtime
 
-    return function is runtime.add_at or any(
-        getattr(numpy, name, None) is function for name in _WRITING_FUNCTIONS)
+    del runtime  # rt.add_at in srcad's own code: forward mode follows it, reverse mode refuses it
+    return any(getattr(numpy, name, None) is function for name in _WRITING_FUNCTIONS)
 
 
 def fence(parsed: ParsedFunction, *, has_aux: bool = False, inlined: bool = False) -> None:
@@ -263,6 +263,11 @@ def _check_expressions(parsed, statement, comprehensions=True) -> None:
                     _reject(parsed, keyword.value, "an `out=` argument (it writes into an array)",
                             "Use the returned value: `y = np.add(a, b)`.")
             func = node.func
+            if (isinstance(func, gast.Attribute) and func.attr == "pop"
+                    and isinstance(func.value, gast.Name) and func.value.id in parsed.local_names
+                    and not (node.args == [] and id(node) == _assigned_value_id(statement))):
+                _reject(parsed, func, "a call to .pop() other than `x = items.pop()`",
+                        "Pop the last item into a name: `x = items.pop()`.")
             if _writes_into_argument(parsed.resolve(func, None)):
                 _reject(parsed, func, "a call to %s, which writes into an array"
                         % describe(parsed.resolve(func, None)),
@@ -271,6 +276,10 @@ def _check_expressions(parsed, statement, comprehensions=True) -> None:
                     and isinstance(func.value, gast.Name) and func.value.id in parsed.local_names):
                 _reject(parsed, func, "a call to .%s(), which changes its object in place"
                         % func.attr, "Build a new value instead (for example xs = xs[::-1]).")
+
+
+def _assigned_value_id(statement):
+    return id(statement.value) if isinstance(statement, gast.Assign) else None
 
 
 def _reject(parsed: ParsedFunction, node, construct: str, hint: str):

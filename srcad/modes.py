@@ -12,7 +12,7 @@ import threading
 
 import numpy as np
 
-from . import cache, pipeline
+from . import cache, persistent_cache, pipeline
 from .analysis import shapes
 from .errors import InvalidArgumentError
 from .parse import unwrap_function
@@ -55,7 +55,7 @@ def _params(function):
 def _forward(function, names, enabled, tangent_only=False) -> _Specializations:
     request = ForwardRequest(wrt=list(names), tangent_only=tangent_only)
     return _cached(function, ("jvp", tuple(names), tangent_only, enabled),
-                   lambda: _Specializations(lambda kinds: pipeline.generate_forward(
+                   lambda: _Specializations(lambda kinds: persistent_cache.generate_forward(
                        function, request, kinds, enabled=enabled)))
 
 
@@ -63,7 +63,7 @@ def _reverse_vjp(function, enabled) -> _Specializations:
     request = ReverseRequest(wrt=_params(function), single=False, seed="cotangent",
                              check_scalar_output=False, extra_params=["cotangent"])
     return _cached(function, ("vjp", enabled),
-                   lambda: _Specializations(lambda kinds: pipeline.generate_reverse(
+                   lambda: _Specializations(lambda kinds: persistent_cache.generate_reverse(
                        function, request, kinds, name="vjp_" + function.__name__,
                        enabled=enabled)))
 
@@ -172,30 +172,26 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
 def hvp(function, wrt=0, *, optimize=True):
     """A function ``(*args, v) -> H·v`` for a scalar function, without forming H.
 
-    It differentiates, in reverse mode, the forward-mode derivative of the
-    function in direction ``v`` (the gradient of ``x -> ∇f(x)·v``): srcad's
-    generated forward code is ordinary Python that srcad differentiates again.
+    Forward over reverse: srcad generates the gradient code, then differentiates
+    that generated code in forward mode in direction ``v`` (its loops, branches,
+    tape and in-place accumulations included).
     """
+    from .api import grad
+
     target = unwrap_function(function)
     positions, single = _wrt_positions(target, wrt)
     if not single:
         raise InvalidArgumentError("hvp differentiates with respect to one argument")
     position = positions[0]
-    params = _params(target)
-    directional = _forward(target, [params[position]], pipeline.optimizations(optimize),
-                           tangent_only=True)
-    gradients = {}
+    gradient = grad(target, wrt=position, optimize=pipeline.optimizations(optimize))
 
     def hvp_function(*args_and_v):
         *args, v = args_and_v
-        generated = directional.function_for(tuple(args) + (v,))
-        gradient = gradients.get(generated.function)
-        if gradient is None:
-            from .api import grad
-
-            gradient = gradients[generated.function] = grad(generated.function, wrt=position,
-                                                            optimize=optimize)
-        return gradient(*args, v)
+        args = tuple(args)
+        generated = gradient.generated_for(*args)
+        tangents = [None] * len(args)
+        tangents[position] = v
+        return jvp(generated.function, args, tangents, optimize=optimize)[1]
 
     hvp_function.__wrapped__ = target
     return hvp_function

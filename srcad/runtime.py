@@ -39,9 +39,17 @@ def zeros_like(x):
     """A zero adjoint for ``x``: ``0.0`` for scalars, a float array of x's shape otherwise."""
     if isinstance(x, (numbers.Number, np.generic)) and np.ndim(x) == 0:
         return 0.0
+    if isinstance(x, (list, tuple)) and not _is_homogeneous(x):
+        return type(x)(zeros_like(item) for item in x)  # e.g. a tape of (array, float) pairs
     x = np.asarray(x)
     dtype = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.float64
     return np.zeros(x.shape, dtype=dtype)
+
+
+def _is_homogeneous(items) -> bool:
+    """True if the items stack into one array (same shapes, no nested containers)."""
+    shapes = {np.shape(item) if not isinstance(item, (list, tuple)) else None for item in items}
+    return None not in shapes and len(shapes) <= 1
 
 
 def match_type(g, x):

@@ -119,6 +119,22 @@ class _ToANF:
             self.emit(syntax.deepcopy(s), s)  # checks: kept in the primal sweep as written
             return
         if (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
+                and s.value.func.attr == "pop" and not s.value.args
+                and isinstance(s.value.func.value, gast.Name)
+                and s.value.func.value.id in self.locals):
+            # x = items.pop() on a local list: x = items[-1]; items = items[:-1]
+            items = s.value.func.value.id
+            last = gast.Subscript(value=syntax.name(items), slice=syntax.constant(-1),
+                                  ctx=gast.Load())
+            popped = self.atom(gast.copy_location(last, s.value), hint="popped")
+            rest = gast.Subscript(value=syntax.name(items), slice=gast.Slice(
+                lower=None, upper=syntax.constant(-1), step=None), ctx=gast.Load())
+            self.assign(items, gast.copy_location(rest, s.value), s)
+            self.emit(gast.Assign(targets=[_store(s.targets[0])], value=popped,
+                                  type_comment=None), s)
+            return
+        if (isinstance(s, gast.Assign) and len(s.targets) == 1
                 and isinstance(s.targets[0], gast.Subscript)):
             self.update(s.targets[0], self.atom(s.value), s)
             return

@@ -11,6 +11,9 @@ variable, so every element is an ordinary value for the rest of the pipeline::
                                      k1y = rhs_1
                                      n = 2
 
+Unpacking a container that stays whole becomes indexing (``a = t[0]``), so
+after this pass no assignment unpacks.
+
 This is how values returned together by an inlined helper (``return a, b``)
 reach the caller. Namedtuples and dataclasses built in the function are
 split the same way (their fields read as attributes), and ``d["k"] = v`` on
@@ -43,11 +46,27 @@ def split_tuples(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.Function
         shapes = _candidates(assigns, resolve)
         shapes = _only_simple_uses(tree, shapes, resolve)
         if not shapes:
-            return tree
+            break
         parts = {name: [namer.fresh("%s_%s" % (name, _suffix(key))) for key in keys]
                  for name, keys in shapes.items()}
         _Split(shapes, parts, resolve).visit(tree)
+    _IndexUnpacking().visit(tree)
     return tree
+
+
+class _IndexUnpacking(gast.NodeTransformer):
+    """``a, b = t`` for a container that stays whole: ``a = t[0]; b = t[1]``."""
+
+    def visit_Assign(self, node):
+        target = node.targets[0]
+        if (len(node.targets) == 1 and isinstance(target, (gast.Tuple, gast.List))
+                and isinstance(node.value, gast.Name)
+                and all(isinstance(e, gast.Name) for e in target.elts)):
+            return [_like(gast.Assign(targets=[element], value=gast.Subscript(
+                value=syntax.name(node.value.id), slice=syntax.constant(index),
+                ctx=gast.Load()), type_comment=None), node)
+                for index, element in enumerate(target.elts)]
+        return node
 
 
 def _unpacks(target, keys) -> bool:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import gast
 
 from .. import runtime, syntax
+from ..analysis.activity import carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, operation_of
 from ..annotations import comment, origin, position
 from ..errors import UnsupportedSyntaxError
@@ -97,6 +98,8 @@ class _Tangents:
                 last_origin = key
                 out.append(comment(_source_text(self.context.parsed, key)))
             out.append(statement)
+            if isinstance(statement, gast.Expr):
+                out.extend(self.in_place_tangent(statement))
             if not isinstance(statement, gast.Assign):
                 continue
             targets = [n.id for t in statement.targets for n in gast.walk(t)
@@ -104,6 +107,20 @@ class _Tangents:
             if any(self.varied(t) for t in targets):
                 out.extend(self.tangent(statement))
         return out
+
+    def in_place_tangent(self, statement) -> list:
+        """``rt.add_at(total, i, g)`` (srcad's in-place accumulation) has the tangent
+        ``rt.add_at(total_dot, i, g_dot)``: forward mode runs in order, so in place is fine."""
+        call = statement.value
+        if not (isinstance(call, gast.Call) and self.context.resolve(call.func) is runtime.add_at
+                and len(call.args) == 3 and isinstance(call.args[0], gast.Name)
+                and self.varied(call.args[0].id)):
+            return []
+        total, index, g = call.args
+        tangent = syntax.call(syntax.attribute(self.rt, "add_at"),
+                              syntax.name(self.context.namer.tangent(total.id)),
+                              syntax.deepcopy(index), self.tangent_of(g))
+        return [gast.copy_location(gast.Expr(value=tangent), statement)]
 
     def tangent(self, statement) -> list:
         context = self.context
@@ -117,7 +134,8 @@ class _Tangents:
         name = target.id
         result = namer.tangent(name)
         operation = operation_of(statement.value, context.resolve)
-        if not any(self.varied(n) for n in operation.argument_names()):
+        if not carries_gradient(operation) or not any(
+                self.varied(n) for n in operation.argument_names()):
             return [syntax.assign(result, self.zeros(syntax.name(name)))]
         primitive = operation.primitive
         if primitive is IDENTITY:

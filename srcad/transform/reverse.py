@@ -28,7 +28,7 @@ from .. import syntax
 from ..analysis import shapes
 from ..annotations import (comment, is_carry, is_restore, mark_restore, not_inlined, origin,
                            position)
-from ..analysis.activity import Activity
+from ..analysis.activity import Activity, carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, UNRESOLVED, operation_of
 from ..errors import UnsupportedSyntaxError
 from ..naming import Namer
@@ -73,6 +73,14 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     else:
         output, aux = returned.value, None
     rt = context.aliases.name_for(runtime)
+    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if (isinstance(node, gast.Expr) and isinstance(node.value, gast.Call)
+                and context.resolve(node.value.func) is runtime.add_at):
+            raise UnsupportedSyntaxError(
+                "reverse mode through srcad's in-place accumulation (rt.add_at)",
+                context.parsed.location(position(node) or node),
+                "Generate the code to differentiate with optimize= without "
+                "'accumulate_in_place'.")
     sweeps = _Sweeps(context, _primal_names_read_by_adjoints(body, context), body)
 
     statements = sweeps.forward(body)
@@ -436,7 +444,8 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
     name = target.id
     operation = operation_of(statement.value, context.resolve)
     primitive = operation.primitive
-    if not any(context.activity.is_active(n) for n in operation.argument_names()):
+    if not carries_gradient(operation) or not any(
+            context.activity.is_active(n) for n in operation.argument_names()):
         # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
         return [_reset(namer.adjoint(name))]
     location = context.parsed.location(position(statement) or statement)
