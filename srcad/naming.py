@@ -25,9 +25,13 @@ class Namer:
     def reserve(self, name: str) -> None:
         self.taken.add(name)
 
-    def fresh(self, base: str) -> str:
-        """A new name built from ``base``: ``base``, else ``base_2``, ``base_3``..."""
-        base = base.strip("_") or "tmp"
+    def fresh(self, base: str, private: bool = False) -> str:
+        """A new name built from ``base``: ``base``, else ``base_2``, ``base_3``...
+
+        ``private`` keeps a leading underscore (``_tape``): srcad's own bookkeeping.
+        """
+        prefix = "_" if private else ""
+        base = prefix + (base.strip("_") or "tmp")
         if base in _RESERVED:
             base = _INSTEAD_OF_BUILTIN.get(base, base + "_value")
         if base[0].isdigit():

@@ -16,8 +16,38 @@ import numpy as np
 from .errors import Location, NonScalarOutputError
 
 
+class Parts(list):
+    """The adjoint of a list or tuple: one adjoint per element (shapes may differ, as on a tape).
+
+    Adds element by element, so accumulating two adjoints of one list works as
+    for arrays (NumPy defers to it: ``array + parts`` is a Parts); slicing keeps
+    it a Parts.
+    """
+
+    __array_ufunc__ = None  # array + Parts: NumPy returns NotImplemented, Parts adds
+
+    def __add__(self, other):
+        if isinstance(other, (int, float)) and other == 0:
+            return self
+        return Parts(a + b for a, b in zip(self, other))
+
+    __radd__ = __add__
+    __iadd__ = __add__  # x_bar += parts adds element by element too (never extends)
+
+    def __getitem__(self, index):
+        item = super().__getitem__(index)
+        return Parts(item) if isinstance(index, slice) else item
+
+
+def _is_ragged(x) -> bool:
+    """A list or tuple: its adjoint is a Parts, one adjoint per element."""
+    return isinstance(x, (list, tuple))
+
+
 def unbroadcast(g, x):
     """Sum ``g`` (an adjoint of a broadcast result) back to the shape of ``x``."""
+    if _is_ragged(x):
+        return g
     x_shape = np.shape(x)
     g_shape = np.shape(g)
     if g_shape == x_shape:
@@ -39,8 +69,8 @@ def zeros_like(x):
     """A zero adjoint for ``x``: ``0.0`` for scalars, a float array of x's shape otherwise."""
     if isinstance(x, (numbers.Number, np.generic)) and np.ndim(x) == 0:
         return 0.0
-    if isinstance(x, (list, tuple)) and not _is_homogeneous(x):
-        return type(x)(zeros_like(item) for item in x)  # e.g. a tape of (array, float) pairs
+    if _is_ragged(x):
+        return Parts(zeros_like(item) for item in x)  # e.g. a tape of (array, float) pairs
     x = np.asarray(x)
     dtype = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.float64
     return np.zeros(x.shape, dtype=dtype)
@@ -101,6 +131,15 @@ def _normalize_axes(axis, ndim):
 
 def unindex(g, x, index):
     """Adjoint of ``x[index]``: zeros of x's shape with ``g`` added at ``index``."""
+    if _is_ragged(x):
+        out = zeros_like(x)
+        if isinstance(index, slice):
+            positions = range(len(x))[index]
+            for position, part in zip(positions, g):
+                out[position] = out[position] + part
+        else:
+            out[index] = out[index] + g
+        return out
     out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
     if _is_basic_index(index):
         out[index] += g

@@ -85,7 +85,7 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
 
     statements = sweeps.forward(body)
     if sweeps.uses_tape:
-        statements.insert(0, syntax.assign(TAPE, gast.List(elts=[], ctx=gast.Load())))
+        statements.insert(0, syntax.assign(sweeps.tape, gast.List(elts=[], ctx=gast.Load())))
     if request.check_scalar_output:
         where = context.parsed.location(origin(returned) or returned)
         statements.append(gast.Expr(value=syntax.call(
@@ -115,7 +115,6 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     return syntax.function_def(name, args, statements)
 
 
-TAPE = "_tape"
 
 
 def _is_active_assignment(statement, context) -> bool:
@@ -174,6 +173,7 @@ class _Sweeps:
         self.context = context
         self.needed = set(needed)
         self.uses_tape = False
+        self.tape = context.namer.fresh("tape", private=True)  # _tape, unless that is taken
         self.trip_counters = {}
         for node in gast.walk(gast.Module(body=body, type_ignores=[])):
             if isinstance(node, gast.While):
@@ -219,12 +219,13 @@ class _Sweeps:
 
     def push(self, plan):
         self.uses_tape = True
-        return gast.Expr(value=syntax.call(syntax.attribute(TAPE, "append"), _pack(plan.taped)))
+        return gast.Expr(value=syntax.call(syntax.attribute(self.tape, "append"),
+                                           _pack(plan.taped)))
 
-    @staticmethod
-    def pop(plan):
+    def pop(self, plan):
         restore = gast.Assign(targets=[_pack(plan.taped, store=True)],
-                              value=syntax.call(syntax.attribute(TAPE, "pop")), type_comment=None)
+                              value=syntax.call(syntax.attribute(self.tape, "pop")),
+                              type_comment=None)
         return mark_restore(restore)
 
     # ---- primal sweep
