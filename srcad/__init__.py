@@ -1,6 +1,7 @@
 """srcad: automatic differentiation for Python/NumPy by source transformation."""
 
 from .api import check_grad, grad, source, stop_gradient, value_and_grad
+from .codegen import codegen
 from .errors import SrcadError
 from .modes import hessian, hvp, jacobian, jvp, vjp
 from .registry import adjoint, d, nondifferentiable, tangent
@@ -11,6 +12,7 @@ __all__ = [
     "SrcadError",
     "adjoint",
     "check_grad",
+    "codegen",
     "d",
     "grad",
     "hessian",

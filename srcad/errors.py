@@ -78,3 +78,7 @@ class SourceUnavailableError(SrcadError):
 
 class InvalidArgumentError(SrcadError):
     """srcad's own API was called with arguments it cannot use (a bad ``wrt``, ...)."""
+
+
+class UnsupportedOperationError(SrcadError):
+    """A primitive was called in a way its derivative does not cover (found at run time)."""

@@ -15,7 +15,7 @@ import numpy as np
 from . import cache, persistent_cache, pipeline
 from .analysis import shapes
 from .errors import InvalidArgumentError
-from .parse import unwrap_function
+from .parse import parse_function, unwrap_function
 from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
 
@@ -48,6 +48,14 @@ def _cached(function, key, make):
     return found
 
 
+def _checked(function):
+    """The plain function behind ``function``; an error now if it has no Python source."""
+    target = unwrap_function(function)
+    if not inspect.isfunction(target):
+        parse_function(target)  # SourceUnavailableError for builtins, C functions...
+    return target
+
+
 def _params(function):
     return list(inspect.signature(function).parameters)
 
@@ -59,10 +67,11 @@ def _forward(function, names, enabled, tangent_only=False) -> _Specializations:
                        function, request, kinds, enabled=enabled)))
 
 
-def _reverse_vjp(function, enabled) -> _Specializations:
-    request = ReverseRequest(wrt=_params(function), single=False, seed="cotangent",
+def _reverse_vjp(function, enabled, held=0) -> _Specializations:
+    """Cotangents for all parameters but the first ``held`` (a bound method's self)."""
+    request = ReverseRequest(wrt=_params(function)[held:], single=False, seed="cotangent",
                              check_scalar_output=False, extra_params=["cotangent"])
-    return _cached(function, ("vjp", enabled),
+    return _cached(function, ("vjp", enabled, held),
                    lambda: _Specializations(lambda kinds: persistent_cache.generate_reverse(
                        function, request, kinds, name="vjp_" + function.__name__,
                        enabled=enabled)))
@@ -74,8 +83,11 @@ def jvp(function, primals, tangents, *, optimize=True):
     ``tangents`` has one entry per primal; ``None`` marks an argument that is
     held constant. A tangent has its primal's shape.
     """
-    target = unwrap_function(function)
     primals, tangents = tuple(primals), tuple(tangents)
+    if inspect.ismethod(function):  # self is held constant
+        primals, tangents = (function.__self__,) + primals, (None,) + tangents
+        function = function.__func__
+    target = _checked(function)
     if len(primals) != len(tangents):
         raise InvalidArgumentError("jvp needs one tangent per primal (None for a constant); "
                                    "got %d primals and %d tangents"
@@ -95,9 +107,13 @@ def vjp(function, *primals, optimize=True):
     ``vjp_fn(cotangent)`` returns a tuple with one cotangent per primal, each
     of its primal's shape; ``cotangent`` has the output's shape.
     """
-    target = unwrap_function(function)
+    bound = inspect.ismethod(function)
+    if bound:  # self is held constant: no cotangent for it
+        primals = (function.__self__,) + primals
+        function = function.__func__
+    target = _checked(function)
     output = target(*primals)
-    specializations = _reverse_vjp(target, pipeline.optimizations(optimize))
+    specializations = _reverse_vjp(target, pipeline.optimizations(optimize), held=int(bound))
 
     def vjp_fn(cotangent):
         generated = specializations.function_for(primals + (cotangent,))
@@ -109,6 +125,8 @@ def vjp(function, *primals, optimize=True):
 def _wrt_positions(function, wrt):
     params = _params(function)
     single = not isinstance(wrt, (tuple, list))
+    if not single and not wrt:
+        raise InvalidArgumentError("wrt is empty: name at least one argument to differentiate")
     positions = []
     for item in [wrt] if single else wrt:
         if isinstance(item, str):

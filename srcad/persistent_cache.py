@@ -107,19 +107,23 @@ def _usable_directory(create: bool) -> str | None:
     path = directory()
     if create:
         os.makedirs(path, mode=0o700, exist_ok=True)
+    return path if _usable(path) else None
+
+
+def _usable(path) -> bool:
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        return None
+        return False
     if not stat.S_ISDIR(info.st_mode):
         _warn_once(path, "%s is not a directory; srcad's persistent cache is off" % path)
-        return None
+        return False
     if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & 0o022):
         _warn_once(path, "srcad's cache directory %s is not owned by you or is writable by "
                          "others; the persistent cache is off (chmod 700 it, or set %s)"
                    % (path, ENV_DIRECTORY))
-        return None
-    return path
+        return False
+    return True
 
 
 def _warn_once(key, message):
@@ -617,9 +621,9 @@ def entries(folder=None) -> list:
         return []
 
 
-def info() -> dict:
-    """Where the cache is, whether it is on, and what it holds."""
-    folder = directory()
+def info(folder=None) -> dict:
+    """Where the cache is, whether it is on, and what it holds (``folder``: another one)."""
+    folder = folder or directory()
     paths = entries(folder)
     size, invalid = 0, 0
     for path in paths:
@@ -631,7 +635,7 @@ def info() -> dict:
             invalid += 1
         except OSError:
             pass
-    usable = os.path.isdir(folder) and _usable_directory(create=False) is not None
+    usable = os.path.isdir(folder) and _usable(folder)
     return {
         "directory": folder,
         "enabled": enabled(),

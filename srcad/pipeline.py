@@ -144,7 +144,10 @@ def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Gen
         stages["normalize"] = emit.to_source(tree)
     returned = tree.body[-1].value
     output = returned.elts[0] if getattr(request, "has_aux", False) else returned
-    outputs = [output.id] if isinstance(output, gast.Name) else []
+    if isinstance(output, (gast.Tuple, gast.List)):  # several outputs (jvp, vjp, jacobian)
+        outputs = [e.id for e in output.elts if isinstance(e, gast.Name)]
+    else:
+        outputs = [output.id] if isinstance(output, gast.Name) else []
     resolve = make_resolver(parsed, aliases, tree)
     activity = analyze_activity(tree, request.wrt, outputs, resolve)
     if keep_stages:

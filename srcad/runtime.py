@@ -13,18 +13,23 @@ import numbers
 
 import numpy as np
 
-from .errors import Location, NonScalarOutputError
+from .errors import Location, NonScalarOutputError, UnsupportedOperationError
 
 
 class Parts(list):
     """The adjoint of a list or tuple: one adjoint per element (shapes may differ, as on a tape).
 
     Adds element by element, so accumulating two adjoints of one list works as
-    for arrays (NumPy defers to it: ``array + parts`` is a Parts); slicing keeps
+    for arrays (``array + parts`` is a Parts too); slicing keeps
     it a Parts.
     """
 
-    __array_ufunc__ = None  # array + Parts: NumPy returns NotImplemented, Parts adds
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        # array + Parts adds element by element; any other ufunc sees an ordinary array
+        if ufunc is np.add and method == "__call__" and len(inputs) == 2 and not kwargs:
+            return Parts(a + b for a, b in zip(*inputs))
+        arrays = [np.asarray(list(i)) if isinstance(i, Parts) else i for i in inputs]
+        return getattr(ufunc, method)(*arrays, **kwargs)
 
     def __add__(self, other):
         if isinstance(other, (int, float)) and other == 0:
@@ -283,9 +288,10 @@ def extremum_adjoint(g, x, y, axis=None, keepdims=False):
 def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
     """Adjoint of ``np.linalg.norm`` for the 2-norm / Frobenius norm (the default)."""
     if ord not in (None, 2, "fro") or (ord == 2 and np.ndim(x) != 1 and axis is None):
-        raise NotImplementedError(
+        raise UnsupportedOperationError(
             "srcad differentiates np.linalg.norm for the 2-norm of vectors and the "
-            "Frobenius norm of arrays, not ord=%r" % (ord,))
+            "Frobenius norm of arrays, not ord=%r" % (ord,),
+            hint="Write the norm out (e.g. np.sum(np.abs(x)) for ord=1).")
     if axis is not None and not keepdims:
         axes = _normalize_axes(axis, np.ndim(x))
         g = np.expand_dims(g, axes)
@@ -301,6 +307,8 @@ def appended(items, value):
 
 def match_tangent(tangent, value):
     """The output tangent of a jvp: the output's shape (and a Python float for a float)."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(match_tangent(t, v) for t, v in zip(tangent, value))
     if isinstance(value, float) and not isinstance(tangent, float) and np.ndim(tangent) == 0:
         return float(tangent)
     if np.shape(tangent) != np.shape(value):
@@ -314,3 +322,20 @@ def add_at(total, index, g):
         total[index] += g
     else:
         np.add.at(total, index, g)
+
+
+def all_but_last(items):
+    """``items.pop()`` leaves this list (a new one: earlier lists stay as they were)."""
+    return items[:-1]
+
+
+def append_in_place(items, value):
+    """Forward mode's ``items.append(value)``: in place, since nothing reads the old list."""
+    items.append(value)
+    return items
+
+
+def pop_in_place(items):
+    """Forward mode's list after ``items.pop()``: in place, returns the shortened list."""
+    items.pop()
+    return items

@@ -199,3 +199,13 @@ def appended(z, items, value):
 @tangent(rt.appended)
 def appended(z, items, value):  # noqa: F811
     d[z] = rt.appended(d[items], d[value])
+
+
+@adjoint(rt.all_but_last)
+def all_but_last(z, items):
+    d[items] += rt.unindex(d[z], items, slice(None, -1))
+
+
+@tangent(rt.all_but_last)
+def all_but_last(z, items):  # noqa: F811
+    d[z] = rt.all_but_last(d[items])

@@ -230,3 +230,25 @@ def test_forward_over_forward_through_a_loop():
     first = directional.function_for((0.7, 4, 1.0)).function
     _, curvature = srcad.jvp(first, (0.7, 4, 1.0), (1.0, None, None))
     assert curvature == pytest.approx(srcad.hessian(mf.with_branch_and_loop)(0.7, 4), rel=1e-8)
+
+
+REVERSE_TWICE = [
+    (flows.recurrence, (2.5, 0.3), 1),
+    (flows.while_on_value, (0.5,), 0),
+    (flows.loop_with_branch, (0.3, 8), 0),
+    (flows.loop_over_rows, (RNG.randn(4, 3),), 0),
+    (mf.with_branch_and_loop, (0.7, 4), 0),
+]
+
+
+@pytest.mark.parametrize("case", REVERSE_TWICE, ids=lambda c: c[0].__name__)
+def test_reverse_over_reverse_through_loops_and_the_tape(case):
+    """vjp of generated gradient code (with its tape) is a Hessian-vector product."""
+    function, args, position = case
+    no_in_place = tuple(o for o in pipeline.OPTIMIZATIONS if o != "accumulate_in_place")
+    gradient = srcad.grad(function, wrt=position, optimize=no_in_place)
+    generated = gradient.generated_for(*args).function
+    v = _random_like(args[position])
+    _, vjp_fn = srcad.vjp(generated, *args)
+    expected = srcad.hvp(function, wrt=position)(*args, v)
+    np.testing.assert_allclose(vjp_fn(v)[position], expected, rtol=1e-9, atol=1e-12)

@@ -519,6 +519,15 @@ def append_items(x, y):
 
 
 case(append_items, anything((3,)), anything((3,)), wrt=(0, 1))
+
+
+def pop_items(x, y):
+    items = [x * 2.0, y * x, y]
+    last = items.pop()
+    return np.array(items) * last
+
+
+case(pop_items, anything((3,)), anything((3,)), wrt=(0, 1))
 case(max_of_two, 0.7, -0.4, wrt=(0, 1))
 case(max_of_two, -0.7, 0.4, wrt=(0, 1), id="max_of_two[second]")
 case(min_of_two, 0.7, -0.4, wrt=(0, 1))

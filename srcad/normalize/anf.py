@@ -128,8 +128,8 @@ class _ToANF:
             last = gast.Subscript(value=syntax.name(items), slice=syntax.constant(-1),
                                   ctx=gast.Load())
             popped = self.atom(gast.copy_location(last, s.value), hint="popped")
-            rest = gast.Subscript(value=syntax.name(items), slice=gast.Slice(
-                lower=None, upper=syntax.constant(-1), step=None), ctx=gast.Load())
+            helper = syntax.attribute(self.aliases.name_for(runtime), "all_but_last")
+            rest = gast.Call(func=helper, args=[syntax.name(items)], keywords=[])
             self.assign(items, gast.copy_location(rest, s.value), s)
             self.emit(gast.Assign(targets=[_store(s.targets[0])], value=popped,
                                   type_comment=None), s)

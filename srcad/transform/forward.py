@@ -48,13 +48,18 @@ def forward(tree: gast.FunctionDef, context: ReverseContext, request: ForwardReq
     body = [syntax.deepcopy(s) for s in tree.body]
     returned = body.pop()
     rt = context.aliases.name_for(runtime)
-    statements = _Tangents(context, rt).block(body)
-    output = returned.value
+    tangents = _Tangents(context, rt)
     namer = context.namer
-    if isinstance(output, gast.Name) and context.activity.varied.__contains__(output.id):
-        tangent = syntax.name(namer.tangent(output.id))
+    # a parameter without a tangent that later takes a varied value starts from zero
+    statements = [syntax.assign(namer.tangent(p), tangents.zeros(syntax.name(p)))
+                  for p in context.parsed.params
+                  if p not in request.wrt and p in context.activity.varied]
+    statements += tangents.block(body)
+    output = returned.value
+    if isinstance(output, (gast.Tuple, gast.List)):  # several outputs: a tuple of tangents
+        tangent = gast.Tuple(elts=[tangents.tangent_of(e) for e in output.elts], ctx=gast.Load())
     else:
-        tangent = syntax.call(syntax.attribute(rt, "zeros_like"), syntax.deepcopy(output))
+        tangent = tangents.tangent_of(output)
     output_tangent = syntax.call(syntax.attribute(rt, "match_tangent"), tangent,
                                  syntax.deepcopy(output))
     if request.tangent_only:
@@ -108,6 +113,22 @@ class _Tangents:
                 out.extend(self.tangent(statement))
         return out
 
+    def list_in_place(self, statement, operation, result) -> list:
+        """Lists grow and shrink in place in forward mode: no copy per append or pop.
+
+        (Reverse mode keeps every version of a list; forward mode never reads an
+        old one, so ``items.append(v)`` can stay what it was.)
+        """
+        appending = operation.primitive is runtime.appended
+        helper = "append_in_place" if appending else "pop_in_place"
+        statement.value = syntax.call(syntax.attribute(self.rt, helper),
+                                      *[syntax.deepcopy(a) for a in operation.args])
+        tangent_args = [self.tangent_of(operation.args[0])]
+        if appending:
+            tangent_args.append(self.tangent_of(operation.args[1]))
+        return [syntax.assign(result, syntax.call(syntax.attribute(self.rt, helper),
+                                                  *tangent_args))]
+
     def in_place_tangent(self, statement) -> list:
         """``rt.add_at(total, i, g)`` (srcad's in-place accumulation) has the tangent
         ``rt.add_at(total_dot, i, g_dot)``: forward mode runs in order, so in place is fine."""
@@ -148,6 +169,8 @@ class _Tangents:
             else:
                 value = type(operation.node)(elts=parts, ctx=gast.Load())
             return [syntax.assign(result, value)]
+        if primitive in (runtime.appended, runtime.all_but_last):
+            return self.list_in_place(statement, operation, result)
         reason = not_inlined(operation.node) if operation.node is not None else None
         if isinstance(reason, Recursive):
             raise UnsupportedSyntaxError(

@@ -92,11 +92,19 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
             syntax.attribute(rt, "check_scalar_output"), syntax.deepcopy(output),
             syntax.constant("%s:%d:%d" % (where.filename, where.lineno, where.col)))))
 
+    seed = (syntax.name(request.seed) if isinstance(request.seed, str)
+            else syntax.constant(request.seed))
     if isinstance(output, gast.Name) and context.activity.is_active(output.id):
-        seed = (syntax.name(request.seed) if isinstance(request.seed, str)
-                else syntax.constant(request.seed))
         statements.append(gast.AugAssign(target=syntax.name(context.namer.adjoint(output.id), True),
                                          op=gast.Add(), value=seed))
+    elif isinstance(output, (gast.Tuple, gast.List)) and isinstance(request.seed, str):
+        for index, element in enumerate(output.elts):  # several outputs: one cotangent each
+            if isinstance(element, gast.Name) and context.activity.is_active(element.id):
+                part = gast.Subscript(value=syntax.deepcopy(seed), slice=syntax.constant(index),
+                                      ctx=gast.Load())
+                statements.append(gast.AugAssign(
+                    target=syntax.name(context.namer.adjoint(element.id), True), op=gast.Add(),
+                    value=part))
     statements.extend(sweeps.adjoint(body))
 
     results = [syntax.call(syntax.attribute(rt, "match_type"),
