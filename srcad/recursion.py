@@ -39,3 +39,24 @@ def vjp_of(function):
                                      name="vjp_%s" % function.__name__)
         _generated[function] = (function.__code__, generated.function)
         return generated.function
+
+
+def jvp_of(function):
+    """The generated jvp of ``function`` (all parameters with tangents), cached per function.
+
+    ``jvp_f(a, b, a_dot, b_dot) -> (value, tangent)``; forward mode through a
+    recursive call calls it.
+    """
+    key = ("jvp", function)
+    cached = _generated.get(key)
+    if cached is not None and cached[0] is function.__code__:
+        return cached[1]
+    with _lock:
+        from .pipeline import generate_forward
+        from .transform.forward import ForwardRequest
+
+        params = list(inspect.signature(function).parameters)
+        generated = generate_forward(function, ForwardRequest(wrt=params), None,
+                                     name="jvp_%s" % function.__name__)
+        _generated[key] = (function.__code__, generated.function)
+        return generated.function

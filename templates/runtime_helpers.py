@@ -143,3 +143,34 @@ def matmul_adjoint_right(y, g, a, b):
 @tangent(rt.matmul_adjoint_right)
 def matmul_adjoint_right(y, g, a, b):  # noqa: F811
     d[y] = rt.matmul_adjoint_right(d[g], a, b) + rt.matmul_adjoint_right(g, d[a], b)
+
+
+# norm_adjoint(g, x, y) = g * x / y, with g and y expanded over the reduced axes
+@adjoint(rt.norm_adjoint)
+def norm_adjoint(out, g, x, y, ord=None, axis=None, keepdims=False):  # noqa: A002
+    d[g] += np.sum(d[out] * rt.norm_adjoint(np.ones_like(y), x, y, ord, axis, keepdims),
+                   axis=axis, keepdims=keepdims)
+    d[x] += rt.norm_adjoint(g, d[out], y, ord, axis, keepdims)
+    d[y] -= np.sum(d[out] * rt.norm_adjoint(g / y, x, y, ord, axis, keepdims), axis=axis,
+                   keepdims=keepdims)
+
+
+@tangent(rt.norm_adjoint)
+def norm_adjoint(out, g, x, y, ord=None, axis=None, keepdims=False):  # noqa: A002, F811
+    d[out] = (rt.norm_adjoint(d[g], x, y, ord, axis, keepdims)
+              + rt.norm_adjoint(g, d[x], y, ord, axis, keepdims)
+              - rt.norm_adjoint(g * d[y] / y, x, y, ord, axis, keepdims))
+
+
+# forward mode's in-place list operations: followed in forward mode only (reverse mode
+# needs every version of a list, so srcad refuses to reverse code that calls them)
+FORWARD_ONLY = (rt.append_in_place, rt.pop_in_place)
+
+@tangent(rt.append_in_place)
+def append_in_place(z, items, value):
+    d[z] = rt.append_in_place(d[items], d[value])
+
+
+@tangent(rt.pop_in_place)
+def pop_in_place(z, items):
+    d[z] = rt.pop_in_place(d[items])

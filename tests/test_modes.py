@@ -176,9 +176,23 @@ def test_jvp_validates_its_arguments():
         srcad.jacobian(mf.sine, mode="sideways")
 
 
-def test_recursive_functions_are_reported_in_forward_mode():
-    with pytest.raises(srcad.SrcadError, match="recursive"):
-        srcad.jvp(calls.recursive_power, (1.3, 3), (1.0, None))
+@pytest.mark.parametrize("function, args", [
+    (calls.recursive_power, (1.3, 4)), (calls.recursive_sum, (0.4, 3)),
+    (calls.calls_recursive, (0.8,))])
+def test_forward_mode_through_recursion(function, args):
+    tangents = (1.0,) + (None,) * (len(args) - 1)
+    _, tangent = srcad.jvp(function, args, tangents)
+    assert tangent == pytest.approx(srcad.grad(function)(*args), rel=1e-12)
+
+
+def test_vjp_of_gradient_code_with_several_gradients():
+    """Generated code returning several gradients (rt.owned_tuple) is differentiable too."""
+    args = (0.7, 1.3)
+    generated = srcad.grad(mf.elementwise_mix, wrt=(0, 1)).generated_for(*args).function
+    _, vjp_fn = srcad.vjp(generated, *args)
+    rows = vjp_fn((1.0, 0.0))
+    expected = srcad.hessian(mf.elementwise_mix, wrt=0)(*args)
+    assert rows[0] == pytest.approx(expected, rel=1e-10)
 
 
 def test_containers_module_is_used():

@@ -22,6 +22,7 @@ remove where the shapes allow.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import gast
@@ -33,6 +34,7 @@ from ..annotations import comment, origin, position
 from ..errors import UnsupportedSyntaxError
 from ..normalize.inline import Recursive
 from ..annotations import not_inlined
+from ..recursion import jvp_of
 from .reverse import ReverseContext, _source_text
 from .templates import bind_template, instantiate, template_for
 
@@ -113,6 +115,21 @@ class _Tangents:
                 out.extend(self.tangent(statement))
         return out
 
+    def recursive_call(self, operation, result) -> list:
+        """``y = f(a, b)`` with f recursive: ``y_dot = jvp_of(f)(a, b, a_dot, b_dot)[1]``."""
+        function = operation.primitive
+        bound = inspect.signature(function).bind(*operation.args, **operation.keywords)
+        bound.apply_defaults()
+        args = [value if isinstance(value, gast.AST) else syntax.constant(value)
+                for value in bound.arguments.values()]
+        aliases = self.context.aliases
+        jvp = syntax.call(syntax.name(aliases.name_for(jvp_of)),
+                          syntax.name(aliases.name_for(function)))
+        pair = gast.Call(func=jvp, args=[syntax.deepcopy(a) for a in args]
+                         + [self.tangent_of(a) for a in args], keywords=[])
+        return [syntax.assign(result, gast.Subscript(value=pair, slice=syntax.constant(1),
+                                                     ctx=gast.Load()))]
+
     def list_in_place(self, statement, operation, result) -> list:
         """Lists grow and shrink in place in forward mode: no copy per append or pop.
 
@@ -161,11 +178,13 @@ class _Tangents:
         primitive = operation.primitive
         if primitive is IDENTITY:
             return [syntax.assign(result, self.tangent_of(operation.args[0]))]
-        if primitive is runtime.array_of or (primitive is TUPLE
-                                             and not isinstance(operation.node, gast.Dict)):
+        if primitive in (runtime.array_of, runtime.owned_tuple) or (
+                primitive is TUPLE and not isinstance(operation.node, gast.Dict)):
             parts = [self.tangent_of(a) for a in operation.args]
             if primitive is runtime.array_of:
                 value = syntax.call(syntax.attribute(self.rt, "array_of"), *parts)
+            elif primitive is runtime.owned_tuple:
+                value = gast.Tuple(elts=parts, ctx=gast.Load())
             else:
                 value = type(operation.node)(elts=parts, ctx=gast.Load())
             return [syntax.assign(result, value)]
@@ -173,9 +192,7 @@ class _Tangents:
             return self.list_in_place(statement, operation, result)
         reason = not_inlined(operation.node) if operation.node is not None else None
         if isinstance(reason, Recursive):
-            raise UnsupportedSyntaxError(
-                "forward mode through the recursive function %s" % primitive.__qualname__,
-                location, "Use reverse mode (srcad.grad, srcad.vjp) for recursive functions.")
+            return self.recursive_call(operation, result)
         template = template_for(operation, "tangent", location, reason)
 
         def tangent_name(value):

@@ -74,13 +74,14 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
         output, aux = returned.value, None
     rt = context.aliases.name_for(runtime)
     for node in gast.walk(gast.Module(body=body, type_ignores=[])):
-        if (isinstance(node, gast.Expr) and isinstance(node.value, gast.Call)
-                and context.resolve(node.value.func) is runtime.add_at):
+        if isinstance(node, gast.Call) and context.resolve(node.func) in (
+                runtime.add_at, runtime.append_in_place, runtime.pop_in_place):
             raise UnsupportedSyntaxError(
-                "reverse mode through srcad's in-place accumulation (rt.add_at)",
+                "reverse mode through srcad's in-place operations (rt.add_at, and the list "
+                "operations of forward-mode code)",
                 context.parsed.location(position(node) or node),
-                "Generate the code to differentiate with optimize= without "
-                "'accumulate_in_place'.")
+                "Differentiate it in forward mode, or generate the gradient code to "
+                "differentiate with optimize= without 'accumulate_in_place'.")
     sweeps = _Sweeps(context, _primal_names_read_by_adjoints(body, context), body)
 
     statements = sweeps.forward(body)
@@ -486,8 +487,8 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
                                       op=gast.Add(), value=syntax.name(namer.adjoint(name))))
         out.append(_reset(namer.adjoint(name)))
         return out
-    if primitive is runtime.array_of or (primitive is TUPLE
-                                         and not isinstance(operation.node, gast.Dict)):
+    if primitive in (runtime.array_of, runtime.owned_tuple) or (
+            primitive is TUPLE and not isinstance(operation.node, gast.Dict)):
         # an array, list or tuple of values: element k's adjoint is the k-th of the whole's
         # (a list's adjoint is an array stacking its elements' adjoints)
         out = []
