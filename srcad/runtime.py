@@ -317,11 +317,24 @@ def match_tangent(tangent, value):
 
 
 def add_at(total, index, g):
-    """``total[index] += g`` in place (every occurrence of a repeated fancy index counts)."""
-    if _is_basic_index(index):
+    """``total[index] += g`` in place (every occurrence of a repeated fancy index counts).
+
+    Returns ``total``, so forward-mode code can write ``total = rt.add_at(total, i, g)``.
+    """
+    if isinstance(total, list):
+        total[index] = total[index] + g
+    elif _is_basic_index(index):
         total[index] += g
     else:
         np.add.at(total, index, g)
+    return total
+
+
+def added_at(total, index, g):
+    """``add_at`` on a copy: what srcad reads ``rt.add_at(total, i, g)`` as when it
+    differentiates generated code (every earlier value stays as it was)."""
+    copy = Parts(total) if isinstance(total, list) else np.array(total, copy=True)
+    return add_at(copy, index, g)
 
 
 def all_but_last(items):

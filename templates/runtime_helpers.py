@@ -164,7 +164,12 @@ def norm_adjoint(out, g, x, y, ord=None, axis=None, keepdims=False):  # noqa: A0
 
 # forward mode's in-place list operations: followed in forward mode only (reverse mode
 # needs every version of a list, so srcad refuses to reverse code that calls them)
-FORWARD_ONLY = (rt.append_in_place, rt.pop_in_place)
+FORWARD_ONLY = (rt.append_in_place, rt.pop_in_place, rt.add_at)
+
+
+@tangent(rt.add_at)
+def add_at(z, total, index, g):
+    d[z] = rt.add_at(d[total], index, d[g])
 
 @tangent(rt.append_in_place)
 def append_in_place(z, items, value):
@@ -174,3 +179,14 @@ def append_in_place(z, items, value):
 @tangent(rt.pop_in_place)
 def pop_in_place(z, items):
     d[z] = rt.pop_in_place(d[items])
+
+
+@adjoint(rt.added_at)
+def added_at(z, total, index, g):
+    d[total] += d[z]
+    d[g] += rt.unbroadcast(d[z][index], g)
+
+
+@tangent(rt.added_at)
+def added_at(z, total, index, g):  # noqa: F811
+    d[z] = rt.added_at(d[total], index, d[g])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import gast
 
-from .. import registry, runtime
+from .. import registry
 from .operations import COMPARISONS, UNRESOLVED, Operation, operation_of
 
 _COMPARISON_PRIMITIVES = set(COMPARISONS.values())
@@ -54,19 +54,8 @@ def assignments(tree):
             yield targets, node
 
 
-def _in_place_updates(tree, resolve):
-    """``rt.add_at(total, index, g)`` in srcad's own code: ``total`` takes in ``g``."""
-    for node in gast.walk(tree):
-        if (isinstance(node, gast.Expr) and isinstance(node.value, gast.Call)
-                and resolve(node.value.func) is runtime.add_at and len(node.value.args) == 3
-                and isinstance(node.value.args[0], gast.Name)):
-            call = node.value
-            yield [call.args[0].id], Operation(runtime.add_at, list(call.args), node=call)
-
-
 def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str], resolve) -> Activity:
     statements = [(targets, operation_of(node.value, resolve)) for targets, node in assignments(tree)]
-    statements += list(_in_place_updates(tree, resolve))
     varied = set(wrt)
     changed = True
     while changed:

@@ -199,6 +199,16 @@ class _ToANF:
             self.assign(items, _copy(s.value, gast.Call(func=helper, args=[
                 syntax.name(items), value], keywords=[])), s)
             return
+        if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+                and self.resolve(s.value.func) is runtime.add_at and len(s.value.args) == 3
+                and isinstance(s.value.args[0], gast.Name)):
+            # srcad's own in-place accumulation, in code being differentiated again:
+            # the functional total = rt.added_at(total, index, g)
+            total = s.value.args[0].id
+            helper = syntax.attribute(self.aliases.name_for(runtime), "added_at")
+            args = [syntax.name(total)] + [self.atom(a) for a in s.value.args[1:]]
+            self.assign(total, _copy(s.value, gast.Call(func=helper, args=args, keywords=[])), s)
+            return
         if isinstance(s, gast.Expr):
             self.emit(gast.Expr(value=self.operation(s.value)), s)
             return

@@ -105,8 +105,6 @@ class _Tangents:
                 last_origin = key
                 out.append(comment(_source_text(self.context.parsed, key)))
             out.append(statement)
-            if isinstance(statement, gast.Expr):
-                out.extend(self.in_place_tangent(statement))
             if not isinstance(statement, gast.Assign):
                 continue
             targets = [n.id for t in statement.targets for n in gast.walk(t)
@@ -130,35 +128,26 @@ class _Tangents:
         return [syntax.assign(result, gast.Subscript(value=pair, slice=syntax.constant(1),
                                                      ctx=gast.Load()))]
 
-    def list_in_place(self, statement, operation, result) -> list:
-        """Lists grow and shrink in place in forward mode: no copy per append or pop.
+    _IN_PLACE = {runtime.appended: "append_in_place", runtime.all_but_last: "pop_in_place",
+                 runtime.added_at: "add_at"}
 
-        (Reverse mode keeps every version of a list; forward mode never reads an
-        old one, so ``items.append(v)`` can stay what it was.)
+    def list_in_place(self, statement, operation, result) -> list:
+        """Appends, pops and indexed accumulations happen in place in forward mode.
+
+        (Reverse mode keeps every version of a list or array; forward mode never
+        reads an old one, so ``items.append(v)`` can stay what it was: no copy.)
         """
-        appending = operation.primitive is runtime.appended
-        helper = "append_in_place" if appending else "pop_in_place"
-        statement.value = syntax.call(syntax.attribute(self.rt, helper),
-                                      *[syntax.deepcopy(a) for a in operation.args])
+        helper = self._IN_PLACE[operation.primitive]
+        args = [syntax.deepcopy(a) for a in operation.args]
+        statement.value = syntax.call(syntax.attribute(self.rt, helper), *args)
         tangent_args = [self.tangent_of(operation.args[0])]
-        if appending:
+        if operation.primitive is runtime.added_at:
+            tangent_args += [syntax.deepcopy(operation.args[1]),
+                             self.tangent_of(operation.args[2])]
+        elif operation.primitive is runtime.appended:
             tangent_args.append(self.tangent_of(operation.args[1]))
         return [syntax.assign(result, syntax.call(syntax.attribute(self.rt, helper),
                                                   *tangent_args))]
-
-    def in_place_tangent(self, statement) -> list:
-        """``rt.add_at(total, i, g)`` (srcad's in-place accumulation) has the tangent
-        ``rt.add_at(total_dot, i, g_dot)``: forward mode runs in order, so in place is fine."""
-        call = statement.value
-        if not (isinstance(call, gast.Call) and self.context.resolve(call.func) is runtime.add_at
-                and len(call.args) == 3 and isinstance(call.args[0], gast.Name)
-                and self.varied(call.args[0].id)):
-            return []
-        total, index, g = call.args
-        tangent = syntax.call(syntax.attribute(self.rt, "add_at"),
-                              syntax.name(self.context.namer.tangent(total.id)),
-                              syntax.deepcopy(index), self.tangent_of(g))
-        return [gast.copy_location(gast.Expr(value=tangent), statement)]
 
     def tangent(self, statement) -> list:
         context = self.context
@@ -188,7 +177,7 @@ class _Tangents:
             else:
                 value = type(operation.node)(elts=parts, ctx=gast.Load())
             return [syntax.assign(result, value)]
-        if primitive in (runtime.appended, runtime.all_but_last):
+        if primitive in (runtime.appended, runtime.all_but_last, runtime.added_at):
             return self.list_in_place(statement, operation, result)
         reason = not_inlined(operation.node) if operation.node is not None else None
         if isinstance(reason, Recursive):
