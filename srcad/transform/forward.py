@@ -30,10 +30,9 @@ import gast
 from .. import runtime, syntax
 from ..analysis.activity import carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, operation_of
-from ..annotations import comment, origin, position
+from ..annotations import comment, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
 from ..normalize.inline import Recursive
-from ..annotations import not_inlined
 from ..recursion import jvp_of
 from .reverse import ReverseContext, _source_text
 from .templates import bind_template, instantiate, template_for
