@@ -319,12 +319,11 @@ def _codegen(args):
             raise UsageError("--name %r is not a valid Python name" % name)
         path = spec.rpartition(":")[0]
         inputs.add(os.path.abspath(path))
-        note = ("The file %s is imported as module `%s` (the name derived from its path)."
-                % (path, module_name))
+        note = ("%s was imported as module `%s` (the name derived from its path); names "
+                "this module imports from it use that name." % (path, module_name))
         if note not in notes:
             notes.append(note)
-        targets.append(Target(function, wrt, args.mode, name, optimize=not args.no_optimize,
-                              origin=spec))
+        targets.append(Target(function, wrt, args.mode, name, optimize=not args.no_optimize))
     if args.output and os.path.abspath(args.output) in inputs:
         raise UsageError("-o %s would overwrite the file the function comes from"
                          % args.output)

@@ -68,7 +68,6 @@ class Target:
     example_args: tuple | None = None
     has_aux: bool = False
     optimize: object = True
-    origin: str | None = None  # how the user named it (e.g. "model.py:loss"), for the header
     # filled in while generating
     generated: object = field(default=None, repr=False)
     wrt_names: list = field(default_factory=list, repr=False)
@@ -215,9 +214,6 @@ def _name_tokens(source):
 # ---- what each free name means, and the module-level code that binds it
 
 
-_MISSING = object()
-
-
 @dataclass
 class Binding:
     """Module-level code giving one name its value: an import, a literal, or runtime."""
@@ -226,7 +222,6 @@ class Binding:
     kind: str  # "import", "literal", "runtime"
     text: str  # the statement(s)
     key: object  # what it binds, to tell apart two different meanings of one name
-    note: str = ""
 
 
 def _binding_for(name: str, target: Target, standalone: bool) -> Binding | None:
@@ -313,8 +308,7 @@ def _locate(obj, name, origin, target):
     module = persistent_cache._module_of(obj)
     qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
     if isinstance(module, str) and isinstance(qualname, str) and "<" not in qualname \
-            and (isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType))
-                 or callable(obj)):
+            and callable(obj):
         parts = module.split(".")
         for i in range(1, len(parts)):  # numpy.linalg._linalg.norm -> numpy.linalg.norm
             if parts[i - 1].startswith("_"):
@@ -458,11 +452,10 @@ def module_source(targets, *, standalone: bool = False, command: str | None = No
                                              target.function.__qualname__))
         seen_names[target.name] = target.function.__qualname__
     bindings: dict = {}  # module-level name -> Binding
-    bodies = []
+    bodies, sources = [], []
     defined = set(seen_names)
     for target in targets:
         source = target.generated.source
-        needed = []
         renames = {}
         for name in free_names(source):
             if name == target.name:
@@ -480,9 +473,9 @@ def module_source(targets, *, standalone: bool = False, command: str | None = No
                 renames[name] = new
                 binding = _bind(new, *_meaning(name, target), target, standalone)
             bindings.setdefault(binding.name, binding)
-            needed.append(binding.name)
         if renames:
             source = rename_names(source, renames)
+        sources.append(source)
         source, extra = _with_defaults(source, target)
         if extra is None:
             original = _fresh("_%s_original" % target.function.__name__, bindings, defined)
@@ -499,8 +492,7 @@ def module_source(targets, *, standalone: bool = False, command: str | None = No
     runtime_text = ""
     runtime_names = [b.name for b in bindings.values() if b.kind == "runtime"]
     if runtime_names:
-        runtime_text = standalone_runtime(
-            [t.generated.source for t in targets], runtime_names)
+        runtime_text = standalone_runtime(sources, runtime_names)
     header = _header(targets, standalone, command, notes, bindings)
     imports = [b.text for b in bindings.values() if b.kind == "import"]
     imports.sort(key=lambda text: (not text.startswith("import "), text.split()[1]))
@@ -563,9 +555,9 @@ def _header(targets, standalone, command, notes, bindings) -> str:
             what = ("%s(%s): forward mode, returns (%s(...), its tangent along %s)"
                     % (target.name, ", ".join(params + tangents), function.__name__, wrt))
         lines.append("%s" % what)
-        lines.append("    from %s (module %s), %s:%d%s"
-                     % (function.__qualname__, target.module_label(), where,
-                        code.co_firstlineno, ""))
+        lines.append("    of %s, %s:%d (module %s)"
+                     % (function.__qualname__, where, code.co_firstlineno,
+                        target.module_label()))
     lines.append("")
     options = ["mode=%s" % ", ".join(sorted({t.mode for t in targets}))]
     if any(t.example_args is not None for t in targets):
@@ -580,7 +572,8 @@ def _header(targets, standalone, command, notes, bindings) -> str:
     lines.append("This file is a snapshot: it does not follow later changes to the functions "
                  "it was generated from.")
     user_imports = sorted({b.key[1] for b in bindings.values()
-                           if b.key[0] == "object" and b.key[1] in _user_modules(targets)})
+                           if b.key[0] in ("object", "module")
+                           and b.key[1] in _user_modules(targets)})
     if user_imports:
         lines.append("It imports names from %s, which must be importable where it runs."
                      % ", ".join(user_imports))

@@ -361,7 +361,7 @@ def _registry_fingerprint() -> str:
     from . import registry
 
     parts = []
-    for key, primitive in list(registry._REGISTRY.items()):
+    for primitive in list(registry._REGISTRY.values()):
         for template in (primitive.adjoint, primitive.tangent):
             if template is None:
                 continue
@@ -593,12 +593,24 @@ def write_entry(path: str, entry: dict) -> None:
 
 
 def _prune_once(folder):
-    """Remove entries unused for KEEP_SECONDS, and temporary files left by crashed writers."""
+    """Remove entries unused for KEEP_SECONDS, and temporary files left by crashed writers.
+
+    At most once per process and once a day (a marker file records the last time), so a
+    large cache does not cost a scan of every entry at every start.
+    """
     global _pruned
     if _pruned:
         return
     _pruned = True
     now = time.time()
+    marker = os.path.join(folder, ".pruned")
+    try:
+        if now - os.stat(marker).st_mtime < 24 * 3600:
+            return
+    except FileNotFoundError:
+        pass
+    with open(marker, "w"):
+        pass
     for item in os.scandir(folder):
         try:
             age = now - item.stat().st_mtime

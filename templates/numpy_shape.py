@@ -77,14 +77,24 @@ def squeeze(y, x, axis=None):  # noqa: F811
     d[y] = np.reshape(d[x], np.shape(y))
 
 
-@adjoint(np.ndarray.copy, np.copy, np.array, np.asarray)
+@adjoint(np.ndarray.copy, np.copy)
 def copy(y, x):
     d[x] += d[y]
 
 
-@tangent(np.ndarray.copy, np.copy, np.array, np.asarray)
+@tangent(np.ndarray.copy, np.copy)
 def copy(y, x):  # noqa: F811
     d[y] = d[x]
+
+
+@adjoint(np.array, np.asarray)
+def as_array(y, x):
+    d[x] += d[y]
+
+
+@tangent(np.array, np.asarray)
+def as_array(y, x):  # noqa: F811
+    d[y] = np.asarray(d[x])  # the tangent of a list of values is a list: make it an array
 
 
 shape_rule(shapes.reshape, np.reshape)

@@ -4,6 +4,7 @@
 object the registry knows it by, plus its argument nodes:
 
   ``a + b``          -> operator.add(a, b)
+  ``a * a``          -> numpy.square(a)
   ``-a``             -> operator.neg(a)
   ``a < b``          -> operator.lt(a, b)
   ``np.sin(a)``      -> numpy.sin(a)           (the callee resolved statically)
@@ -76,6 +77,10 @@ class Operation:
 def operation_of(value, resolve) -> Operation:
     """The Operation performed by ``value``; ``resolve`` maps a static callee node to its object."""
     if isinstance(value, gast.BinOp):
+        if (isinstance(value.op, gast.Mult) and isinstance(value.left, gast.Name)
+                and isinstance(value.right, gast.Name) and value.left.id == value.right.id):
+            # x * x: one operand, so its derivative is one term (2 x), not two products
+            return Operation(np.square, [value.left], node=value, description="a square")
         return Operation(BINARY_OPERATORS[type(value.op)], [value.left, value.right], node=value,
                          description="the operator %s" % type(value.op).__name__)
     if isinstance(value, gast.UnaryOp):

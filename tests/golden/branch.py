@@ -5,8 +5,7 @@ def grad_branch(x, y):
     else:
         z = np.sin(x)
     # grad of: return z * z
-    z_bar = 1.0 * z
-    z_bar += z * 1.0
+    z_bar = 2.0 * z
     # grad of: if x > y: ...
     if cond:
         # grad of: z = x * y

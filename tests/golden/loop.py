@@ -20,8 +20,7 @@ def grad_loop(r, x0):
         mul = r * x
         sub = 1.0 - x
         # grad of: s = s + x * x
-        x_2_bar = x_bar + x_2
-        x_2_bar += x_2
+        x_2_bar = x_bar + 2.0 * x_2
         # grad of: x = r * x * (1.0 - x)
         mul_bar = x_2_bar * sub
         sub_bar = mul * x_2_bar

@@ -11,8 +11,7 @@ def grad_mlp(W1, b1, W2, b2, x, y):
     # grad of: return np.sum(d * d) / y.shape[0]
     total_bar = 1.0 / y_shape_item
     mul_bar = rt.expand_reduced(total_bar, mul, None, False)
-    d_bar = mul_bar * d
-    d_bar += d * mul_bar
+    d_bar = mul_bar * 2.0 * d
     # grad of: out = np.dot(h, W2) + b2
     b2_bar = d_bar.sum(axis=0)
     h_bar = np.dot(d_bar, W2.T)
