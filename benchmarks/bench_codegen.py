@@ -98,8 +98,10 @@ def cold_child() -> None:
 def cold(repeats):
     results = []
     for _ in range(repeats):
+        # a truly cold start: no persistent cache (srcad/persistent_cache.py)
+        environment = dict(os.environ, SRCAD_CACHE="0")
         completed = subprocess.run([sys.executable, os.path.abspath(__file__), "--cold-child"],
-                                   check=True, capture_output=True, text=True)
+                                   check=True, capture_output=True, text=True, env=environment)
         results.append(json.loads(completed.stdout))
     return {key: statistics.median(r[key] for r in results) for key in results[0]}
 

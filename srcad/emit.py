@@ -89,11 +89,23 @@ _cleaned = False
 
 
 def _remove_old_files(directory: str) -> None:
-    """Generated files are kept for a week after their last use, then removed."""
+    """Generated files are kept for a week after their last use, then removed.
+
+    The folder is swept at most once a day (a marker file records when), so
+    starting a process does not pay for a large folder.
+    """
     global _cleaned
     if _cleaned:
         return
     _cleaned = True
+    marker = os.path.join(directory, ".last-sweep")
+    try:
+        if time.time() - os.path.getmtime(marker) < 24 * 3600:
+            return
+    except OSError:
+        pass  # never swept
+    with open(marker, "w"):
+        pass
     cutoff = time.time() - _KEEP_SECONDS
     for entry in os.scandir(directory):
         try:
