@@ -39,7 +39,6 @@ import os
 import re
 import symtable
 import sys
-import tempfile
 import time
 import tokenize
 import types
@@ -48,6 +47,7 @@ from dataclasses import dataclass, field
 from . import persistent_cache, pipeline, runtime
 from .analysis import shapes
 from .errors import InvalidArgumentError, SrcadError
+from .files import write_atomically
 from .parse import unwrap_function
 from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
@@ -119,19 +119,7 @@ def codegen(function, path=None, wrt=0, mode: str = "reverse", name=None,
 
 def write_module(path: str, text: str) -> None:
     """Write ``text`` to ``path`` atomically (readers never see half a module)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".srcad-", suffix=".py.tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.chmod(temporary, 0o644 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    write_atomically(path, text, permissions=0o644 & ~_umask())
 
 
 def _umask() -> int:

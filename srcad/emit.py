@@ -24,6 +24,7 @@ import astor
 import gast
 
 from .annotations import COMMENT_PREFIX, comment_text
+from .files import write_atomically
 
 
 def to_source(tree) -> str:
@@ -125,10 +126,7 @@ def _write_source_file(text: str, stem: str) -> str | None:
         if os.path.exists(path):
             os.utime(path)  # in use: keep it
         if not os.path.exists(path):
-            handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
-            with os.fdopen(handle, "w") as stream:
-                stream.write(text)
-            os.replace(temporary, path)
+            write_atomically(path, text)
     except OSError:
         return None
     return path

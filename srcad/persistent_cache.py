@@ -58,11 +58,12 @@ import math
 import os
 import stat
 import sys
-import tempfile
 import threading
 import time
 import types
 import warnings
+
+from .files import write_atomically
 
 FORMAT = 1
 ENV_DIRECTORY = "SRCAD_CACHE_DIR"
@@ -578,18 +579,7 @@ def write_entry(path: str, entry: dict) -> None:
     """Write an entry atomically: a whole file appears under ``path``, or nothing changes."""
     payload = json.dumps(entry, sort_keys=True)
     document = json.dumps({"format": FORMAT, "sha256": _sha(payload), "payload": payload})
-    folder = os.path.dirname(path)
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".entry-", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(document)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    write_atomically(path, document)
 
 
 def _prune_once(folder):

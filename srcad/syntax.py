@@ -123,3 +123,19 @@ def index_expression(index):
     if isinstance(index, gast.Tuple):
         return gast.Tuple(elts=[index_expression(e) for e in index.elts], ctx=gast.Load())
     return deepcopy(index)
+
+
+class _Rename(gast.NodeTransformer):
+    def __init__(self, mapping, loads_only):
+        self.mapping = mapping
+        self.loads_only = loads_only
+
+    def visit_Name(self, node):
+        if node.id in self.mapping and (not self.loads_only or isinstance(node.ctx, gast.Load)):
+            node.id = self.mapping[node.id]
+        return node
+
+
+def rename(node, mapping: dict, loads_only: bool = False):
+    """Rename identifiers in ``node`` in place (only where read, with ``loads_only``)."""
+    return _Rename(mapping, loads_only).visit(node)

@@ -64,16 +64,6 @@ def is_inlinable(obj) -> bool:
     return registry.lookup(obj) is None
 
 
-class _Rename(gast.NodeTransformer):
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def visit_Name(self, node):
-        if node.id in self.mapping:
-            node.id = self.mapping[node.id]
-        return node
-
-
 def prepare_callee(function, namer, aliases):
     """Parse, check and rename a module-level callee: (parsed, tree, renaming)."""
     from ..fence import fence
@@ -118,13 +108,12 @@ def prepare_local(definition, namer):
 
 
 def _rename_tree(tree, mapping):
-    renamer = _Rename(mapping)
     arguments = tree.args
     for arg in arguments.args + arguments.posonlyargs + arguments.kwonlyargs + [
             a for a in (arguments.vararg, arguments.kwarg) if a is not None]:
         arg.id = mapping.get(arg.id, arg.id)
     for statement in tree.body:
-        renamer.visit(statement)
+        syntax.rename(statement, mapping)
 
 
 def bind_arguments(signature, mapping, args, keywords, aliases, location_error):

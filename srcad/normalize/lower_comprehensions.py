@@ -79,18 +79,19 @@ class _Lower:
         for clause in generator.generators:
             for n in syntax.names(clause.target):
                 renames[n.id] = self.namer.fresh(n.id)
-        renamer = _Rename(renames)
-        element = renamer.visit(syntax.deepcopy(generator.elt))
+        def renamed(node):
+            return syntax.rename(syntax.deepcopy(node), renames)
+
+        element = renamed(generator.elt)
         body = [syntax.assign(result, gast.BinOp(left=syntax.name(result), op=gast.Add(),
                                                  right=element))]
         for clause in reversed(generator.generators):
             for condition in reversed(clause.ifs):
-                body = [gast.If(test=renamer.visit(syntax.deepcopy(condition)), body=body,
-                                orelse=[])]
-            target = renamer.visit(syntax.deepcopy(clause.target))
+                body = [gast.If(test=renamed(condition), body=body, orelse=[])]
+            target = renamed(clause.target)
             for n in syntax.names(target):
                 n.ctx = gast.Store()
-            iterator = renamer.visit(syntax.deepcopy(clause.iter))
+            iterator = renamed(clause.iter)
             body = [gast.For(target=target, iter=iterator, body=body, orelse=[],
                              type_comment=None)]
         hoisted.extend(body)
@@ -119,14 +120,4 @@ class _Rewrite(gast.NodeTransformer):
             for element in items.elts:
                 total = gast.BinOp(left=total, op=gast.Add(), right=element)
             return gast.copy_location(total, node)
-        return node
-
-
-class _Rename(gast.NodeTransformer):
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def visit_Name(self, node):
-        if node.id in self.mapping:
-            node.id = self.mapping[node.id]
         return node

@@ -33,16 +33,6 @@ from ..annotations import mark_carry, set_origin
 from ..naming import Namer
 
 
-class _RenameLoads(gast.NodeTransformer):
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, gast.Load) and node.id in self.mapping:
-            node.id = self.mapping[node.id]
-        return node
-
-
 def rename_versions(tree: gast.FunctionDef, namer: Namer) -> gast.FunctionDef:
     params = {a.id for a in tree.args.args}
     tree.body = _Versions(namer).block(tree.body, {p: p for p in params}, set(params), False)
@@ -89,7 +79,7 @@ class _Versions:
         out = []
         for s in statements:
             if isinstance(s, gast.Assign):
-                _RenameLoads(current).visit(s.value)
+                syntax.rename(s.value, current, loads_only=True)
                 for target in s.targets:
                     for n in gast.walk(target):
                         if isinstance(n, gast.Name):
@@ -104,12 +94,12 @@ class _Versions:
             elif isinstance(s, (gast.For, gast.While)):
                 out.extend(self.loop(s, current, defined, in_loop))
             else:
-                _RenameLoads(current).visit(s)
+                syntax.rename(s, current, loads_only=True)
                 out.append(s)
         return out
 
     def branch(self, s, current, defined, in_loop):
-        _RenameLoads(current).visit(s.test)
+        syntax.rename(s.test, current, loads_only=True)
         results = []
         for part in (s.body, s.orelse):
             part_current, part_defined = dict(current), set(defined)
@@ -137,9 +127,9 @@ class _Versions:
     def loop(self, s, current, defined, in_loop):
         before = []
         if isinstance(s, gast.For):
-            _RenameLoads(current).visit(s.iter)
+            syntax.rename(s.iter, current, loads_only=True)
         else:
-            _RenameLoads(current).visit(s.test)
+            syntax.rename(s.test, current, loads_only=True)
         assigned = _assigned(s.body)
         carried = sorted(assigned & (defined | _read_before_assigned(s.body)))
         loop_names = {}
