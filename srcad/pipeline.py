@@ -27,6 +27,7 @@ from .normalize.rename_versions import rename_versions
 from .normalize.split_tuples import split_tuples
 from .optimize.accumulate_in_place import accumulate_in_place
 from .optimize.fold_constants import fold_constants
+from .optimize.fuse_single_use import fuse_single_use
 from .optimize.propagate_copies import propagate_copies
 from .optimize.remove_dead_code import remove_dead_code
 from .optimize.simplify_zeros import simplify_zeros
@@ -46,6 +47,7 @@ OPTIMIZATIONS = (
     "propagate_copies",
     "remove_dead_code",
     "accumulate_in_place",
+    "fuse_single_use",
 )
 
 
@@ -205,4 +207,9 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
     if "accumulate_in_place" in enabled:
         tree = accumulate_in_place(tree, lambda n: namer.primal_of(n) is not None,
                                    make_resolver(parsed, aliases, tree))
+    if "fuse_single_use" in enabled:
+        # the user's own names and the derivatives stay; srcad's temporaries may go
+        keep = set(parsed.identifiers) | {n for n in namer.taken
+                                          if namer.primal_of(n) is not None}
+        tree = fuse_single_use(tree, make_resolver(parsed, aliases, tree), keep)
     return tree

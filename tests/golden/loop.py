@@ -6,8 +6,7 @@ def grad_loop(r, x0):
         mul = r * x
         sub = 1.0 - x
         x_2 = mul * sub
-        mul_2 = x_2 * x_2
-        s_2 = s + mul_2
+        s_2 = s + x_2 * x_2
         _tape.append(x)
         s = s_2
         x = x_2

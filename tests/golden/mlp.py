@@ -1,13 +1,9 @@
 def grad_mlp(W1, b1, W2, b2, x, y):
-    dot = np.dot(x, W1)
-    add = dot + b1
-    h = np.tanh(add)
-    dot_2 = np.dot(h, W2)
-    out = dot_2 + b2
+    h = np.tanh(np.dot(x, W1) + b1)
+    out = np.dot(h, W2) + b2
     d = out - y
     mul = d * d
-    y_shape = y.shape
-    y_shape_item = y_shape[0]
+    y_shape_item = y.shape[0]
     # grad of: return np.sum(d * d) / y.shape[0]
     total_bar = 1.0 / y_shape_item
     mul_bar = rt.expand_reduced(total_bar, mul, None, False)

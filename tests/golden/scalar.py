@@ -1,7 +1,6 @@
 def grad_scalar(x, y):
     mul = x * y
-    sin = np.sin(x)
-    z = mul + sin
+    z = mul + np.sin(x)
     # grad of: return z ** 2.0
     z_bar = 2.0 * z ** 1.0
     # grad of: z = x * y + np.sin(x)
