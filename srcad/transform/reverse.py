@@ -38,7 +38,7 @@ from .. import runtime
 from ..normalize.inline import Recursive
 from ..optimize.specialize_runtime_calls import specialize_runtime_calls
 from ..recursion import vjp_of
-from .templates import _template, bind_template, instantiate, template_for
+from .templates import bind_template, instantiate, template_for, template_of
 
 
 @dataclass
@@ -505,7 +505,7 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
             "srcad cannot differentiate through a dict it cannot split into variables",
             location, "Read and write it only with constant string keys, and do not pass it on.")
     reason = not_inlined(operation.node) if operation.node is not None else None
-    if isinstance(reason, Recursive) and _template(primitive, "adjoint") is None:
+    if isinstance(reason, Recursive) and template_of(primitive, "adjoint") is None:
         return _adjoint_of_recursive_call(name, operation, context)
     template = template_for(operation, "adjoint", location, reason)
 

@@ -73,7 +73,7 @@ class _NoDerivative(Exception):
         self.parameter = parameter
 
 
-def _template(primitive, kind):
+def template_of(primitive, kind):
     entry = registry.lookup(primitive)
     return getattr(entry, kind) if entry is not None else None
 
@@ -86,7 +86,7 @@ def template_for(operation, kind: str, location, not_inlined_reason=None) -> Tem
             "cannot differentiate the call to %s: srcad could not tell which function it "
             "calls" % operation.description, location,
             "Call functions through a module or a global name (e.g. np.tanh).")
-    template = _template(primitive, kind)
+    template = template_of(primitive, kind)
     if template is not None:
         return template
     if not_inlined_reason is not None and isinstance(not_inlined_reason, SrcadError):
