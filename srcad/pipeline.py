@@ -196,12 +196,13 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
     def is_floating(identifier):
         return namer.primal_of(identifier) is not None or env.get(identifier) == shapes.FLOAT
 
-    if "fold_constants" in enabled:
-        tree = fold_constants(tree, is_floating)
-    if "propagate_copies" in enabled:
-        tree = propagate_copies(tree)
+    for _ in range(2):  # folding makes constants to propagate, propagating makes folds
         if "fold_constants" in enabled:
             tree = fold_constants(tree, is_floating)
+        if "propagate_copies" in enabled:
+            tree = propagate_copies(tree)
+    if "fold_constants" in enabled:
+        tree = fold_constants(tree, is_floating)
     if "remove_dead_code" in enabled:
         tree = remove_dead_code(tree, make_resolver(parsed, aliases, tree))
     if "accumulate_in_place" in enabled:
