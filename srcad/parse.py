@@ -9,7 +9,6 @@ and builtins -- never in a merged namespace.
 from __future__ import annotations
 
 import builtins
-import hashlib
 import inspect
 import linecache
 import textwrap
@@ -41,10 +40,6 @@ class ParsedFunction:
     @property
     def params(self) -> list[str]:
         return [a.id for a in self.tree.args.args]
-
-    @property
-    def source_hash(self) -> str:
-        return hashlib.sha256(self.source.encode()).hexdigest()[:16]
 
     def origin(self, node) -> "Origin":
         """The absolute place of one of this function's nodes."""

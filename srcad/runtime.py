@@ -81,12 +81,6 @@ def zeros_like(x):
     return np.zeros(x.shape, dtype=dtype)
 
 
-def _is_homogeneous(items) -> bool:
-    """True if the items stack into one array (same shapes, no nested containers)."""
-    shapes = {np.shape(item) if not isinstance(item, (list, tuple)) else None for item in items}
-    return None not in shapes and len(shapes) <= 1
-
-
 def match_type(g, x):
     """Give the gradient of ``x`` the type of ``x``: a Python float for a Python scalar."""
     # np.float64 subclasses float: compare exact types, or a NumPy scalar slips through

@@ -117,15 +117,6 @@ def join(a, b):
     return UNKNOWN
 
 
-def is_scalar(a) -> bool:
-    a = plain(a)
-    return isinstance(a, Scalar)
-
-
-def is_array(a) -> bool:
-    return isinstance(plain(a), Array)
-
-
 # ---------------------------------------------------------------- shape rules
 # A rule takes the abstract positional arguments and keyword arguments of a
 # call and returns the abstract result.

@@ -37,7 +37,7 @@ MAX_DEPTH = 32
 
 
 class CannotInline(Exception):
-    """A callee srcad cannot inline; carries why (a located error, or RECURSIVE)."""
+    """A callee srcad cannot inline; carries why (a located error, or a Recursive)."""
 
     def __init__(self, error):
         super().__init__(str(error))
@@ -50,8 +50,6 @@ class Recursive:
     def __init__(self, function):
         self.function = function
 
-
-RECURSIVE = Recursive
 
 
 def is_inlinable(obj) -> bool:
