@@ -77,6 +77,30 @@ def is_restore(node: gast.AST) -> bool:
     return getattr(node, _RESTORE, False)
 
 
+_WRITE = "_srcad_write"
+
+# How a normalized statement writes into the object its target named before it (to_anf):
+WRITE_KINDS = (
+    "subscript",  # y[i] = v, y[i] += v      ->  y = rt.updated(y, i, v)
+    "augmented",  # y += v                   ->  y = y + v  (in place only on arrays and lists)
+    "append",  # items.append(v)             ->  items = rt.appended(items, v)
+    "pop",  # v = items.pop()                ->  items = rt.all_but_last(items)
+    "add_at",  # rt.add_at(total, i, g)      ->  total = rt.added_at(total, i, g)
+)
+
+
+def mark_write(node: gast.Assign, kind: str) -> gast.Assign:
+    """Mark ``y = ...`` as the functional form of a write into y's object (kind: WRITE_KINDS)."""
+    assert kind in WRITE_KINDS
+    setattr(node, _WRITE, kind)
+    return node
+
+
+def write_kind(node: gast.AST) -> str | None:
+    """How ``node`` writes into its target's previous object, or None if it does not."""
+    return getattr(node, _WRITE, None)
+
+
 _NOT_INLINED = "_srcad_not_inlined"
 
 

@@ -82,3 +82,11 @@ class InvalidArgumentError(SrcadError):
 
 class UnsupportedOperationError(SrcadError):
     """A primitive was called in a way its derivative does not cover (found at run time)."""
+
+
+class AliasedWriteError(SrcadError):
+    """A write into an array or list that another name still to be read shares (found at run time).
+
+    ``z = y[1:]; z[0] = 3.0`` changes ``y`` in NumPy; srcad's generated code
+    computes with values and would not see that, so it refuses the write.
+    """

@@ -80,6 +80,8 @@ def fence(parsed: ParsedFunction, *, has_aux: bool = False, inlined: bool = Fals
     for statement in body:
         _check_statement(parsed, statement, loop_depth=0)
     returns = [n for n in syntax.walk_own(tree) if isinstance(n, gast.Return)]
+    if inlined:
+        return  # a helper may return nothing (None), e.g. one that writes into its argument
     for returned in returns:
         if returned.value is None:
             _reject(parsed, returned, "a `return` without a value",

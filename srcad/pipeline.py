@@ -23,6 +23,7 @@ from .namespace import Aliases
 from .normalize.anf import to_anf
 from .normalize.lower_comprehensions import lower_comprehensions
 from .normalize.lower_exits import lower_exits
+from .normalize.propagate_writes import propagate_writes
 from .normalize.rename_versions import rename_versions
 from .normalize.split_tuples import split_tuples
 from .optimize.accumulate_in_place import accumulate_in_place
@@ -103,7 +104,9 @@ def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
     tree.body = lower_comprehensions(tree.body, namer, resolve)
     tree = lower_exits(tree, namer, resolve)
     tree = to_anf(parsed, tree, namer, aliases, inlined)
+    tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), aliases, guard=False)
     tree = split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
+    tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), aliases)
     return rename_versions(tree, namer)
 
 

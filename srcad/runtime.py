@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from .errors import Location, NonScalarOutputError, UnsupportedOperationError
+from .errors import AliasedWriteError, Location, NonScalarOutputError, UnsupportedOperationError
 
 
 class Parts(list):
@@ -227,6 +227,97 @@ def check_scalar_output(value, where):
             hint="Reduce the output to a scalar, for example with np.sum(...).",
         )
     return value
+
+
+def check_unshared(written, index, other, where, written_name, other_name, shared_since):
+    """Raise AliasedWriteError if writing into ``written`` in place would change ``other``.
+
+    Generated code calls this before a write srcad cannot reproduce when the
+    two names may share memory (normalize/propagate_writes.py): ``written``
+    is the object written into (at ``index``; None: the whole object, as by
+    ``+=``), ``other`` a value read after the write. They share if ``other``
+    (or an array or list it holds) overlaps the written part of an array, or
+    is (or holds) the written list or dict. A float or a NumPy scalar is never
+    written in place (``s += 1.0`` makes a new one), so it passes. ``where``
+    and ``shared_since`` are ``file:line:col`` of the write and of the line
+    where the sharing began ("" if the caller passed the shared values).
+    """
+    if not _write_reaches(written, index, other):
+        return
+    if shared_since:
+        since = _location(shared_since)
+        hint = ("`%s` and `%s` share memory since line %d (`%s`). To keep `%s` as it is, "
+                "make a copy where they start sharing (`.copy()`); to change it, write into "
+                "`%s` itself." % (written_name, other_name, since.lineno, since.line.strip(),
+                                   other_name, other_name))
+    else:
+        hint = ("The caller passed `%s` and `%s` sharing memory (for example f(a, a)). Pass "
+                "separate arrays, or copy before writing (`%s = %s.copy()`)."
+                % (written_name, other_name, written_name, written_name))
+    raise AliasedWriteError(
+        "this write into `%s` also changes `%s`, which is read later; srcad's derivative "
+        "code computes with values and cannot follow a write through shared memory"
+        % (written_name, other_name), _location(where), hint)
+
+
+def _location(where):
+    filename, lineno, col = where.rsplit(":", 2)
+    return Location(filename, int(lineno), int(col), linecache.getline(filename, int(lineno)))
+
+
+def _write_reaches(written, index, other) -> bool:
+    """Whether writing into ``written`` (at ``index``) in place changes what ``other`` holds."""
+    if isinstance(written, np.ndarray):
+        region = _written_region(written, index)
+        for array in _held(other, np.ndarray):
+            if np.may_share_memory(region, array) and _shares_exactly(region, array):
+                return True
+        return False
+    if isinstance(written, (list, dict)):
+        return any(held is written for held in _held(other, (list, dict)))
+    return False  # immutable: `s += 1.0` on a float or NumPy scalar makes a new object
+
+
+def _written_region(array, index):
+    """The part of ``array`` that ``array[index] = ...`` writes (all of it if unsure)."""
+    if index is None or not _is_basic_index(index):
+        return array
+    parts = index if isinstance(index, tuple) else (index,)
+    # an integer index gives a scalar copy, not a view: index with a length-1 slice instead
+    as_slices = tuple(slice(p, p + 1 if p != -1 else None)
+                      if isinstance(p, (int, np.integer)) and not isinstance(p, bool) else p
+                      for p in parts)
+    try:
+        return array[as_slices]
+    except (IndexError, TypeError, ValueError):
+        return array
+
+
+def _shares_exactly(a, b) -> bool:
+    try:
+        return bool(np.shares_memory(a, b, max_work=10_000))
+    except np.exceptions.TooHardError:
+        return True  # undecided: assume they share
+
+
+def _held(value, kinds, seen=None):
+    """``value`` and everything a list, tuple, dict or dataclass in it holds, of type ``kinds``."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return
+    seen.add(id(value))
+    if isinstance(value, kinds):
+        yield value
+    if isinstance(value, (list, tuple)):
+        items = value
+    elif isinstance(value, dict):
+        items = value.values()
+    elif hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        items = [getattr(value, name) for name in value.__dataclass_fields__]
+    else:
+        return
+    for item in items:
+        yield from _held(item, kinds, seen)
 
 
 def method_axes(axes):

@@ -17,6 +17,9 @@ Conditional expressions, ``and``/``or`` and chained comparisons become
 ``if`` statements (keeping Python's short-circuit evaluation). Augmented
 assignments are plain assignments; each statement records the
 user statement it came from (annotations.origin), for comments and errors.
+A statement that stands for a write into an existing object (``y[i] = v``,
+``y += v``, ``items.append(v)``, ``items.pop()``) is marked as one
+(annotations.write_kind), for normalize/propagate_writes.py.
 
 Example::
 
@@ -35,7 +38,7 @@ import numpy as np
 
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
-from ..annotations import set_not_inlined, set_origin, set_position
+from ..annotations import mark_write, set_not_inlined, set_origin, set_position
 from ..errors import UnsupportedSyntaxError
 from . import inline
 from .lower_comprehensions import lower_comprehensions
@@ -130,7 +133,7 @@ class _ToANF:
             popped = self.atom(gast.copy_location(last, s.value), hint="popped")
             helper = syntax.attribute(self.aliases.name_for(runtime), "all_but_last")
             rest = gast.Call(func=helper, args=[syntax.name(items)], keywords=[])
-            self.assign(items, gast.copy_location(rest, s.value), s)
+            mark_write(self.assign(items, gast.copy_location(rest, s.value), s), "pop")
             self.emit(gast.Assign(targets=[_store(s.targets[0])], value=popped,
                                   type_comment=None), s)
             return
@@ -177,7 +180,7 @@ class _ToANF:
             operation = gast.BinOp(left=gast.Name(id=name, ctx=gast.Load(), annotation=None,
                                                   type_comment=None),
                                    op=s.op, right=self.atom(s.value))
-            self.assign(name, gast.copy_location(operation, s), s)
+            mark_write(self.assign(name, gast.copy_location(operation, s), s), "augmented")
             return
         if isinstance(s, gast.Return):
             value = s.value
@@ -196,8 +199,8 @@ class _ToANF:
             items = s.value.func.value.id
             helper = syntax.attribute(self.aliases.name_for(runtime), "appended")
             value = self.atom(s.value.args[0])
-            self.assign(items, _copy(s.value, gast.Call(func=helper, args=[
-                syntax.name(items), value], keywords=[])), s)
+            mark_write(self.assign(items, _copy(s.value, gast.Call(func=helper, args=[
+                syntax.name(items), value], keywords=[])), s), "append")
             return
         if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
                 and self.resolve(s.value.func) is runtime.add_at and len(s.value.args) == 3
@@ -207,7 +210,8 @@ class _ToANF:
             total = s.value.args[0].id
             helper = syntax.attribute(self.aliases.name_for(runtime), "added_at")
             args = [syntax.name(total)] + [self.atom(a) for a in s.value.args[1:]]
-            self.assign(total, _copy(s.value, gast.Call(func=helper, args=args, keywords=[])), s)
+            mark_write(self.assign(total, _copy(s.value, gast.Call(
+                func=helper, args=args, keywords=[])), s), "add_at")
             return
         if isinstance(s, gast.Expr):
             self.emit(gast.Expr(value=self.operation(s.value)), s)
@@ -248,7 +252,7 @@ class _ToANF:
         helper = syntax.attribute(self.aliases.name_for(runtime), "updated")
         call = gast.copy_location(gast.Call(func=helper, args=[syntax.name(container), index,
                                                                value], keywords=[]), like)
-        self.assign(container, call, like)
+        mark_write(self.assign(container, call, like), "subscript")
 
     def nested(self, statements):
         """``statements`` (a loop or branch body) in A-normal form."""
@@ -272,9 +276,11 @@ class _ToANF:
             self.out = outer
         self.emit(gast.If(test=test, body=parts[0] or [gast.Pass()], orelse=parts[1]), like)
 
-    def assign(self, name, value, like):
+    def assign(self, name, value, like) -> gast.Assign:
         target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
-        self.emit(gast.Assign(targets=[target], value=value, type_comment=None), like)
+        statement = gast.Assign(targets=[target], value=value, type_comment=None)
+        self.emit(statement, like)
+        return statement
 
     def atom(self, node, hint=None):
         if is_atom(node, self.locals):

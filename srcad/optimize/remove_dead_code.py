@@ -108,7 +108,7 @@ def _pure(node, resolve) -> bool:
 
 def _pure_callee(func, resolve) -> bool:
     obj = resolve(func)
-    if obj is runtime.check_scalar_output or obj is runtime.add_at:
+    if obj in (runtime.check_scalar_output, runtime.check_unshared, runtime.add_at):
         return False
     module = getattr(obj, "__module__", None) or ""
     if module.startswith("numpy") or module in ("math", runtime.__name__):

@@ -1,0 +1,617 @@
+"""Carry writes through shared objects to every name that sees them, or guard them.
+
+In Python a write changes an object, and every name holding that object, a
+view of it, or a container with it inside sees the change::
+
+    z = y          z = y[1:]          for row in X:          W = params[0]
+    z[0] = 5.0     z[0] = 3.0             row[0] = 1.0       W -= 0.1 * g
+
+(these write into y, y, X and params[0]). srcad's generated code computes
+with values: to_anf made ``z[0] = 5.0`` the new value ``z = rt.updated(z, 0,
+5.0)`` and ``z += v`` the new value ``z = z + v``, so without this pass y
+would keep its old value.
+
+A may-alias analysis follows Python's semantics on the normalized function:
+which objects each name may refer to or view (allocation *sites*: each
+statement that makes a new object, each parameter, each module global),
+which sites may hold which others as elements, and which names are certainly
+one object. At each write (annotations.write_kind) it takes the names live
+after it (read again before being reassigned; the return reads its value)
+and, for each one that may see the write:
+
+* a name that is certainly the written object (``z = y``, a helper's
+  parameter, an element of a split literal tuple) is rebound after a write
+  that certainly happens in place (``z[i] = v``, ``append``, ``pop``)::
+
+      z = rt.updated(z, 0, 5.0)    ->    z = rt.updated(z, 0, 5.0)
+                                         y = z
+
+  which is Python's semantics exactly;
+* any other (a view, an element, a value of a branch, a parameter the caller
+  may have passed twice, anything after ``+=``, which writes in place only
+  on arrays and lists) gets a run-time check before the write::
+
+      rt.check_unshared(z, slice(0, None), y, 'f.py:12:4', 'z', 'y', 'f.py:11:4')
+
+  which raises AliasedWriteError (file:line:col of the write, the line, a
+  caret, where the sharing began, what to do) if the write would change what
+  y holds, and does nothing if they turn out not to share (a float, or rows
+  of different arrays). Specialization removes the check where a value is
+  known to be a scalar.
+
+After this pass, every name read after a write holds what it holds in
+Python, or the generated code raises AliasedWriteError before the write.
+Writes into the caller's arguments and into module globals are the
+exception: generated code never changes them (a parameter written into is a
+local copy), as DESIGN.md promises.
+
+Runs twice in normalize. Before split_tuples, only to rebind: after
+``e = d; d["k"] = v``, split_tuples would give e and d independent elements,
+so e is rebound first (``e = d``). After split_tuples, to rebind and guard:
+an element of a split literal tuple is then a plain name (``t_0 = y``),
+certainly the same object as the one it was made from. Then rename_versions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import types
+
+import gast
+import numpy as np
+
+from .. import runtime, syntax
+from ..analysis.operations import UNRESOLVED
+from ..annotations import position, set_origin, set_position, write_kind
+
+# ---- what calls return, in terms of their arguments' memory
+
+# NumPy functions whose result is always a new array (or a scalar), never a view of or
+# the same object as an argument (ufuncs are new too). Checked by tests/test_aliasing.py.
+_NEW_ARRAY_FUNCTIONS = {
+    "abs", "absolute", "all", "allclose", "amax", "amin", "any", "arange", "argmax", "argmin",
+    "argsort", "argwhere", "around", "array_equal", "average", "clip", "column_stack",
+    "concatenate", "copy", "count_nonzero", "cov", "corrcoef", "cross", "cumprod", "cumsum",
+    "diff", "dot", "dstack", "einsum_path", "empty", "empty_like", "eye", "flatnonzero",
+    "full", "full_like", "hstack", "identity", "inner", "interp", "isclose", "kron",
+    "linspace", "logspace", "geomspace", "max", "mean", "median", "min", "nansum", "nanmean",
+    "nanmax", "nanmin", "nonzero", "ones", "ones_like", "outer", "pad", "percentile", "prod",
+    "ptp", "quantile", "repeat", "roll", "round", "searchsorted", "select", "sort", "stack",
+    "std", "sum", "take", "take_along_axis", "tensordot", "tile", "trace", "trapezoid",
+    "tri", "tril", "triu", "unique", "var", "vdot", "vstack", "where", "zeros", "zeros_like",
+    "shape", "ndim", "size", "isscalar", "result_type",
+}
+_NEW_ARRAY_LINALG = {"det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "norm", "pinv",
+                     "qr", "slogdet", "solve", "svd", "cholesky", "matrix_power", "matrix_rank"}
+# np.array(x) copies x unless told not to (copy=False, or copy=None in NumPy 2)
+_COPYING_UNLESS_TOLD = {"array", "astype", "nan_to_num", "meshgrid"}
+# methods of arrays whose result is new (other methods, like reshape, may return a view)
+_NEW_ARRAY_METHODS = {
+    "all", "any", "argmax", "argmin", "argsort", "astype", "clip", "conj", "conjugate",
+    "count", "cumprod", "cumsum", "dot", "flatten", "index", "item", "max", "mean", "min",
+    "nonzero", "prod", "repeat", "round", "searchsorted", "std", "sum", "take", "tolist",
+    "trace", "var",
+}
+# attributes that are plain numbers or tuples of them, never memory of the value
+_IMMUTABLE_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
+# builtins whose result is a new container holding (parts of) their argument: list(X)
+# holds X's rows, views of X
+_CONTAINER_BUILTINS = {list, tuple, sorted, reversed, zip, enumerate, dict, set, frozenset,
+                       iter, map, filter}
+_NEW_VALUE_BUILTINS = {float, int, bool, complex, len, abs, round, str, repr, isinstance, type,
+                       range, print, hash, id, divmod, pow, callable, hasattr, format}
+# srcad's runtime helpers whose result is new; `appended` & co copy a list but keep its items
+_NEW_RUNTIME = {"zeros_like", "unindex", "without", "array_of", "reduced_size", "log_of_base",
+                "extremum_adjoint", "norm_adjoint", "dot_adjoint_left", "dot_adjoint_right",
+                "matmul_adjoint_left", "matmul_adjoint_right", "method_axes",
+                "inverse_transpose_axes", "check_unshared"}
+_CONTAINER_RUNTIME = {"updated", "appended", "all_but_last", "added_at"}
+
+NEW, ALIAS, CONTAINER, ELEMENTS = "new", "alias", "container", "elements"
+
+
+def _call_effect(call, callee) -> str:
+    """How the result of ``call`` relates to its arguments' memory.
+
+    NEW: a new object; ALIAS: may be an argument, a view of one, or hold one;
+    CONTAINER: a new container holding arguments and their parts (list(X));
+    ELEMENTS: a new container holding the arguments' elements (xs.copy()).
+    """
+    keywords = {k.arg for k in call.keywords}
+    func = call.func
+    if callee is UNRESOLVED and isinstance(func, gast.Attribute):  # a method on a value
+        if func.attr == "copy" and not call.args:
+            return ELEMENTS  # an array's copy is new; a list's copy holds the same items
+        if func.attr in _NEW_ARRAY_METHODS and not (func.attr == "astype" and "copy" in keywords):
+            return NEW
+        return ALIAS
+    if isinstance(callee, np.ufunc):
+        return NEW
+    if callee is sum:
+        return NEW if len(call.args) == 1 else ALIAS  # sum([], start) is start itself
+    if callee in _NEW_VALUE_BUILTINS:
+        return NEW
+    if callee in _CONTAINER_BUILTINS:
+        return CONTAINER
+    if getattr(callee, "__module__", None) == runtime.__name__:
+        name = getattr(callee, "__name__", "")
+        if name in _NEW_RUNTIME:
+            return NEW
+        return CONTAINER if name in _CONTAINER_RUNTIME else ALIAS
+    if isinstance(callee, types.BuiltinFunctionType) and getattr(callee, "__module__",
+                                                                 None) == "math":
+        return NEW
+    name = getattr(callee, "__name__", None)
+    if name is not None and getattr(np, name, None) is callee:
+        if name in _NEW_ARRAY_FUNCTIONS:
+            return NEW
+        if name in _COPYING_UNLESS_TOLD and "copy" not in keywords:
+            return NEW
+    if name is not None and getattr(np.linalg, name, None) is callee and \
+            name in _NEW_ARRAY_LINALG:
+        return NEW
+    return ALIAS
+
+
+def _is_immutable(obj) -> bool:
+    """A module-level object no write can change (so no site of memory is needed)."""
+    return obj is None or isinstance(obj, (
+        bool, int, float, complex, str, bytes, np.generic, np.ufunc, np.dtype, type,
+        types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+        range, slice, type(Ellipsis))) or callable(obj) and not dataclasses.is_dataclass(obj)
+
+
+# ---- sites: where memory comes from
+#
+# A site is ("new", id(statement)), ("param", name), ("global", text), or the elements of a
+# parameter or global, ("param-part", name) / ("global-part", text). A name *points* to
+# entries: a site (it may be that object) or ("view", site) (it may be a view or part of
+# that object's memory, as x[1:] or x.T of an array: not the object itself).
+
+
+def _external(site) -> bool:
+    return site[0] in ("param", "param-part", "global", "global-part")
+
+
+def _root(site):
+    return (site[0].split("-")[0], site[1])
+
+
+def _underlying(entry):
+    return entry[1] if entry[0] == "view" else entry
+
+
+def memory(entries) -> frozenset:
+    """The sites whose memory ``entries`` may be or view."""
+    return frozenset(_underlying(e) for e in entries)
+
+
+def objects(entries) -> frozenset:
+    """The sites whose object itself ``entries`` may be (not a view of it)."""
+    return frozenset(e for e in entries if e[0] != "view")
+
+
+def overlap(written: frozenset, read: frozenset) -> bool:
+    """May the sites ``written`` share memory (or objects) with the sites ``read``?
+
+    The caller may pass one array as two arguments, or a view of a global: any
+    two sites from outside the function with different roots may overlap. A
+    parameter's own object and its elements (for a list) do not.
+    """
+    if written & read:
+        return True
+    roots = {_root(s) for s in written if _external(s)}
+    return any(_root(s) != root for s in read if _external(s) for root in roots)
+
+
+@dataclasses.dataclass
+class _State:
+    """What the analysis knows at one point of the function (Python's semantics)."""
+
+    points: dict  # name -> frozenset of sites whose memory its value may be (or view)
+    same: dict  # name -> frozenset of names certainly holding the same object (itself too)
+    made: dict  # name -> frozenset of origins of the definitions that made it share memory
+
+    def copy(self):
+        return _State(dict(self.points), dict(self.same), dict(self.made))
+
+    def join(self, other: "_State") -> "_State":
+        points = dict(self.points)
+        for name, sites in other.points.items():
+            points[name] = points.get(name, frozenset()) | sites
+        made = dict(self.made)
+        for name, origins in other.made.items():
+            made[name] = made.get(name, frozenset()) | origins
+        same = {name: (self.same[name] & other.same[name]) if name in other.same
+                else frozenset([name]) for name in self.same}
+        for name in other.same:
+            same.setdefault(name, frozenset([name]))
+        return _State(points, same, made)
+
+    def rebind(self, name, like=None):
+        """``name`` now holds a new object (or, with ``like``, the same object as ``like``)."""
+        for member in self.same.get(name, ()):
+            if member != name:
+                self.same[member] = self.same[member] - {name}
+        group = (self.same.get(like, frozenset([like])) if like else frozenset()) | {name}
+        for member in group:
+            self.same[member] = group
+
+
+class _Aliasing:
+    """The may-alias analysis: a state before each write, and the element graph of sites."""
+
+    def __init__(self, params, local_names, resolve):
+        self.local_names = local_names
+        self.resolve = resolve
+        self.contents: dict = {}  # site -> sites its elements may be (flow-insensitive)
+        self.changed = False
+        self.before: dict = {}  # id(write statement) -> _State just before it
+        self.entry = _State({}, {}, {})
+        for param in params:
+            self.entry.points[param] = frozenset([self.external("param", param)])
+            self.entry.same[param] = frozenset([param])
+
+    def external(self, kind, key):
+        site = (kind, key)
+        part = (kind + "-part", key)
+        self.add_contents(site, {part})
+        self.add_contents(part, {part})
+        return site
+
+    def add_contents(self, site, sites):
+        old = self.contents.get(site, frozenset())
+        new = old | frozenset(sites)
+        if new != old:
+            self.contents[site] = new
+            self.changed = True
+
+    def elements(self, entries) -> frozenset:
+        """What the elements of ``entries`` may be (a list's slice holds the list's elements)."""
+        out = frozenset()
+        for entry in entries:
+            out |= self.contents.get(_underlying(entry), frozenset())
+        return out
+
+    def reach(self, entries) -> frozenset:
+        """``entries`` and what their elements may be, transitively."""
+        seen, stack = set(entries), list(entries)
+        while stack:
+            for inner in self.contents.get(_underlying(stack.pop()), ()):
+                if inner not in seen:
+                    seen.add(inner)
+                    stack.append(inner)
+        return frozenset(seen)
+
+    def part(self, base, site) -> frozenset:
+        """``base[i]`` or ``base.attr``: a view of an array, an element, or a new copy."""
+        self.add_contents(site, self.elements(base))  # a list's slice: the same elements
+        return frozenset(("view", e) for e in memory(base)) | self.elements(base) | {site}
+
+    def run(self, body):
+        for _ in range(100):  # the element graph only grows: iterate until it settles
+            self.changed = False
+            self.block(body, self.entry.copy())
+            if not self.changed:
+                return
+        raise AssertionError("alias analysis did not settle")
+
+    # ---- values
+
+    def atom(self, node, state) -> frozenset:
+        """Sites whose memory the atom ``node`` (a name, constant or global) may be."""
+        if isinstance(node, gast.Name) and node.id in self.local_names:
+            return state.points.get(node.id, frozenset())
+        if isinstance(node, (gast.Name, gast.Attribute)):
+            text = global_text(node, self.local_names)
+            if text is None:
+                return frozenset()
+            obj = self.resolve(node)
+            if obj is not UNRESOLVED and _is_immutable(obj):
+                return frozenset()
+            return frozenset([self.external("global", text)])
+        return frozenset()
+
+    def operands(self, nodes, state) -> frozenset:
+        out = frozenset()
+        for node in nodes:
+            for inner in gast.walk(node):  # an index may hold atoms inside slices and tuples
+                if isinstance(inner, (gast.Name, gast.Attribute)) and isinstance(
+                        getattr(inner, "ctx", None), gast.Load):
+                    out |= self.atom(inner, state)
+        return out
+
+    def value(self, value, site, state) -> frozenset:
+        """Sites the value of the right-hand side ``value`` may be (updates the element graph)."""
+        if isinstance(value, gast.Name) or global_text(value, self.local_names) is not None:
+            return self.atom(value, state)
+        if isinstance(value, gast.Constant):
+            return frozenset()
+        if isinstance(value, gast.Attribute):  # x.T, x.real, a record's field: a view or part
+            if value.attr in _IMMUTABLE_ATTRIBUTES:
+                return frozenset()
+            return self.part(self.atom(value.value, state), site)
+        if isinstance(value, gast.Subscript):  # a view of an array, or an element of a list
+            return self.part(self.atom(value.value, state), site)
+        if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
+            items = value.values if isinstance(value, gast.Dict) else value.elts
+            self.add_contents(site, self.operands(items, state))
+            return frozenset([site])
+        if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)):
+            # new, but list + list and list * n hold the operands' elements
+            operands = [c for c in gast.iter_child_nodes(value) if isinstance(c, gast.expr)]
+            self.add_contents(site, self.elements(self.operands(operands, state)))
+            return frozenset([site])
+        if isinstance(value, gast.Call):
+            effect = _call_effect(value, self.resolve(value.func))
+            arguments = list(value.args) + [k.value for k in value.keywords]
+            if isinstance(value.func, gast.Attribute) and self.resolve(value.func) is UNRESOLVED:
+                arguments.append(value.func.value)  # the object a method is called on
+            if effect == NEW:
+                return frozenset([site])
+            held = self.reach(self.operands(arguments, state))
+            if effect == ELEMENTS:
+                self.add_contents(site, self.elements(self.operands(arguments, state)))
+                return frozenset([site])
+            self.add_contents(site, held)
+            if effect == CONTAINER:
+                return frozenset([site])
+            return frozenset([site]) | held
+        return frozenset([site]) | self.reach(self.operands([value], state))
+
+    # ---- statements
+
+    def block(self, statements, state) -> _State:
+        for statement in statements:
+            state = self.statement(statement, state)
+        return state
+
+    def statement(self, s, state) -> _State:
+        if isinstance(s, gast.Assign):
+            return self.assign(s, state)
+        if isinstance(s, gast.If):
+            return self.block(s.body, state.copy()).join(self.block(s.orelse, state.copy()))
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s, state)
+        return state
+
+    def loop(self, s, state) -> _State:
+        head = state
+        for _ in range(100):
+            inner = head.copy()
+            if isinstance(s, gast.For):
+                for target in syntax.names(s.target):
+                    is_range = isinstance(s.iter, gast.Call) and self.resolve(
+                        s.iter.func) is range
+                    iterated = frozenset() if is_range else self.operands([s.iter], inner)
+                    inner.points[target.id] = (self.part(iterated, ("new", id(s)))
+                                               if iterated else frozenset())
+                    inner.rebind(target.id)
+            after = head.join(self.block(s.body, inner))
+            if after == head:
+                return head
+            head = after
+        raise AssertionError("alias analysis did not settle in a loop")
+
+    def assign(self, s, state) -> _State:
+        kind = write_kind(s)
+        target = s.targets[0]
+        site = ("new", id(s))
+        if kind is not None and isinstance(target, gast.Name):
+            name = target.id
+            self.before[id(s)] = state.copy()
+            state = state.copy()
+            written = state.points.get(name, frozenset())
+            if kind == "augmented":
+                # in place on an array or list (the same object, holding the operand's
+                # elements after list += list); a new object for a float or a tuple
+                operand = self.operands([s.value.right], state)
+                for inner in memory(written):
+                    self.add_contents(inner, self.elements(operand))
+                self.add_contents(site, self.elements(written) | self.elements(operand))
+                state.points[name] = written | {site}
+                state.rebind(name)
+            else:  # y[i] = v, append, pop, add_at: the same object, now holding the value
+                # (add_at adds into an array: it never holds g itself; a list holds v itself)
+                stored = {"subscript": s.value.args[2:3], "append": s.value.args[1:2]}
+                for inner in memory(written):
+                    self.add_contents(inner, self.operands(stored.get(kind, []), state))
+            return state
+        state = state.copy()
+        if not isinstance(target, gast.Name):  # unpacking that split_tuples left whole
+            sites = frozenset([site]) | self.reach(self.operands([s.value], state))
+            for node in syntax.names(target):
+                state.points[node.id] = sites
+                state.made[node.id] = frozenset([position(s)])
+                state.rebind(node.id)
+            return state
+        name = target.id
+        sites = self.value(s.value, site, state)
+        state.points[name] = sites
+        fresh = sites <= {site} and not self.contents.get(site)
+        state.made[name] = frozenset() if fresh else frozenset([position(s)])
+        copied = (s.value.id if isinstance(s.value, gast.Name)
+                  and s.value.id in self.local_names else None)
+        state.rebind(name, copied)
+        return state
+
+
+def global_text(node, local_names) -> str | None:
+    """``G`` or ``module.W``: the text of a reference to a name outside the function."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name) or node.id in local_names:
+        return None
+    return ".".join([node.id] + list(reversed(parts)))
+
+
+# ---- liveness
+
+class _Liveness:
+    """Names read after each write before being assigned again (Python's names, not sites)."""
+
+    def __init__(self, local_names):
+        self.local_names = local_names
+        self.after: dict = {}  # id(write statement) -> names live after it
+
+    def reads(self, node) -> set:
+        out = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, (gast.Name, gast.Attribute)) and isinstance(
+                    getattr(current, "ctx", None), gast.Load):
+                text = global_text(current, self.local_names)
+                if text is not None:
+                    out.add(text)
+                    continue
+                if isinstance(current, gast.Name):
+                    out.add(current.id)
+                    continue
+            stack.extend(gast.iter_child_nodes(current))
+        return out
+
+    def block(self, statements, live: set) -> set:
+        for statement in reversed(statements):
+            live = self.statement(statement, live)
+        return live
+
+    def statement(self, s, live) -> set:
+        if isinstance(s, gast.Assign):
+            if write_kind(s) is not None:
+                self.after[id(s)] = set(live)
+            stored = syntax.stored_names(gast.Module(body=[s], type_ignores=[]))
+            return (live - stored) | self.reads(s.value)
+        if isinstance(s, gast.If):
+            return self.reads(s.test) | self.block(s.body, live) | self.block(s.orelse, live)
+        if isinstance(s, (gast.For, gast.While)):
+            header = s.iter if isinstance(s, gast.For) else s.test
+            targets = syntax.stored_names(s.target) if isinstance(s, gast.For) else set()
+            head = set(live) | self.reads(header)
+            for _ in range(100):
+                new = head | (self.block(s.body, head) - targets)
+                if new == head:
+                    break
+                head = new
+            self.block(s.body, head)  # record what is live after writes in the final state
+            return head
+        if isinstance(s, gast.Return):
+            return self.reads(s.value) if s.value is not None else set()
+        return live | self.reads(s)
+
+
+# ---- the rewrite
+
+
+def propagate_writes(tree: gast.FunctionDef, resolve, aliases, *,
+                     guard: bool = True) -> gast.FunctionDef:
+    """Rebind or guard every name that may see a write (see the module docstring).
+
+    ``aliases`` names srcad's runtime in the code (namespace.Aliases). With
+    ``guard=False`` it only rebinds (the run before split_tuples).
+    """
+    writes = [n for n in gast.walk(tree) if isinstance(n, gast.Assign) and write_kind(n)]
+    if not writes:
+        return tree
+    params = [a.id for a in tree.args.args]
+    local_names = frozenset(params) | syntax.stored_names(tree)
+    aliasing = _Aliasing(params, local_names, resolve)
+    aliasing.run(tree.body)
+    liveness = _Liveness(local_names)
+    liveness.block(tree.body, set())
+    tree.body = _Rewrite(aliasing, liveness, local_names, aliases, guard).block(tree.body)
+    return tree
+
+
+class _Rewrite:
+    def __init__(self, aliasing, liveness, local_names, aliases, guard):
+        self.guard_shared = guard
+        self.aliasing = aliasing
+        self.liveness = liveness
+        self.local_names = local_names
+        self.aliases = aliases
+
+    def block(self, statements):
+        out = []
+        for s in statements:
+            if isinstance(s, (gast.For, gast.While, gast.If)):
+                s.body = self.block(s.body)
+                s.orelse = self.block(s.orelse)
+                out.append(s)
+            elif isinstance(s, gast.Assign) and id(s) in self.aliasing.before:
+                out.extend(self.write(s))
+            else:
+                out.append(s)
+        return out
+
+    def write(self, s) -> list:
+        name = s.targets[0].id
+        kind = write_kind(s)
+        state = self.aliasing.before[id(s)]
+        written = state.points.get(name, frozenset())
+        rebound, guarded = [], []
+        for other in sorted(self.liveness.after.get(id(s), ()) - {name}):
+            if kind != "augmented" and other in state.same.get(name, ()):
+                rebound.append(other)
+                continue
+            if other in self.local_names:
+                read = state.points.get(other, frozenset())
+            else:
+                node = syntax.dotted(other)
+                read = self.aliasing.atom(node, state)
+            if kind in ("append", "pop"):  # the list object changes, not array memory
+                shared = overlap(objects(written), objects(self.aliasing.reach(read)))
+            else:
+                shared = overlap(memory(written), memory(self.aliasing.reach(read)))
+            if shared and self.guard_shared:
+                guarded.append(other)
+        import os
+        if os.environ.get("ALIAS_LOG") and (guarded or rebound):
+            with open(os.environ["ALIAS_LOG"], "a") as log:
+                log.write("%s:%s %s guard=%s rebind=%s %s\n" % (position(s).filename, position(s).lineno, name, guarded, rebound, kind))
+        out = [self.guard(s, name, other, state) for other in guarded]
+        out.append(s)
+        for other in rebound:
+            out.append(_like(syntax.assign(other, syntax.name(name)), s))
+        return out
+
+    def guard(self, s, name, other, state):
+        where = position(s)
+        if where is None:
+            raise AssertionError("a write without a position")
+        index = (syntax.deepcopy(s.value.args[1]) if write_kind(s) == "subscript"
+                 else syntax.constant(None))
+        made = sorted(state.made.get(name, frozenset()) | state.made.get(other, frozenset()),
+                      key=lambda o: (o.lineno, o.col_offset))
+        since = made[-1] if made else None
+        other_node = syntax.name(other) if other in self.local_names else syntax.dotted(other)
+        call = syntax.call(syntax.attribute(self.aliases.name_for(runtime), "check_unshared"), syntax.name(name),
+                           index, other_node, syntax.constant(_place(where)),
+                           syntax.constant(_written_name(where, name)),
+                           syntax.constant(other),
+                           syntax.constant(_place(since) if since is not None else ""))
+        return _like(gast.Expr(value=call), s)
+
+
+def _place(origin) -> str:
+    return "%s:%d:%d" % (origin.filename, origin.lineno, origin.col_offset)
+
+
+def _written_name(origin, name) -> str:
+    """The name the user wrote at the write (a helper's parameter has a fresh name in here)."""
+    import linecache
+
+    line = linecache.getline(origin.filename, origin.lineno)
+    match = re.match(r"[A-Za-z_]\w*", line[origin.col_offset:])
+    return match.group(0) if match else name
+
+
+def _like(new, old):
+    gast.copy_location(new, old)
+    set_origin(new, old)
+    if position(old) is not None:
+        set_position(new, position(old))
+    return new
