@@ -104,9 +104,10 @@ def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
     tree.body = lower_comprehensions(tree.body, namer, resolve)
     tree = lower_exits(tree, namer, resolve)
     tree = to_anf(parsed, tree, namer, aliases, inlined)
-    tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), aliases, guard=False)
+    tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases,
+                            guard=False)
     tree = split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
-    tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), aliases)
+    tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases)
     return rename_versions(tree, namer)
 
 

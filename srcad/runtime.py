@@ -260,6 +260,29 @@ def check_unshared(written, index, other, where, written_name, other_name, share
         % (written_name, other_name), _location(where), hint)
 
 
+def written_in_place(value) -> bool:
+    """Whether ``value op= x`` changes ``value`` itself (an array or list) or makes a new one."""
+    return isinstance(value, (np.ndarray, list, dict))
+
+
+def writes_through(base, index, part) -> bool:
+    """Whether a write into ``part``, which was ``base[index]``, changes ``base``.
+
+    It does if ``part`` is a view of the array ``base`` (a basic index), or the
+    very element object a list, tuple or dict holds, written in place (an
+    array or list, not a float). A fancy index or a list's slice made a copy.
+    """
+    if isinstance(base, np.ndarray):
+        return (isinstance(part, np.ndarray) and _is_basic_index(index)
+                and np.may_share_memory(part, base))
+    if isinstance(base, (list, tuple, dict)) and written_in_place(part):
+        try:
+            return base[index] is part
+        except (IndexError, KeyError, TypeError):
+            return False
+    return False
+
+
 def _location(where):
     filename, lineno, col = where.rsplit(":", 2)
     return Location(filename, int(lineno), int(col), linecache.getline(filename, int(lineno)))
@@ -345,6 +368,10 @@ def updated(container, index, value):
         out = container.copy()
     elif isinstance(container, (list, dict)):
         out = container.copy()
+    elif isinstance(container, tuple):  # an element of a tuple written through (propagate_writes)
+        items = list(container)
+        items[index] = value
+        return type(container)._make(items) if hasattr(container, "_fields") else tuple(items)
     else:
         out = np.array(container, dtype=np.result_type(container, value))
     out[index] = value
@@ -353,6 +380,11 @@ def updated(container, index, value):
 
 def without(g, index):
     """A copy of ``g`` with zeros at ``index``: an overwritten value gets no gradient."""
+    if _is_ragged(g):  # the adjoint of a list: one adjoint per element
+        out = Parts(g)
+        for position in (range(len(g))[index] if isinstance(index, slice) else [index]):
+            out[position] = zeros_like(g[position])
+        return out
     out = np.array(g, dtype=np.result_type(g, np.float64), copy=True)
     out[index] = 0.0
     return out

@@ -209,12 +209,13 @@ def overlap(written: frozenset, read: frozenset) -> bool:
 class _State:
     """What the analysis knows at one point of the function (Python's semantics)."""
 
-    points: dict  # name -> frozenset of sites whose memory its value may be (or view)
+    points: dict  # name -> frozenset of entries: sites it may be, or ("view", site)
     same: dict  # name -> frozenset of names certainly holding the same object (itself too)
     made: dict  # name -> frozenset of origins of the definitions that made it share memory
+    parts: dict  # name -> (base, index, names the index reads): certainly base[index]
 
     def copy(self):
-        return _State(dict(self.points), dict(self.same), dict(self.made))
+        return _State(dict(self.points), dict(self.same), dict(self.made), dict(self.parts))
 
     def join(self, other: "_State") -> "_State":
         points = dict(self.points)
@@ -227,16 +228,38 @@ class _State:
                 else frozenset([name]) for name in self.same}
         for name in other.same:
             same.setdefault(name, frozenset([name]))
-        return _State(points, same, made)
+        parts = {name: fact for name, fact in self.parts.items()
+                 if name in other.parts and other.parts[name][:2] == fact[:2]}
+        return _State(points, same, made, parts)
 
     def rebind(self, name, like=None):
         """``name`` now holds a new object (or, with ``like``, the same object as ``like``)."""
+        if like == name:
+            return  # x = x
+        group = frozenset([name])
+        if like is not None:
+            group = (self.same.get(like, frozenset([like])) - {name}) | {name}
         for member in self.same.get(name, ()):
             if member != name:
                 self.same[member] = self.same[member] - {name}
-        group = (self.same.get(like, frozenset([like])) if like else frozenset()) | {name}
         for member in group:
             self.same[member] = group
+        self.parts = {part: fact for part, fact in self.parts.items()
+                      if part != name and fact[0] != name and name not in fact[2]}
+
+    def detach(self, name):
+        """``name`` may no longer be the same object as the others of its group."""
+        for member in self.same.get(name, ()):
+            if member != name:
+                self.same[member] = self.same[member] - {name}
+        self.same[name] = frozenset([name])
+
+    def part_of(self, name):
+        """(a name certainly the same object as ``name``, base, index): name is base[index]."""
+        for member in sorted(self.same.get(name, frozenset([name]))):
+            if member in self.parts:
+                return (member,) + self.parts[member][:2]
+        return None
 
 
 class _Aliasing:
@@ -248,7 +271,7 @@ class _Aliasing:
         self.contents: dict = {}  # site -> sites its elements may be (flow-insensitive)
         self.changed = False
         self.before: dict = {}  # id(write statement) -> _State just before it
-        self.entry = _State({}, {}, {})
+        self.entry = _State({}, {}, {}, {})
         for param in params:
             self.entry.points[param] = frozenset([self.external("param", param)])
             self.entry.same[param] = frozenset([param])
@@ -411,7 +434,7 @@ class _Aliasing:
                     self.add_contents(inner, self.elements(operand))
                 self.add_contents(site, self.elements(written) | self.elements(operand))
                 state.points[name] = written | {site}
-                state.rebind(name)
+                state.detach(name)  # what it is part of stays: the write is in place or not
             else:  # y[i] = v, append, pop, add_at: the same object, now holding the value
                 # (add_at adds into an array: it never holds g itself; a list holds v itself)
                 stored = {"subscript": s.value.args[2:3], "append": s.value.args[1:2]}
@@ -434,6 +457,12 @@ class _Aliasing:
         copied = (s.value.id if isinstance(s.value, gast.Name)
                   and s.value.id in self.local_names else None)
         state.rebind(name, copied)
+        if isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name) \
+                and s.value.value.id in self.local_names:
+            base = s.value.value.id
+            index_names = frozenset(syntax.load_names(s.value.slice)) & self.local_names
+            if base != name and name not in index_names:
+                state.parts[name] = (base, s.value.slice, index_names)
         return state
 
 
@@ -506,11 +535,11 @@ class _Liveness:
 # ---- the rewrite
 
 
-def propagate_writes(tree: gast.FunctionDef, resolve, aliases, *,
+def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
                      guard: bool = True) -> gast.FunctionDef:
     """Rebind or guard every name that may see a write (see the module docstring).
 
-    ``aliases`` names srcad's runtime in the code (namespace.Aliases). With
+    ``namer`` makes the names of flags; ``aliases`` names srcad's runtime in the code. With
     ``guard=False`` it only rebinds (the run before split_tuples).
     """
     writes = [n for n in gast.walk(tree) if isinstance(n, gast.Assign) and write_kind(n)]
@@ -522,17 +551,20 @@ def propagate_writes(tree: gast.FunctionDef, resolve, aliases, *,
     aliasing.run(tree.body)
     liveness = _Liveness(local_names)
     liveness.block(tree.body, set())
-    tree.body = _Rewrite(aliasing, liveness, local_names, aliases, guard).block(tree.body)
+    tree.body = _Rewrite(aliasing, liveness, local_names, namer, aliases, guard).block(tree.body)
     return tree
 
 
 class _Rewrite:
-    def __init__(self, aliasing, liveness, local_names, aliases, guard):
-        self.guard_shared = guard
+    """Insert, around each write, the rebindings, write-backs and checks it needs."""
+
+    def __init__(self, aliasing, liveness, local_names, namer, aliases, guard):
+        self.namer = namer
         self.aliasing = aliasing
         self.liveness = liveness
         self.local_names = local_names
         self.aliases = aliases
+        self.full = guard  # False: only rebind names certainly the same object
 
     def block(self, statements):
         out = []
@@ -547,35 +579,78 @@ class _Rewrite:
                 out.append(s)
         return out
 
+    def rt(self, helper):
+        return syntax.attribute(self.aliases.name_for(runtime), helper)
+
     def write(self, s) -> list:
+        """The write ``s`` with what makes every live name see it, or a check."""
         name = s.targets[0].id
         kind = write_kind(s)
         state = self.aliasing.before[id(s)]
+        live = self.liveness.after.get(id(s), set()) - {name}
+        # the chain: name is base[index], base is base_2[index_2]...: each is written too
+        chain = [(name, None, None, None)]  # (member, part name, base, index)
+        while self.full:
+            fact = state.part_of(chain[-1][0])
+            if fact is None or fact[1] in {c[0] for c in chain}:
+                break
+            part, base, index = fact
+            chain.append((base, part, base, index))
+        groups = [state.same.get(member, frozenset([member])) for member, *_ in chain]
+        while len(chain) > 1 and not (groups[-1] & live):
+            chain.pop()  # nothing reads that base or anything it is part of: no write-back
+            groups.pop()
+        family = frozenset().union(*groups)
+        before, after = [], [s]
+        certain = kind != "augmented"  # `y += v` writes in place only into arrays and lists
+        if not self.full and not certain:
+            return [s]
+        if certain:
+            after += self.rebinding(groups[0] & live, name, s)
+        elif groups[0] & live:
+            flag = self.namer.fresh("in_place")
+            before.append(_like(syntax.assign(flag, syntax.call(
+                self.rt("written_in_place"), syntax.name(name))), s))
+            after.append(_like(gast.If(test=syntax.name(flag), body=self.rebinding(
+                groups[0] & live, name, s), orelse=[]), s))
+        block, current = after, name
+        for (base, part, _, index), group in zip(chain[1:], groups[1:]):
+            # part was base[index] (a view, or an element): store its new value there
+            flag = self.namer.fresh("through")
+            before.append(_like(syntax.assign(flag, syntax.call(
+                self.rt("writes_through"), syntax.name(base), syntax.index_expression(index),
+                syntax.name(part))), s))
+            stored = _like(syntax.assign(base, syntax.call(
+                self.rt("updated"), syntax.name(base), syntax.index_expression(index),
+                syntax.name(current))), s)
+            inner = [stored] + self.rebinding(group & live, base, s)
+            block.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
+            block, current = inner, base
+        if self.full:
+            before = [self.guard(s, name, other, state)
+                      for other in self.shared(s, name, kind, state, live - family)] + before
+        return before + after
+
+    def rebinding(self, names, source, like) -> list:
+        return [_like(syntax.assign(other, syntax.name(source)), like)
+                for other in sorted(names - {source})]
+
+    def shared(self, s, name, kind, state, candidates) -> list:
+        """The names among ``candidates`` that may see the write into ``name``."""
         written = state.points.get(name, frozenset())
-        rebound, guarded = [], []
-        for other in sorted(self.liveness.after.get(id(s), ()) - {name}):
-            if kind != "augmented" and other in state.same.get(name, ()):
-                rebound.append(other)
-                continue
+        out = []
+        for other in sorted(candidates):
             if other in self.local_names:
                 read = state.points.get(other, frozenset())
             else:
-                node = syntax.dotted(other)
-                read = self.aliasing.atom(node, state)
+                read = self.aliasing.atom(syntax.dotted(other), state)
+            read = self.aliasing.reach(read)
             if kind in ("append", "pop"):  # the list object changes, not array memory
-                shared = overlap(objects(written), objects(self.aliasing.reach(read)))
+                shared = overlap(objects(written), objects(read))
             else:
-                shared = overlap(memory(written), memory(self.aliasing.reach(read)))
-            if shared and self.guard_shared:
-                guarded.append(other)
-        import os
-        if os.environ.get("ALIAS_LOG") and (guarded or rebound):
-            with open(os.environ["ALIAS_LOG"], "a") as log:
-                log.write("%s:%s %s guard=%s rebind=%s %s\n" % (position(s).filename, position(s).lineno, name, guarded, rebound, kind))
-        out = [self.guard(s, name, other, state) for other in guarded]
-        out.append(s)
-        for other in rebound:
-            out.append(_like(syntax.assign(other, syntax.name(name)), s))
+                shared = overlap(memory(written), memory(read))
+            if shared:
+                out.append(other)
         return out
 
     def guard(self, s, name, other, state):
@@ -588,8 +663,8 @@ class _Rewrite:
                       key=lambda o: (o.lineno, o.col_offset))
         since = made[-1] if made else None
         other_node = syntax.name(other) if other in self.local_names else syntax.dotted(other)
-        call = syntax.call(syntax.attribute(self.aliases.name_for(runtime), "check_unshared"), syntax.name(name),
-                           index, other_node, syntax.constant(_place(where)),
+        call = syntax.call(self.rt("check_unshared"), syntax.name(name), index, other_node,
+                           syntax.constant(_place(where)),
                            syntax.constant(_written_name(where, name)),
                            syntax.constant(other),
                            syntax.constant(_place(since) if since is not None else ""))
