@@ -23,7 +23,7 @@ from .namespace import Aliases
 from .normalize.anf import to_anf
 from .normalize.lower_comprehensions import lower_comprehensions
 from .normalize.lower_exits import lower_exits
-from .normalize.propagate_writes import propagate_writes
+from .normalize.propagate_writes import parameters_written, propagate_writes
 from .normalize.rename_versions import rename_versions
 from .normalize.split_tuples import split_tuples
 from .optimize.accumulate_in_place import accumulate_in_place
@@ -99,6 +99,14 @@ def make_resolver(parsed: ParsedFunction, aliases: Aliases | None, tree):
 
 def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
               inlined: list | None = None) -> gast.FunctionDef:
+    tree = _normalize_values(parsed, namer, aliases, inlined)
+    tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases,
+                            callee_writes=parameters_written_by)
+    return rename_versions(tree, namer)
+
+
+def _normalize_values(parsed, namer, aliases, inlined=None) -> gast.FunctionDef:
+    """normalize up to (not including) the last propagate_writes and rename_versions."""
     tree = syntax.deepcopy(parsed.tree)
     resolve = make_resolver(parsed, aliases, tree)
     tree.body = lower_comprehensions(tree.body, namer, resolve)
@@ -106,9 +114,32 @@ def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
     tree = to_anf(parsed, tree, namer, aliases, inlined)
     tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases,
                             guard=False)
-    tree = split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
-    tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases)
-    return rename_versions(tree, namer)
+    return split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
+
+
+_written_by: dict = {}  # function -> (its code, {parameter: origin}); None while computing
+
+
+def parameters_written_by(function) -> dict:
+    """The parameters a user function writes into (generated code calls recursive ones)."""
+    cached = _written_by.get(function)
+    if cached is not None and cached[0] is function.__code__:
+        return cached[1]
+    if function in _written_by and cached is None:
+        return {}  # a recursive function asks about itself: its own body answers
+    _written_by[function] = None
+    try:
+        parsed = parse_function(function)
+        fence(parsed, inlined=True)
+        namer = Namer(parsed.identifiers)
+        aliases = Aliases(parsed, namer)
+        tree = _normalize_values(parsed, namer, aliases)
+        written = parameters_written(tree, make_resolver(parsed, aliases, tree))
+    except Exception:
+        del _written_by[function]
+        raise
+    _written_by[function] = (function.__code__, written)
+    return written
 
 
 def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None,

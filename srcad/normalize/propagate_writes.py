@@ -55,6 +55,8 @@ certainly the same object as the one it was made from. Then rename_versions.
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import linecache
 import re
 import types
 
@@ -63,7 +65,9 @@ import numpy as np
 
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
-from ..annotations import position, set_origin, set_position, write_kind
+from ..annotations import not_inlined, position, set_origin, set_position, write_kind
+from ..errors import Location, UnsupportedSyntaxError
+from .inline import Recursive
 
 # ---- what calls return, in terms of their arguments' memory
 
@@ -535,13 +539,36 @@ class _Liveness:
 # ---- the rewrite
 
 
+def parameters_written(tree: gast.FunctionDef, resolve) -> dict:
+    """{parameter: where it is written}: the parameters whose objects a function writes into.
+
+    ``tree`` is normalized up to this pass (inlined helpers' writes count).
+    """
+    params = [a.id for a in tree.args.args]
+    local_names = frozenset(params) | syntax.stored_names(tree)
+    aliasing = _Aliasing(params, local_names, resolve)
+    aliasing.run(tree.body)
+    written = {}
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign) and id(node) in aliasing.before:
+            sites = memory(aliasing.before[id(node)].points.get(node.targets[0].id, ()))
+            for param in params:
+                if sites & {("param", param), ("param-part", param)}:
+                    written.setdefault(param, position(node))
+    return written
+
+
 def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
-                     guard: bool = True) -> gast.FunctionDef:
+                     guard: bool = True, callee_writes=None) -> gast.FunctionDef:
     """Rebind or guard every name that may see a write (see the module docstring).
 
     ``namer`` makes the names of flags; ``aliases`` names srcad's runtime in the code. With
-    ``guard=False`` it only rebinds (the run before split_tuples).
+    ``guard=False`` it only rebinds (the run before split_tuples). ``callee_writes(f)``
+    gives parameters_written of a user function srcad calls rather than inlines (a
+    recursive one); a call passing it a value it writes into is rejected.
     """
+    if guard and callee_writes is not None:
+        _check_calls_not_inlined(tree, resolve, callee_writes)
     writes = [n for n in gast.walk(tree) if isinstance(n, gast.Assign) and write_kind(n)]
     if not writes:
         return tree
@@ -553,6 +580,45 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
     liveness.block(tree.body, set())
     tree.body = _Rewrite(aliasing, liveness, local_names, namer, aliases, guard).block(tree.body)
     return tree
+
+
+def _check_calls_not_inlined(tree, resolve, callee_writes):
+    """Reject a call that runs a user function which writes into its arguments.
+
+    Generated code runs a recursive function's calls as they are (its own
+    generated code differentiates them), so a write into an argument would
+    change the caller's value behind srcad's back.
+    """
+    for statement in gast.walk(tree):
+        call = getattr(statement, "value", None) if isinstance(
+            statement, (gast.Assign, gast.Expr)) else None
+        reason = not_inlined(call) if isinstance(call, gast.Call) else None
+        if not isinstance(reason, Recursive):
+            continue
+        written = callee_writes(reason.function)
+        if not written:
+            continue
+        try:
+            bound = inspect.signature(reason.function).bind(
+                *call.args, **{k.arg: k.value for k in call.keywords})
+        except TypeError:
+            continue  # reported elsewhere
+        for param, value in bound.arguments.items():
+            if param not in written or isinstance(value, gast.Constant):
+                continue
+            where, call_origin = written[param], position(statement)
+            raise UnsupportedSyntaxError(
+                "a call to the recursive function `%s`, which writes into its argument `%s` "
+                "(line %d): srcad runs this call as it is, and cannot follow the write"
+                % (reason.function.__name__, param, where.lineno),
+                _location(call_origin),
+                "Copy the argument inside `%s` before writing into it (`%s = %s.copy()`), or "
+                "build and return a new value." % (reason.function.__name__, param, param))
+
+
+def _location(origin) -> Location:
+    return Location(origin.filename, origin.lineno, origin.col_offset,
+                    linecache.getline(origin.filename, origin.lineno))
 
 
 class _Rewrite:
@@ -677,8 +743,6 @@ def _place(origin) -> str:
 
 def _written_name(origin, name) -> str:
     """The name the user wrote at the write (a helper's parameter has a fresh name in here)."""
-    import linecache
-
     line = linecache.getline(origin.filename, origin.lineno)
     match = re.match(r"[A-Za-z_]\w*", line[origin.col_offset:])
     return match.group(0) if match else name
