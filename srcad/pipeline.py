@@ -98,9 +98,19 @@ def make_resolver(parsed: ParsedFunction, aliases: Aliases | None, tree):
 
 
 def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
-              inlined: list | None = None) -> gast.FunctionDef:
+              inlined: list | None = None, kinds=None) -> gast.FunctionDef:
+    """The normalize stage; ``kinds`` (the parameters' abstract values, when specializing)
+    tells propagate_writes which values are scalars, never written in place."""
     tree = _normalize_values(parsed, namer, aliases, inlined)
-    tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases,
+    resolve = make_resolver(parsed, aliases, tree)
+    is_scalar = None
+    if kinds is not None:
+        env = shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
+
+        def is_scalar(name):
+            return isinstance(shapes.plain(env.get(name)), shapes.Scalar)
+
+    tree = propagate_writes(tree, resolve, namer, aliases, is_scalar=is_scalar,
                             callee_writes=parameters_written_by)
     return rename_versions(tree, namer)
 
@@ -176,7 +186,7 @@ def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Gen
     namer = Namer(parsed.identifiers)
     aliases = Aliases(parsed, namer)
     callees = []
-    tree = normalize(parsed, namer, aliases, callees)
+    tree = normalize(parsed, namer, aliases, callees, kinds)
     if keep_stages:
         stages["normalize"] = emit.to_source(tree)
     returned = tree.body[-1].value

@@ -559,13 +559,15 @@ def parameters_written(tree: gast.FunctionDef, resolve) -> dict:
 
 
 def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
-                     guard: bool = True, callee_writes=None) -> gast.FunctionDef:
+                     guard: bool = True, is_scalar=None,
+                     callee_writes=None) -> gast.FunctionDef:
     """Rebind or guard every name that may see a write (see the module docstring).
 
     ``namer`` makes the names of flags; ``aliases`` names srcad's runtime in the code. With
     ``guard=False`` it only rebinds (the run before split_tuples). ``callee_writes(f)``
     gives parameters_written of a user function srcad calls rather than inlines (a
-    recursive one); a call passing it a value it writes into is rejected.
+    recursive one); a call passing it a value it writes into is rejected. ``is_scalar(name)``
+    (when the argument kinds are known) marks values never written in place.
     """
     if guard and callee_writes is not None:
         _check_calls_not_inlined(tree, resolve, callee_writes)
@@ -578,7 +580,9 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
     aliasing.run(tree.body)
     liveness = _Liveness(local_names)
     liveness.block(tree.body, set())
-    tree.body = _Rewrite(aliasing, liveness, local_names, namer, aliases, guard).block(tree.body)
+    rewrite = _Rewrite(aliasing, liveness, local_names, namer, aliases, guard,
+                       is_scalar or (lambda name: False))
+    tree.body = rewrite.block(tree.body)
     return tree
 
 
@@ -624,7 +628,8 @@ def _location(origin) -> Location:
 class _Rewrite:
     """Insert, around each write, the rebindings, write-backs and checks it needs."""
 
-    def __init__(self, aliasing, liveness, local_names, namer, aliases, guard):
+    def __init__(self, aliasing, liveness, local_names, namer, aliases, guard, is_scalar):
+        self.is_scalar = is_scalar
         self.namer = namer
         self.aliasing = aliasing
         self.liveness = liveness
@@ -654,6 +659,8 @@ class _Rewrite:
         kind = write_kind(s)
         state = self.aliasing.before[id(s)]
         live = self.liveness.after.get(id(s), set()) - {name}
+        if kind == "augmented" and self.is_scalar(name):
+            return [s]  # `s += v` on a scalar makes a new one: nothing else changes
         # the chain: name is base[index], base is base_2[index_2]...: each is written too
         chain = [(name, None, None, None)]  # (member, part name, base, index)
         while self.full:
@@ -661,6 +668,8 @@ class _Rewrite:
             if fact is None or fact[1] in {c[0] for c in chain}:
                 break
             part, base, index = fact
+            if self.is_scalar(part):
+                break  # an element of a 1-D array is a copy, not a view
             chain.append((base, part, base, index))
         groups = [state.same.get(member, frozenset([member])) for member, *_ in chain]
         while len(chain) > 1 and not (groups[-1] & live):
@@ -705,7 +714,11 @@ class _Rewrite:
         """The names among ``candidates`` that may see the write into ``name``."""
         written = state.points.get(name, frozenset())
         out = []
+        if self.is_scalar(name):
+            return []
         for other in sorted(candidates):
+            if self.is_scalar(other):
+                continue
             if other in self.local_names:
                 read = state.points.get(other, frozenset())
             else:

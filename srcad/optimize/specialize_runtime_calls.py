@@ -15,6 +15,9 @@ instead::
     h_bar = rt.dot_adjoint_left(dot_bar, h, W2)  (both rank 2)
  -> h_bar = np.dot(dot_bar, W2.T)
 
+    rt.check_unshared(acc, None, x, ...)        (acc a float: never written in place)
+ -> None
+
 After this pass every remaining runtime call is one whose outcome depends on
 something only known at run time.
 """
@@ -176,7 +179,31 @@ def _match_tangent(pass_, args, kinds):
     return None
 
 
+def _check_unshared(pass_, args, kinds):
+    # a scalar is never written in place, nor shares an array's memory: nothing to check
+    if isinstance(kinds[0], Scalar) or isinstance(kinds[2], Scalar):
+        return syntax.constant(None)
+    return None
+
+
+def _written_in_place(pass_, args, kinds):
+    if isinstance(kinds[0], Scalar):
+        return syntax.constant(False)
+    if isinstance(kinds[0], Array):
+        return syntax.constant(True)
+    return None
+
+
+def _writes_through(pass_, args, kinds):
+    if isinstance(kinds[2], Scalar):  # a scalar part is a copy, never written in place
+        return syntax.constant(False)
+    return None
+
+
 _RULES = {
+    "check_unshared": _check_unshared,
+    "written_in_place": _written_in_place,
+    "writes_through": _writes_through,
     "match_tangent": _match_tangent,
     "owned": _owned,
     "owned_tuple": _owned_tuple,
