@@ -101,6 +101,20 @@ def write_kind(node: gast.AST) -> str | None:
     return getattr(node, _WRITE, None)
 
 
+_OWNED = "_srcad_owned"
+
+
+def mark_owned(node: gast.Assign) -> gast.Assign:
+    """Mark a write into an object the function made itself (never the caller's), which
+    nothing else still to be read shares: forward mode may write it in place."""
+    setattr(node, _OWNED, True)
+    return node
+
+
+def is_owned(node: gast.AST) -> bool:
+    return getattr(node, _OWNED, False)
+
+
 _NOT_INLINED = "_srcad_not_inlined"
 
 

@@ -65,7 +65,7 @@ import numpy as np
 
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
-from ..annotations import not_inlined, position, set_origin, set_position, write_kind
+from ..annotations import mark_owned, not_inlined, position, set_origin, set_position, write_kind
 from ..errors import Location, UnsupportedSyntaxError
 from .inline import Recursive
 
@@ -702,8 +702,11 @@ class _Rewrite:
             block.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
             block, current = inner, base
         if self.full:
-            before = [self.guard(s, name, other, state)
-                      for other in self.shared(s, name, kind, state, live - family)] + before
+            shared = self.shared(s, name, kind, state, live - family)
+            before = [self.guard(s, name, other, state) for other in shared] + before
+            written = state.points.get(name, frozenset())
+            if not shared and not any(_external(site) for site in memory(written)):
+                mark_owned(s)  # made here and shared with nothing read later
         return before + after
 
     def rebinding(self, names, source, like) -> list:

@@ -30,7 +30,7 @@ import gast
 from .. import runtime, syntax
 from ..analysis.activity import carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, operation_of
-from ..annotations import comment, not_inlined, origin, position
+from ..annotations import comment, is_owned, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
 from ..normalize.inline import Recursive
 from ..recursion import jvp_of
@@ -109,8 +109,18 @@ class _Tangents:
             targets = [n.id for t in statement.targets for n in gast.walk(t)
                        if isinstance(n, gast.Name)]
             if any(self.varied(t) for t in targets):
-                out.extend(self.tangent(statement))
+                tangent = self.tangent(statement)
+                if self.in_place(statement):
+                    out[-1:-1] = tangent  # it reads the list before the primal changes it
+                else:
+                    out.extend(tangent)
         return out
+
+    def in_place(self, statement) -> bool:
+        value = statement.value
+        return isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+            value.func.attr in self._IN_PLACE.values() and \
+            self.context.resolve(value.func.value) is runtime
 
     def recursive_call(self, operation, result) -> list:
         """``y = f(a, b)`` with f recursive: ``y_dot = jvp_of(f)(a, b, a_dot, b_dot)[1]``."""
@@ -135,6 +145,8 @@ class _Tangents:
 
         (Reverse mode keeps every version of a list or array; forward mode never
         reads an old one, so ``items.append(v)`` can stay what it was: no copy.)
+        Only for a list the function made and nothing else still reads
+        (annotations.is_owned): never the caller's.
         """
         helper = self._IN_PLACE[operation.primitive]
         args = [syntax.deepcopy(a) for a in operation.args]
@@ -176,7 +188,8 @@ class _Tangents:
             else:
                 value = type(operation.node)(elts=parts, ctx=gast.Load())
             return [syntax.assign(result, value)]
-        if primitive in (runtime.appended, runtime.all_but_last, runtime.added_at):
+        if primitive in (runtime.appended, runtime.all_but_last, runtime.added_at) and \
+                is_owned(statement):
             return self.list_in_place(statement, operation, result)
         reason = not_inlined(operation.node) if operation.node is not None else None
         if isinstance(reason, Recursive):
