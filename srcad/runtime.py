@@ -244,20 +244,80 @@ def check_unshared(written, index, other, where, written_name, other_name, share
     """
     if not _write_reaches(written, index, other):
         return
-    if shared_since:
-        since = _location(shared_since)
-        hint = ("`%s` and `%s` share memory since line %d (`%s`). To keep `%s` as it is, "
-                "make a copy where they start sharing (`.copy()`); to change it, write into "
-                "`%s` itself." % (written_name, other_name, since.lineno, since.line.strip(),
-                                   other_name, other_name))
-    else:
-        hint = ("The caller passed `%s` and `%s` sharing memory (for example f(a, a)). Pass "
-                "separate arrays, or copy before writing (`%s = %s.copy()`)."
-                % (written_name, other_name, written_name, written_name))
     raise AliasedWriteError(
         "this write into `%s` also changes `%s`, which is read later; srcad's derivative "
         "code computes with values and cannot follow a write through shared memory"
-        % (written_name, other_name), _location(where), hint)
+        % (written_name, other_name), _location(where),
+        sharing_hint(written_name, other_name, shared_since))
+
+
+def check_holds_nothing(value, where, written_name, other_name, shared_since):
+    """Raise AliasedWriteError if ``value`` (an argument) holds arrays or lists.
+
+    Called where srcad's analysis cannot rule out that a write changes an
+    element of the argument ``value`` (had it been a list of arrays) and an
+    earlier write keeps it from checking memory: an array or a float holds no
+    elements, so it passes.
+    """
+    if isinstance(value, np.ndarray) or not any(
+            held is not value for held in _held(value, (np.ndarray, list, dict))):
+        return
+    raise AliasedWriteError(
+        "this write into `%s` may also change `%s`, which is read later, and srcad cannot "
+        "tell: an earlier write made its own copy of what they may share"
+        % (written_name, other_name), _location(where),
+        sharing_hint(written_name, other_name, shared_since))
+
+
+def check_separate(first, second, where, written_name, first_name, second_name):
+    """Raise AliasedWriteError if arguments ``first`` and ``second`` share memory.
+
+    Called on entry when the function writes into (what it reads of) ``first``
+    at ``where`` while ``second`` is still to be read: f(a, a) would make the
+    write change ``second`` too.
+    """
+    for array in _held(first, np.ndarray):
+        for other in _held(second, np.ndarray):
+            if np.may_share_memory(array, other) and _shares_exactly(array, other):
+                break
+        else:
+            continue
+        break
+    else:
+        if not any(held is container for held in _held(second, (list, dict))
+                   for container in _held(first, (list, dict))):
+            return
+    raise AliasedWriteError(
+        "this write into `%s` also changes `%s`, which is read later: the caller passed "
+        "`%s` and `%s` sharing memory" % (written_name, second_name, first_name, second_name),
+        _location(where), sharing_hint(first_name, second_name, ""))
+
+
+def sharing_hint(written_name, other_name, shared_since) -> str:
+    """What to do about a write into ``written_name`` that would change ``other_name``."""
+    if shared_since:
+        since = _location(shared_since)
+        return ("`%s` and `%s` share memory since line %d (`%s`). To keep `%s` as it is, "
+                "make a copy where they start sharing (`.copy()`); to change it, write into "
+                "`%s` itself." % (written_name, other_name, since.lineno, _code(since.line),
+                                   other_name, other_name))
+    return ("The caller passed `%s` and `%s` sharing memory (for example f(a, a)). Pass "
+            "separate arrays, or copy before writing (`%s = %s.copy()`)."
+            % (written_name, other_name, written_name, written_name))
+
+
+def _code(line) -> str:
+    """A source line without its comment."""
+    import io
+    import tokenize
+
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line.strip()).readline):
+            if token.type == tokenize.COMMENT:
+                return line.strip()[:token.start[1]].rstrip()
+    except (tokenize.TokenError, IndentationError):
+        pass
+    return line.strip()
 
 
 def written_in_place(value) -> bool:

@@ -66,7 +66,7 @@ import numpy as np
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
 from ..annotations import mark_owned, not_inlined, position, set_origin, set_position, write_kind
-from ..errors import Location, UnsupportedSyntaxError
+from ..errors import AliasedWriteError, Location, UnsupportedSyntaxError
 from .inline import Recursive
 
 # ---- what calls return, in terms of their arguments' memory
@@ -87,13 +87,12 @@ _NEW_ARRAY_FUNCTIONS = {
     "shape", "ndim", "size", "isscalar", "result_type",
 }
 _NEW_ARRAY_LINALG = {"det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "norm", "pinv",
-                     "qr", "slogdet", "solve", "svd", "cholesky", "matrix_power", "matrix_rank"}
+                     "qr", "slogdet", "solve", "svd", "cholesky", "matrix_rank"}
 # np.array(x) copies x unless told not to (copy=False, or copy=None in NumPy 2)
 _COPYING_UNLESS_TOLD = {"array", "astype", "nan_to_num", "meshgrid"}
 # methods of arrays whose result is new (other methods, like reshape, may return a view)
 _NEW_ARRAY_METHODS = {
-    "all", "any", "argmax", "argmin", "argsort", "astype", "clip", "conj", "conjugate",
-    "count", "cumprod", "cumsum", "dot", "flatten", "index", "item", "max", "mean", "min",
+    "all", "any", "argmax", "argmin", "argsort", "astype", "clip", "count", "cumprod", "cumsum", "dot", "flatten", "index", "item", "max", "mean", "min",
     "nonzero", "prod", "repeat", "round", "searchsorted", "std", "sum", "take", "tolist",
     "trace", "var",
 }
@@ -171,7 +170,10 @@ def _is_immutable(obj) -> bool:
 # A site is ("new", id(statement)), ("param", name), ("global", text), or the elements of a
 # parameter or global, ("param-part", name) / ("global-part", text). A name *points* to
 # entries: a site (it may be that object) or ("view", site) (it may be a view or part of
-# that object's memory, as x[1:] or x.T of an array: not the object itself).
+# that object's memory, as x[1:] or x.T of an array: not the object itself). Two names
+# may share memory when their entries have a site in common. Sites of different
+# parameters never do: the caller may pass one array twice (f(a, a)), but where that
+# would matter the generated code checks on entry that it did not (rt.check_separate).
 
 
 def _external(site) -> bool:
@@ -196,19 +198,6 @@ def objects(entries) -> frozenset:
     return frozenset(e for e in entries if e[0] != "view")
 
 
-def overlap(written: frozenset, read: frozenset) -> bool:
-    """May the sites ``written`` share memory (or objects) with the sites ``read``?
-
-    The caller may pass one array as two arguments, or a view of a global: any
-    two sites from outside the function with different roots may overlap. A
-    parameter's own object and its elements (for a list) do not.
-    """
-    if written & read:
-        return True
-    roots = {_root(s) for s in written if _external(s)}
-    return any(_root(s) != root for s in read if _external(s) for root in roots)
-
-
 @dataclasses.dataclass
 class _State:
     """What the analysis knows at one point of the function (Python's semantics)."""
@@ -216,10 +205,12 @@ class _State:
     points: dict  # name -> frozenset of entries: sites it may be, or ("view", site)
     same: dict  # name -> frozenset of names certainly holding the same object (itself too)
     made: dict  # name -> frozenset of origins of the definitions that made it share memory
-    parts: dict  # name -> (base, index, names the index reads): certainly base[index]
+    parts: dict  # name -> (base, index, names the index reads, id of the statement)
+    dirty: frozenset = frozenset()  # sites an earlier write may have written into
 
     def copy(self):
-        return _State(dict(self.points), dict(self.same), dict(self.made), dict(self.parts))
+        return _State(dict(self.points), dict(self.same), dict(self.made), dict(self.parts),
+                      self.dirty)
 
     def join(self, other: "_State") -> "_State":
         points = dict(self.points)
@@ -234,7 +225,7 @@ class _State:
             same.setdefault(name, frozenset([name]))
         parts = {name: fact for name, fact in self.parts.items()
                  if name in other.parts and other.parts[name][:2] == fact[:2]}
-        return _State(points, same, made, parts)
+        return _State(points, same, made, parts, self.dirty | other.dirty)
 
     def rebind(self, name, like=None):
         """``name`` now holds a new object (or, with ``like``, the same object as ``like``)."""
@@ -259,10 +250,12 @@ class _State:
         self.same[name] = frozenset([name])
 
     def part_of(self, name):
-        """(a name certainly the same object as ``name``, base, index): name is base[index]."""
+        """(member, base, index, statement): ``name`` is certainly the same object as
+        ``member``, made by ``member = base[index]`` at ``statement`` (its id)."""
         for member in sorted(self.same.get(name, frozenset([name]))):
             if member in self.parts:
-                return (member,) + self.parts[member][:2]
+                base, index, _, statement = self.parts[member]
+                return member, base, index, statement
         return None
 
 
@@ -430,6 +423,7 @@ class _Aliasing:
             self.before[id(s)] = state.copy()
             state = state.copy()
             written = state.points.get(name, frozenset())
+            state.dirty = state.dirty | memory(written)
             if kind == "augmented":
                 # in place on an array or list (the same object, holding the operand's
                 # elements after list += list); a new object for a float or a tuple
@@ -466,7 +460,7 @@ class _Aliasing:
             base = s.value.value.id
             index_names = frozenset(syntax.load_names(s.value.slice)) & self.local_names
             if base != name and name not in index_names:
-                state.parts[name] = (base, s.value.slice, index_names)
+                state.parts[name] = (base, s.value.slice, index_names, id(s))
         return state
 
 
@@ -580,9 +574,8 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
     aliasing.run(tree.body)
     liveness = _Liveness(local_names)
     liveness.block(tree.body, set())
-    rewrite = _Rewrite(aliasing, liveness, local_names, namer, aliases, guard,
-                       is_scalar or (lambda name: False))
-    tree.body = rewrite.block(tree.body)
+    _Rewrite(aliasing, liveness, local_names, namer, aliases, guard,
+             is_scalar or (lambda name: False)).run(tree)
     return tree
 
 
@@ -626,16 +619,33 @@ def _location(origin) -> Location:
 
 
 class _Rewrite:
-    """Insert, around each write, the rebindings, write-backs and checks it needs."""
+    """Insert, around each write, the rebindings, write-backs and checks it needs.
 
-    def __init__(self, aliasing, liveness, local_names, namer, aliases, guard, is_scalar):
+    Two passes over the statements: ``plan`` decides, for each write, what
+    it needs (and which facts ``part = base[index]`` need a flag, computed
+    right after that statement), then ``block`` inserts it.
+    """
+
+    def __init__(self, aliasing, liveness, local_names, namer, aliases, full, is_scalar):
         self.is_scalar = is_scalar
         self.namer = namer
         self.aliasing = aliasing
         self.liveness = liveness
         self.local_names = local_names
         self.aliases = aliases
-        self.full = guard  # False: only rebind names certainly the same object
+        self.full = full  # False: only rebind names certainly the same object
+        self.plans = {}  # id(write) -> (statements before, statements after)
+        self.fact_flags = {}  # id(statement making a part) -> (flag, base, index, part)
+        self.entry = {}  # (written root, other root) -> check_separate call
+
+    def rt(self, helper):
+        return syntax.attribute(self.aliases.name_for(runtime), helper)
+
+    def run(self, tree):
+        for s in _in_order(tree.body):
+            if isinstance(s, gast.Assign) and id(s) in self.aliasing.before:
+                self.plans[id(s)] = self.plan(s)
+        tree.body = list(self.entry.values()) + self.block(tree.body)
 
     def block(self, statements):
         out = []
@@ -644,113 +654,167 @@ class _Rewrite:
                 s.body = self.block(s.body)
                 s.orelse = self.block(s.orelse)
                 out.append(s)
-            elif isinstance(s, gast.Assign) and id(s) in self.aliasing.before:
-                out.extend(self.write(s))
+            elif id(s) in self.plans:
+                before, after = self.plans[id(s)]
+                out.extend(before + [s] + after)
             else:
                 out.append(s)
+            if id(s) in self.fact_flags:
+                flag, base, index, part = self.fact_flags[id(s)]
+                out.append(_like(syntax.assign(flag, syntax.call(
+                    self.rt("writes_through"), syntax.name(base),
+                    syntax.index_expression(index), syntax.name(part))), s))
         return out
 
-    def rt(self, helper):
-        return syntax.attribute(self.aliases.name_for(runtime), helper)
+    def fact_flag(self, statement, base, index, part) -> str:
+        """The flag, computed where ``part = base[index]`` is made: would a write into
+        part in place change base? (Decided there, before any write can have made the
+        generated code's part a copy: the code computes with values.)"""
+        if statement not in self.fact_flags:
+            self.fact_flags[statement] = (self.namer.fresh("through"), base, index, part)
+        return self.fact_flags[statement][0]
 
-    def write(self, s) -> list:
-        """The write ``s`` with what makes every live name see it, or a check."""
+    def plan(self, s):
+        """(statements before, statements after) the write ``s``."""
         name = s.targets[0].id
         kind = write_kind(s)
         state = self.aliasing.before[id(s)]
         live = self.liveness.after.get(id(s), set()) - {name}
         if kind == "augmented" and self.is_scalar(name):
-            return [s]  # `s += v` on a scalar makes a new one: nothing else changes
+            return [], []  # `s += v` on a scalar makes a new one: nothing else changes
+        if not self.full and kind == "augmented":
+            return [], []
         # the chain: name is base[index], base is base_2[index_2]...: each is written too
-        chain = [(name, None, None, None)]  # (member, part name, base, index)
+        chain = [(name, None)]  # (member, fact: it was made as part = member[index])
         while self.full:
             fact = state.part_of(chain[-1][0])
-            if fact is None or fact[1] in {c[0] for c in chain}:
+            if fact is None or fact[1] in {member for member, _ in chain}:
                 break
-            part, base, index = fact
-            if self.is_scalar(part):
+            if self.is_scalar(fact[0]):
                 break  # an element of a 1-D array is a copy, not a view
-            chain.append((base, part, base, index))
-        groups = [state.same.get(member, frozenset([member])) for member, *_ in chain]
-        while len(chain) > 1 and not (groups[-1] & live):
-            chain.pop()  # nothing reads that base or anything it is part of: no write-back
+            chain.append((fact[1], fact))
+        groups = [state.same.get(member, frozenset([member])) for member, _ in chain]
+        while len(chain) > 1 and not (frozenset().union(*groups[1:]) & live):
+            chain.pop()  # nothing reads that base or what it is part of: no write-back
             groups.pop()
-        family = frozenset().union(*groups)
-        before, after = [], [s]
-        certain = kind != "augmented"  # `y += v` writes in place only into arrays and lists
-        if not self.full and not certain:
-            return [s]
-        if certain:
+        chain = [chain[0]] + [(base, (self.fact_flag(statement, base, index, part), index))
+                              for base, (part, _, index, statement) in chain[1:]]
+        after = []
+        if kind != "augmented":
             after += self.rebinding(groups[0] & live, name, s)
-        elif groups[0] & live:
-            flag = self.namer.fresh("in_place")
-            before.append(_like(syntax.assign(flag, syntax.call(
-                self.rt("written_in_place"), syntax.name(name))), s))
-            after.append(_like(gast.If(test=syntax.name(flag), body=self.rebinding(
-                groups[0] & live, name, s), orelse=[]), s))
+        elif groups[0] & live:  # `y += v` writes in place only into arrays and lists
+            after.append(_like(gast.If(
+                test=syntax.call(self.rt("written_in_place"), syntax.name(name)),
+                body=self.rebinding(groups[0] & live, name, s), orelse=[]), s))
         block, current = after, name
-        for (base, part, _, index), group in zip(chain[1:], groups[1:]):
-            # part was base[index] (a view, or an element): store its new value there
-            flag = self.namer.fresh("through")
-            before.append(_like(syntax.assign(flag, syntax.call(
-                self.rt("writes_through"), syntax.name(base), syntax.index_expression(index),
-                syntax.name(part))), s))
+        for (base, (flag, index)), group in zip(chain[1:], groups[1:]):
             stored = _like(syntax.assign(base, syntax.call(
                 self.rt("updated"), syntax.name(base), syntax.index_expression(index),
                 syntax.name(current))), s)
             inner = [stored] + self.rebinding(group & live, base, s)
             block.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
             block, current = inner, base
+        before = []
         if self.full:
-            shared = self.shared(s, name, kind, state, live - family)
-            before = [self.guard(s, name, other, state) for other in shared] + before
+            family = frozenset().union(*groups)
+            shared = self.shared(name, kind, state, live - family)
+            before = [check for other in shared for check in self.guard(s, name, other, state)]
+            self.separate(s, name, state, live)
             written = state.points.get(name, frozenset())
             if not shared and not any(_external(site) for site in memory(written)):
                 mark_owned(s)  # made here and shared with nothing read later
-        return before + after
+        return before, after
 
     def rebinding(self, names, source, like) -> list:
         return [_like(syntax.assign(other, syntax.name(source)), like)
                 for other in sorted(names - {source})]
 
-    def shared(self, s, name, kind, state, candidates) -> list:
+    def points(self, name, state) -> frozenset:
+        if name in self.local_names:
+            return state.points.get(name, frozenset())
+        return self.aliasing.atom(syntax.dotted(name), state)
+
+    def shared(self, name, kind, state, candidates) -> list:
         """The names among ``candidates`` that may see the write into ``name``."""
         written = state.points.get(name, frozenset())
-        out = []
         if self.is_scalar(name):
             return []
+        out = []
         for other in sorted(candidates):
             if self.is_scalar(other):
                 continue
-            if other in self.local_names:
-                read = state.points.get(other, frozenset())
-            else:
-                read = self.aliasing.atom(syntax.dotted(other), state)
-            read = self.aliasing.reach(read)
+            read = self.aliasing.reach(self.points(other, state))
             if kind in ("append", "pop"):  # the list object changes, not array memory
-                shared = overlap(objects(written), objects(read))
+                common = objects(written) & objects(read)
             else:
-                shared = overlap(memory(written), memory(read))
-            if shared:
-                out.append(other)
+                common = memory(written) & memory(read)
+            if common:
+                out.append((other, common))
         return out
 
-    def guard(self, s, name, other, state):
+    def guard(self, s, name, shared, state):
+        """A run-time check of ``name`` against ``other``, or an error now if it cannot
+        decide: when an earlier write may have written into what they share, the
+        generated code holds copies where Python holds one shared object."""
+        other, common = shared
         where = position(s)
-        if where is None:
-            raise AssertionError("a write without a position")
-        index = (syntax.deepcopy(s.value.args[1]) if write_kind(s) == "subscript"
-                 else syntax.constant(None))
         made = sorted(state.made.get(name, frozenset()) | state.made.get(other, frozenset()),
                       key=lambda o: (o.lineno, o.col_offset))
-        since = made[-1] if made else None
+        since = _place(made[-1]) if made else ""
+        written_name = _written_name(where, name)
+        strings = [syntax.constant(text) for text in (_place(where), written_name, other, since)]
+        undecidable = common & state.dirty
+        if any(not site[0].endswith("-part") for site in undecidable):
+            raise AliasedWriteError(
+                "this write into `%s` may also change `%s`, which is read later, and srcad "
+                "cannot tell when it runs: an earlier write made its own copy of what they "
+                "share" % (written_name, other), _location(where),
+                runtime.sharing_hint(written_name, other, since))
+        checks = []
+        # an argument's elements, if it has any (a list of arrays, not an array): the
+        # analysis assumes any argument may be a list, so these are often no sharing at all
+        for root in sorted({_root(site) for site in undecidable}):
+            checks.append(syntax.call(self.rt("check_holds_nothing"), _root_node(root),
+                                      *strings))
+        index = (syntax.deepcopy(s.value.args[1]) if write_kind(s) == "subscript"
+                 else syntax.constant(None))
         other_node = syntax.name(other) if other in self.local_names else syntax.dotted(other)
-        call = syntax.call(self.rt("check_unshared"), syntax.name(name), index, other_node,
-                           syntax.constant(_place(where)),
-                           syntax.constant(_written_name(where, name)),
-                           syntax.constant(other),
-                           syntax.constant(_place(since) if since is not None else ""))
-        return _like(gast.Expr(value=call), s)
+        checks.append(syntax.call(self.rt("check_unshared"), syntax.name(name), index,
+                                  other_node, *strings))
+        return [_like(gast.Expr(value=call), s) for call in checks]
+
+    def separate(self, s, name, state, live):
+        """Check on entry that no argument the write reaches shares memory with another
+        one read later (f(a, a)): then sites of different arguments never overlap."""
+        written = {_root(site) for site in memory(state.points.get(name, ())) if _external(site)}
+        for other in sorted(live):
+            if self.is_scalar(other):
+                continue
+            read = {_root(site) for site in memory(self.aliasing.reach(self.points(other, state)))
+                    if _external(site)}
+            for first in sorted(written):
+                for second in sorted(read - {first}):
+                    key = (first, second)
+                    if key in self.entry:
+                        continue
+                    where = position(s)
+                    self.entry[key] = _like(gast.Expr(value=syntax.call(
+                        self.rt("check_separate"), _root_node(first), _root_node(second),
+                        syntax.constant(_place(where)),
+                        syntax.constant(_written_name(where, name)),
+                        syntax.constant(first[1]), syntax.constant(second[1]))), s)
+
+
+def _root_node(root):
+    return syntax.dotted(root[1]) if root[0] == "global" else syntax.name(root[1])
+
+
+def _in_order(statements):
+    for s in statements:
+        yield s
+        if isinstance(s, (gast.For, gast.While, gast.If)):
+            yield from _in_order(s.body)
+            yield from _in_order(s.orelse)
 
 
 def _place(origin) -> str:

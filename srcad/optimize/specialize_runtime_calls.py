@@ -186,6 +186,16 @@ def _check_unshared(pass_, args, kinds):
     return None
 
 
+def _check_separate(pass_, args, kinds):
+    if isinstance(kinds[0], Scalar) or isinstance(kinds[1], Scalar):
+        return syntax.constant(None)
+    return None
+
+
+def _check_holds_nothing(pass_, args, kinds):
+    return syntax.constant(None) if isinstance(kinds[0], (Array, Scalar)) else None
+
+
 def _written_in_place(pass_, args, kinds):
     if isinstance(kinds[0], Scalar):
         return syntax.constant(False)
@@ -202,6 +212,8 @@ def _writes_through(pass_, args, kinds):
 
 _RULES = {
     "check_unshared": _check_unshared,
+    "check_separate": _check_separate,
+    "check_holds_nothing": _check_holds_nothing,
     "written_in_place": _written_in_place,
     "writes_through": _writes_through,
     "match_tangent": _match_tangent,

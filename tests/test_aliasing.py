@@ -1,0 +1,578 @@
+"""Writes through aliases and views (normalize/propagate_writes.py).
+
+Python's semantics includes the aliasing: ``z = y; z[0] = 5.0`` changes y.
+Every "reproduced" case must give the value Python computes and its
+derivatives (central differences of the Python function, called on fresh
+copies of the arguments each time, so each call sees the writes as Python
+does); every "rejected" case must raise AliasedWriteError at its write.
+"""
+
+import copy
+import inspect
+import re
+import zlib
+
+import gast
+import numpy as np
+import pytest
+
+import srcad
+from srcad import emit, runtime
+from srcad.errors import AliasedWriteError, MissingTemplateError, UnsupportedSyntaxError
+from srcad.naming import Namer
+from srcad.namespace import Aliases
+from srcad.normalize import propagate_writes as pw
+from srcad.parse import parse_function
+from srcad.pipeline import make_resolver, normalize
+from tests import alias_functions as af
+
+EPS = 1e-6
+
+
+def rng_for(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def vector(rng, n=6):
+    return rng.uniform(0.5, 1.5, size=n)
+
+
+def matrix(rng):
+    return rng.uniform(0.5, 1.5, size=(3, 4))
+
+
+def arguments(function):
+    """Arguments for ``function``, by parameter name, from a seed of its name."""
+    rng = rng_for(function.__name__)
+    names = list(inspect.signature(function).parameters)
+    out = []
+    for name in names:
+        if name in ("Y", "X"):
+            out.append(matrix(rng))
+        elif name == "params":
+            out.append([vector(rng, 3), vector(rng, 3)])
+        elif name == "b" and "X" in names:
+            out.append(vector(rng, 4))
+        elif function is af.float_parameters_augmented:
+            out.append(float(rng.uniform(0.5, 1.5)))
+        elif name == "x" and "params" in names:
+            out.append(vector(rng, 3))
+        else:
+            out.append(vector(rng))
+    return out
+
+
+def call(function, args):
+    """``function`` as Python runs it, on copies (so its writes never leak between calls)."""
+    return function(*copy.deepcopy(args))
+
+
+def leaves(value):
+    """The arrays and floats of an argument (a list of arrays for a list parameter)."""
+    return list(value) if isinstance(value, list) else [value]
+
+
+def numeric_grad(function, args, index):
+    out = []
+    for position, leaf in enumerate(leaves(args[index])):
+        base = np.array(leaf, dtype=float)
+        g = np.zeros_like(base)
+        for entry in np.ndindex(base.shape):
+            values = []
+            for sign in (1.0, -1.0):
+                moved = base.copy()
+                moved[entry] += sign * EPS
+                changed = copy.deepcopy(args)
+                new = float(moved) if np.ndim(leaf) == 0 else moved
+                if isinstance(changed[index], list):
+                    changed[index][position] = new
+                else:
+                    changed[index] = new
+                values.append(float(function(*changed)))
+            g[entry] = (values[0] - values[1]) / (2 * EPS)
+        out.append(float(g) if np.ndim(leaf) == 0 else g)
+    return out if isinstance(args[index], list) else out[0]
+
+
+def assert_close(actual, expected):
+    if isinstance(expected, list):
+        assert len(actual) == len(expected)
+        for a, e in zip(actual, expected):
+            assert_close(a, e)
+        return
+    assert np.shape(actual) == np.shape(expected)
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-6)
+
+
+def assert_unchanged(before, after):
+    for a, b in zip(before, after):
+        for x, y in zip(leaves(a), leaves(b)):
+            np.testing.assert_array_equal(x, y)
+
+
+REPRODUCED = [
+    af.copy_then_write, af.chained_targets, af.helper_writes_parameter,
+    af.helper_returns_parameter, af.list_alias_append, af.dict_alias, af.tuple_element,
+    af.list_element, af.write_in_branch, af.write_in_loop, af.augmented_through_alias,
+    af.helper_augments_parameter, af.scalar_alias_augmented, af.accumulate_from_element,
+    af.float_parameters_augmented, af.slice_view, af.column_view, af.row_view,
+    af.loop_over_rows_write, af.loop_over_rows_augmented, af.accumulate_into_row,
+    af.view_of_view, af.helper_returns_view, af.element_of_list_parameter, af.sgd_step,
+    af.fancy_index_copy, af.view_base_dead, af.copy_first, af.disjoint_rows, af.interleaved,
+    af.two_parameters,
+]
+REJECTED = [
+    af.transpose_view, af.reshape_view, af.ravel_view, af.asarray_alias, af.branch_alias,
+    af.swap_buffers, af.global_alias, af.base_written_view_read, af.augmented_base_view_read,
+    af.expand_dims_view, af.squeeze_view, af.swapaxes_view, af.view_method, af.real_view,
+    af.atleast_alias, af.transpose_function_view, af.list_holds_array,
+]
+OPTIONS = [{}, {"optimize": False}]  # specialized, and generic code with every runtime check
+
+
+def wrt_of(function):
+    return 1 if function in (af.element_of_list_parameter,) else 0
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["optimized", "unoptimized"])
+@pytest.mark.parametrize("function", REPRODUCED, ids=lambda f: f.__name__)
+def test_reproduced_gradient(function, options):
+    args = arguments(function)
+    wrt = tuple(range(len(args)))
+    given = copy.deepcopy(args)
+    gradients = srcad.grad(function, wrt=wrt, **options)(*given)
+    assert_unchanged(args, given)  # the caller's arrays are never written to
+    for index, gradient in zip(wrt, gradients):
+        assert_close(gradient, numeric_grad(function, args, index))
+
+
+# value_and_grad reads a value a loop carries after the reverse sweep restored it (the
+# root cause of reproducer w1; /work/findings/alias/001_value_and_grad_local_loop_value.py)
+LOOP_VALUE_RESTORED = {af.list_alias_append, af.sgd_step}
+
+
+@pytest.mark.parametrize("function", REPRODUCED, ids=lambda f: f.__name__)
+def test_reproduced_value(function):
+    if function in LOOP_VALUE_RESTORED:
+        pytest.xfail("value_and_grad returns a loop-carried value restored by the reverse sweep")
+    args = arguments(function)
+    value, _ = srcad.value_and_grad(function)(*copy.deepcopy(args))
+    assert value == pytest.approx(call(function, args), rel=1e-12)
+
+
+@pytest.mark.parametrize("function", REPRODUCED, ids=lambda f: f.__name__)
+def test_reproduced_forward_mode(function):
+    args = arguments(function)
+    index = wrt_of(function)
+    if isinstance(args[index], list):
+        pytest.skip("tangents of a list argument: not this test's subject")
+    rng = rng_for("tangent " + function.__name__)
+    tangent = rng.normal(size=np.shape(args[index]))
+    tangent = float(tangent) if np.ndim(args[index]) == 0 else tangent
+    tangents = [None] * len(args)
+    tangents[index] = tangent
+    given = copy.deepcopy(args)
+    value, derivative = srcad.jvp(function, tuple(given), tuple(tangents))
+    assert_unchanged(args, given)
+    assert value == pytest.approx(call(function, args), rel=1e-12)
+    expected = np.sum(np.asarray(numeric_grad(function, args, index)) * tangent)
+    assert derivative == pytest.approx(expected, rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("function", REPRODUCED, ids=lambda f: f.__name__)
+def test_reproduced_hessian_vector_product(function):
+    args = arguments(function)
+    index = wrt_of(function)
+    if isinstance(args[index], list) or np.ndim(args[index]) == 0:
+        pytest.skip("hvp takes an array argument here")
+    rng = rng_for("hvp " + function.__name__)
+    v = rng.normal(size=np.shape(args[index]))
+    gradient = srcad.grad(function, wrt=index)
+    hv = srcad.hvp(function, wrt=index)(*copy.deepcopy(args), v)
+    moved = [copy.deepcopy(args), copy.deepcopy(args)]
+    moved[0][index] = args[index] + 1e-5 * v
+    moved[1][index] = args[index] - 1e-5 * v
+    expected = (gradient(*moved[0]) - gradient(*moved[1])) / 2e-5
+    np.testing.assert_allclose(hv, expected, rtol=1e-4, atol=1e-5)
+
+
+def written_line(function) -> int:
+    lines, first = inspect.getsourcelines(function)
+    marked = [first + i for i, line in enumerate(lines) if line.rstrip().endswith("# write")]
+    assert len(marked) == 1, function.__name__
+    return marked[0]
+
+
+@pytest.mark.parametrize("function", REJECTED, ids=lambda f: f.__name__)
+def test_rejected_at_the_write(function):
+    args = arguments(function)
+    tangents = (np.ones_like(args[0]),) + (None,) * (len(args) - 1)
+    for run, expected in (
+            (lambda: srcad.grad(function)(*copy.deepcopy(args)), AliasedWriteError),
+            (lambda: srcad.grad(function, optimize=False)(*copy.deepcopy(args)),
+             AliasedWriteError),
+            # forward mode needs a tangent template for the view (not all have one)
+            (lambda: srcad.jvp(function, tuple(copy.deepcopy(args)), tangents),
+             (AliasedWriteError, MissingTemplateError))):
+        with pytest.raises(expected) as caught:
+            run()
+        if isinstance(caught.value, MissingTemplateError):
+            continue
+        location = caught.value.location
+        assert location.filename == af.__file__
+        assert location.lineno == written_line(function)
+        assert "# write" in location.line
+
+
+def test_parameters_sharing_memory_are_rejected_only_when_they_do():
+    x, y = vector(rng_for("a")), vector(rng_for("b"))
+    gradient = srcad.grad(af.two_parameters, wrt=(0, 1))
+    gradient(x, y)  # separate arrays: fine (checked against differences above)
+    with pytest.raises(AliasedWriteError, match="The caller passed `a` and `b` sharing memory"):
+        gradient(x, x)
+    with pytest.raises(AliasedWriteError):
+        gradient(x[1:], x[:-1])  # overlapping views
+
+
+def test_branch_alias_is_rejected_only_on_the_aliasing_branch():
+    y = vector(rng_for("branch"))
+    with pytest.raises(AliasedWriteError):
+        srcad.grad(af.branch_alias)(y)
+    negative = -y  # the other branch copies: Python leaves y alone
+    assert_close(srcad.grad(af.branch_alias)(negative),
+                 numeric_grad(af.branch_alias, [negative], 0))
+
+
+def test_error_text():
+    """The message the README quotes (srcad's own line numbers in alias_functions.py)."""
+    with pytest.raises(AliasedWriteError) as caught:
+        srcad.grad(af.transpose_view)(matrix(rng_for("text")))
+    line = written_line(af.transpose_view)
+    text = str(caught.value).replace(af.__file__, "alias_functions.py")
+    assert text == (
+        "alias_functions.py:%d:4: error: this write into `Z` also changes `Y`, which is read "
+        "later; srcad's derivative code computes with values and cannot follow a write "
+        "through shared memory\n"
+        "    Z[0, 1] = 5.0  # write\n"
+        "    ^\n"
+        "`Z` and `Y` share memory since line %d (`Z = Y.T`). To keep `Y` as it is, make a "
+        "copy where they start sharing (`.copy()`); to change it, write into `Y` itself."
+        % (line, line - 1))
+
+
+# ---- the reproducer's programs (w10)
+
+
+def test_reproducer_write_through_copy():
+    assert_close(srcad.grad(af.copy_then_write)(np.array([1.0, 2.0])), np.array([0.0, 4.0]))
+
+
+def test_reproducer_write_through_view():
+    assert_close(srcad.grad(af.slice_view)(np.array([1.0, 2.0, 3.0])),
+                 np.array([2.0, 0.0, 6.0]))
+
+
+# ---- recursive functions: srcad runs their calls, so they must not write into arguments
+
+
+def recursive_writer(x, n):
+    if n == 0:
+        return np.sum(x * x)
+    x[0] = x[0] * 2.0
+    return recursive_writer(x, n - 1)
+
+
+def recursive_copier(x, n):
+    if n == 0:
+        return np.sum(x * x)
+    x = x.copy()
+    x[0] = x[0] * 2.0
+    return recursive_copier(x, n - 1)
+
+
+def test_recursive_function_writing_into_its_argument_is_rejected():
+    with pytest.raises(UnsupportedSyntaxError, match="which writes into its argument `x`"):
+        srcad.grad(recursive_writer)(np.array([1.0, 2.0]), 2)
+    x = np.array([1.0, 2.0])
+    assert_close(srcad.grad(recursive_copier)(x, 2), numeric_grad(recursive_copier, [x, 2], 0))
+
+
+# ---- forward mode: lists change in place only when the function made them
+
+
+def append_to_argument(x, xs):
+    xs.append(x * 2.0)
+    t = 0.0
+    for v in xs:
+        t = t + v * v
+    return t
+
+
+def append_to_empty(x):
+    items = []
+    items.append(x[0])
+    return items[0]
+
+
+def pop_from_literal(x):
+    items = [x * x[0], x * x[1]]
+    v = items.pop()
+    return np.sum(v * items[0])
+
+
+def test_forward_mode_never_appends_to_the_callers_list():
+    xs = [1.0, 2.0]
+    value, derivative = srcad.jvp(append_to_argument, (1.5, xs), (1.0, None))
+    assert xs == [1.0, 2.0]
+    assert (value, derivative) == (pytest.approx(14.0), pytest.approx(12.0))
+    assert srcad.hvp(append_to_argument)(1.5, xs, 1.0) == pytest.approx(8.0)
+    assert xs == [1.0, 2.0]
+
+
+def test_forward_mode_list_tangents_line_up_with_values():
+    x = np.array([0.07, 1.05])
+    assert srcad.jvp(append_to_empty, (x,), (np.array([1.0, 10.0]),))[1] == pytest.approx(1.0)
+    x = np.array([0.5, -0.2])
+    v = np.ones(2)
+    gradient = srcad.grad(pop_from_literal)
+    expected = (gradient(x + 1e-5 * v) - gradient(x - 1e-5 * v)) / 2e-5
+    np.testing.assert_allclose(srcad.hvp(pop_from_literal)(x, v), expected, rtol=1e-5)
+
+
+# ---- the pass itself
+
+
+def normalized(function, kinds=None):
+    parsed = parse_function(function)
+    namer = Namer(parsed.identifiers)
+    return emit.to_source(normalize(parsed, namer, Aliases(parsed, namer), kinds=kinds))
+
+
+def test_pass_rebinds_a_name_holding_the_written_object():
+    assert normalized(af.copy_then_write) == (
+        "def copy_then_write(y):\n"
+        "    z = y\n"
+        "    z_2 = rt.updated(z, 0, 5.0)\n"
+        "    y_2 = z_2\n"
+        "    mul = y_2 * y_2\n"
+        "    result = np.sum(mul)\n"
+        "    return result\n")
+
+
+def test_pass_writes_a_view_back_into_its_base():
+    assert normalized(af.slice_view) == (
+        "def slice_view(y):\n"
+        "    z = y[1:]\n"
+        "    through = rt.writes_through(y, slice(1, None), z)\n"
+        "    z_2 = rt.updated(z, 0, 3.0)\n"
+        "    if through:\n"
+        "        y_2 = rt.updated(y, slice(1, None), z_2)\n"
+        "        y_3 = y_2\n"
+        "    else:\n"
+        "        y_3 = y\n"
+        "    mul = y_3 * y_3\n"
+        "    result = np.sum(mul)\n"
+        "    return result\n")
+
+
+def test_pass_guards_what_it_cannot_follow():
+    text = normalized(af.transpose_view)
+    assert re.search(r"rt\.check_unshared\(Z, \(0, 1\), Y, '.*alias_functions\.py:\d+:4', "
+                     r"'Z', 'Y', '.*alias_functions\.py:\d+:4'\)\n    Z_2 = rt\.updated", text)
+
+
+def test_pass_leaves_writes_nothing_else_sees_alone():
+    for function in (af.view_base_dead, af.copy_first):
+        text = normalized(function)
+        assert "check_unshared" not in text and "through" not in text
+
+
+def test_scalars_known_from_the_argument_kinds_need_no_check():
+    from srcad.analysis import shapes
+
+    generic = normalized(af.accumulate_from_element)
+    assert "writes_through" in generic  # x may be 2-D: acc a view of x[0]
+    specialized = normalized(af.accumulate_from_element, kinds=[shapes.Array((False,))])
+    assert "through" not in specialized and "check_unshared" not in specialized
+
+
+def test_memory_and_objects_of_entries():
+    entries = frozenset([("view", ("param", "a")), ("new", 1)])
+    assert pw.memory(entries) == {("param", "a"), ("new", 1)}
+    assert pw.objects(entries) == {("new", 1)}  # a view is not the list object itself
+
+
+def test_parameters_written():
+    parsed = parse_function(af.helper_writes_parameter)
+    namer = Namer(parsed.identifiers)
+    aliases = Aliases(parsed, namer)
+    from srcad.pipeline import _normalize_values
+
+    tree = _normalize_values(parsed, namer, aliases)
+    written = pw.parameters_written(tree, make_resolver(parsed, aliases, tree))
+    assert list(written) == ["y"]
+
+
+# ---- what the analysis assumes about calls
+
+
+def _new_array_samples():
+    a = np.arange(1.0, 7.0)
+    m = np.arange(1.0, 7.0).reshape(2, 3)
+    sq = np.array([[2.0, 1.0], [1.0, 3.0]])
+    samples = {
+        "abs": lambda: np.abs(a), "absolute": lambda: np.absolute(a), "all": lambda: np.all(a),
+        "allclose": lambda: np.allclose(a, a), "amax": lambda: np.amax(m, axis=0),
+        "amin": lambda: np.amin(m, axis=0), "any": lambda: np.any(a),
+        "arange": lambda: np.arange(3), "argmax": lambda: np.argmax(m, axis=0),
+        "argmin": lambda: np.argmin(m, axis=0), "argsort": lambda: np.argsort(a),
+        "argwhere": lambda: np.argwhere(a), "around": lambda: np.around(a),
+        "array_equal": lambda: np.array_equal(a, a), "average": lambda: np.average(m, axis=0),
+        "clip": lambda: np.clip(a, 0.0, 10.0), "column_stack": lambda: np.column_stack([a]),
+        "concatenate": lambda: np.concatenate([a]), "copy": lambda: np.copy(a),
+        "count_nonzero": lambda: np.count_nonzero(a), "cov": lambda: np.cov(m),
+        "corrcoef": lambda: np.corrcoef(m), "cross": lambda: np.cross(a[:3], a[3:]),
+        "cumprod": lambda: np.cumprod(a), "cumsum": lambda: np.cumsum(a),
+        "diff": lambda: np.diff(a), "dot": lambda: np.dot(m, a[:3]),
+        "dstack": lambda: np.dstack([a]), "einsum_path": lambda: np.einsum_path("i->", a),
+        "empty": lambda: np.empty(3), "empty_like": lambda: np.empty_like(a),
+        "eye": lambda: np.eye(2), "flatnonzero": lambda: np.flatnonzero(a),
+        "full": lambda: np.full(3, 1.0), "full_like": lambda: np.full_like(a, 1.0),
+        "hstack": lambda: np.hstack([a]), "identity": lambda: np.identity(2),
+        "inner": lambda: np.inner(a, a), "interp": lambda: np.interp(a, a, a),
+        "isclose": lambda: np.isclose(a, a), "kron": lambda: np.kron(a, [1.0]),
+        "linspace": lambda: np.linspace(0, 1, 3), "logspace": lambda: np.logspace(0, 1, 3),
+        "geomspace": lambda: np.geomspace(1, 2, 3), "max": lambda: np.max(m, axis=0),
+        "mean": lambda: np.mean(m, axis=0), "median": lambda: np.median(m, axis=0),
+        "min": lambda: np.min(m, axis=0), "nansum": lambda: np.nansum(m, axis=0),
+        "nanmean": lambda: np.nanmean(m, axis=0), "nanmax": lambda: np.nanmax(m, axis=0),
+        "nanmin": lambda: np.nanmin(m, axis=0), "nonzero": lambda: np.nonzero(a),
+        "ones": lambda: np.ones(3), "ones_like": lambda: np.ones_like(a),
+        "outer": lambda: np.outer(a, a), "pad": lambda: np.pad(a, 0),
+        "percentile": lambda: np.percentile(m, 50, axis=0), "prod": lambda: np.prod(m, axis=0),
+        "ptp": lambda: np.ptp(m, axis=0), "quantile": lambda: np.quantile(m, 0.5, axis=0),
+        "repeat": lambda: np.repeat(a, 1), "roll": lambda: np.roll(a, 0),
+        "round": lambda: np.round(a), "searchsorted": lambda: np.searchsorted(a, a),
+        "select": lambda: np.select([a > 0], [a]), "sort": lambda: np.sort(a),
+        "stack": lambda: np.stack([a]), "std": lambda: np.std(m, axis=0),
+        "sum": lambda: np.sum(m, axis=0), "take": lambda: np.take(a, [0, 1]),
+        "take_along_axis": lambda: np.take_along_axis(a, np.array([0, 1]), 0),
+        "tensordot": lambda: np.tensordot(m, m, 0), "tile": lambda: np.tile(a, 1),
+        "trace": lambda: np.trace(m), "trapezoid": lambda: np.trapezoid(a),
+        "tri": lambda: np.tri(2), "tril": lambda: np.tril(m), "triu": lambda: np.triu(m),
+        "unique": lambda: np.unique(a), "var": lambda: np.var(m, axis=0),
+        "vdot": lambda: np.vdot(a, a), "vstack": lambda: np.vstack([a]),
+        "where": lambda: np.where(a > 2, a, 0.0), "zeros": lambda: np.zeros(3),
+        "zeros_like": lambda: np.zeros_like(a), "shape": lambda: np.shape(a),
+        "ndim": lambda: np.ndim(a), "size": lambda: np.size(a),
+        "isscalar": lambda: np.isscalar(a), "result_type": lambda: np.result_type(a),
+    }
+    linalg = {
+        "det": lambda: np.linalg.det(sq), "eig": lambda: np.linalg.eig(sq),
+        "eigh": lambda: np.linalg.eigh(sq), "eigvals": lambda: np.linalg.eigvals(sq),
+        "eigvalsh": lambda: np.linalg.eigvalsh(sq), "inv": lambda: np.linalg.inv(sq),
+        "lstsq": lambda: np.linalg.lstsq(sq, sq[0], rcond=None),
+        "norm": lambda: np.linalg.norm(sq), "pinv": lambda: np.linalg.pinv(sq),
+        "qr": lambda: np.linalg.qr(sq), "slogdet": lambda: np.linalg.slogdet(sq),
+        "solve": lambda: np.linalg.solve(sq, sq), "svd": lambda: np.linalg.svd(sq),
+        "cholesky": lambda: np.linalg.cholesky(sq),
+        "matrix_rank": lambda: np.linalg.matrix_rank(sq),
+    }
+    return samples, linalg, (a, m, sq)
+
+
+def _shares(result, inputs):
+    for value in (result if isinstance(result, (tuple, list)) else [result]):
+        if hasattr(value, "_fields") or isinstance(value, tuple):
+            if _shares(tuple(value), inputs):
+                return True
+            continue
+        for given in inputs:
+            if value is given or (isinstance(value, np.ndarray)
+                                  and np.shares_memory(value, given)):
+                return True
+    return False
+
+
+def test_functions_assumed_to_return_new_arrays_do():
+    samples, linalg, inputs = _new_array_samples()
+    assert set(samples) == pw._NEW_ARRAY_FUNCTIONS  # every name has a sample below
+    assert set(linalg) == pw._NEW_ARRAY_LINALG
+    for name, sample in list(samples.items()) + list(linalg.items()):
+        assert not _shares(sample(), inputs), name
+
+
+def test_methods_assumed_to_return_new_arrays_do():
+    m = np.arange(1.0, 7.0).reshape(2, 3)
+    flat = m.ravel()
+    for method in pw._NEW_ARRAY_METHODS:
+        if method in ("count", "index"):
+            continue  # list methods: they return ints
+        target = flat if method in ("searchsorted", "take", "repeat") else m
+        argument = {"astype": (float,), "clip": (0.0, 3.0), "dot": (m.T,), "item": (0,),
+                    "searchsorted": (2.0,), "take": ([0, 1],), "repeat": (1,)}
+        result = getattr(target, method)(*argument.get(method, ()))
+        assert not _shares(result, [m]), method
+    assert [1, 2].count(1) == 1 and [1, 2].index(2) == 1
+
+
+def test_views_are_not_taken_for_new_arrays():
+    """Functions that may return a view (NumPy's docs) are absent from the lists above."""
+    for name in ("asarray", "reshape", "ravel", "transpose", "squeeze", "expand_dims",
+                 "broadcast_to", "diagonal", "real", "imag", "atleast_1d", "atleast_2d",
+                 "swapaxes", "moveaxis", "flip", "split", "einsum"):
+        assert name not in pw._NEW_ARRAY_FUNCTIONS
+    a = np.arange(6.0)
+    for view in (np.asarray(a), a.reshape(2, 3), np.ravel(a), np.atleast_1d(a), a.view(),
+                 np.real(a), np.flip(a), np.einsum("i->i", a), np.broadcast_to(a, (2, 6)),
+                 np.diagonal(a.reshape(2, 3)), np.squeeze(a), np.expand_dims(a, 0)):
+        assert np.shares_memory(view, a)
+
+
+# ---- runtime helpers
+
+
+def test_check_unshared_decides_on_memory():
+    a = np.arange(6.0)
+    rows = a.reshape(2, 3)
+    runtime.check_unshared(a[:3], None, a[3:], "f.py:1:0", "x", "y", "")  # disjoint halves
+    runtime.check_unshared(a, slice(0, 1), a[1:], "f.py:1:0", "x", "y", "")  # written part
+    runtime.check_unshared(rows, (0, 0), rows[1], "f.py:1:0", "x", "y", "")  # row 0 only
+    runtime.check_unshared(1.5, None, 1.5, "f.py:1:0", "x", "y", "")  # floats: never in place
+    runtime.check_unshared(a[0], None, a, "f.py:1:0", "x", "y", "")  # a NumPy scalar copy
+    for written, index, other in ((a, 1, a[1:]), (rows[0], None, [rows]), (a, None, {"k": a}),
+                                  ([1.0], 0, ([1.0],)), (rows, (slice(None), 0), rows.T)):
+        if isinstance(written, list) and isinstance(other, tuple):
+            other = (written,)
+        with pytest.raises(AliasedWriteError):
+            runtime.check_unshared(written, index, other, "f.py:1:0", "x", "y", "")
+
+
+def test_writes_through():
+    X = np.arange(6.0).reshape(2, 3)
+    assert runtime.writes_through(X, 0, X[0])
+    assert runtime.writes_through(X, slice(1, None), X[1:])
+    assert not runtime.writes_through(X, [0, 1], X[[0, 1]])  # fancy index: a copy
+    assert not runtime.writes_through(X[0], 1, X[0, 1])  # a scalar: a copy
+    items = [np.ones(2), 2.0]
+    assert runtime.writes_through(items, 0, items[0])
+    assert not runtime.writes_through(items, 1, items[1])  # a float is never written in place
+    assert not runtime.writes_through(items, slice(0, 1), items[0:1])  # a list slice: a copy
+    assert runtime.written_in_place(np.ones(2)) and runtime.written_in_place([1.0])
+    assert not runtime.written_in_place(1.0) and not runtime.written_in_place(np.float64(1.0))
+
+
+def test_updated_keeps_a_tuple_a_tuple():
+    from collections import namedtuple
+
+    Pair = namedtuple("Pair", "a b")
+    assert runtime.updated((1.0, 2.0), 0, 3.0) == (3.0, 2.0)
+    assert runtime.updated(Pair(1.0, 2.0), 1, 5.0) == Pair(1.0, 5.0)
+
+
+def test_ast_of_guard_is_kept_by_dead_code_removal():
+    from srcad.optimize.remove_dead_code import _pure
+
+    call = gast.parse("rt.check_unshared(a, None, b, 'f.py:1:0', 'a', 'b', '')").body[0].value
+    assert not _pure(call, lambda node: runtime if getattr(node, "id", None) == "rt" else
+                     getattr(runtime, node.attr) if isinstance(node, gast.Attribute) else None)
