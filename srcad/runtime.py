@@ -343,6 +343,14 @@ def writes_through(base, index, part) -> bool:
     return False
 
 
+def views_into(base, index, part) -> bool:
+    """Whether ``part``, which was ``base[index]``, is a view of the array ``base``: it
+    then sees every later write into base (an element of a list does not: it stays the
+    object it was)."""
+    return (isinstance(base, np.ndarray) and isinstance(part, np.ndarray)
+            and _is_basic_index(index) and np.may_share_memory(part, base))
+
+
 def _location(where):
     filename, lineno, col = where.rsplit(":", 2)
     return Location(filename, int(lineno), int(col), linecache.getline(filename, int(lineno)))

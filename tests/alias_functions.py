@@ -196,6 +196,34 @@ def sgd_step(params, x):
     return np.sum(params[0] * params[1])
 
 
+def base_written_view_read(Y):
+    r = Y[0]
+    Y[0, 1] = 7.0 * Y[1, 1]
+    return np.sum(r * r)
+
+
+def augmented_base_view_read(y):
+    head = y[:2]
+    y *= 2.0
+    return np.sum(head) * np.sum(y)
+
+
+def views_see_writes_through_views(X):
+    for i in range(1, X.shape[0]):
+        row = X[i]
+        previous = X[i - 1]
+        row[0] = previous[0] * 2.0
+        row[1] = previous[1] * row[0]
+    return np.sum(X * X)
+
+
+def view_of_written_view(Y):
+    r = Y[1]
+    c = r[1:]
+    Y[1, 2] = Y[0, 0] * 3.0
+    return np.sum(c) * np.sum(r * r)
+
+
 def fancy_index_copy(y):
     z = y[[0, 2]]  # a copy: writing into it leaves y alone
     z[0] = 7.0 * z[1]
@@ -282,18 +310,6 @@ def global_alias(x):
     z = SHARED
     z[0] = 1.0  # write
     return np.sum(SHARED * x)
-
-
-def base_written_view_read(Y):
-    r = Y[0]
-    Y[0, 1] = 7.0  # write
-    return np.sum(r * r)
-
-
-def augmented_base_view_read(y):
-    head = y[:2]
-    y *= 2.0  # write
-    return np.sum(head * y)
 
 
 def expand_dims_view(y):

@@ -118,13 +118,14 @@ REPRODUCED = [
     af.float_parameters_augmented, af.slice_view, af.column_view, af.row_view,
     af.loop_over_rows_write, af.loop_over_rows_augmented, af.accumulate_into_row,
     af.view_of_view, af.helper_returns_view, af.element_of_list_parameter, af.sgd_step,
+    af.base_written_view_read, af.augmented_base_view_read,
+    af.views_see_writes_through_views, af.view_of_written_view,
     af.fancy_index_copy, af.view_base_dead, af.copy_first, af.disjoint_rows, af.interleaved,
     af.two_parameters,
 ]
 REJECTED = [
     af.transpose_view, af.reshape_view, af.ravel_view, af.asarray_alias, af.branch_alias,
-    af.swap_buffers, af.global_alias, af.base_written_view_read, af.augmented_base_view_read,
-    af.expand_dims_view, af.squeeze_view, af.swapaxes_view, af.view_method, af.real_view,
+    af.swap_buffers, af.global_alias, af.expand_dims_view, af.squeeze_view, af.swapaxes_view, af.view_method, af.real_view,
     af.atleast_alias, af.transpose_function_view, af.list_holds_array,
 ]
 OPTIONS = [{}, {"optimize": False}]  # specialized, and generic code with every runtime check

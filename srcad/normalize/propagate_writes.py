@@ -659,20 +659,28 @@ class _Rewrite:
                 out.extend(before + [s] + after)
             else:
                 out.append(s)
-            if id(s) in self.fact_flags:
-                flag, base, index, part = self.fact_flags[id(s)]
-                out.append(_like(syntax.assign(flag, syntax.call(
-                    self.rt("writes_through"), syntax.name(base),
-                    syntax.index_expression(index), syntax.name(part))), s))
+            for (statement, helper), (flag, base, index, part) in self.fact_flags.items():
+                if statement == id(s):
+                    out.append(_like(syntax.assign(flag, syntax.call(
+                        self.rt(helper), syntax.name(base), syntax.index_expression(index),
+                        syntax.name(part))), s))
         return out
 
-    def fact_flag(self, statement, base, index, part) -> str:
-        """The flag, computed where ``part = base[index]`` is made: would a write into
-        part in place change base? (Decided there, before any write can have made the
-        generated code's part a copy: the code computes with values.)"""
-        if statement not in self.fact_flags:
-            self.fact_flags[statement] = (self.namer.fresh("through"), base, index, part)
-        return self.fact_flags[statement][0]
+    def fact_flag(self, fact, helper) -> tuple:
+        """(flag, index) for the fact ``part = base[index]`` (from _State.part_of).
+
+        The flag is ``rt.<helper>(base, index, part)`` computed right after that
+        statement: whether a write into part in place changes base
+        (writes_through), or part sees a write into base (views_into). It is
+        decided there, before any write can have made the generated code's part
+        or base a copy (the generated code computes with values).
+        """
+        part, base, index, statement = fact
+        key = (statement, helper)
+        if key not in self.fact_flags:
+            flag = self.namer.fresh("through" if helper == "writes_through" else "view")
+            self.fact_flags[key] = (flag, base, index, part)
+        return self.fact_flags[key][0], index
 
     def plan(self, s):
         """(statements before, statements after) the write ``s``."""
@@ -684,7 +692,11 @@ class _Rewrite:
             return [], []  # `s += v` on a scalar makes a new one: nothing else changes
         if not self.full and kind == "augmented":
             return [], []
-        # the chain: name is base[index], base is base_2[index_2]...: each is written too
+
+        def group(member):
+            return state.same.get(member, frozenset([member]))
+
+        # up: name is base[index], base is base_2[index_2]...: each is written too
         chain = [(name, None)]  # (member, fact: it was made as part = member[index])
         while self.full:
             fact = state.part_of(chain[-1][0])
@@ -693,30 +705,62 @@ class _Rewrite:
             if self.is_scalar(fact[0]):
                 break  # an element of a 1-D array is a copy, not a view
             chain.append((fact[1], fact))
-        groups = [state.same.get(member, frozenset([member])) for member, _ in chain]
-        while len(chain) > 1 and not (frozenset().union(*groups[1:]) & live):
+        while len(chain) > 1 and not (frozenset().union(
+                *[group(member) for member, _ in chain[1:]]) & live):
             chain.pop()  # nothing reads that base or what it is part of: no write-back
-            groups.pop()
-        chain = [chain[0]] + [(base, (self.fact_flag(statement, base, index, part), index))
-                              for base, (part, _, index, statement) in chain[1:]]
+        family = set().union(*[group(member) for member, _ in chain])
+        # down: the views of everything written, and their views, see the write
+        parts = {}  # base -> [(part, fact)]
+        for part in sorted(state.parts) if self.full else ():
+            fact = state.part_of(part)
+            if fact is not None and fact[0] == part and not self.is_scalar(part):
+                parts.setdefault(fact[1], []).append((part, fact))
+
+        def needed(member, seen=frozenset()):
+            if group(member) & live:
+                return True
+            return any(needed(part, seen | {member}) for base in group(member)
+                       for part, _ in parts.get(base, ()) if part not in seen | {member})
+
+        def views_of(written, current, seen):
+            """Re-make the live views of ``written`` (now the value of ``current``)."""
+            out = []
+            for base in sorted(group(written)):
+                for part, fact in parts.get(base, ()):
+                    if part in family or part in seen or not needed(part):
+                        continue
+                    seen.add(part)
+                    flag, index = self.fact_flag(fact, "views_into")
+                    remade = _like(syntax.assign(part, gast.Subscript(
+                        value=syntax.name(current), slice=syntax.deepcopy(index),
+                        ctx=gast.Load())), s)
+                    inner = [remade] + self.rebinding(group(part) & live, part, s)
+                    inner += views_of(part, part, seen)
+                    out.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
+                    family.update(group(part))
+            return out
+
+        seen = set()
         after = []
+        own = self.rebinding(group(name) & live, name, s) + views_of(name, name, seen)
         if kind != "augmented":
-            after += self.rebinding(groups[0] & live, name, s)
-        elif groups[0] & live:  # `y += v` writes in place only into arrays and lists
+            after += own
+        elif own:  # `y += v` writes in place only into arrays and lists
             after.append(_like(gast.If(
                 test=syntax.call(self.rt("written_in_place"), syntax.name(name)),
-                body=self.rebinding(groups[0] & live, name, s), orelse=[]), s))
+                body=own, orelse=[]), s))
         block, current = after, name
-        for (base, (flag, index)), group in zip(chain[1:], groups[1:]):
+        for base, fact in chain[1:]:
+            flag, index = self.fact_flag(fact, "writes_through")
             stored = _like(syntax.assign(base, syntax.call(
                 self.rt("updated"), syntax.name(base), syntax.index_expression(index),
                 syntax.name(current))), s)
-            inner = [stored] + self.rebinding(group & live, base, s)
+            inner = [stored] + self.rebinding(group(base) & live, base, s)
+            inner += views_of(base, base, seen)
             block.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
             block, current = inner, base
         before = []
         if self.full:
-            family = frozenset().union(*groups)
             shared = self.shared(name, kind, state, live - family)
             before = [check for other in shared for check in self.guard(s, name, other, state)]
             self.separate(s, name, state, live)

@@ -216,6 +216,7 @@ _RULES = {
     "check_holds_nothing": _check_holds_nothing,
     "written_in_place": _written_in_place,
     "writes_through": _writes_through,
+    "views_into": _writes_through,  # a scalar part is no view either
     "match_tangent": _match_tangent,
     "owned": _owned,
     "owned_tuple": _owned_tuple,
