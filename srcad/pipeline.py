@@ -103,15 +103,18 @@ def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
     tells propagate_writes which values are scalars, never written in place."""
     tree = _normalize_values(parsed, namer, aliases, inlined)
     resolve = make_resolver(parsed, aliases, tree)
-    is_scalar = None
+    is_scalar = holds_nothing = None
     if kinds is not None:
         env = shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
 
         def is_scalar(name):
             return isinstance(shapes.plain(env.get(name)), shapes.Scalar)
 
+        def holds_nothing(name):
+            return isinstance(shapes.plain(env.get(name)), (shapes.Scalar, shapes.Array))
+
     tree = propagate_writes(tree, resolve, namer, aliases, is_scalar=is_scalar,
-                            callee_writes=parameters_written_by)
+                            holds_nothing=holds_nothing, callee_writes=parameters_written_by)
     return rename_versions(tree, namer)
 
 

@@ -251,6 +251,20 @@ def check_unshared(written, index, other, where, written_name, other_name, share
         sharing_hint(written_name, other_name, shared_since))
 
 
+def cannot_follow_write(where, written_name, other_name, shared_since):
+    """Raise AliasedWriteError: a write srcad cannot follow, nor check at run time.
+
+    After an earlier write, the generated code holds its own copies where
+    Python holds one shared object, so memory no longer tells whether the
+    write into ``written_name`` changes ``other_name``.
+    """
+    raise AliasedWriteError(
+        "this write into `%s` may also change `%s`, which is read later, and srcad cannot "
+        "tell: an earlier write made its own copy of what they may share"
+        % (written_name, other_name), _location(where),
+        sharing_hint(written_name, other_name, shared_since))
+
+
 def check_holds_nothing(value, where, written_name, other_name, shared_since):
     """Raise AliasedWriteError if ``value`` (an argument) holds arrays or lists.
 

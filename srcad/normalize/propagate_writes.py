@@ -66,7 +66,7 @@ import numpy as np
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
 from ..annotations import mark_owned, not_inlined, position, set_origin, set_position, write_kind
-from ..errors import AliasedWriteError, Location, UnsupportedSyntaxError
+from ..errors import Location, UnsupportedSyntaxError
 from .inline import Recursive
 
 # ---- what calls return, in terms of their arguments' memory
@@ -206,11 +206,15 @@ class _State:
     same: dict  # name -> frozenset of names certainly holding the same object (itself too)
     made: dict  # name -> frozenset of origins of the definitions that made it share memory
     parts: dict  # name -> (base, index, names the index reads, id of the statement)
-    dirty: frozenset = frozenset()  # sites an earlier write may have written into
+    # name -> the generated code's buffers its value may be (or view): ("orig",) for what
+    # the caller passed or a global, ("new", id) for an allocation, ("w", id) / ("wb", id, k)
+    # for the copy a write made. Generated code and Python agree on whether two names
+    # share memory when both are certainly views of one buffer.
+    tokens: dict = dataclasses.field(default_factory=dict)
 
     def copy(self):
         return _State(dict(self.points), dict(self.same), dict(self.made), dict(self.parts),
-                      self.dirty)
+                      dict(self.tokens))
 
     def join(self, other: "_State") -> "_State":
         points = dict(self.points)
@@ -225,12 +229,15 @@ class _State:
             same.setdefault(name, frozenset([name]))
         parts = {name: fact for name, fact in self.parts.items()
                  if name in other.parts and other.parts[name][:2] == fact[:2]}
-        return _State(points, same, made, parts, self.dirty | other.dirty)
+        tokens = dict(self.tokens)
+        for name, buffers in other.tokens.items():
+            tokens[name] = tokens.get(name, frozenset()) | buffers
+        return _State(points, same, made, parts, tokens)
 
     def rebind(self, name, like=None):
         """``name`` now holds a new object (or, with ``like``, the same object as ``like``)."""
-        if like == name:
-            return  # x = x
+        if like == name or like in self.same.get(name, ()):
+            return  # x = x, or x = y where x is y already (a rebinding this pass made)
         group = frozenset([name])
         if like is not None:
             group = (self.same.get(like, frozenset([like])) - {name}) | {name}
@@ -242,13 +249,6 @@ class _State:
         self.parts = {part: fact for part, fact in self.parts.items()
                       if part != name and fact[0] != name and name not in fact[2]}
 
-    def detach(self, name):
-        """``name`` may no longer be the same object as the others of its group."""
-        for member in self.same.get(name, ()):
-            if member != name:
-                self.same[member] = self.same[member] - {name}
-        self.same[name] = frozenset([name])
-
     def part_of(self, name):
         """(member, base, index, statement): ``name`` is certainly the same object as
         ``member``, made by ``member = base[index]`` at ``statement`` (its id)."""
@@ -259,12 +259,115 @@ class _State:
         return None
 
 
+_ORIGINAL = frozenset([("orig",)])
+
+
+@dataclasses.dataclass
+class _Effects:
+    """What a write into ``name`` changes besides name, in Python, that srcad redoes.
+
+    rebound: live names certainly the written object (rebound to its new value);
+    chain: [(base, fact)], the objects it is certainly part of (``name`` is
+    base[index], base is base_2[index_2]...), each written back; views: for each
+    written object (name, or a base of the chain), the live views certainly
+    made from it, [(part, fact)], made again from its new value (and their views).
+    """
+
+    rebound: frozenset
+    chain: list
+    views: dict
+    family: frozenset  # every name above: none of them needs a check
+    groups: dict  # name -> names certainly the same object (as in the state)
+    live: frozenset
+
+    def apply(self, state, name, statement, kind):
+        """The buffers (_State.tokens) names hold after the write and what it redoes."""
+        conditional = kind == "augmented"  # rebound only if it wrote in place
+        written = frozenset([("w", statement)])
+        state.tokens[name] = written
+        for other in self.rebound:
+            state.tokens[other] = (state.tokens.get(other, frozenset()) | written
+                                   if conditional else written)
+        self.apply_views(state, name, written)
+        for position, (base, _) in enumerate(self.chain):
+            copied = frozenset([("wb", statement, position)])  # if written back at all
+            for other in (self.groups.get(base, frozenset([base])) & self.live) | {base}:
+                state.tokens[other] = state.tokens.get(other, frozenset()) | copied
+            self.apply_views(state, base, copied)
+
+    def apply_views(self, state, written, buffers):
+        for part, _ in self.views.get(written, ()):
+            for other in (self.groups.get(part, frozenset([part])) & self.live) | {part}:
+                state.tokens[other] = state.tokens.get(other, frozenset()) | buffers
+            self.apply_views(state, part, buffers)
+
+
+def _effects(state, name, kind, live, is_scalar, full) -> _Effects:
+    """What the write into ``name`` (state: just before it) must redo: see _Effects."""
+    live = frozenset(live)
+
+    def group(member):
+        return state.same.get(member, frozenset([member]))
+
+    if (kind == "augmented" and (is_scalar(name) or not full)):
+        return _Effects(frozenset(), [], {}, frozenset([name]), state.same, live)
+    chain = [(name, None)]
+    while full:
+        fact = state.part_of(chain[-1][0])
+        if fact is None or fact[1] in {member for member, _ in chain}:
+            break
+        if is_scalar(fact[0]):
+            break  # an element of a 1-D array is a copy, not a view
+        chain.append((fact[1], fact))
+    while len(chain) > 1 and not (frozenset().union(
+            *[group(member) for member, _ in chain[1:]]) & live):
+        chain.pop()  # nothing reads that base or what it is part of: no write-back
+    family = set().union(*[group(member) for member, _ in chain])
+    parts = {}  # base -> [(part, fact)]
+    for part in sorted(state.parts) if full else ():
+        fact = state.part_of(part)
+        if fact is not None and fact[0] == part and not is_scalar(part):
+            parts.setdefault(fact[1], []).append((part, fact))
+
+    def needed(member, seen=frozenset()):
+        if group(member) & live:
+            return True
+        return any(needed(part, seen | {member}) for base in group(member)
+                   for part, _ in parts.get(base, ()) if part not in seen | {member})
+
+    views = {}
+
+    def collect(written):
+        for base in sorted(group(written)):
+            for part, fact in parts.get(base, ()):
+                if part in family or not needed(part):
+                    continue
+                family.update(group(part))
+                views.setdefault(written, []).append((part, fact))
+                collect(part)
+
+    for member, _ in chain:
+        collect(member)
+    rebound = (group(name) & live) - {name}
+    return _Effects(rebound, chain[1:], views, frozenset(family), state.same, live)
+
+
 class _Aliasing:
     """The may-alias analysis: a state before each write, and the element graph of sites."""
 
-    def __init__(self, params, local_names, resolve):
+    def __init__(self, params, local_names, resolve, holds_nothing=None, live_after=None,
+                 is_scalar=None, full=True):
+        self.live_after = live_after or {}  # id(write) -> names live after it (_Liveness)
+        self.is_scalar = is_scalar or (lambda name: False)
+        self.full = full
+        self.effects = {}  # id(write) -> _Effects
         self.local_names = local_names
         self.resolve = resolve
+        # a name whose value is known to be an array or a scalar (from the argument
+        # kinds) holds no objects: nothing stored into it is shared, it has no elements
+        self.holds_nothing = holds_nothing or (lambda name: False)
+        self.site_names = {}  # ("new", id) -> the name its statement assigns
+        self.global_arrays = set()  # globals that are arrays (or scalars)
         self.contents: dict = {}  # site -> sites its elements may be (flow-insensitive)
         self.changed = False
         self.before: dict = {}  # id(write statement) -> _State just before it
@@ -272,6 +375,7 @@ class _Aliasing:
         for param in params:
             self.entry.points[param] = frozenset([self.external("param", param)])
             self.entry.same[param] = frozenset([param])
+            self.entry.tokens[param] = _ORIGINAL
 
     def external(self, kind, key):
         site = (kind, key)
@@ -280,7 +384,18 @@ class _Aliasing:
         self.add_contents(part, {part})
         return site
 
+    def site_holds_nothing(self, site) -> bool:
+        if site[0] == "param":
+            return self.holds_nothing(site[1])
+        if site[0] == "global":
+            return site[1] in self.global_arrays
+        if site[0] == "new" and site in self.site_names:
+            return self.holds_nothing(self.site_names[site])
+        return False
+
     def add_contents(self, site, sites):
+        if self.site_holds_nothing(site):
+            return
         old = self.contents.get(site, frozenset())
         new = old | frozenset(sites)
         if new != old:
@@ -317,6 +432,15 @@ class _Aliasing:
                 return
         raise AssertionError("alias analysis did not settle")
 
+    def read_tokens(self, value, state) -> frozenset:
+        """The buffers of the names ``value`` reads (a global: what the caller has)."""
+        out = frozenset()
+        for node in gast.walk(value):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                out |= (state.tokens.get(node.id, frozenset()) if node.id in self.local_names
+                        else _ORIGINAL)
+        return out
+
     # ---- values
 
     def atom(self, node, state) -> frozenset:
@@ -330,6 +454,8 @@ class _Aliasing:
             obj = self.resolve(node)
             if obj is not UNRESOLVED and _is_immutable(obj):
                 return frozenset()
+            if isinstance(obj, np.ndarray):
+                self.global_arrays.add(text)
             return frozenset([self.external("global", text)])
         return frozenset()
 
@@ -407,6 +533,7 @@ class _Aliasing:
                     iterated = frozenset() if is_range else self.operands([s.iter], inner)
                     inner.points[target.id] = (self.part(iterated, ("new", id(s)))
                                                if iterated else frozenset())
+                    inner.tokens[target.id] = self.read_tokens(s.iter, inner)
                     inner.rebind(target.id)
             after = head.join(self.block(s.body, inner))
             if after == head:
@@ -420,10 +547,14 @@ class _Aliasing:
         site = ("new", id(s))
         if kind is not None and isinstance(target, gast.Name):
             name = target.id
+            self.site_names[site] = name
             self.before[id(s)] = state.copy()
+            effects = _effects(state, name, kind, self.live_after.get(id(s), set()) - {name},
+                               self.is_scalar, self.full)
+            self.effects[id(s)] = effects
             state = state.copy()
+            effects.apply(state, name, id(s), kind)
             written = state.points.get(name, frozenset())
-            state.dirty = state.dirty | memory(written)
             if kind == "augmented":
                 # in place on an array or list (the same object, holding the operand's
                 # elements after list += list); a new object for a float or a tuple
@@ -431,8 +562,9 @@ class _Aliasing:
                 for inner in memory(written):
                     self.add_contents(inner, self.elements(operand))
                 self.add_contents(site, self.elements(written) | self.elements(operand))
+                # the same object if written in place (an array, a list): a scalar has no
+                # memory to share, so keeping it with its group and its base is harmless
                 state.points[name] = written | {site}
-                state.detach(name)  # what it is part of stays: the write is in place or not
             else:  # y[i] = v, append, pop, add_at: the same object, now holding the value
                 # (add_at adds into an array: it never holds g itself; a list holds v itself)
                 stored = {"subscript": s.value.args[2:3], "append": s.value.args[1:2]}
@@ -445,13 +577,18 @@ class _Aliasing:
             for node in syntax.names(target):
                 state.points[node.id] = sites
                 state.made[node.id] = frozenset([position(s)])
+                state.tokens[node.id] = self.read_tokens(s.value, state) | {("new", id(s))}
                 state.rebind(node.id)
             return state
         name = target.id
+        self.site_names[site] = name
         sites = self.value(s.value, site, state)
         state.points[name] = sites
         fresh = sites <= {site} and not self.contents.get(site)
         state.made[name] = frozenset() if fresh else frozenset([position(s)])
+        tokens = frozenset([("new", id(s))]) if sites <= {site} else self.read_tokens(
+            s.value, state) | ({("new", id(s))} if site in sites else set())
+        state.tokens[name] = tokens
         copied = (s.value.id if isinstance(s.value, gast.Name)
                   and s.value.id in self.local_names else None)
         state.rebind(name, copied)
@@ -553,7 +690,7 @@ def parameters_written(tree: gast.FunctionDef, resolve) -> dict:
 
 
 def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
-                     guard: bool = True, is_scalar=None,
+                     guard: bool = True, is_scalar=None, holds_nothing=None,
                      callee_writes=None) -> gast.FunctionDef:
     """Rebind or guard every name that may see a write (see the module docstring).
 
@@ -561,7 +698,8 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
     ``guard=False`` it only rebinds (the run before split_tuples). ``callee_writes(f)``
     gives parameters_written of a user function srcad calls rather than inlines (a
     recursive one); a call passing it a value it writes into is rejected. ``is_scalar(name)``
-    (when the argument kinds are known) marks values never written in place.
+    (when the argument kinds are known) marks values never written in place,
+    ``holds_nothing(name)`` values that are arrays or scalars (no list, tuple or dict).
     """
     if guard and callee_writes is not None:
         _check_calls_not_inlined(tree, resolve, callee_writes)
@@ -570,10 +708,11 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
         return tree
     params = [a.id for a in tree.args.args]
     local_names = frozenset(params) | syntax.stored_names(tree)
-    aliasing = _Aliasing(params, local_names, resolve)
-    aliasing.run(tree.body)
     liveness = _Liveness(local_names)
     liveness.block(tree.body, set())
+    aliasing = _Aliasing(params, local_names, resolve, holds_nothing, liveness.after,
+                         is_scalar, guard)
+    aliasing.run(tree.body)
     _Rewrite(aliasing, liveness, local_names, namer, aliases, guard,
              is_scalar or (lambda name: False)).run(tree)
     return tree
@@ -687,82 +826,50 @@ class _Rewrite:
         name = s.targets[0].id
         kind = write_kind(s)
         state = self.aliasing.before[id(s)]
-        live = self.liveness.after.get(id(s), set()) - {name}
-        if kind == "augmented" and self.is_scalar(name):
+        effects = self.aliasing.effects[id(s)]
+        live = effects.live
+        if kind == "augmented" and (self.is_scalar(name) or not self.full):
             return [], []  # `s += v` on a scalar makes a new one: nothing else changes
-        if not self.full and kind == "augmented":
-            return [], []
 
         def group(member):
             return state.same.get(member, frozenset([member]))
 
-        # up: name is base[index], base is base_2[index_2]...: each is written too
-        chain = [(name, None)]  # (member, fact: it was made as part = member[index])
-        while self.full:
-            fact = state.part_of(chain[-1][0])
-            if fact is None or fact[1] in {member for member, _ in chain}:
-                break
-            if self.is_scalar(fact[0]):
-                break  # an element of a 1-D array is a copy, not a view
-            chain.append((fact[1], fact))
-        while len(chain) > 1 and not (frozenset().union(
-                *[group(member) for member, _ in chain[1:]]) & live):
-            chain.pop()  # nothing reads that base or what it is part of: no write-back
-        family = set().union(*[group(member) for member, _ in chain])
-        # down: the views of everything written, and their views, see the write
-        parts = {}  # base -> [(part, fact)]
-        for part in sorted(state.parts) if self.full else ():
-            fact = state.part_of(part)
-            if fact is not None and fact[0] == part and not self.is_scalar(part):
-                parts.setdefault(fact[1], []).append((part, fact))
-
-        def needed(member, seen=frozenset()):
-            if group(member) & live:
-                return True
-            return any(needed(part, seen | {member}) for base in group(member)
-                       for part, _ in parts.get(base, ()) if part not in seen | {member})
-
-        def views_of(written, current, seen):
-            """Re-make the live views of ``written`` (now the value of ``current``)."""
+        def views_of(written, current):
+            """Make the live views of ``written`` again from its new value, ``current``."""
             out = []
-            for base in sorted(group(written)):
-                for part, fact in parts.get(base, ()):
-                    if part in family or part in seen or not needed(part):
-                        continue
-                    seen.add(part)
-                    flag, index = self.fact_flag(fact, "views_into")
-                    remade = _like(syntax.assign(part, gast.Subscript(
-                        value=syntax.name(current), slice=syntax.deepcopy(index),
-                        ctx=gast.Load())), s)
-                    inner = [remade] + self.rebinding(group(part) & live, part, s)
-                    inner += views_of(part, part, seen)
-                    out.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
-                    family.update(group(part))
+            for part, fact in effects.views.get(written, ()):
+                flag, index = self.fact_flag(fact, "views_into")
+                remade = _like(syntax.assign(part, gast.Subscript(
+                    value=syntax.name(current), slice=syntax.deepcopy(index),
+                    ctx=gast.Load())), s)
+                inner = [remade] + self.rebinding(group(part) & live, part, s)
+                inner += views_of(part, part)
+                out.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
             return out
 
-        seen = set()
-        after = []
-        own = self.rebinding(group(name) & live, name, s) + views_of(name, name, seen)
+        before, after = [], []
+        own = self.rebinding(effects.rebound, name, s) + views_of(name, name)
         if kind != "augmented":
             after += own
         elif own:  # `y += v` writes in place only into arrays and lists
-            after.append(_like(gast.If(
-                test=syntax.call(self.rt("written_in_place"), syntax.name(name)),
-                body=own, orelse=[]), s))
+            flag = self.namer.fresh("in_place")
+            before.append(_like(syntax.assign(flag, syntax.call(
+                self.rt("written_in_place"), syntax.name(name))), s))
+            after.append(_like(gast.If(test=syntax.name(flag), body=own, orelse=[]), s))
         block, current = after, name
-        for base, fact in chain[1:]:
+        for base, fact in effects.chain:
             flag, index = self.fact_flag(fact, "writes_through")
             stored = _like(syntax.assign(base, syntax.call(
                 self.rt("updated"), syntax.name(base), syntax.index_expression(index),
                 syntax.name(current))), s)
             inner = [stored] + self.rebinding(group(base) & live, base, s)
-            inner += views_of(base, base, seen)
+            inner += views_of(base, base)
             block.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
             block, current = inner, base
-        before = []
         if self.full:
-            shared = self.shared(name, kind, state, live - family)
-            before = [check for other in shared for check in self.guard(s, name, other, state)]
+            shared = self.shared(name, kind, state, live - effects.family)
+            before = [check for other in shared
+                      for check in self.guard(s, name, other, state)] + before
             self.separate(s, name, state, live)
             written = state.points.get(name, frozenset())
             if not shared and not any(_external(site) for site in memory(written)):
@@ -772,6 +879,11 @@ class _Rewrite:
     def rebinding(self, names, source, like) -> list:
         return [_like(syntax.assign(other, syntax.name(source)), like)
                 for other in sorted(names - {source})]
+
+    def tokens(self, name, state) -> frozenset:
+        if name in self.local_names:
+            return state.tokens.get(name, frozenset())
+        return _ORIGINAL
 
     def points(self, name, state) -> frozenset:
         if name in self.local_names:
@@ -797,9 +909,9 @@ class _Rewrite:
         return out
 
     def guard(self, s, name, shared, state):
-        """A run-time check of ``name`` against ``other``, or an error now if it cannot
-        decide: when an earlier write may have written into what they share, the
-        generated code holds copies where Python holds one shared object."""
+        """A run-time check of ``name`` against ``other``, or an error when it runs if
+        memory cannot decide: unless both are certainly views of one buffer of the
+        generated code, an earlier write may have copied what Python keeps shared."""
         other, common = shared
         where = position(s)
         made = sorted(state.made.get(name, frozenset()) | state.made.get(other, frozenset()),
@@ -807,13 +919,17 @@ class _Rewrite:
         since = _place(made[-1]) if made else ""
         written_name = _written_name(where, name)
         strings = [syntax.constant(text) for text in (_place(where), written_name, other, since)]
-        undecidable = common & state.dirty
+        # an allocation is the same in Python and in the generated code; a write's copy
+        # stands for an object Python shares: two different buffers (or one of several)
+        # mean that memory does not tell what Python shares
+        copies = {buffer for buffer in state.tokens.get(name, frozenset()) | self.tokens(
+            other, state) if buffer[0] != "new"}
+        undecidable = common if len(copies) > 1 else frozenset()
         if any(not site[0].endswith("-part") for site in undecidable):
-            raise AliasedWriteError(
-                "this write into `%s` may also change `%s`, which is read later, and srcad "
-                "cannot tell when it runs: an earlier write made its own copy of what they "
-                "share" % (written_name, other), _location(where),
-                runtime.sharing_hint(written_name, other, since))
+            # raised when (if) the write runs: the generic code, made for any argument
+            # types, may not know what a specialization for arrays knows
+            return [_like(gast.Expr(value=syntax.call(self.rt("cannot_follow_write"),
+                                                      *strings)), s)]
         checks = []
         # an argument's elements, if it has any (a list of arrays, not an array): the
         # analysis assumes any argument may be a list, so these are often no sharing at all
