@@ -361,3 +361,91 @@ def list_holds_array(y, x):
     for v in items:
         total = total + np.sum(v * v)
     return total
+
+
+# ---- realistic code: in-place updates that must be neither rejected nor checked
+
+
+def euler_particles(position0, velocity0):
+    position = position0.copy()
+    velocity = velocity0.copy()
+    for step in range(5):
+        acceleration = -position * np.sum(velocity * velocity)
+        velocity += 0.1 * acceleration
+        position += 0.1 * velocity
+    return np.sum(position * position)
+
+
+def gauss_seidel(b):
+    u = np.zeros_like(b)
+    for sweep in range(3):
+        for i in range(1, b.shape[0] - 1):
+            u[i] = 0.5 * (u[i - 1] + u[i + 1] + b[i])
+    return np.sum(u * u)
+
+
+def cumulative_sum(x):
+    out = np.empty_like(x)
+    out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        out[i] = out[i - 1] + x[i]
+    return np.sum(out * out)
+
+
+def softmax_in_place(x):
+    e = np.exp(x - np.max(x))
+    e /= np.sum(e)
+    return np.sum(e * x)
+
+
+def layer_norm(x, w):
+    h = x - np.mean(x)
+    h /= np.sqrt(np.mean(h * h) + 1e-5)
+    return np.sum(h * w)
+
+
+def build_rows(x):
+    M = np.zeros((3, x.shape[0]))
+    for i in range(3):
+        row = M[i]
+        row[:] = x * (i + 1.0)
+    return np.sum(M * M)
+
+
+def heat_stencil(u0):
+    u = u0.copy()
+    for t in range(4):
+        interior = u[1:-1]
+        interior += 0.1 * (u[:-2] - 2.0 * interior + u[2:])
+    return np.sum(u * u)
+
+
+def normalize_rows(X, w):
+    for row in X:
+        row /= np.sum(row)
+    return np.sum(np.dot(X, w))
+
+
+def axpy(a, x, y):
+    y += a * x
+
+
+def accumulate_with_helper(x, z):
+    total = np.zeros_like(x)
+    for k in range(3):
+        axpy(0.5 * k, x * z, total)
+    return np.sum(total * total)
+
+
+def clip_copy(x):
+    y = x.copy()
+    y[y > 1.2] = 1.2
+    return np.sum(y * x)
+
+
+def scale_columns(X, w):
+    Y = X * 1.0
+    for j in range(X.shape[1]):
+        column = Y[:, j]
+        column *= w[j]
+    return np.sum(Y * Y)

@@ -90,8 +90,9 @@ class _Program:
                 self.block(depth + 1, self.rng.randint(1, 2), allow_new=False)
                 self.emit("else:", depth)
                 self.block(depth + 1, self.rng.randint(1, 2), allow_new=False)
-            else:
-                self.emit("for i in range(2):", depth)
+            else:  # (a loop variable of its own: nested loops reusing one hit
+                # /work/findings/alias/002_nested_loops_same_variable_keyerror.py)
+                self.emit("for %s in range(2):" % "ijkl"[depth - 1], depth)
                 self.block(depth + 1, self.rng.randint(1, 2), allow_new=False)
 
 
