@@ -78,6 +78,12 @@ class _ToANF:
         self.out: list = []
         self.current = None
 
+    def fresh(self, base: str) -> str:
+        """A new temporary: a local name, so ``temporary.attr`` is never taken for ``np.pi``."""
+        name = self.namer.fresh(base)
+        self.locals.add(name)
+        return name
+
     def resolve(self, node):
         """The object a static reference means (srcad's aliases, then the user's names)."""
         if isinstance(node, gast.Name):
@@ -158,7 +164,7 @@ class _ToANF:
                 for v in s.value.elts:
                     value = self.atom(v)
                     if isinstance(value, gast.Name) and value.id in targets:
-                        copy = self.namer.fresh(value.id)  # keep the old value: a, b = b, a
+                        copy = self.fresh(value.id)  # keep the old value: a, b = b, a
                         self.assign(copy, value, s)
                         value = syntax.name(copy)
                     values.append(value)
@@ -224,7 +230,7 @@ class _ToANF:
             self.emit(loop, s)
             return
         if isinstance(s, gast.While):
-            test_name = self.namer.fresh("more")
+            test_name = self.fresh("more")
             self.assign(test_name, self.operation(s.test), s)
             body = self.nested(s.body)
             outer, self.out = self.out, body
@@ -282,7 +288,7 @@ class _ToANF:
         operation = self.operation(node)
         if is_atom(operation, self.locals):
             return operation
-        name = self.namer.fresh(hint or _describe(operation))
+        name = self.fresh(hint or _describe(operation))
         self.assign(name, operation, node)
         return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
@@ -300,18 +306,18 @@ class _ToANF:
             return _copy(node, gast.Compare(left=self.atom(node.left), ops=node.ops,
                                             comparators=[self.atom(c) for c in node.comparators]))
         if isinstance(node, gast.Compare):  # a < b < c: b evaluated once, c only if a < b
-            result = self.namer.fresh("cond")
+            result = self.fresh("cond")
             left = self.atom(node.left)
             self.chain(result, left, list(zip(node.ops, node.comparators)), node)
             return syntax.name(result)
         if isinstance(node, gast.IfExp):
-            result = self.namer.fresh("choice")
+            result = self.fresh("choice")
             test = self.atom(node.test, hint="cond")
             self.branch(test, lambda: self.assign(result, self.operation(node.body), node),
                         lambda: self.assign(result, self.operation(node.orelse), node), node)
             return syntax.name(result)
         if isinstance(node, gast.BoolOp):  # short-circuit: later operands only when needed
-            result = self.namer.fresh("both" if isinstance(node.op, gast.And) else "either")
+            result = self.fresh("both" if isinstance(node.op, gast.And) else "either")
             self.assign(result, self.operation(node.values[0]), node)
             self.bool_rest(result, node.op, node.values[1:], node)
             return syntax.name(result)
@@ -406,7 +412,7 @@ class _ToANF:
                 self.statement(statement)
             returned = body[-1]
             self.current = returned
-            result = self.namer.fresh(getattr(function, "__name__", "result") or "result")
+            result = self.fresh(getattr(function, "__name__", "result") or "result")
             self.locals.add(result)
             if isinstance(returned, gast.Return):
                 value = returned.value if returned.value is not None else syntax.constant(None)
@@ -449,7 +455,7 @@ class _ToANF:
             return
         test = syntax.name(result)
         if isinstance(op, gast.Or):
-            negated = self.namer.fresh("neither")
+            negated = self.fresh("neither")
             self.assign(negated, gast.UnaryOp(op=gast.Not(), operand=test), like)
             test = syntax.name(negated)
 
@@ -525,6 +531,8 @@ def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
     ``inlined``, if given, receives every user function inlined into it.
     """
     normalizer = _ToANF(parsed, namer, aliases)
+    # names the earlier passes introduced (loop indices, flags, totals) are locals too
+    normalizer.locals |= syntax.stored_names(tree)
     body = normalizer.statements(tree.body)
     if inlined is not None:
         inlined.extend(normalizer.inlined)
