@@ -79,3 +79,80 @@ def test_attribute_of_an_expression_is_differentiated():
     """anf.py: temporaries were not local names, so ``mul.T`` passed for ``np.pi``."""
     A = np.array([[0.5, -1.0, 0.3], [0.2, 0.7, -0.4]])
     check_all_modes(transpose_of_expression, (A,), 0)
+
+
+# ---- transform/reverse: the returned value read after the adjoint sweep ----------------
+
+
+def rebound_in_loop(c, y):
+    for i in range(2):
+        c = c * y[i]
+    return c
+
+
+def rebound_in_loop_with_aux(c, y):
+    for i in range(3):
+        c = c * y[i]
+    return c, c + 1.0
+
+
+def test_value_and_aux_are_read_before_the_adjoint_sweep_restores_loop_variables():
+    """reverse.py: value_and_grad returned ``c`` after the tape had restored its start value."""
+    y = np.array([0.6, -1.1, 0.7])
+    value, (c_bar, y_bar) = srcad.value_and_grad(rebound_in_loop, wrt=(0, 1))(0.5, y)
+    assert_close(value, rebound_in_loop(0.5, y))
+    assert_close(c_bar, numeric_grad(rebound_in_loop, (0.5, y), 0))
+    assert_close(y_bar, numeric_grad(rebound_in_loop, (0.5, y), 1))
+    (value, aux), c_bar = srcad.value_and_grad(rebound_in_loop_with_aux, has_aux=True)(0.5, y)
+    assert_close(value, 0.5 * 0.6 * -1.1 * 0.7)
+    assert_close(aux, value + 1.0)
+    c_bar, aux = srcad.grad(rebound_in_loop_with_aux, has_aux=True)(0.5, y)
+    assert_close(aux, 0.5 * 0.6 * -1.1 * 0.7 + 1.0)
+    assert_close(c_bar, 0.6 * -1.1 * 0.7)
+
+
+# ---- normalize/lower_exits: a loop header read again after the body rebound its names --
+
+
+def iterate_rebound_sequence(x):
+    s = 0.0
+    for e in x:
+        x = x * 2.0
+        s = s + e * e
+    return s + np.sum(x)
+
+
+def iterate_rebound_enumerate(x):
+    s = 0.0
+    for i, e in enumerate(x):
+        x = x * 1.5
+        s = s + e * i
+    return s
+
+
+def range_bound_rebound(a, n):
+    s = 0.0
+    for i in range(n):
+        n = n - 1
+        s = s * a + 1.0
+    return s
+
+
+def range_bound_grows(a, n):
+    s = 0.0
+    for i in range(1, n, 1):
+        n = n + 1
+        s = s + a * i
+    return s
+
+
+@pytest.mark.parametrize("function", [iterate_rebound_sequence, iterate_rebound_enumerate])
+def test_loop_over_a_sequence_the_body_rebinds(function):
+    """lower_exits.py: ``for e in x`` read the new ``x`` after the body rebound it."""
+    check_all_modes(function, (np.array([1.0, 2.0, 3.0]),), 0)
+
+
+@pytest.mark.parametrize("function", [range_bound_rebound, range_bound_grows])
+def test_range_bound_the_body_rebinds(function):
+    """lower_exits.py: the reverse loop evaluated ``range(n)`` with the final ``n``."""
+    check_all_modes(function, (1.5, 4), 0)

@@ -108,20 +108,32 @@ class _LowerExits:
     def index_loop(self, loop):
         iterator = loop.iter
         callee = self.resolve(iterator.func) if isinstance(iterator, gast.Call) else None
-        if callee is range:
-            return [loop]
-        if callee is reversed and _is_range_call(iterator.args[0], self.resolve):
-            loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
-                lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
-            return [loop]
         prelude = []
+        # Python evaluates the header once, before the first iteration: a name the body
+        # rebinds must not be read again (by the loop, or by its reverse sweep later)
+        rebound = syntax.stored_names(gast.Module(body=loop.body, type_ignores=[])) \
+            | syntax.stored_names(loop.target)
 
         def hoist(expression, base):
-            if isinstance(expression, gast.Name):
+            if isinstance(expression, gast.Name) and expression.id not in rebound:
                 return expression.id
             name = self.namer.fresh(base)
             prelude.append(gast.copy_location(syntax.assign(name, expression), loop))
             return name
+
+        def hoist_arguments(call):
+            call.args = [a if isinstance(a, gast.Constant) or not (
+                syntax.load_names(a) & rebound) else syntax.name(hoist(a, "bound"))
+                for a in call.args]
+
+        if callee is range:
+            hoist_arguments(iterator)
+            return prelude + [loop]
+        if callee is reversed and _is_range_call(iterator.args[0], self.resolve):
+            hoist_arguments(iterator.args[0])
+            loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
+                lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
+            return prelude + [loop]
 
         index = self.namer.fresh("index")
         targets = []  # (target node, sequence name)

@@ -93,6 +93,14 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
             syntax.attribute(rt, "check_scalar_output"), syntax.deepcopy(output),
             syntax.constant("%s:%d:%d" % (where.filename, where.lineno, where.col)))))
 
+    if request.return_value or request.has_aux:
+        # the adjoint sweep restores loop variables to earlier values: read the returned
+        # value (and aux) now, as the primal sweep left them
+        kept, returned_value = _keep_loop_results(returned.value, body, context.namer)
+        statements.extend(kept)
+        if request.has_aux:
+            aux = returned_value.elts[1]
+
     seed = (syntax.name(request.seed) if isinstance(request.seed, str)
             else syntax.constant(request.seed))
     if isinstance(output, gast.Name) and context.activity.is_active(output.id):
@@ -116,7 +124,7 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     if not request.single:
         gradients = syntax.call(syntax.attribute(rt, "owned_tuple"), *results)
     if request.return_value:
-        gradients = gast.Tuple(elts=[syntax.deepcopy(returned.value), gradients], ctx=gast.Load())
+        gradients = gast.Tuple(elts=[returned_value, gradients], ctx=gast.Load())
     elif request.has_aux:
         gradients = gast.Tuple(elts=[gradients, syntax.deepcopy(aux)], ctx=gast.Load())
     statements.append(gast.Return(value=gradients))
@@ -124,6 +132,22 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     return syntax.function_def(name, args, statements)
 
 
+
+
+def _keep_loop_results(returned, body, namer) -> tuple[list, gast.expr]:
+    """``c_result = c`` for each returned name a loop assigns, and ``returned`` reading those."""
+    returned = syntax.deepcopy(returned)
+    in_loops = set()
+    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, (gast.For, gast.While)):
+            in_loops |= syntax.stored_names(node)
+    kept, renames = [], {}
+    for node in syntax.names(returned):
+        if node.id in in_loops and node.id not in renames:
+            renames[node.id] = namer.fresh(node.id + "_result")
+            kept.append(syntax.assign(renames[node.id], syntax.name(node.id)))
+    syntax.rename(returned, renames)
+    return kept, returned
 
 
 def _is_active_assignment(statement, context) -> bool:
