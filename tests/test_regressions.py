@@ -156,3 +156,89 @@ def test_loop_over_a_sequence_the_body_rebinds(function):
 def test_range_bound_the_body_rebinds(function):
     """lower_exits.py: the reverse loop evaluated ``range(n)`` with the final ``n``."""
     check_all_modes(function, (1.5, 4), 0)
+
+
+# ---- transform/reverse: an inner loop's reverse starts from its end values --------------
+# The reverse of an inner loop begins with the carried variables' values at the end of
+# that inner loop; for every outer iteration but the last, the enclosing loop must
+# restore them (they were not marked as needed, so the reverse read stale values).
+
+
+def inner_loop_in_outer(b, a):
+    for i in range(2):
+        a = a * a
+        for j in range(2):
+            a = a / b
+    return a
+
+
+def inner_loop_through_max(x):
+    b = 0.0
+    for i in range(2):
+        for j in range(1):
+            b = np.max(x * (i + 1.0))
+        b = b + 1.0
+    return b
+
+
+def while_counter_in_for(x):
+    s = 0.0
+    for j in range(2):
+        p = x
+        k = 0
+        while k < 2:
+            k += 1
+            p = np.array([p[k] * 1.5, p[0], p[1]])
+        s = s + np.sum(p * np.array([1.0, 2.0, 3.0]))
+    return s
+
+
+def three_nested_loops(a, b):
+    for i in range(2):
+        a = a * b
+        for j in range(2):
+            a = np.sin(a) + b
+            for k in range(2):
+                a = a * a + 0.1
+    return a
+
+
+def test_inner_loop_reverse_restores_end_values():
+    """reverse.py: a**4 / b**6: d/db was right only for the last outer iteration."""
+    gradients = srcad.grad(inner_loop_in_outer, wrt=(0, 1))(0.8, 0.7)
+    assert_close(gradients, (-6 * 0.7 ** 4 / 0.8 ** 7, 4 * 0.7 ** 3 / 0.8 ** 6))
+    check_all_modes(inner_loop_in_outer, (0.8, 0.7), 0)
+    check_all_modes(inner_loop_in_outer, (0.8, 0.7), 1)
+
+
+def test_inner_loop_reverse_through_max_has_no_nan():
+    x = np.array([-0.57, -0.55, -1.05])
+    assert_close(srcad.grad(inner_loop_through_max)(x), np.array([0.0, 2.0, 0.0]))
+    check_all_modes(inner_loop_through_max, (x,), 0, second_order=False)
+
+
+def test_while_counter_inside_for_is_restored():
+    x = np.array([-0.435, 1.147, 0.643])
+    check_all_modes(while_counter_in_for, (x,), 0)
+
+
+def test_three_nested_loops():
+    check_all_modes(three_nested_loops, (0.3, 0.4), 0)
+    check_all_modes(three_nested_loops, (0.3, 0.4), 1)
+
+
+# ---- normalize/rename_versions: loop targets of nested loops ----------------------------
+
+
+def nested_loops_power(a):
+    for i in range(2):
+        for j in range(2):
+            a = a * a
+    return a
+
+
+def test_hvp_of_nested_loops():
+    """rename_versions.py: the inner loop's target was carried by the reverse outer loop
+    of the gradient code (KeyError when forward mode normalized that code)."""
+    assert_close(srcad.hvp(nested_loops_power)(0.9, 1.0), 240 * 0.9 ** 14)
+    check_all_modes(nested_loops_power, (0.9,), 0)

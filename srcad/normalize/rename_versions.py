@@ -43,6 +43,21 @@ def _assigned(statements) -> set:
     return syntax.stored_names(gast.Module(body=list(statements), type_ignores=[]))
 
 
+def _loop_targets(statements) -> set:
+    """Names bound only as the target of a ``for`` inside ``statements``.
+
+    Each such loop assigns them before reading them, and they are never renamed (the
+    header binds them as they are), so they are not carried by an enclosing loop.
+    """
+    targets, others = set(), set()
+    for node in gast.walk(gast.Module(body=list(statements), type_ignores=[])):
+        if isinstance(node, gast.For):
+            targets |= syntax.stored_names(node.target)
+        elif isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            others |= syntax.stored_names(node)
+    return targets - others
+
+
 def _read_before_assigned(statements, seen=None) -> set:
     """Names read before the block has surely assigned them (in execution order)."""
     seen = set() if seen is None else seen
@@ -131,7 +146,9 @@ class _Versions:
         else:
             syntax.rename(s.test, current, loads_only=True)
         assigned = _assigned(s.body)
-        carried = sorted(assigned & (defined | _read_before_assigned(s.body)))
+        inner_targets = _loop_targets(s.body)
+        carried = sorted((assigned - inner_targets)
+                         & (defined | _read_before_assigned(s.body)))
         loop_names = {}
         for original in carried:
             if original not in defined:
@@ -167,6 +184,11 @@ class _Versions:
         for original in assigned - set(carried):
             if original in body_current:
                 current[original] = body_current[original]
+        loop_targets = inner_targets
+        if isinstance(s, gast.For):
+            loop_targets = loop_targets | syntax.stored_names(s.target)
+        for original in loop_targets:  # after the loop the name holds its last value
+            current[original] = original
         defined |= assigned
         for node in before:
             gast.copy_location(node, s)

@@ -228,6 +228,9 @@ class _Sweeps:
                 plan = self.plan(id(statement), statement.body, recompute=True)
                 for recomputed in plan.recomputed:
                     self.needed |= syntax.load_names(recomputed.value)
+                # its reverse starts from the end values of what it carries: an enclosing
+                # loop must restore those for each of its own iterations
+                self.needed |= {carried for _, carried in plan.end_values}
             elif isinstance(statement, gast.If):
                 for index, part in enumerate((statement.body, statement.orelse)):
                     self.prepare(part, in_loop)
