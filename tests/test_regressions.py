@@ -242,3 +242,58 @@ def test_hvp_of_nested_loops():
     of the gradient code (KeyError when forward mode normalized that code)."""
     assert_close(srcad.hvp(nested_loops_power)(0.9, 1.0), 240 * 0.9 ** 14)
     check_all_modes(nested_loops_power, (0.9,), 0)
+
+
+# ---- normalize/rename_versions: names only some paths bind ------------------------------
+# Python lets a function read a name only on the paths that assign it; the derivative
+# code copied such names at every branch join (and read them for a zero adjoint's shape)
+# on every path. They now start as placeholders (None) that are never used.
+
+
+def branch_in_loop_not_taken(x, b):
+    for i in range(2):
+        if x[i] > 5.0:
+            b = b * x[i]
+    return b
+
+
+def return_in_if_assign_in_else(x):
+    if x[0] > 0.0:
+        return x @ x
+    else:
+        y = x * 2.0
+    return np.sum(y * y)
+
+
+def loop_temporary_read_on_some_paths(x, n):
+    s = 0.0
+    k = 0
+    while k < n:
+        if x[k] > 0:
+            t = x[k] * 2.0
+        else:
+            t = x[k] * x[k]
+        s = s + t * x[0]
+        k += 1
+    for i in range(n):
+        u = np.sin(x[i])
+        for j in range(n):
+            s = s + u * u
+    return s + np.sum(x)
+
+
+def test_hvp_when_a_branch_in_a_loop_is_never_taken():
+    x = np.array([0.5, -0.2])
+    assert srcad.hvp(branch_in_loop_not_taken, wrt=1)(x, 0.3, 1.0) == 0.0
+    check_all_modes(branch_in_loop_not_taken, (x, 0.3), 1)
+    check_all_modes(branch_in_loop_not_taken, (np.array([6.0, 0.5]), 0.3), 1)
+
+
+@pytest.mark.parametrize("x", [np.array([0.5, -0.2]), np.array([-0.5, 0.2])])
+def test_return_in_if_and_assignment_in_else(x):
+    check_all_modes(return_in_if_assign_in_else, (x,), 0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_loop_temporaries_and_zero_trip_loops(n):
+    check_all_modes(loop_temporary_read_on_some_paths, (np.array([0.3, -0.4]), n), 0)

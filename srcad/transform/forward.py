@@ -30,7 +30,7 @@ import gast
 from .. import runtime, syntax
 from ..analysis.activity import carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, operation_of
-from ..annotations import comment, not_inlined, origin, position
+from ..annotations import comment, is_placeholder, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
 from ..normalize.inline import Recursive
 from ..recursion import jvp_of
@@ -159,6 +159,8 @@ class _Tangents:
                                          "Assign each value to its own name.")
         name = target.id
         result = namer.tangent(name)
+        if is_placeholder(statement):  # never read: neither is its tangent
+            return [syntax.assign(result, syntax.constant(None))]
         operation = operation_of(statement.value, context.resolve)
         if not carries_gradient(operation) or not any(
                 self.varied(n) for n in operation.argument_names()):
