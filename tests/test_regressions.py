@@ -297,3 +297,55 @@ def test_return_in_if_and_assignment_in_else(x):
 @pytest.mark.parametrize("n", [0, 1, 2])
 def test_loop_temporaries_and_zero_trip_loops(n):
     check_all_modes(loop_temporary_read_on_some_paths, (np.array([0.3, -0.4]), n), 0)
+
+
+# ---- normalize/lower_exits: break/continue in a nested loop's `else` --------------------
+
+
+def continue_in_inner_for_else(x, a):
+    for e in x:
+        for i in range(2):
+            a = a * e
+        else:
+            if e > 0.0:
+                continue
+        a = a + e
+    return a
+
+
+def break_in_inner_while_else(x, a):
+    for e in x:
+        k = 0
+        while k < 2:
+            a = a * e + 0.1
+            k += 1
+        else:
+            if e < 0.0:
+                break
+        a = a * 1.5
+    return a
+
+
+@pytest.mark.parametrize("function", [continue_in_inner_for_else, break_in_inner_while_else])
+def test_exit_in_the_else_of_an_inner_loop_belongs_to_the_outer_loop(function):
+    """lower_exits.py looked for the outer loop's continue/break only outside inner loops."""
+    x = np.array([0.5, -0.2, 0.7])
+    assert type(srcad.grad(function, wrt=1)(x, 1.5)) is float
+    check_all_modes(function, (x, 1.5), 0)
+    check_all_modes(function, (x, 1.5), 1)
+
+
+def float_carried_through_numpy_scalars(x, a):
+    for e in x:
+        a = a * e
+    return a
+
+
+def test_gradient_of_a_float_stays_a_float_when_the_name_holds_numpy_scalars():
+    """specialize_runtime_calls.py: match_type was dropped for a name whose kind was
+    "some scalar" (a float parameter rebound to NumPy scalars), leaking np.float64."""
+    x = np.array([0.5, -0.2])
+    gradient = srcad.grad(float_carried_through_numpy_scalars, wrt=1)(x, 1.5)
+    assert type(gradient) is float
+    output, tangent = srcad.jvp(float_carried_through_numpy_scalars, (x, 1.5), (None, 1.0))
+    assert_close(tangent, -0.1)

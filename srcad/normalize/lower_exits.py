@@ -74,8 +74,11 @@ def _contains(statements, kinds, stop_at_loops=True) -> bool:
             if _contains(statement.body, kinds, stop_at_loops) or \
                     _contains(statement.orelse, kinds, stop_at_loops):
                 return True
-        if isinstance(statement, (gast.For, gast.While)) and not stop_at_loops:
-            if _contains(statement.body, kinds, stop_at_loops):
+        if isinstance(statement, (gast.For, gast.While)):
+            # a loop's `else` runs after the loop: its break/continue are the enclosing loop's
+            if _contains(statement.orelse, kinds, stop_at_loops):
+                return True
+            if not stop_at_loops and _contains(statement.body, kinds, stop_at_loops):
                 return True
     return False
 
@@ -198,7 +201,8 @@ class _LowerExits:
         """Flags the statement may set that end the rest of the current block."""
         flags = []
         loop_break, loop_continue = self.loop_flags[-1] if self.loop_flags else (None, None)
-        if isinstance(s, (gast.If, gast.Break, gast.Continue, gast.Return)):
+        if isinstance(s, (gast.If, gast.Break, gast.Continue, gast.Return, gast.For,
+                          gast.While)):
             probe = [s]
             if loop_break and _contains(probe, gast.Break):
                 flags.append(loop_break)

@@ -116,8 +116,17 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
                     value=part))
     statements.extend(sweeps.adjoint(body))
 
+    # a gradient has its argument's type: read it from the argument as passed, not from a
+    # loop variable of the same name that the sweeps left holding another value
+    rebound = syntax.stored_names(gast.Module(body=body, type_ignores=[]))
+    arguments = {}
+    for param in request.wrt:
+        if param in rebound:
+            arguments[param] = context.namer.fresh(param + "_argument")
+            statements.insert(0, syntax.assign(arguments[param], syntax.name(param)))
     results = [syntax.call(syntax.attribute(rt, "match_type"),
-                           syntax.name(context.namer.adjoint(param)), syntax.name(param))
+                           syntax.name(context.namer.adjoint(param)),
+                           syntax.name(arguments.get(param, param)))
                for param in request.wrt]
     # gradients are fresh, writable arrays: never a read-only view, never one object twice
     gradients = syntax.call(syntax.attribute(rt, "owned"), *results)
