@@ -349,3 +349,65 @@ def test_gradient_of_a_float_stays_a_float_when_the_name_holds_numpy_scalars():
     assert type(gradient) is float
     output, tangent = srcad.jvp(float_carried_through_numpy_scalars, (x, 1.5), (None, 1.0))
     assert_close(tangent, -0.1)
+
+
+# ---- normalize: summed comprehensions anywhere, lowered where Python evaluates them ------
+# lower_comprehensions ran as a pass of its own before A-normal form: it hoisted every
+# sum in front of its statement, so a sum in a loop header was missed (an internal
+# AssertionError), a `while` test's sum was rejected, and a nested sum reading the outer
+# variable was hoisted out of the outer loop (NameError). to_anf now lowers each sum
+# where it evaluates it.
+
+
+def summed_genexp_in_loop_iterable(x, a):
+    s = 0.0
+    for e in (a, sum(k * a for k in x)):
+        s = s + e * e
+    return s
+
+
+def nested_summed_genexps(x):
+    return sum(sum(x[i] * x[j] for j in range(i + 1)) for i in range(3))
+
+
+def summed_genexp_in_while_test(x, a):
+    while sum(e * a for e in x) < 5.0:
+        a = a * 1.5
+    return a * a
+
+
+def summed_genexp_short_circuit(x, n):
+    # the sum divides by n: it must only run when n > 0, as in Python
+    if n > 0 and sum(x[i] for i in range(n)) / n > 0.1:
+        return np.sum(x * x)
+    return np.sum(x) if n == 0 or sum(x[i] * x[i] for i in range(n)) < 1.0 else 0.0
+
+
+def summed_comprehension_with_two_clauses(x):
+    square = lambda t: t * t  # noqa: E731
+    return sum(square(x[i] - x[j]) for i in range(3) for j in range(i) if i != j)
+
+
+def test_summed_generator_in_a_loop_iterable():
+    check_all_modes(summed_genexp_in_loop_iterable, (np.array([0.5, -0.2, 0.9]), 0.3), 0)
+    check_all_modes(summed_genexp_in_loop_iterable, (np.array([0.5, -0.2, 0.9]), 0.3), 1)
+
+
+def test_nested_summed_generators():
+    x = np.array([0.5, -0.2, 0.4])
+    check_all_modes(nested_summed_genexps, (x,), 0)
+
+
+def test_summed_generator_in_a_while_test_is_evaluated_each_iteration():
+    x = np.array([0.5, 0.2])
+    assert_close(summed_genexp_in_while_test(x, 1.0), 1.5 ** 10)
+    check_all_modes(summed_genexp_in_while_test, (x, 1.0), 1)
+
+
+@pytest.mark.parametrize("n", [0, 2, 3])
+def test_summed_generator_under_and_or_runs_only_when_python_runs_it(n):
+    check_all_modes(summed_genexp_short_circuit, (np.array([0.5, -0.2, 0.4]), n), 0)
+
+
+def test_summed_comprehension_with_two_clauses_and_a_lambda():
+    check_all_modes(summed_comprehension_with_two_clauses, (np.array([0.5, -0.2, 0.4]),), 0)

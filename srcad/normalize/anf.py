@@ -38,8 +38,8 @@ from ..analysis.operations import UNRESOLVED
 from ..annotations import set_not_inlined, set_origin, set_position
 from ..errors import UnsupportedSyntaxError
 from . import inline
-from .lower_comprehensions import lower_comprehensions
-from .lower_exits import lower_exits
+from .lower_comprehensions import is_summation, summation_loop, summed_literal
+from .lower_exits import index_loops, lower_exits
 from ..naming import Namer
 from ..parse import ParsedFunction
 
@@ -321,6 +321,10 @@ class _ToANF:
             self.assign(result, self.operation(node.values[0]), node)
             self.bool_rest(result, node.op, node.values[1:], node)
             return syntax.name(result)
+        if isinstance(node, gast.Call) and is_summation(node, self.resolve):
+            summed = self.summation(node)
+            if summed is not None:
+                return summed
         if isinstance(node, gast.Call):
             try:
                 inlined = self.inline(node)
@@ -395,7 +399,6 @@ class _ToANF:
                                           "Call it with the arguments it declares.")
 
         pairs = inline.bind_arguments(signature, mapping, args, keywords, self.aliases, error)
-        tree.body = lower_comprehensions(tree.body, self.namer, self.resolve)
         body = lower_exits(tree, self.namer, self.resolve).body
         saved = (self.source, self.current)
         new_locals = {renamed for _, renamed in mapping.items()} | syntax.stored_names(
@@ -424,6 +427,23 @@ class _ToANF:
             self.inlining.pop()
             self.source, self.current = saved
         return syntax.name(result)
+
+    def summation(self, call):
+        """``sum(... for ...)`` as an accumulating loop emitted here, where Python runs it."""
+        literal = summed_literal(call)
+        if literal is not None:
+            return self.operation(literal)
+        lowered = summation_loop(call, self.namer)
+        if lowered is None:
+            return None
+        statements, total = lowered
+        statements = index_loops(statements, self.namer, self.resolve)
+        self.locals |= syntax.stored_names(gast.Module(body=statements, type_ignores=[]))
+        current = self.current
+        for statement in statements:
+            self.statement(statement)
+        self.current = current
+        return syntax.name(total)
 
     def array_literal(self, call):
         """``np.array([a, b])``: an array built from values, each with its own derivative."""

@@ -56,6 +56,14 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionD
     return tree
 
 
+def index_loops(statements, namer: Namer, resolve) -> list:
+    """Only the first step of this pass: loops over sequences become loops over ``range``.
+
+    For loops built after this pass ran (a summed comprehension's, normalize/anf.py).
+    """
+    return _LowerExits(namer, resolve).index_loops(statements)
+
+
 def _has_early_return(body) -> bool:
     returns = [n for n in syntax.walk_own(gast.Module(body=body, type_ignores=[]))
                if isinstance(n, gast.Return)]
