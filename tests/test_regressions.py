@@ -411,3 +411,35 @@ def test_summed_generator_under_and_or_runs_only_when_python_runs_it(n):
 
 def test_summed_comprehension_with_two_clauses_and_a_lambda():
     check_all_modes(summed_comprehension_with_two_clauses, (np.array([0.5, -0.2, 0.4]),), 0)
+
+
+# ---- normalize/inline: a callee's renaming reached into its nested functions ------------
+
+
+def helper_with_nested_keyword_default(p):
+    def g(t, c=0.5):
+        c += t
+        return t * c
+    return g(p, c=0.9)
+
+
+def helper_shadowing_its_nested_parameter(p):
+    c = p * 3.0
+
+    def g(t, c=0.5):
+        return t * c
+    return g(p, c=c) + g(c)
+
+
+def calls_the_helpers_twice(x):
+    return (helper_with_nested_keyword_default(x) + helper_with_nested_keyword_default(x * 2.0)
+            + helper_shadowing_its_nested_parameter(x)
+            + helper_shadowing_its_nested_parameter(x - 1.0))
+
+
+def test_nested_function_keeps_its_parameter_names_when_its_parent_is_inlined_twice():
+    """inline.py renamed the nested def's parameter ``c`` with its parent's locals, so the
+    second inlining's keyword call ``g(p, c=0.9)`` no longer matched (a false rejection)."""
+    assert_close(srcad.grad(calls_the_helpers_twice)(0.3), numeric_grad(
+        calls_the_helpers_twice, (0.3,), 0))
+    check_all_modes(calls_the_helpers_twice, (0.3,), 0)

@@ -107,11 +107,36 @@ def prepare_local(definition, namer):
 
 def _rename_tree(tree, mapping):
     arguments = tree.args
-    for arg in arguments.args + arguments.posonlyargs + arguments.kwonlyargs + [
-            a for a in (arguments.vararg, arguments.kwarg) if a is not None]:
+    for arg in _parameters(arguments):
         arg.id = mapping.get(arg.id, arg.id)
     for statement in tree.body:
-        syntax.rename(statement, mapping)
+        _rename_scoped(statement, mapping)
+
+
+def _parameters(arguments) -> list:
+    return arguments.args + arguments.posonlyargs + arguments.kwonlyargs + [
+        a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+
+
+def _rename_scoped(node, mapping):
+    """Rename in place, but not a nested function's own names (its parameters and locals
+    belong to its scope: a keyword call ``g(c=0.9)`` must still find ``c``)."""
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        body = node.body if isinstance(node.body, list) else [node.body]
+        own = {a.id for a in _parameters(node.args)} | syntax.stored_names(
+            gast.Module(body=body if isinstance(node, gast.FunctionDef) else [], type_ignores=[]))
+        inner = {k: v for k, v in mapping.items() if k not in own}
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            _rename_scoped(default, mapping)  # defaults are evaluated in the enclosing scope
+        for statement in body:
+            _rename_scoped(statement, inner)
+        return node
+    if isinstance(node, gast.Name):
+        node.id = mapping.get(node.id, node.id)
+        return node
+    for child in gast.iter_child_nodes(node):
+        _rename_scoped(child, mapping)
+    return node
 
 
 def bind_arguments(signature, mapping, args, keywords, aliases, location_error):
