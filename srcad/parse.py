@@ -118,11 +118,22 @@ def _lookup_free_name(function, name, default):
 
 
 def unwrap_function(function):
-    """The plain Python function behind ``function`` (methods, partial-free wrappers)."""
-    function = inspect.unwrap(function)
+    """The plain Python function behind a bound method; any other object itself.
+
+    ``__wrapped__`` is never followed: a decorated function is the wrapper the
+    decorator returned, and that wrapper (not the function it wraps) is what a
+    call runs and what srcad differentiates. The function ``srcad.grad``
+    returns keeps ``__wrapped__`` for its users, and srcad differentiates its
+    generated code (srcad/derived.py), never the function it wraps.
+    """
     if inspect.ismethod(function):
         function = function.__func__
     return function
+
+
+def signature_of(function) -> inspect.Signature:
+    """``function``'s own parameters (inspect.signature would follow ``__wrapped__``)."""
+    return inspect.signature(function, follow_wrapped=False)
 
 
 def parse_function(function) -> ParsedFunction:
@@ -142,7 +153,8 @@ def parse_function(function) -> ParsedFunction:
             hint="Write it as a `def` function and pass that to srcad.",
         )
     try:
-        lines, first_line = inspect.getsourcelines(function)
+        # through the code object: inspect.getsourcelines(function) follows __wrapped__
+        lines, first_line = inspect.getsourcelines(function.__code__)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
             "cannot read the source of %s (%s)" % (what, exc),
@@ -152,7 +164,7 @@ def parse_function(function) -> ParsedFunction:
     raw = "".join(lines)
     source = textwrap.dedent(raw)
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-    filename = inspect.getsourcefile(function) or function.__code__.co_filename
+    filename = inspect.getsourcefile(function.__code__) or function.__code__.co_filename
     module = gast.parse(source)
     defs = [n for n in module.body if isinstance(n, gast.FunctionDef)]
     if not defs:

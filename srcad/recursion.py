@@ -32,7 +32,7 @@ def vjp_of(function):
         from .pipeline import generate_reverse
         from .transform.reverse import ReverseRequest
 
-        params = list(inspect.signature(function).parameters)
+        params = list(inspect.signature(function, follow_wrapped=False).parameters)
         request = ReverseRequest(wrt=params, single=False, seed="cotangent",
                                  check_scalar_output=False, extra_params=["cotangent"])
         generated = generate_reverse(function, request, None,
@@ -55,7 +55,7 @@ def jvp_of(function):
         from .pipeline import generate_forward
         from .transform.forward import ForwardRequest
 
-        params = list(inspect.signature(function).parameters)
+        params = list(inspect.signature(function, follow_wrapped=False).parameters)
         generated = generate_forward(function, ForwardRequest(wrt=params), None,
                                      name="jvp_%s" % function.__name__)
         _generated[key] = (function.__code__, generated.function)

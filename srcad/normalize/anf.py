@@ -373,7 +373,7 @@ class _ToANF:
                 source, tree, mapping = inline.prepare_callee(function, self.namer, self.aliases)
             except UnsupportedSyntaxError as error:
                 raise inline.CannotInline(error) from None
-            signature = inspect.signature(function)
+            signature = inspect.signature(function, follow_wrapped=False)
             if function not in self.inlined:
                 self.inlined.append(function)
         if key in self.inlining:
