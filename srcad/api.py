@@ -9,7 +9,7 @@ import numpy as np
 
 from . import arguments, cache, derived, persistent_cache, pipeline
 from .analysis import shapes
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, NonScalarOutputError
 from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
 
@@ -149,6 +149,14 @@ class _Derivative:
         arguments.check(derived.origin_of(self.target), [params[p] for p in self.wrt_positions],
                         [args[p] for p in self.wrt_positions])
 
+    def not_scalar(self, error):
+        name = derived.name_of(self.target)
+        return NonScalarOutputError(
+            "srcad.%s(%s) differentiates %s, whose result must then be a scalar: %s"
+            % (self.kind, name, name, error.message), error.location,
+            "Its derivative is a Jacobian: use srcad.jacobian(%s) (for a gradient "
+            "srcad.grad(f), srcad.hessian(f) is the same matrix)." % name)
+
     def wrapper(self):
         specialized = self.specialized
         of_value = shapes.of_value
@@ -167,7 +175,12 @@ class _Derivative:
             generated = specialized.get(tuple(map(of_value, args)))
             if generated is None:
                 generated = self.specialize(args)
-            return generated.function(*args)
+            try:
+                return generated.function(*args)
+            except NonScalarOutputError as error:
+                if isinstance(self.target, derived.Made):  # say which function is not scalar
+                    raise self.not_scalar(error) from None
+                raise
 
         derivative.__wrapped__ = self.function
         derivative.source = self.generic.source

@@ -29,7 +29,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Callable
 
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, SrcadError
 from .parse import parse_function, signature_of
 
 
@@ -53,9 +53,9 @@ class Made:
     def bound(self) -> bool:
         return self.function is not None
 
-    def error(self, location=None) -> InvalidArgumentError:
-        return InvalidArgumentError("srcad cannot differentiate %s: %s"
-                                    % (self.description, self.reason), location, self.hint)
+    def error(self, location=None, kind=InvalidArgumentError) -> SrcadError:
+        return kind("srcad cannot differentiate %s: %s" % (self.description, self.reason),
+                    location, self.hint)
 
 
 # The registration lives in the function's own __dict__ (so it goes away with the function,

@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from . import arguments, cache, derived, persistent_cache, pipeline
+from . import arguments, cache, derived, persistent_cache, pipeline, recursion
 from .analysis import shapes
 from .errors import InvalidArgumentError
 from .transform.forward import ForwardRequest
@@ -61,8 +61,9 @@ def _forward(function, names, enabled, tangent_only=False) -> _Specializations:
 
 def _reverse_vjp(function, enabled, names) -> _Specializations:
     """Cotangents for the parameters ``names`` (not a bound method's self, not a string...)."""
-    request = ReverseRequest(wrt=list(names), single=False, seed="cotangent",
-                             check_scalar_output=False, extra_params=["cotangent"])
+    cotangent = recursion.cotangent_name(_params(function))
+    request = ReverseRequest(wrt=list(names), single=False, seed=cotangent,
+                             check_scalar_output=False, extra_params=[cotangent])
     return _cached(function, ("vjp", enabled, tuple(names)),
                    lambda: _Specializations(lambda kinds: persistent_cache.generate_reverse(
                        function, request, kinds, name="vjp_" + function.__name__,

@@ -140,6 +140,9 @@ def parse_function(function) -> ParsedFunction:
     """Read ``function``'s source and parse it with gast."""
     function = unwrap_function(function)
     what = getattr(function, "__qualname__", repr(function))
+    if not inspect.isfunction(function) and inspect.isfunction(
+            getattr(function, "__wrapped__", None)):
+        raise wrapper_error(function)
     if not inspect.isfunction(function):
         raise SourceUnavailableError(
             "cannot read the source of %s: it is not a Python function (a builtin or C "
@@ -188,6 +191,22 @@ def parse_function(function) -> ParsedFunction:
         local_names=frozenset(local_names),
         identifiers=frozenset(all_identifiers(tree)),
     )
+
+
+def wrapper_error(wrapper) -> SourceUnavailableError:
+    """A decorator made ``wrapper`` without Python source (functools.lru_cache, ...)."""
+    wrapped = wrapper.__wrapped__
+    code = wrapped.__code__
+    line = linecache.getline(code.co_filename, code.co_firstlineno)
+    location = Location(code.co_filename, code.co_firstlineno,
+                        len(line) - len(line.lstrip()), line)
+    return SourceUnavailableError(
+        "cannot differentiate %s: a decorator replaced it with a %s, which is not a Python "
+        "function, so srcad cannot read what it does with %s"
+        % (wrapped.__qualname__, type(wrapper).__name__, wrapped.__name__), location,
+        "srcad differentiates decorators written in Python by reading them. If this one does "
+        "not change what %s computes, differentiate the undecorated function (%s.__wrapped__)."
+        % (wrapped.__name__, wrapped.__name__))
 
 
 def _local_names(tree: gast.FunctionDef) -> set[str]:
