@@ -496,3 +496,28 @@ def test_nondifferentiable_argument_error_as_docs_api_shows_it(tmp_path):
     with pytest.raises(NondifferentiableArgumentError) as caught:
         srcad.grad(namespace["loss"])(np.sin, 0.5)
     assert str(caught.value) == DOCUMENTED_ERROR.format(path=path)
+
+
+def sine_loop(a):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sin(a * 2.0 + i)
+    return s * a
+
+
+sine_loop_gradient = srcad.grad(sine_loop)
+
+
+def loop_gradient_in_a_loop(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total = total + sine_loop_gradient(x[i]) ** 2
+    return total
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="core: stale value when sibling inner loops assign one name inside an "
+                   "outer loop (reported: findings/api/002)")
+def test_gradient_with_a_tape_called_inside_a_loop():
+    assert_close(srcad.grad(loop_gradient_in_a_loop)(X),
+                 numeric_grad(loop_gradient_in_a_loop, (X,), 0))
