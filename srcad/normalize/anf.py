@@ -326,6 +326,11 @@ class _ToANF:
             if summed is not None:
                 return summed
         if isinstance(node, gast.Call):
+            generated = inline.generated_callee(node.func, self.resolve)
+            if generated is not None:  # vjp_of(f)(...) in gradient code differentiated again
+                node = _copy(node, gast.Call(func=syntax.name(self.aliases.name_for(
+                    generated, preferred=generated.__name__)), args=node.args,
+                    keywords=node.keywords))
             try:
                 inlined = self.inline(node)
             except inline.CannotInline as reason:
@@ -369,11 +374,12 @@ class _ToANF:
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             definition, source = self.local_functions[func.id]
             tree, mapping, signature = inline.prepare_local(definition, self.namer)
-            function, key = None, definition
+            function, key, leading = None, definition, []
         else:
             if not is_static_reference(func, self.locals):
                 return None
-            function = self.resolve(func)
+            function, leading = inline.made_callee(
+                self.resolve(func), self.parsed.location(self.source.origin(call)))
             if not inline.is_inlinable(function):
                 return None
             key = function
@@ -383,7 +389,7 @@ class _ToANF:
                 source, tree, mapping = inline.prepare_callee(function, self.namer, self.aliases)
             except UnsupportedSyntaxError as error:
                 raise inline.CannotInline(error) from None
-            signature = inspect.signature(function)
+            signature = inspect.signature(function, follow_wrapped=False)
             if function not in self.inlined:
                 self.inlined.append(function)
         if key in self.inlining:
@@ -391,7 +397,8 @@ class _ToANF:
         if any(isinstance(a, gast.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords):
             return None
-        args = [self.atom(a) for a in call.args]
+        args = [inline.value_node(value, self.aliases) for value in leading]
+        args += [self.atom(a) for a in call.args]
         keywords = {k.arg: self.atom(k.value) for k in call.keywords}
 
         def error(message):

@@ -29,9 +29,9 @@ import inspect
 
 import gast
 
-from .. import registry, syntax
-from ..errors import SrcadError, UnsupportedSyntaxError
-from ..parse import ParsedFunction, parse_function
+from .. import derived, recursion, registry, syntax
+from ..errors import MissingTemplateError, SrcadError, UnsupportedSyntaxError
+from ..parse import ParsedFunction, parse_function, wrapper_error
 
 MAX_DEPTH = 32
 
@@ -60,6 +60,53 @@ def is_inlinable(obj) -> bool:
     if module.split(".")[0] in ("numpy", "srcad", "math"):
         return False
     return registry.lookup(obj) is None
+
+
+def made_callee(function, location):
+    """What a call to ``function`` inlines: ``(function, leading arguments)``.
+
+    A function srcad made (a gradient called inside the differentiated
+    function) stands for its generic generated code, srcad/derived.py; a
+    bound derivative also passes its ``self`` first. Any other function is
+    itself. A function srcad made but cannot differentiate is CannotInline.
+    """
+    made = derived.lookup(function)
+    if made is None:
+        if _decorated_in_c(function):
+            error = wrapper_error(function)
+            raise CannotInline(type(error)(error.message, location, error.hint))
+        return function, []
+    leading = []
+    if made.bound:
+        leading = [made.first]
+        made = derived.lookup(made.function)
+    if made.code_for is None:
+        raise CannotInline(made.error(location, MissingTemplateError))
+    return made.code_for(None), leading
+
+
+def _decorated_in_c(obj) -> bool:
+    """A user's function wrapped by a decorator that is not Python (functools.lru_cache)."""
+    if inspect.isfunction(obj) or not inspect.isfunction(getattr(obj, "__wrapped__", None)):
+        return False
+    module = getattr(obj.__wrapped__, "__module__", "") or ""
+    return module.split(".")[0] not in ("numpy", "srcad", "math") and registry.lookup(obj) is None
+
+
+def generated_callee(callee, resolve):
+    """The function ``recursion.vjp_of(f)`` or ``jvp_of(f)`` returns, for a static ``f``; else None.
+
+    Gradient code calls a recursive function's derivative as ``vjp_of(f)(a, b, y_bar)``.
+    Differentiating that code again (hvp, grad of grad) needs the callee: the
+    generated function, whose source srcad reads like any other.
+    """
+    if not (isinstance(callee, gast.Call) and len(callee.args) == 1 and not callee.keywords):
+        return None
+    maker = resolve(callee.func)
+    if maker is not recursion.vjp_of and maker is not recursion.jvp_of:
+        return None
+    function = resolve(callee.args[0])
+    return maker(function) if inspect.isfunction(function) else None
 
 
 def prepare_callee(function, namer, aliases):
@@ -158,11 +205,11 @@ def bind_arguments(signature, mapping, args, keywords, aliases, location_error):
         elif name in bound.arguments:
             pairs.append((renamed, bound.arguments[name]))
         else:
-            pairs.append((renamed, _value_node(parameter.default, aliases)))
+            pairs.append((renamed, value_node(parameter.default, aliases)))
     return pairs
 
 
-def _value_node(value, aliases):
+def value_node(value, aliases):
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return syntax.constant(value)
     return syntax.name(aliases.name_for(value, preferred="default"))

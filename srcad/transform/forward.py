@@ -115,7 +115,8 @@ class _Tangents:
     def recursive_call(self, operation, result) -> list:
         """``y = f(a, b)`` with f recursive: ``y_dot = jvp_of(f)(a, b, a_dot, b_dot)[1]``."""
         function = operation.primitive
-        bound = inspect.signature(function).bind(*operation.args, **operation.keywords)
+        signature = inspect.signature(function, follow_wrapped=False)
+        bound = signature.bind(*operation.args, **operation.keywords)
         bound.apply_defaults()
         args = [value if isinstance(value, gast.AST) else syntax.constant(value)
                 for value in bound.arguments.values()]

@@ -573,7 +573,7 @@ def _adjoint_of_recursive_call(name, operation, context) -> list:
     """``y = f(a, b)`` with f recursive: ``f_grads = vjp_of(f)(a, b, y_bar)``, then accumulate."""
     namer = context.namer
     function = operation.primitive
-    signature = inspect.signature(function)
+    signature = inspect.signature(function, follow_wrapped=False)
     bound = signature.bind(*operation.args, **operation.keywords)
     bound.apply_defaults()
     args = [value if isinstance(value, gast.AST) else syntax.constant(value)
