@@ -267,9 +267,6 @@ def test_second_derivatives_of_recursive_functions(function, args):
     assert srcad.jvp(gradient, args, tangents)[1] == pytest.approx(2.0 * expected, rel=1e-6)
 
 
-@pytest.mark.xfail(strict=True, raises=UnboundLocalError,
-                   reason="reverse mode zero-initializes an adjoint from a primal unbound in "
-                   "the branch not taken (reported: findings/api/001)")
 def test_grad_of_grad_of_a_recursive_function():
     gradient = srcad.grad(calls.recursive_power)
     expected = numeric_grad(gradient, (1.3, 4), 0)
@@ -515,9 +512,6 @@ def loop_gradient_in_a_loop(x):
     return total
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="core: stale value when sibling inner loops assign one name inside an "
-                   "outer loop (reported: findings/api/002)")
 def test_gradient_with_a_tape_called_inside_a_loop():
     assert_close(srcad.grad(loop_gradient_in_a_loop)(X),
                  numeric_grad(loop_gradient_in_a_loop, (X,), 0))
