@@ -186,6 +186,10 @@ def sum_of_items(y, items, start=0):  # noqa: F811
 
 
 shape_rule(shapes.operator_elementwise, builtins.max, builtins.min)
+
+# ranges and slices hold integers: no derivative (an int taped beside floats in generated
+# code may look varied to forward mode over that code)
+nondifferentiable(builtins.range, builtins.slice)
 shape_rule(lambda items, start=None, **kw: shapes.reduction(items, shapes.Known(0)), builtins.sum)
 
 

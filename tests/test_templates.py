@@ -1282,9 +1282,14 @@ def _malformed_template(y, x):
         d[x] += d[y]
 
 
-def test_a_malformed_template_is_rejected():
-    with pytest.raises(TemplateError):
+def test_a_malformed_template_is_rejected_at_the_statement():
+    with pytest.raises(TemplateError) as info:
         registry.Template(_malformed_template, "adjoint").body
+    lines, first = inspect.getsourcelines(_malformed_template)
+    assert str(info.value).splitlines()[:3] == [
+        "%s:%d:4: error: adjoint template _malformed_template has a statement srcad cannot "
+        "paste" % (inspect.getsourcefile(_malformed_template), first + 1),
+        "    if x:", "    ^"]
 
 
 def _primitives_used(function):
