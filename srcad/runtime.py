@@ -8,6 +8,7 @@ with the plain expression they reduce to (or removes them).
 
 from __future__ import annotations
 
+import copy
 import linecache
 import numbers
 
@@ -21,20 +22,21 @@ class Parts(list):
 
     Adds element by element, so accumulating two adjoints of one list works as
     for arrays (``array + parts`` is a Parts too); slicing keeps
-    it a Parts.
+    it a Parts. It never reaches the user: ``match_type`` turns it into the
+    argument's own list or tuple.
     """
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         # array + Parts adds element by element; any other ufunc sees an ordinary array
         if ufunc is np.add and method == "__call__" and len(inputs) == 2 and not kwargs:
-            return Parts(a + b for a, b in zip(*inputs))
+            return Parts(a + b for a, b in zip(*inputs, strict=True))
         arrays = [np.asarray(list(i)) if isinstance(i, Parts) else i for i in inputs]
         return getattr(ufunc, method)(*arrays, **kwargs)
 
     def __add__(self, other):
-        if isinstance(other, (int, float)) and other == 0:
+        if _is_zero_scalar(other):
             return self
-        return Parts(a + b for a, b in zip(self, other))
+        return Parts(a + b for a, b in zip(self, other, strict=True))
 
     __radd__ = __add__
     __iadd__ = __add__  # x_bar += parts adds element by element too (never extends)
@@ -44,9 +46,37 @@ class Parts(list):
         return Parts(item) if isinstance(index, slice) else item
 
 
+class Entries(dict):
+    """The adjoint of a dict: one adjoint per key, added key by key.
+
+    Like Parts, it stays inside generated code: ``match_type`` turns it into
+    the argument's own dict type.
+    """
+
+    __array_ufunc__ = None  # array + Entries: NumPy defers to Entries.__radd__
+
+    def __add__(self, other):
+        if _is_zero_scalar(other):
+            return self
+        if not isinstance(other, dict):
+            return NotImplemented
+        out = Entries(self)
+        for key, value in other.items():
+            out[key] = out[key] + value if key in out else value
+        return out
+
+    __radd__ = __add__
+    __iadd__ = __add__  # a new Entries: another name may hold this one
+
+
+def _is_zero_scalar(value) -> bool:
+    return (isinstance(value, (numbers.Number, np.generic)) and np.ndim(value) == 0
+            and value == 0)
+
+
 def _is_ragged(x) -> bool:
-    """A list or tuple: its adjoint is a Parts, one adjoint per element."""
-    return isinstance(x, (list, tuple))
+    """A list, tuple or dict: its adjoint is a Parts or an Entries, one adjoint per element."""
+    return isinstance(x, (list, tuple, dict))
 
 
 def unbroadcast(g, x):
@@ -71,26 +101,109 @@ def unbroadcast(g, x):
 
 
 def zeros_like(x):
-    """A zero adjoint for ``x``: ``0.0`` for scalars, a float array of x's shape otherwise."""
+    """A zero adjoint for ``x``: ``0.0`` for scalars, a float array of x's shape otherwise.
+
+    A list or tuple gets a Parts and a dict an Entries of zeros, element by
+    element (e.g. a tape of (array, float) pairs); a value that is no number
+    (a string, None, a function) gets ``0.0``: it never has a gradient.
+    """
     if isinstance(x, (numbers.Number, np.generic)) and np.ndim(x) == 0:
         return 0.0
-    if _is_ragged(x):
-        return Parts(zeros_like(item) for item in x)  # e.g. a tape of (array, float) pairs
+    if isinstance(x, dict):
+        return Entries((key, zeros_like(value)) for key, value in x.items())
+    if isinstance(x, (list, tuple)):
+        return Parts(zeros_like(item) for item in x)
     x = np.asarray(x)
+    if x.dtype.kind not in "biufc":
+        return 0.0
     dtype = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.float64
     return np.zeros(x.shape, dtype=dtype)
 
 
 def match_type(g, x):
-    """Give the gradient of ``x`` the type of ``x``: a Python float for a Python scalar."""
+    """Give the gradient of ``x`` the type of ``x``: a Python float for a Python scalar.
+
+    For a list, tuple or dict (nested to any depth) the gradient has x's own
+    structure and container types, built from the adjoint ``g`` (a Parts or
+    an Entries) leaf by leaf, as ``gradient_leaf`` says.
+    """
     # np.float64 subclasses float: compare exact types, or a NumPy scalar slips through
     if type(x) in (float, int) and type(g) is not float:
         return float(g)
+    if isinstance(x, (list, tuple, dict)):
+        return _gradient_tree(g, x)
     return g
 
 
+def _gradient_tree(g, x):
+    if isinstance(x, dict):
+        return rebuild(x, [_gradient_tree(_element(g, key), value) for key, value in x.items()])
+    if isinstance(x, (list, tuple)):
+        return rebuild(x, [_gradient_tree(_element(g, index), value)
+                           for index, value in enumerate(x)])
+    return gradient_leaf(g, x)
+
+
+def _element(g, key):
+    """Element ``key`` of a container's adjoint (a scalar zero: a zero adjoint throughout)."""
+    return 0.0 if _is_zero_scalar(g) else g[key]
+
+
+def is_differentiable_leaf(x) -> bool:
+    """A leaf of a container with a gradient: a float, a complex, or an array of floats.
+
+    Ints, bools, integer arrays, strings, None, functions and other objects
+    inside a container are held constant: their gradient slot holds None.
+    """
+    if type(x) in (float, complex):
+        return True
+    dtype = getattr(x, "dtype", None)
+    return isinstance(dtype, np.dtype) and np.issubdtype(dtype, np.inexact)
+
+
+def gradient_leaf(g, x):
+    """The gradient of leaf ``x`` of a container argument, of x's own type; None if it has none.
+
+    A Python float gets a Python float, a NumPy scalar its own type, an
+    array an array of its shape.
+    """
+    if not is_differentiable_leaf(x):
+        return None
+    if type(x) in (float, complex):
+        return type(x)(g)
+    if isinstance(x, np.generic):
+        return x.dtype.type(g)
+    if np.shape(g) != np.shape(x):  # an adjoint never accumulated into: a scalar zero
+        g = np.broadcast_to(g, np.shape(x))
+    return g
+
+
+def rebuild(like, items):
+    """A container of ``like``'s type and keys holding ``items`` (its values, in order).
+
+    Keeps the container type: a list stays a list, a tuple (or namedtuple)
+    a tuple of that type, a dict (or OrderedDict...) a mapping of that type.
+    """
+    if isinstance(like, dict):
+        if type(like) in (dict, Entries):
+            return dict(zip(like, items))
+        out = copy.copy(like)  # OrderedDict, defaultdict...: same type, same order
+        out.update(zip(like, items))
+        return out
+    if type(like) in (list, tuple, Parts):
+        return list(items) if type(like) in (list, Parts) else tuple(items)
+    if hasattr(like, "_fields"):  # a namedtuple
+        return type(like)(*items)
+    return type(like)(items)
+
+
 def owned(g):
-    """A gradient the caller may keep and modify: never a read-only (broadcast) view."""
+    """A gradient the caller may keep and modify: never a read-only (broadcast) view.
+
+    In a container gradient, no array is read-only or appears twice.
+    """
+    if isinstance(g, (list, tuple, dict)):
+        return _owned(g, {})
     if isinstance(g, np.ndarray) and not g.flags.writeable:
         return g.copy()
     return g
@@ -98,13 +211,19 @@ def owned(g):
 
 def owned_tuple(*gradients):
     """Like ``owned`` for several gradients; no array is returned twice."""
-    out = []
-    for g in gradients:
-        g = owned(g)
-        if isinstance(g, np.ndarray) and any(g is earlier for earlier in out):
+    seen = {}
+    return tuple(_owned(g, seen) for g in gradients)
+
+
+def _owned(g, seen):
+    if isinstance(g, (list, tuple, dict)):
+        values = g.values() if isinstance(g, dict) else g
+        return rebuild(g, [_owned(value, seen) for value in values])
+    if isinstance(g, np.ndarray):
+        if not g.flags.writeable or id(g) in seen:
             g = g.copy()
-        out.append(g)
-    return tuple(out)
+        seen[id(g)] = g  # (keeps g alive, so its id stays its own)
+    return g
 
 
 def expand_reduced(g, x, axis=None, keepdims=False):
@@ -131,14 +250,7 @@ def _normalize_axes(axis, ndim):
 def unindex(g, x, index):
     """Adjoint of ``x[index]``: zeros of x's shape with ``g`` added at ``index``."""
     if _is_ragged(x):
-        out = zeros_like(x)
-        if isinstance(index, slice):
-            positions = range(len(x))[index]
-            for position, part in zip(positions, g):
-                out[position] = out[position] + part
-        else:
-            out[index] = out[index] + g
-        return out
+        return add_at(zeros_like(x), index, g)
     out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
     if _is_basic_index(index):
         out[index] += g
@@ -262,6 +374,14 @@ def updated(container, index, value):
 
 def without(g, index):
     """A copy of ``g`` with zeros at ``index``: an overwritten value gets no gradient."""
+    if isinstance(g, (list, dict)):  # the adjoint of a list or dict: a Parts or an Entries
+        out = copy.copy(g)
+        if isinstance(index, slice):
+            for position in range(len(g))[index]:
+                out[position] = zeros_like(g[position])
+        else:
+            out[index] = zeros_like(g[index])
+        return out
     out = np.array(g, dtype=np.result_type(g, np.float64), copy=True)
     out[index] = 0.0
     return out
@@ -300,9 +420,19 @@ def appended(items, value):
 
 
 def match_tangent(tangent, value):
-    """The output tangent of a jvp: the output's shape (and a Python float for a float)."""
+    """The output tangent of a jvp: the output's shape (and a Python float for a float).
+
+    A list, tuple or dict output gets a tangent of its own structure and types;
+    a None in it (the gradient slot of a leaf held constant) has None as tangent.
+    """
+    if isinstance(value, dict):
+        return rebuild(value, [match_tangent(_element(tangent, key), v)
+                               for key, v in value.items()])
     if isinstance(value, (tuple, list)):
-        return type(value)(match_tangent(t, v) for t, v in zip(tangent, value))
+        return rebuild(value, [match_tangent(_element(tangent, index), v)
+                               for index, v in enumerate(value)])
+    if value is None:
+        return None
     if isinstance(value, float) and not isinstance(tangent, float) and np.ndim(tangent) == 0:
         return float(tangent)
     if np.shape(tangent) != np.shape(value):
@@ -315,7 +445,11 @@ def add_at(total, index, g):
 
     Returns ``total``, so forward-mode code can write ``total = rt.add_at(total, i, g)``.
     """
-    if isinstance(total, list):
+    if isinstance(total, list) and isinstance(index, slice):  # element by element
+        positions = range(len(total))[index]
+        for position, part in zip(positions, g, strict=True):
+            total[position] = total[position] + part
+    elif isinstance(total, (list, dict)):
         total[index] = total[index] + g
     elif _is_basic_index(index):
         total[index] += g
@@ -327,8 +461,13 @@ def add_at(total, index, g):
 def added_at(total, index, g):
     """``add_at`` on a copy: what srcad reads ``rt.add_at(total, i, g)`` as when it
     differentiates generated code (every earlier value stays as it was)."""
-    copy = Parts(total) if isinstance(total, list) else np.array(total, copy=True)
-    return add_at(copy, index, g)
+    if isinstance(total, dict):
+        fresh = Entries(total)
+    elif isinstance(total, list):
+        fresh = Parts(total)
+    else:
+        fresh = np.array(total, copy=True)
+    return add_at(fresh, index, g)
 
 
 def all_but_last(items):

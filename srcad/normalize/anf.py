@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
-from ..annotations import set_not_inlined, set_origin, set_position
+from ..annotations import mark_in_place, set_not_inlined, set_origin, set_position
 from ..errors import UnsupportedSyntaxError
 from . import inline
 from .lower_comprehensions import lower_comprehensions
@@ -129,7 +129,7 @@ class _ToANF:
                                   ctx=gast.Load())
             popped = self.atom(gast.copy_location(last, s.value), hint="popped")
             helper = syntax.attribute(self.aliases.name_for(runtime), "all_but_last")
-            rest = gast.Call(func=helper, args=[syntax.name(items)], keywords=[])
+            rest = mark_in_place(gast.Call(func=helper, args=[syntax.name(items)], keywords=[]))
             self.assign(items, gast.copy_location(rest, s.value), s)
             self.emit(gast.Assign(targets=[_store(s.targets[0])], value=popped,
                                   type_comment=None), s)
@@ -196,8 +196,8 @@ class _ToANF:
             items = s.value.func.value.id
             helper = syntax.attribute(self.aliases.name_for(runtime), "appended")
             value = self.atom(s.value.args[0])
-            self.assign(items, _copy(s.value, gast.Call(func=helper, args=[
-                syntax.name(items), value], keywords=[])), s)
+            self.assign(items, mark_in_place(_copy(s.value, gast.Call(func=helper, args=[
+                syntax.name(items), value], keywords=[]))), s)
             return
         if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
                 and self.resolve(s.value.func) is runtime.add_at and len(s.value.args) == 3
@@ -207,7 +207,8 @@ class _ToANF:
             total = s.value.args[0].id
             helper = syntax.attribute(self.aliases.name_for(runtime), "added_at")
             args = [syntax.name(total)] + [self.atom(a) for a in s.value.args[1:]]
-            self.assign(total, _copy(s.value, gast.Call(func=helper, args=args, keywords=[])), s)
+            self.assign(total, mark_in_place(_copy(s.value, gast.Call(func=helper, args=args,
+                                                                      keywords=[]))), s)
             return
         if isinstance(s, gast.Expr):
             self.emit(gast.Expr(value=self.operation(s.value)), s)
