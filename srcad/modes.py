@@ -12,7 +12,7 @@ import threading
 
 import numpy as np
 
-from . import cache, persistent_cache, pipeline
+from . import cache, persistent_cache, pipeline, trees
 from .analysis import shapes
 from .errors import InvalidArgumentError
 from .parse import parse_function, unwrap_function
@@ -81,7 +81,8 @@ def jvp(function, primals, tangents, *, optimize=True):
     """Forward mode: ``(f(*primals), J·tangents)``.
 
     ``tangents`` has one entry per primal; ``None`` marks an argument that is
-    held constant. A tangent has its primal's shape.
+    held constant. A tangent has its primal's shape; for a list, tuple or dict
+    its structure, with None for a leaf held constant (srcad/trees.py).
     """
     primals, tangents = tuple(primals), tuple(tangents)
     if inspect.ismethod(function):  # self is held constant
@@ -95,7 +96,9 @@ def jvp(function, primals, tangents, *, optimize=True):
     params = _params(target)
     positions = [i for i, t in enumerate(tangents) if t is not None]
     names = [params[i] for i in positions]
-    given = [tangents[i] for i in positions]
+    # a container's tangent has its structure: checked, with None (a zero) filled in
+    given = [trees.tangent_for(tangents[i], primals[i], params[i])
+             if trees.is_container(primals[i]) else tangents[i] for i in positions]
     specializations = _forward(target, names, pipeline.optimizations(optimize))
     generated = specializations.function_for(primals + tuple(given))
     return generated.function(*primals, *given)
@@ -146,7 +149,9 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
     """A function of the same arguments returning the Jacobian, shaped output.shape + input.shape.
 
     ``mode="reverse"`` computes it row by row (one vjp per output element),
-    ``mode="forward"`` column by column (one jvp per input element).
+    ``mode="forward"`` column by column (one jvp per input element). For a
+    list, tuple or dict argument it has the argument's structure: one block
+    per leaf, output.shape + leaf.shape (None for a leaf held constant).
     """
     if mode not in ("reverse", "forward"):
         raise InvalidArgumentError("mode must be 'reverse' or 'forward', not %r" % (mode,))
@@ -158,33 +163,47 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
         if mode == "reverse":
             output, vjp_fn = vjp(target, *args, optimize=optimize)
             out_shape = np.shape(output)
-            blocks = [np.zeros(out_shape + np.shape(args[p])) for p in positions]
+            blocks = [_blocks(args[p], out_shape) for p in positions]
             for index in np.ndindex(*out_shape):
                 cotangent = np.zeros(out_shape)
                 cotangent[index] = 1.0
                 cotangents = vjp_fn(cotangent if out_shape else 1.0)
-                for block, p in zip(blocks, positions):
-                    block[index] = cotangents[p]
+                for leaf_blocks, p in zip(blocks, positions):
+                    for path, block in leaf_blocks:
+                        if block is not None:
+                            block[index] = trees.at(cotangents[p], path)
         else:
             output = target(*args)
             out_shape = np.shape(output)
             blocks = []
             for p in positions:
-                in_shape = np.shape(args[p])
-                block = np.zeros(out_shape + in_shape)
-                for index in np.ndindex(*in_shape):
-                    tangent = np.zeros(in_shape)
-                    tangent[index] = 1.0
-                    tangents = [None] * len(args)
-                    tangents[p] = tangent if in_shape else 1.0
-                    _, output_tangent = jvp(target, args, tangents, optimize=optimize)
-                    block[(Ellipsis,) + index] = output_tangent
-                blocks.append(block)
-        blocks = [float(b) if np.ndim(b) == 0 else b for b in blocks]
-        return blocks[0] if single else tuple(blocks)
+                leaf_blocks = _blocks(args[p], out_shape)
+                for path, block in leaf_blocks:
+                    if block is None:
+                        continue
+                    in_shape = block.shape[len(out_shape):]
+                    for index in np.ndindex(*in_shape):
+                        tangents = [None] * len(args)
+                        tangents[p] = trees.one_hot(args[p], path, index)
+                        _, output_tangent = jvp(target, args, tangents, optimize=optimize)
+                        block[(Ellipsis,) + index] = output_tangent
+                blocks.append(leaf_blocks)
+        results = [trees.unflatten(args[p], [_scalar_or_array(b) for _, b in leaf_blocks])
+                   for p, leaf_blocks in zip(positions, blocks)]
+        return results[0] if single else tuple(results)
 
     jacobian_function.__wrapped__ = target
     return jacobian_function
+
+
+def _blocks(arg, out_shape) -> list:
+    """``(path, zeros(out_shape + leaf shape))`` per leaf of ``arg``; None for leaves held constant."""
+    return [(path, np.zeros(out_shape + np.shape(leaf)) if trees.differentiable(path, leaf)
+             else None) for path, leaf in trees.leaves(arg)]
+
+
+def _scalar_or_array(block):
+    return float(block) if block is not None and np.ndim(block) == 0 else block
 
 
 def hvp(function, wrt=0, *, optimize=True):
@@ -216,19 +235,35 @@ def hvp(function, wrt=0, *, optimize=True):
 
 
 def hessian(function, wrt=0, *, optimize=True):
-    """A function of the same arguments returning the Hessian (input.shape * 2)."""
+    """A function of the same arguments returning the Hessian (input.shape * 2).
+
+    For a list, tuple or dict argument it is a tree of trees, as JAX gives:
+    ``hessian(f)(p)["w"]["b"]`` is the block of second derivatives for the
+    leaves ``p["w"]`` and ``p["b"]``, of shape w.shape + b.shape (None where
+    either leaf is held constant).
+    """
     target = unwrap_function(function)
     product = hvp(target, wrt, optimize=optimize)
     position = _wrt_positions(target, wrt)[0][0]
 
     def hessian_function(*args):
-        shape = np.shape(args[position])
-        result = np.zeros(shape + shape)
-        for index in np.ndindex(*shape):
-            direction = np.zeros(shape)
-            direction[index] = 1.0
-            result[(Ellipsis,) + index] = product(*args, direction if shape else 1.0)
-        return float(result) if not shape else result
+        x = args[position]
+        leaves = trees.leaves(x)
+        # blocks[i][j]: d2f / d(leaf i) d(leaf j), leaf i's shape + leaf j's shape
+        blocks = [[np.zeros(np.shape(a) + np.shape(b))
+                   if trees.differentiable(pa, a) and trees.differentiable(pb, b) else None
+                   for pb, b in leaves] for pa, a in leaves]
+        for j, (path, leaf) in enumerate(leaves):
+            if not trees.differentiable(path, leaf):
+                continue
+            for index in np.ndindex(*np.shape(leaf)):
+                product_value = product(*args, trees.one_hot(x, path, index))
+                for i, (row_path, row_leaf) in enumerate(leaves):
+                    if blocks[i][j] is not None:
+                        blocks[i][j][(Ellipsis,) + index] = trees.at(product_value, row_path)
+        rows = [trees.unflatten(x, [_scalar_or_array(b) for b in row]) for row in blocks]
+        return trees.unflatten(x, [row if trees.differentiable(p, a) else None
+                                   for row, (p, a) in zip(rows, leaves)])
 
     hessian_function.__wrapped__ = target
     return hessian_function

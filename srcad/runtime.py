@@ -433,7 +433,7 @@ def match_tangent(tangent, value):
                                for index, v in enumerate(value)])
     if value is None:
         return None
-    if isinstance(value, float) and not isinstance(tangent, float) and np.ndim(tangent) == 0:
+    if type(value) is float and type(tangent) is not float and np.ndim(tangent) == 0:
         return float(tangent)
     if np.shape(tangent) != np.shape(value):
         return np.broadcast_to(tangent, np.shape(value)).copy()
