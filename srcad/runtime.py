@@ -475,6 +475,21 @@ def all_but_last(items):
     return items[:-1]
 
 
+def iterated(items):
+    """What ``for x in items`` visits, indexable: a dict's keys (a new list), else ``items``."""
+    return list(items) if isinstance(items, dict) else items
+
+
+def iterated_adjoint(g, items):
+    """Adjoint of ``iterated``: ``g`` flows back to ``items``, but a dict's keys carry none."""
+    return zeros_like(items) if isinstance(items, dict) else g
+
+
+def iterated_tangent(t, items):
+    """Tangent of ``iterated(items)`` (``t`` is the tangent of ``items``): zeros for a dict's keys."""
+    return [0.0] * len(items) if isinstance(items, dict) else t
+
+
 def append_in_place(items, value):
     """Forward mode's ``items.append(value)``: in place, since nothing reads the old list."""
     items.append(value)

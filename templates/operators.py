@@ -209,3 +209,17 @@ def all_but_last(z, items):
 @tangent(rt.all_but_last)
 def all_but_last(z, items):  # noqa: F811
     d[z] = rt.all_but_last(d[items])
+
+
+# ``for x in items`` iterates over rt.iterated(items): the items themselves, or a dict's keys
+@adjoint(rt.iterated)
+def iterated(y, items):
+    d[items] += rt.iterated_adjoint(d[y], items)
+
+
+@tangent(rt.iterated)
+def iterated(y, items):  # noqa: F811
+    d[y] = rt.iterated_tangent(d[items], items)
+
+
+shape_rule(shapes.same_as_first, rt.iterated)

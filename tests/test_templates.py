@@ -528,6 +528,16 @@ def pop_items(x, y):
 
 
 case(pop_items, anything((3,)), anything((3,)), wrt=(0, 1))
+
+
+def rows_of(x, w):  # for row in x: iterates over rt.iterated(x), x itself for an array
+    total = 0.0
+    for row in x:
+        total = total + np.sum(row * w)
+    return total
+
+
+case(rows_of, anything((3, 4)), anything((4,)), wrt=(0, 1))
 case(max_of_two, 0.7, -0.4, wrt=(0, 1))
 case(max_of_two, -0.7, 0.4, wrt=(0, 1), id="max_of_two[second]")
 case(min_of_two, 0.7, -0.4, wrt=(0, 1))

@@ -391,7 +391,7 @@ class _ToANF:
 
         pairs = inline.bind_arguments(signature, mapping, args, keywords, self.aliases, error)
         tree.body = lower_comprehensions(tree.body, self.namer, self.resolve)
-        body = lower_exits(tree, self.namer, self.resolve).body
+        body = lower_exits(tree, self.namer, self.resolve, self.aliases).body
         saved = (self.source, self.current)
         new_locals = {renamed for _, renamed in mapping.items()} | syntax.stored_names(
             gast.Module(body=body, type_ignores=[]))

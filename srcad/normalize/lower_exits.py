@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import gast
 
-from .. import syntax
+from .. import runtime, syntax
+from ..analysis.operations import UNRESOLVED
 from ..naming import Namer
 
 
-def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionDef:
-    lowering = _LowerExits(namer, resolve)
+def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve, aliases) -> gast.FunctionDef:
+    lowering = _LowerExits(namer, resolve, aliases)
     body = lowering.index_loops(tree.body)
     if _has_early_return(body):
         result = namer.fresh("result")
@@ -81,9 +82,10 @@ def _contains(statements, kinds, stop_at_loops=True) -> bool:
 
 
 class _LowerExits:
-    def __init__(self, namer: Namer, resolve):
+    def __init__(self, namer: Namer, resolve, aliases):
         self.namer = namer
         self.resolve = resolve
+        self.aliases = aliases
         self.return_target = None  # (result name, returned flag) when returns are lowered
         self.loop_flags = []  # per enclosing loop: (break flag or None, continue flag or None)
 
@@ -115,12 +117,16 @@ class _LowerExits:
                 lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
             return [loop]
         prelude = []
+        self.dict_views(loop, prelude)
+        iterator = loop.iter
+        callee = self.resolve(iterator.func) if isinstance(iterator, gast.Call) else None
+        iterated = syntax.attribute(self.aliases.name_for(runtime), "iterated")
 
         def hoist(expression, base):
-            if isinstance(expression, gast.Name):
-                return expression.id
+            # what the loop visits, indexable: the sequence itself, or a dict's keys
             name = self.namer.fresh(base)
-            prelude.append(gast.copy_location(syntax.assign(name, expression), loop))
+            prelude.append(gast.copy_location(syntax.assign(name, syntax.call(
+                syntax.deepcopy(iterated), expression)), loop))
             return name
 
         index = self.namer.fresh("index")
@@ -166,6 +172,41 @@ class _LowerExits:
         loop.target = syntax.name(index, store=True)
         loop.body = header + loop.body
         return prelude + [loop]
+
+    def dict_views(self, loop, prelude):
+        """``for v in d.values()`` and ``for k, v in d.items()`` iterate over d's keys.
+
+        The loop then reads ``v = d[key]`` itself (``d.keys()`` is just ``d``).
+        """
+        iterator = loop.iter
+        if not (isinstance(iterator, gast.Call) and isinstance(iterator.func, gast.Attribute)
+                and iterator.func.attr in ("keys", "values", "items")
+                and not iterator.args and not iterator.keywords
+                and self.resolve(iterator.func) is UNRESOLVED):
+            return
+        view = iterator.func.attr
+        mapping = iterator.func.value
+        if view != "keys" and not isinstance(mapping, gast.Name):
+            name = self.namer.fresh("mapping")
+            prelude.append(gast.copy_location(syntax.assign(name, mapping), loop))
+            mapping = syntax.name(name)
+        loop.iter = mapping
+        if view == "keys":
+            return
+        key = self.namer.fresh("key")
+        value = gast.Subscript(value=syntax.deepcopy(mapping), slice=syntax.name(key),
+                               ctx=gast.Load())
+        if view == "values":
+            header = [gast.Assign(targets=[loop.target], value=value, type_comment=None)]
+        elif isinstance(loop.target, (gast.Tuple, gast.List)) and len(loop.target.elts) == 2:
+            header = [gast.Assign(targets=[loop.target.elts[0]], value=syntax.name(key),
+                                  type_comment=None),
+                      gast.Assign(targets=[loop.target.elts[1]], value=value, type_comment=None)]
+        else:
+            header = [gast.Assign(targets=[loop.target], value=gast.Tuple(
+                elts=[syntax.name(key), value], ctx=gast.Load()), type_comment=None)]
+        loop.target = syntax.name(key, store=True)
+        loop.body = [gast.copy_location(h, loop) for h in header] + loop.body
 
     # ---- exits become flags
     def block(self, statements):
