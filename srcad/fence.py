@@ -214,14 +214,17 @@ def _check_target(parsed, target) -> None:
     if isinstance(target, gast.Name):
         return
     if isinstance(target, (gast.Tuple, gast.List)):
+        if _is_unpacking_target(target):
+            return  # names, nested to any depth: (W, b), rest = ...
         starred = [e for e in target.elts if isinstance(e, gast.Starred)]
         for element in target.elts:
             if isinstance(element, gast.Starred) and isinstance(element.value, gast.Name) \
                     and len(starred) == 1:
                 continue
             if not isinstance(element, gast.Name):
-                _reject(parsed, element, "a nested unpacking target",
-                        "Unpack into plain names (one of them may be starred).")
+                _reject(parsed, element, "a nested unpacking target with a starred name",
+                        "Unpack into names (one of them may be starred), or nest "
+                        "without a starred name.")
         return
     if isinstance(target, gast.Subscript):
         if isinstance(target.value, gast.Name):

@@ -153,17 +153,24 @@ class _ToANF:
                     and isinstance(s.value, (gast.Tuple, gast.List))
                     and len(s.value.elts) == len(s.targets[0].elts)):
                 # a, b = b, a: evaluate every right-hand side before assigning any name
-                targets = {t.id for t in s.targets[0].elts}
+                targets = {n.id for n in syntax.names(s.targets[0])}
                 values = []
-                for v in s.value.elts:
+                for target, v in zip(s.targets[0].elts, s.value.elts):
                     value = self.atom(v)
-                    if isinstance(value, gast.Name) and value.id in targets:
-                        copy = self.namer.fresh(value.id)  # keep the old value: a, b = b, a
+                    if isinstance(value, gast.Name) and value.id in targets or (
+                            not isinstance(target, gast.Name) and not isinstance(value,
+                                                                                  gast.Name)):
+                        copy = self.namer.fresh(value.id if isinstance(value, gast.Name)
+                                                else "item")  # keep the old value: a, b = b, a
                         self.assign(copy, value, s)
                         value = syntax.name(copy)
                     values.append(value)
                 for target, value in zip(s.targets[0].elts, values):
-                    self.assign(target.id, value, s)
+                    if isinstance(target, gast.Name):
+                        self.assign(target.id, value, s)
+                    else:  # (W, b), rest = ...: split_tuples unpacks the name
+                        self.emit(gast.Assign(targets=[_store(target)], value=value,
+                                              type_comment=None), s)
                 return
             value = self.atom(s.value)
             for target in s.targets:

@@ -93,6 +93,11 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
             syntax.attribute(rt, "check_scalar_output"), syntax.deepcopy(output),
             syntax.constant("%s:%d:%d" % (where.filename, where.lineno, where.col)))))
 
+    returned_value, aux_value = returned.value, aux
+    if request.return_value or request.has_aux:
+        # the adjoint sweep restores loop variables to their first values: keep the results
+        returned_value = _kept(returned.value, statements, context.namer)
+        aux_value = _kept(aux, statements, context.namer) if aux is not None else None
     seed = (syntax.name(request.seed) if isinstance(request.seed, str)
             else syntax.constant(request.seed))
     if isinstance(output, gast.Name) and context.activity.is_active(output.id):
@@ -116,14 +121,30 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     if not request.single:
         gradients = syntax.call(syntax.attribute(rt, "owned_tuple"), *results)
     if request.return_value:
-        gradients = gast.Tuple(elts=[syntax.deepcopy(returned.value), gradients], ctx=gast.Load())
+        gradients = gast.Tuple(elts=[syntax.deepcopy(returned_value), gradients], ctx=gast.Load())
     elif request.has_aux:
-        gradients = gast.Tuple(elts=[gradients, syntax.deepcopy(aux)], ctx=gast.Load())
+        gradients = gast.Tuple(elts=[gradients, syntax.deepcopy(aux_value)], ctx=gast.Load())
     statements.append(gast.Return(value=gradients))
     args = syntax.arguments(context.parsed.params + list(request.extra_params))
     return syntax.function_def(name, args, statements)
 
 
+
+
+def _kept(value, statements, namer):
+    """``value`` (an atom or a tuple of atoms) as it is after the primal sweep.
+
+    Names are copied (``result = total``) before the adjoint sweep, which may
+    restore a loop-carried variable to its value before the loop.
+    """
+    if isinstance(value, gast.Name):
+        kept = namer.fresh(value.id)
+        statements.append(syntax.assign(kept, syntax.name(value.id)))
+        return syntax.name(kept)
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return type(value)(elts=[_kept(e, statements, namer) for e in value.elts],
+                           ctx=gast.Load())
+    return value
 
 
 def _is_active_assignment(statement, context) -> bool:
