@@ -9,6 +9,7 @@ with the plain expression they reduce to (or removes them).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import linecache
 import numbers
 
@@ -103,16 +104,18 @@ def unbroadcast(g, x):
 def zeros_like(x):
     """A zero adjoint for ``x``: ``0.0`` for scalars, a float array of x's shape otherwise.
 
-    A list or tuple gets a Parts and a dict an Entries of zeros, element by
-    element (e.g. a tape of (array, float) pairs); a value that is no number
-    (a string, None, a function) gets ``0.0``: it never has a gradient.
+    A list or tuple gets a Parts and a dict (or a dataclass) an Entries of
+    zeros, element by element (e.g. a tape of (array, float) pairs); a value
+    that is no number (a string, None, a function) gets ``0.0``: it never has
+    a gradient.
     """
     if isinstance(x, (numbers.Number, np.generic)) and np.ndim(x) == 0:
         return 0.0
-    if isinstance(x, dict):
-        return Entries((key, zeros_like(value)) for key, value in x.items())
     if isinstance(x, (list, tuple)):
         return Parts(zeros_like(item) for item in x)
+    items = children(x)
+    if items is not None:  # a dict, or a dataclass: by key, by field name
+        return Entries((key, zeros_like(value)) for key, value in items)
     x = np.asarray(x)
     if x.dtype.kind not in "biufc":
         return 0.0
@@ -123,30 +126,73 @@ def zeros_like(x):
 def match_type(g, x):
     """Give the gradient of ``x`` the type of ``x``: a Python float for a Python scalar.
 
-    For a list, tuple or dict (nested to any depth) the gradient has x's own
-    structure and container types, built from the adjoint ``g`` (a Parts or
-    an Entries) leaf by leaf, as ``gradient_leaf`` says.
+    For a container (``children``), nested to any depth, the gradient has x's
+    own structure and container types, built from the adjoint ``g`` (a Parts
+    or an Entries) leaf by leaf, as ``gradient_leaf`` says.
     """
     # np.float64 subclasses float: compare exact types, or a NumPy scalar slips through
     if type(x) in (float, int) and type(g) is not float:
         return float(g)
-    if isinstance(x, (list, tuple, dict)):
+    if children(x) is not None:
         return _gradient_tree(g, x)
     return g
 
 
-def _gradient_tree(g, x):
+def children(x):
+    """``(key, value)`` pairs of a container, or None for a leaf.
+
+    The containers: lists and tuples (namedtuples too), by position; dicts of
+    any type, by key; dataclass instances, by field name. Their adjoints in
+    generated code are a Parts (lists, tuples) or an Entries (dicts, dataclasses).
+    """
     if isinstance(x, dict):
-        return rebuild(x, [_gradient_tree(_element(g, key), value) for key, value in x.items()])
+        return list(x.items())
     if isinstance(x, (list, tuple)):
-        return rebuild(x, [_gradient_tree(_element(g, index), value)
-                           for index, value in enumerate(x)])
-    return gradient_leaf(g, x)
+        return list(enumerate(x))
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return [(f.name, getattr(x, f.name)) for f in dataclasses.fields(x)]
+    return None
+
+
+def rebuild(like, items):
+    """A container of ``like``'s type and keys holding ``items`` (its values, in order).
+
+    Keeps the container type: a list stays a list, a tuple (or namedtuple) a
+    tuple of that type, a dict (or OrderedDict...) a mapping of that type, a
+    dataclass an instance of that class (built without calling its __init__).
+    """
+    if isinstance(like, dict):
+        if type(like) in (dict, Entries):
+            return dict(zip(like, items))
+        out = copy.copy(like)  # OrderedDict, defaultdict...: same type, same order
+        out.update(zip(like, items))
+        return out
+    if type(like) in (list, tuple, Parts):
+        return list(items) if type(like) in (list, Parts) else tuple(items)
+    if isinstance(like, tuple) and hasattr(like, "_fields"):  # a namedtuple
+        return type(like)(*items)
+    if isinstance(like, (list, tuple)):
+        return type(like)(items)
+    out = copy.copy(like)  # a dataclass: every field replaced (frozen ones too)
+    for field, value in zip(dataclasses.fields(like), items):
+        object.__setattr__(out, field.name, value)
+    return out
+
+
+def _gradient_tree(g, x):
+    items = children(x)
+    if items is None:
+        return gradient_leaf(g, x)
+    return rebuild(x, [_gradient_tree(_element(g, key), value) for key, value in items])
 
 
 def _element(g, key):
     """Element ``key`` of a container's adjoint (a scalar zero: a zero adjoint throughout)."""
-    return 0.0 if _is_zero_scalar(g) else g[key]
+    if _is_zero_scalar(g):
+        return 0.0
+    if isinstance(key, str) and not isinstance(g, dict):  # a dataclass of tangents
+        return getattr(g, key)
+    return g[key]
 
 
 def is_differentiable_leaf(x) -> bool:
@@ -178,34 +224,15 @@ def gradient_leaf(g, x):
     return g
 
 
-def rebuild(like, items):
-    """A container of ``like``'s type and keys holding ``items`` (its values, in order).
-
-    Keeps the container type: a list stays a list, a tuple (or namedtuple)
-    a tuple of that type, a dict (or OrderedDict...) a mapping of that type.
-    """
-    if isinstance(like, dict):
-        if type(like) in (dict, Entries):
-            return dict(zip(like, items))
-        out = copy.copy(like)  # OrderedDict, defaultdict...: same type, same order
-        out.update(zip(like, items))
-        return out
-    if type(like) in (list, tuple, Parts):
-        return list(items) if type(like) in (list, Parts) else tuple(items)
-    if hasattr(like, "_fields"):  # a namedtuple
-        return type(like)(*items)
-    return type(like)(items)
-
-
 def owned(g):
     """A gradient the caller may keep and modify: never a read-only (broadcast) view.
 
     In a container gradient, no array is read-only or appears twice.
     """
-    if isinstance(g, (list, tuple, dict)):
+    if isinstance(g, np.ndarray):
+        return g.copy() if not g.flags.writeable else g
+    if children(g) is not None:
         return _owned(g, {})
-    if isinstance(g, np.ndarray) and not g.flags.writeable:
-        return g.copy()
     return g
 
 
@@ -216,14 +243,44 @@ def owned_tuple(*gradients):
 
 
 def _owned(g, seen):
-    if isinstance(g, (list, tuple, dict)):
-        values = g.values() if isinstance(g, dict) else g
-        return rebuild(g, [_owned(value, seen) for value in values])
     if isinstance(g, np.ndarray):
         if not g.flags.writeable or id(g) in seen:
             g = g.copy()
         seen[id(g)] = g  # (keeps g alive, so its id stays its own)
+        return g
+    items = children(g)
+    if items is not None:
+        return rebuild(g, [_owned(value, seen) for _, value in items])
     return g
+
+
+def field_key(x, name):
+    """Where attribute ``name`` of a record ``x`` sits in x's adjoint.
+
+    A namedtuple's adjoint is a Parts (by position), a dataclass's an Entries
+    (by field name).
+    """
+    if isinstance(x, tuple) and name in getattr(x, "_fields", ()):
+        return x._fields.index(name)
+    if dataclasses.is_dataclass(x) and not isinstance(x, type) and name in {
+            f.name for f in dataclasses.fields(x)}:
+        return name
+    raise UnsupportedOperationError(
+        "srcad differentiates reading the attribute .%s of a namedtuple or a dataclass, "
+        "not of a %s" % (name, type(x).__name__),
+        hint="Pass the value as an argument of its own, or hold this argument constant.")
+
+
+def unfield(g, x, name):
+    """Adjoint of ``x.name`` (x a namedtuple or dataclass): zeros like x, ``g`` at the field."""
+    return add_at(zeros_like(x), field_key(x, name), g)
+
+
+def field_of(t, x, name):
+    """``t.name`` for ``t`` a tangent or adjoint of record ``x`` (its own type, a Parts...)."""
+    if isinstance(t, (list, dict)):  # a Parts or an Entries
+        return t[field_key(x, name)]
+    return getattr(t, name)
 
 
 def expand_reduced(g, x, axis=None, keepdims=False):
@@ -422,15 +479,12 @@ def appended(items, value):
 def match_tangent(tangent, value):
     """The output tangent of a jvp: the output's shape (and a Python float for a float).
 
-    A list, tuple or dict output gets a tangent of its own structure and types;
+    A container output (``children``) gets a tangent of its own structure and types;
     a None in it (the gradient slot of a leaf held constant) has None as tangent.
     """
-    if isinstance(value, dict):
-        return rebuild(value, [match_tangent(_element(tangent, key), v)
-                               for key, v in value.items()])
-    if isinstance(value, (tuple, list)):
-        return rebuild(value, [match_tangent(_element(tangent, index), v)
-                               for index, v in enumerate(value)])
+    items = children(value)
+    if items is not None:
+        return rebuild(value, [match_tangent(_element(tangent, key), v) for key, v in items])
     if value is None:
         return None
     if type(value) is float and type(tangent) is not float and np.ndim(tangent) == 0:

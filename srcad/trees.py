@@ -1,7 +1,8 @@
 """Arguments that are containers of arrays, seen leaf by leaf (for the public functions).
 
-A *container* is a list, a tuple (a namedtuple too) or a dict (of any dict
-type), nested to any depth; anything else in it is a *leaf*. A leaf is
+A *container* is a list, a tuple (a namedtuple too), a dict (of any dict
+type) or a dataclass instance, nested to any depth (runtime.children);
+anything else in it is a *leaf*. A leaf is
 *differentiable* if it is a float, a complex, or an array or NumPy scalar of
 floats (runtime.is_differentiable_leaf); every other leaf (an int, a bool, an
 integer array, a string, None, a function...) is held constant.
@@ -22,15 +23,15 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import InvalidArgumentError
-from .runtime import is_differentiable_leaf, rebuild, zeros_like
+from .runtime import children, is_differentiable_leaf, rebuild, zeros_like
 
 
 def is_container(x) -> bool:
-    return isinstance(x, (list, tuple, dict))
+    return children(x) is not None
 
 
 def _items(x):
-    return list(x.items()) if isinstance(x, dict) else list(enumerate(x))
+    return children(x)
 
 
 def leaves(x, path=()) -> list:
@@ -66,7 +67,7 @@ def unflatten(like, values):
 def at(tree, path):
     """The element of ``tree`` at ``path``."""
     for key in path:
-        tree = tree[key]
+        tree = dict(children(tree))[key]
     return tree
 
 
@@ -115,11 +116,17 @@ def tangent_for(tangent, primal, name: str):
                     raise InvalidArgumentError(
                         "the tangent for %s must be a dict with the keys %s, got %s"
                         % (where, sorted(map(repr, x)), _describe(t)))
-            elif not isinstance(t, (list, tuple)) or len(t) != len(x):
-                raise InvalidArgumentError(
-                    "the tangent for %s must be a %s of length %d, got %s"
-                    % (where, type(x).__name__, len(x), _describe(t)))
-            return rebuild(x, [check(t[key], value, path + (key,)) for key, value in _items(x)])
+            elif isinstance(x, (list, tuple)):
+                if not isinstance(t, (list, tuple)) or len(t) != len(x):
+                    raise InvalidArgumentError(
+                        "the tangent for %s must be a %s of length %d, got %s"
+                        % (where, type(x).__name__, len(x), _describe(t)))
+            elif type(t) is not type(x):
+                raise InvalidArgumentError("the tangent for %s must be a %s, got %s"
+                                           % (where, type(x).__name__, _describe(t)))
+            given = dict(children(t))
+            return rebuild(x, [check(given[key], value, path + (key,))
+                               for key, value in _items(x)])
         if t is None:
             return zeros_like(x)
         if not is_differentiable_leaf(x):

@@ -104,6 +104,27 @@ def iterated_tangent(y, t, items):  # noqa: F811
 shape_rule(shapes.same_as_first, rt.iterated_adjoint, rt.iterated_tangent)
 
 
+# unfield(g, x, name) and field_of(t, x, name) are linear maps, each the other's transpose
+@adjoint(rt.unfield)
+def unfield(y, g, x, name):
+    d[g] += rt.field_of(d[y], x, name)
+
+
+@tangent(rt.unfield)
+def unfield(y, g, x, name):  # noqa: F811
+    d[y] = rt.unfield(d[g], x, name)
+
+
+@adjoint(rt.field_of)
+def field_of(y, t, x, name):
+    d[t] += rt.unfield(d[y], x, name)
+
+
+@tangent(rt.field_of)
+def field_of(y, t, x, name):  # noqa: F811
+    d[y] = rt.field_of(d[t], x, name)
+
+
 @adjoint(rt.without)
 def without(y, g, index):
     d[g] += rt.without(d[y], index)

@@ -1,10 +1,24 @@
 """Functions of dicts, lists and tuples of arrays, differentiated in test_container_arguments.py."""
 
 from collections import namedtuple
+from dataclasses import dataclass
 
 import numpy as np
 
 Pair = namedtuple("Pair", ["w", "b"])
+
+
+@dataclass
+class Layer:
+    W: np.ndarray
+    b: np.ndarray
+    name: str = "dense"
+
+
+@dataclass(frozen=True)
+class Model:
+    layers: list
+    scale: float
 
 
 def dict_of_weight_and_bias(p):  # /work/shared/repro/c8_dict_argument.py
@@ -165,3 +179,17 @@ def scalar_loop_with_aux(x, n):
     for i in range(n):
         total = total + x * x
     return total, total * 2.0
+
+
+def namedtuple_fields(p):
+    return np.sum(p.w ** 2) * p.b + p[0][0] * p.w[1]
+
+
+def dataclass_fields(layer, x):
+    return np.sum(np.tanh(layer.W @ x + layer.b) ** 2)
+
+
+def frozen_dataclass_of_layers(model, x):
+    for layer in model.layers:
+        x = np.tanh(layer.W @ x + layer.b)
+    return np.sum(x) * model.scale

@@ -10,6 +10,7 @@ the dot-product test, hvp against finite differences of the gradient.
 The tree helpers here are the tests' own, independent of srcad/trees.py.
 """
 
+import dataclasses
 import zlib
 from collections import OrderedDict
 
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.errors import InvalidArgumentError
+from srcad.errors import InvalidArgumentError, UnsupportedOperationError
 from tests import container_argument_functions as cf
 
 EPS = 1e-6
@@ -31,7 +32,18 @@ def _children(x):
         return list(x.items())
     if isinstance(x, (list, tuple)):
         return list(enumerate(x))
+    if is_dataclass_instance(x):
+        return [(f.name, getattr(x, f.name)) for f in dataclasses.fields(x)]
     return None
+
+
+def _rebuild(like, items):
+    if isinstance(like, dict):
+        return type(like)(zip(like, items))
+    if is_dataclass_instance(like):
+        return dataclasses.replace(like, **{f.name: v for f, v in zip(dataclasses.fields(like),
+                                                                        items)})
+    return type(like)(*items) if hasattr(like, "_fields") else type(like)(items)
 
 
 def leaves(x, path=()):
@@ -43,19 +55,19 @@ def leaves(x, path=()):
 
 def at(x, path):
     for key in path:
-        x = x[key]
+        x = dict(_children(x))[key]
     return x
 
 
 def replaced(x, path, value):
     if not path:
         return value
-    if isinstance(x, dict):
-        out = type(x)(x)
-        out[path[0]] = replaced(x[path[0]], path[1:], value)
-        return out
-    items = [replaced(v, path[1:], value) if i == path[0] else v for i, v in enumerate(x)]
-    return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
+    return _rebuild(x, [replaced(v, path[1:], value) if k == path[0] else v
+                        for k, v in _children(x)])
+
+
+def is_dataclass_instance(x):
+    return dataclasses.is_dataclass(x) and not isinstance(x, type)
 
 
 def differentiable(leaf):
@@ -70,12 +82,10 @@ def assert_same_structure(result, like, where="argument"):
     if children is not None:
         assert type(result) is type(like), "%s: %s, expected %s" % (
             where, type(result).__name__, type(like).__name__)
-        if isinstance(like, dict):
-            assert list(result) == list(like), "%s: keys %s" % (where, list(result))
-        else:
-            assert len(result) == len(like), "%s: length %d" % (where, len(result))
-        for key, value in children:
-            assert_same_structure(result[key], value, "%s[%r]" % (where, key))
+        assert [k for k, _ in _children(result)] == [k for k, _ in children], (
+            "%s: keys %s" % (where, [k for k, _ in _children(result)]))
+        for (key, value), (_, got) in zip(children, _children(result)):
+            assert_same_structure(got, value, "%s[%r]" % (where, key))
         return
     if not differentiable(like):
         assert result is None, "%s is held constant, got %r" % (where, result)
@@ -93,10 +103,7 @@ def fresh(tree):
     children = _children(tree)
     if children is None:
         return tree
-    items = [fresh(v) for _, v in children]
-    if isinstance(tree, dict):
-        return type(tree)(zip(tree, items))
-    return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+    return _rebuild(tree, [fresh(v) for _, v in children])
 
 
 def call(f, args):
@@ -151,10 +158,7 @@ def random_tangent(x, rng):
         children = _children(node)
         if children is None:
             return next(values)
-        items = [build(v) for _, v in children]
-        if isinstance(node, dict):
-            return type(node)(zip(node, items))
-        return type(node)(*items) if hasattr(node, "_fields") else type(node)(items)
+        return _rebuild(node, [build(v) for _, v in children])
 
     return build(x)
 
@@ -213,6 +217,11 @@ CASES = [  # (function, args, wrt)
     (cf.indexed_namedtuple, (cf.Pair(normal(3), 1.5),), 0),
     (cf.dict_of_weight_and_bias, (OrderedDict(b=0.5, w=normal(2)),), 0),
     (cf.list_update_and_append, ([normal(2), normal(2)], normal(2)), (0, 1)),
+    (cf.namedtuple_fields, (cf.Pair(normal(2), 0.6),), 0),
+    (cf.dataclass_fields, (cf.Layer(normal(3, 2), normal(3)), normal(2)), (0, 1)),
+    (cf.frozen_dataclass_of_layers, (cf.Model([cf.Layer(normal(2, 2), normal(2)),
+                                               cf.Layer(normal(3, 2), normal(3))], 1.4),
+                                     normal(2)), 0),
 ]
 
 
@@ -441,6 +450,27 @@ def test_namedtuple_and_ordered_dict_keep_their_types():
     np.testing.assert_array_equal(g.w, [3.0, 6.0])
     g = srcad.grad(cf.dict_of_weight_and_bias)(OrderedDict(b=0.5, w=np.array([1.0, 2.0])))
     assert type(g) is OrderedDict and list(g) == ["b", "w"]
+
+
+def test_records_keep_their_types():
+    layer = cf.Layer(np.eye(2), np.zeros(2))
+    g = srcad.grad(cf.dataclass_fields)(layer, np.array([0.5, -0.5]))
+    assert type(g) is cf.Layer and g.name is None and g.W.shape == (2, 2)
+    model = cf.Model([layer], 2.0)
+    g = srcad.grad(cf.frozen_dataclass_of_layers)(model, np.array([0.5, -0.5]))
+    assert type(g) is cf.Model and type(g.layers[0]) is cf.Layer and type(g.scale) is float
+    assert model.scale == 2.0 and model.layers[0] is layer  # the argument is as it was
+
+
+def test_an_attribute_of_another_object_is_an_error_when_the_gradient_runs():
+    class Plain:
+        def __init__(self, W, b):
+            self.W, self.b = W, b
+
+    with pytest.raises(UnsupportedOperationError, match=r"reading the attribute \.b of a "
+                                                        "namedtuple or a dataclass, not of a "
+                                                        "Plain"):
+        srcad.grad(cf.dataclass_fields)(Plain(np.eye(2), np.ones(2)), np.ones(2))
 
 
 def test_loop_over_an_int_keyed_dict_visits_its_keys():
