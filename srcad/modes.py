@@ -108,17 +108,20 @@ def vjp(function, *primals, optimize=True):
     """Reverse mode for any output: ``(f(*primals), vjp_fn)``.
 
     ``vjp_fn(cotangent)`` returns a tuple with one cotangent per primal, each
-    of its primal's shape; ``cotangent`` has the output's shape.
+    of its primal's shape (structure, for a container); ``cotangent`` has the
+    output's shape (structure).
     """
     bound = inspect.ismethod(function)
     if bound:  # self is held constant: no cotangent for it
         primals = (function.__self__,) + primals
         function = function.__func__
     target = _checked(function)
-    output = target(*primals)
+    output = target(*map(trees.copied, primals))  # (the function may append to a list...)
     specializations = _reverse_vjp(target, pipeline.optimizations(optimize), held=int(bound))
 
     def vjp_fn(cotangent):
+        if trees.is_container(output):  # of the output's structure, None for a zero
+            cotangent = trees.tangent_for(cotangent, output, "cotangent")
         generated = specializations.function_for(primals + (cotangent,))
         return generated.function(*primals, cotangent)
 
@@ -162,7 +165,7 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
         args = tuple(args)
         if mode == "reverse":
             output, vjp_fn = vjp(target, *args, optimize=optimize)
-            out_shape = np.shape(output)
+            out_shape = _output_shape(output)
             blocks = [_blocks(args[p], out_shape) for p in positions]
             for index in np.ndindex(*out_shape):
                 cotangent = np.zeros(out_shape)
@@ -173,8 +176,8 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
                         if block is not None:
                             block[index] = trees.at(cotangents[p], path)
         else:
-            output = target(*args)
-            out_shape = np.shape(output)
+            output = target(*map(trees.copied, args))
+            out_shape = _output_shape(output)
             blocks = []
             for p in positions:
                 leaf_blocks = _blocks(args[p], out_shape)
@@ -194,6 +197,14 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
 
     jacobian_function.__wrapped__ = target
     return jacobian_function
+
+
+def _output_shape(output):
+    if trees.is_container(output):
+        raise InvalidArgumentError(
+            "jacobian needs a function returning an array or a scalar, not a %s"
+            % type(output).__name__, hint="Use jvp or vjp for a function returning a container.")
+    return np.shape(output)
 
 
 def _blocks(arg, out_shape) -> list:

@@ -385,13 +385,14 @@ def inverse_transpose_axes(axes, ndim):
 
 def check_scalar_output(value, where):
     """Raise NonScalarOutputError unless ``value`` is a scalar (what ``grad`` needs)."""
-    if np.ndim(value) != 0:
+    if children(value) is not None or np.ndim(value) != 0:
+        what = ("a %s" % type(value).__name__ if children(value) is not None
+                else "an array of shape %s" % (np.shape(value),))
         filename, lineno, col = where.rsplit(":", 2)
         location = Location(filename, int(lineno), int(col),
                             linecache.getline(filename, int(lineno)))
         raise NonScalarOutputError(
-            "grad needs a function that returns a scalar, but this return gave an array "
-            "of shape %s" % (np.shape(value),),
+            "grad needs a function that returns a scalar, but this return gave %s" % what,
             location,
             hint="Reduce the output to a scalar, for example with np.sum(...).",
         )

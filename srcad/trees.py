@@ -47,6 +47,14 @@ def leaves(x, path=()) -> list:
     return out
 
 
+def copied(x):
+    """``x`` with its containers copied (leaves shared): a call may append to a list in it."""
+    items = children(x)
+    if items is None:
+        return x
+    return rebuild(x, [copied(value) for _, value in items])
+
+
 def differentiable(path, leaf) -> bool:
     """Whether a leaf gets a derivative (an argument that is no container always does)."""
     return path == () or is_differentiable_leaf(leaf)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.errors import InvalidArgumentError, UnsupportedOperationError
+from srcad.errors import InvalidArgumentError, NonScalarOutputError, UnsupportedOperationError
 from tests import container_argument_functions as cf
 
 EPS = 1e-6
@@ -529,6 +529,56 @@ def test_hessian_of_a_dict_argument_is_a_tree_of_blocks():
                 np.testing.assert_allclose(
                     np.asarray(h[row_key][column_key])[(Ellipsis,) + index], column,
                     rtol=1e-5, atol=1e-7)
+
+
+# --------------------------------------------------------------- container outputs
+
+
+def test_dict_output_forward_and_reverse():
+    """jvp gives a dict of output tangents, vjp takes a dict cotangent: dot-product test."""
+    rng = rng_for("dict output")
+    p = {"w": rng.standard_normal(3), "c": 0.4}
+    x = rng.standard_normal(3)
+    t = random_tangent(p, rng)
+    value, tangent = srcad.jvp(cf.dict_output, (p, x), (t, None))
+    assert type(tangent) is dict and list(tangent) == ["y", "s"]
+    assert type(tangent["s"]) is type(value["s"])
+    numeric = {key: (cf.dict_output(_along(p, t, 1e-6), x)[key]
+                     - cf.dict_output(_along(p, t, -1e-6), x)[key]) / 2e-6 for key in value}
+    for key in value:
+        np.testing.assert_allclose(tangent[key], numeric[key], rtol=1e-6, atol=1e-9)
+    cotangent = {"y": rng.standard_normal(3), "s": 0.7}
+    output, vjp_fn = srcad.vjp(cf.dict_output, p, x)
+    p_bar, x_bar = vjp_fn(cotangent)
+    assert_same_structure(p_bar, p)
+    assert inner(tangent, cotangent) == pytest.approx(inner(t, p_bar), rel=1e-9)
+    p_bar_without_s, _ = vjp_fn({"y": cotangent["y"], "s": None})  # None: a zero cotangent
+    np.testing.assert_allclose(p_bar_without_s["w"], p_bar["w"] - 0.7 * p["c"])
+
+
+def test_a_dict_output_is_not_a_scalar_or_an_array():
+    p = {"w": np.ones(3), "c": 0.4}
+    with pytest.raises(NonScalarOutputError, match="this return gives a dict"):
+        srcad.grad(cf.dict_output)(p, np.ones(3))
+    with pytest.raises(NonScalarOutputError, match="this return gave a dict"):
+        srcad.grad(cf.returns_its_argument)(p)  # known only when the code runs
+    with pytest.raises(InvalidArgumentError, match="not a dict"):
+        srcad.jacobian(cf.dict_output)(p, np.ones(3))
+
+
+def test_vjp_and_jacobian_call_the_function_on_copies_of_its_containers():
+    """The function appends to its list argument; the caller's list stays as it was."""
+    xs, y = [np.array([1.0, 2.0]), np.array([0.5, -1.0])], np.array([3.0, 1.0])
+    output, vjp_fn = srcad.vjp(cf.list_update_and_append, xs, y)
+    assert len(xs) == 2
+    xs_bar, y_bar = vjp_fn(1.0)
+    expected = srcad.grad(cf.list_update_and_append, wrt=(0, 1))(xs, y)
+    _assert_trees_equal(xs_bar, expected[0])
+    np.testing.assert_array_equal(y_bar, expected[1])
+    for mode in ("reverse", "forward"):
+        jac = srcad.jacobian(cf.list_update_and_append, wrt=1, mode=mode)(xs, y)
+        assert len(xs) == 2
+        np.testing.assert_allclose(jac, expected[1])
 
 
 # ----------------------------------------------------------------------- errors

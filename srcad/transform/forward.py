@@ -187,6 +187,14 @@ class _Tangents:
             else:
                 value = type(operation.node)(elts=parts, ctx=gast.Load())
             return [syntax.assign(result, value)]
+        if primitive is TUPLE:  # a dict: its values' tangents under the same keys
+            if not all(isinstance(k, gast.Constant) for k in operation.node.keys):
+                raise UnsupportedSyntaxError(
+                    "srcad cannot differentiate through a dict whose keys are not constants",
+                    location, "Write the keys as constants: {'w': w, 'b': b}.")
+            return [syntax.assign(result, gast.Dict(
+                keys=[syntax.deepcopy(k) for k in operation.node.keys],
+                values=[self.tangent_of(a) for a in operation.args]))]
         if id(statement.value) in self.in_place:
             return self.list_in_place(statement, operation, result)
         reason = not_inlined(operation.node) if operation.node is not None else None

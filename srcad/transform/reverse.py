@@ -30,7 +30,7 @@ from ..annotations import (comment, is_carry, is_restore, mark_restore, not_inli
                            position)
 from ..analysis.activity import Activity, carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, UNRESOLVED, operation_of
-from ..errors import UnsupportedSyntaxError
+from ..errors import NonScalarOutputError, UnsupportedSyntaxError
 from ..naming import Namer
 from ..namespace import Aliases
 from ..parse import ParsedFunction
@@ -89,6 +89,7 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
         statements.insert(0, syntax.assign(sweeps.tape, gast.List(elts=[], ctx=gast.Load())))
     if request.check_scalar_output:
         where = context.parsed.location(origin(returned) or returned)
+        _reject_container_output(output, body, where)
         statements.append(gast.Expr(value=syntax.call(
             syntax.attribute(rt, "check_scalar_output"), syntax.deepcopy(output),
             syntax.constant("%s:%d:%d" % (where.filename, where.lineno, where.col)))))
@@ -129,6 +130,21 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     return syntax.function_def(name, args, statements)
 
 
+
+
+def _reject_container_output(output, body, where):
+    """grad of a function returning a literal tuple, list or dict: an error now."""
+    literal = output if isinstance(output, (gast.Tuple, gast.List, gast.Dict)) else None
+    for statement in body:
+        if (literal is None and isinstance(output, gast.Name) and isinstance(statement, gast.Assign)
+                and syntax.stored_names(statement) == {output.id}
+                and isinstance(statement.value, (gast.Tuple, gast.List, gast.Dict))):
+            literal = statement.value
+    if literal is not None:
+        kind = {gast.Tuple: "a tuple", gast.List: "a list", gast.Dict: "a dict"}[type(literal)]
+        raise NonScalarOutputError(
+            "grad needs a function that returns a scalar, but this return gives %s" % kind,
+            where, hint="Return a scalar, or use has_aux=True to return (loss, aux).")
 
 
 def _kept(value, statements, namer):
@@ -522,9 +538,20 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
         out.append(_reset(namer.adjoint(name)))
         return out
     if primitive is TUPLE:
-        raise UnsupportedSyntaxError(
-            "srcad cannot differentiate through a dict it cannot split into variables",
-            location, "Read and write it only with constant string keys, and do not pass it on.")
+        # a dict {key: value}: each value's adjoint is the whole's (an Entries) at its key
+        if not all(isinstance(k, gast.Constant) for k in operation.node.keys):
+            raise UnsupportedSyntaxError(
+                "srcad cannot differentiate through a dict whose keys are not constants",
+                location, "Write the keys as constants: {'w': w, 'b': b}.")
+        out = []
+        for key, item in zip(operation.node.keys, operation.args):
+            if isinstance(item, gast.Name) and context.activity.is_active(item.id):
+                part = gast.Subscript(value=syntax.name(namer.adjoint(name)),
+                                      slice=syntax.deepcopy(key), ctx=gast.Load())
+                out.append(gast.AugAssign(target=syntax.name(namer.adjoint(item.id), True),
+                                          op=gast.Add(), value=part))
+        out.append(_reset(namer.adjoint(name)))
+        return out
     reason = not_inlined(operation.node) if operation.node is not None else None
     if isinstance(reason, Recursive) and template_of(primitive, "adjoint") is None:
         return _adjoint_of_recursive_call(name, operation, context)
