@@ -57,6 +57,14 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve, aliases) -> gast.
     return tree
 
 
+def index_loops(statements, namer: Namer, resolve, aliases) -> list:
+    """Only the first step of this pass: loops over sequences become loops over ``range``.
+
+    For loops built after this pass ran (a summed comprehension's, normalize/anf.py).
+    """
+    return _LowerExits(namer, resolve, aliases).index_loops(statements)
+
+
 def _has_early_return(body) -> bool:
     returns = [n for n in syntax.walk_own(gast.Module(body=body, type_ignores=[]))
                if isinstance(n, gast.Return)]
@@ -75,8 +83,11 @@ def _contains(statements, kinds, stop_at_loops=True) -> bool:
             if _contains(statement.body, kinds, stop_at_loops) or \
                     _contains(statement.orelse, kinds, stop_at_loops):
                 return True
-        if isinstance(statement, (gast.For, gast.While)) and not stop_at_loops:
-            if _contains(statement.body, kinds, stop_at_loops):
+        if isinstance(statement, (gast.For, gast.While)):
+            # a loop's `else` runs after the loop: its break/continue are the enclosing loop's
+            if _contains(statement.orelse, kinds, stop_at_loops):
+                return True
+            if not stop_at_loops and _contains(statement.body, kinds, stop_at_loops):
                 return True
     return False
 
@@ -108,22 +119,38 @@ class _LowerExits:
         return out
 
     def index_loop(self, loop):
-        iterator = loop.iter
-        callee = self.resolve(iterator.func) if isinstance(iterator, gast.Call) else None
-        if callee is range:
-            return [loop]
-        if callee is reversed and _is_range_call(iterator.args[0], self.resolve):
-            loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
-                lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
-            return [loop]
         prelude = []
         self.dict_views(loop, prelude)
         iterator = loop.iter
         callee = self.resolve(iterator.func) if isinstance(iterator, gast.Call) else None
+        # Python evaluates the header once, before the first iteration: a name the body
+        # rebinds must not be read again (by the loop, or by its reverse sweep later)
+        rebound = syntax.stored_names(gast.Module(body=loop.body, type_ignores=[])) \
+            | syntax.stored_names(loop.target)
+
+        def hoist_bound(expression):
+            name = self.namer.fresh("bound")
+            prelude.append(gast.copy_location(syntax.assign(name, expression), loop))
+            return name
+
+        def hoist_arguments(call):
+            call.args = [a if isinstance(a, gast.Constant) or not (
+                syntax.load_names(a) & rebound) else syntax.name(hoist_bound(a))
+                for a in call.args]
+
+        if callee is range:
+            hoist_arguments(iterator)
+            return prelude + [loop]
+        if callee is reversed and _is_range_call(iterator.args[0], self.resolve):
+            hoist_arguments(iterator.args[0])
+            loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
+                lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
+            return prelude + [loop]
         iterated = syntax.attribute(self.aliases.name_for(runtime), "iterated")
 
         def hoist(expression, base):
-            # what the loop visits, indexable: the sequence itself, or a dict's keys
+            # what the loop visits, evaluated once into a fresh name (whatever the body
+            # rebinds) and indexable: the sequence itself, or a dict's keys
             name = self.namer.fresh(base)
             prelude.append(gast.copy_location(syntax.assign(name, syntax.call(
                 syntax.deepcopy(iterated), expression)), loop))
@@ -227,7 +254,8 @@ class _LowerExits:
         """Flags the statement may set that end the rest of the current block."""
         flags = []
         loop_break, loop_continue = self.loop_flags[-1] if self.loop_flags else (None, None)
-        if isinstance(s, (gast.If, gast.Break, gast.Continue, gast.Return)):
+        if isinstance(s, (gast.If, gast.Break, gast.Continue, gast.Return, gast.For,
+                          gast.While)):
             probe = [s]
             if loop_break and _contains(probe, gast.Break):
                 flags.append(loop_break)

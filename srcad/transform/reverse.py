@@ -30,7 +30,7 @@ from ..annotations import (comment, is_carry, is_restore, mark_restore, not_inli
                            position)
 from ..analysis.activity import Activity, carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, UNRESOLVED, operation_of
-from ..errors import NonScalarOutputError, UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError
 from ..naming import Namer
 from ..namespace import Aliases
 from ..parse import ParsedFunction
@@ -87,21 +87,28 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     statements = sweeps.forward(body)
     if sweeps.uses_tape:
         statements.insert(0, syntax.assign(sweeps.tape, gast.List(elts=[], ctx=gast.Load())))
+    # grad of a function returning a tuple, list or dict: rt.check_scalar_output raises
+    # when the code runs, so no adjoint is seeded (it would index the seed 1.0)
+    no_adjoint = request.check_scalar_output and _returns_a_literal_container(output, body)
     if request.check_scalar_output:
         where = context.parsed.location(origin(returned) or returned)
-        _reject_container_output(output, body, where)
         statements.append(gast.Expr(value=syntax.call(
             syntax.attribute(rt, "check_scalar_output"), syntax.deepcopy(output),
             syntax.constant("%s:%d:%d" % (where.filename, where.lineno, where.col)))))
 
-    returned_value, aux_value = returned.value, aux
     if request.return_value or request.has_aux:
-        # the adjoint sweep restores loop variables to their first values: keep the results
-        returned_value = _kept(returned.value, statements, context.namer)
-        aux_value = _kept(aux, statements, context.namer) if aux is not None else None
+        # the adjoint sweep restores loop variables to earlier values: read the returned
+        # value (and aux) now, as the primal sweep left them
+        kept, returned_value = _keep_loop_results(returned.value, body, context.namer)
+        statements.extend(kept)
+        if request.has_aux:
+            aux = returned_value.elts[1]
+
     seed = (syntax.name(request.seed) if isinstance(request.seed, str)
             else syntax.constant(request.seed))
-    if isinstance(output, gast.Name) and context.activity.is_active(output.id):
+    if no_adjoint:
+        pass
+    elif isinstance(output, gast.Name) and context.activity.is_active(output.id):
         statements.append(gast.AugAssign(target=syntax.name(context.namer.adjoint(output.id), True),
                                          op=gast.Add(), value=seed))
     elif isinstance(output, (gast.Tuple, gast.List)) and isinstance(request.seed, str):
@@ -112,19 +119,29 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
                 statements.append(gast.AugAssign(
                     target=syntax.name(context.namer.adjoint(element.id), True), op=gast.Add(),
                     value=part))
-    statements.extend(sweeps.adjoint(body))
+    if not no_adjoint:
+        statements.extend(sweeps.adjoint(body))
 
+    # a gradient has its argument's type: read it from the argument as passed, not from a
+    # loop variable of the same name that the sweeps left holding another value
+    rebound = syntax.stored_names(gast.Module(body=body, type_ignores=[]))
+    arguments = {}
+    for param in request.wrt:
+        if param in rebound:
+            arguments[param] = context.namer.fresh(param + "_argument")
+            statements.insert(0, syntax.assign(arguments[param], syntax.name(param)))
     results = [syntax.call(syntax.attribute(rt, "match_type"),
-                           syntax.name(context.namer.adjoint(param)), syntax.name(param))
+                           syntax.name(context.namer.adjoint(param)),
+                           syntax.name(arguments.get(param, param)))
                for param in request.wrt]
     # gradients are fresh, writable arrays: never a read-only view, never one object twice
     gradients = syntax.call(syntax.attribute(rt, "owned"), *results)
     if not request.single:
         gradients = syntax.call(syntax.attribute(rt, "owned_tuple"), *results)
     if request.return_value:
-        gradients = gast.Tuple(elts=[syntax.deepcopy(returned_value), gradients], ctx=gast.Load())
+        gradients = gast.Tuple(elts=[returned_value, gradients], ctx=gast.Load())
     elif request.has_aux:
-        gradients = gast.Tuple(elts=[gradients, syntax.deepcopy(aux_value)], ctx=gast.Load())
+        gradients = gast.Tuple(elts=[gradients, syntax.deepcopy(aux)], ctx=gast.Load())
     statements.append(gast.Return(value=gradients))
     args = syntax.arguments(context.parsed.params + list(request.extra_params))
     return syntax.function_def(name, args, statements)
@@ -132,35 +149,30 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
 
 
 
-def _reject_container_output(output, body, where):
-    """grad of a function returning a literal tuple, list or dict: an error now."""
-    literal = output if isinstance(output, (gast.Tuple, gast.List, gast.Dict)) else None
-    for statement in body:
-        if (literal is None and isinstance(output, gast.Name) and isinstance(statement, gast.Assign)
-                and syntax.stored_names(statement) == {output.id}
-                and isinstance(statement.value, (gast.Tuple, gast.List, gast.Dict))):
-            literal = statement.value
-    if literal is not None:
-        kind = {gast.Tuple: "a tuple", gast.List: "a list", gast.Dict: "a dict"}[type(literal)]
-        raise NonScalarOutputError(
-            "grad needs a function that returns a scalar, but this return gives %s" % kind,
-            where, hint="Return a scalar, or use has_aux=True to return (loss, aux).")
+def _returns_a_literal_container(output, body) -> bool:
+    """The output is a tuple, list or dict written as such (``return a, b``, ``y = {...}``)."""
+    if isinstance(output, (gast.Tuple, gast.List, gast.Dict)):
+        return True
+    return isinstance(output, gast.Name) and any(
+        isinstance(statement, gast.Assign) and syntax.stored_names(statement) == {output.id}
+        and isinstance(statement.value, (gast.Tuple, gast.List, gast.Dict))
+        for statement in body)
 
 
-def _kept(value, statements, namer):
-    """``value`` (an atom or a tuple of atoms) as it is after the primal sweep.
-
-    Names are copied (``result = total``) before the adjoint sweep, which may
-    restore a loop-carried variable to its value before the loop.
-    """
-    if isinstance(value, gast.Name):
-        kept = namer.fresh(value.id)
-        statements.append(syntax.assign(kept, syntax.name(value.id)))
-        return syntax.name(kept)
-    if isinstance(value, (gast.Tuple, gast.List)):
-        return type(value)(elts=[_kept(e, statements, namer) for e in value.elts],
-                           ctx=gast.Load())
-    return value
+def _keep_loop_results(returned, body, namer) -> tuple[list, gast.expr]:
+    """``c_result = c`` for each returned name a loop assigns, and ``returned`` reading those."""
+    returned = syntax.deepcopy(returned)
+    in_loops = set()
+    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, (gast.For, gast.While)):
+            in_loops |= syntax.stored_names(node)
+    kept, renames = [], {}
+    for node in syntax.names(returned):
+        if node.id in in_loops and node.id not in renames:
+            renames[node.id] = namer.fresh(node.id + "_result")
+            kept.append(syntax.assign(renames[node.id], syntax.name(node.id)))
+    syntax.rename(returned, renames)
+    return kept, returned
 
 
 def _is_active_assignment(statement, context) -> bool:
@@ -241,6 +253,9 @@ class _Sweeps:
                 plan = self.plan(id(statement), statement.body, recompute=True)
                 for recomputed in plan.recomputed:
                     self.needed |= syntax.load_names(recomputed.value)
+                # its reverse starts from the end values of what it carries: an enclosing
+                # loop must restore those for each of its own iterations
+                self.needed |= {carried for _, carried in plan.end_values}
             elif isinstance(statement, gast.If):
                 for index, part in enumerate((statement.body, statement.orelse)):
                     self.prepare(part, in_loop)
@@ -585,7 +600,7 @@ def _adjoint_of_recursive_call(name, operation, context) -> list:
     """``y = f(a, b)`` with f recursive: ``f_grads = vjp_of(f)(a, b, y_bar)``, then accumulate."""
     namer = context.namer
     function = operation.primitive
-    signature = inspect.signature(function)
+    signature = inspect.signature(function, follow_wrapped=False)
     bound = signature.bind(*operation.args, **operation.keywords)
     bound.apply_defaults()
     args = [value if isinstance(value, gast.AST) else syntax.constant(value)
