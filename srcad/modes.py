@@ -287,7 +287,7 @@ def _output_shape(output):
 
 
 def _blocks(arg, out_shape) -> list:
-    """``(path, zeros(out_shape + leaf shape))`` per leaf of ``arg``; None for leaves held constant."""
+    """``(path, zeros(out_shape + leaf shape))`` per leaf of ``arg`` (None: held constant)."""
     return [(path, np.zeros(out_shape + np.shape(leaf)) if trees.differentiable(path, leaf)
              else None) for path, leaf in trees.leaves(arg)]
 

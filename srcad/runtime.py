@@ -541,7 +541,7 @@ def iterated_adjoint(g, items):
 
 
 def iterated_tangent(t, items):
-    """Tangent of ``iterated(items)`` (``t`` is the tangent of ``items``): zeros for a dict's keys."""
+    """Tangent of ``iterated(items)`` (``t`` is items' tangent): zeros for a dict's keys."""
     return [0.0] * len(items) if isinstance(items, dict) else t
 
 

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import srcad
+
 Pair = namedtuple("Pair", ["w", "b"])
 
 
@@ -201,3 +203,29 @@ def dict_output(p, x):
 
 def returns_its_argument(p):
     return p
+
+
+def readme_loss(params, x, y):  # README.md, "Dicts, lists, tuples and dataclasses as arguments"
+    for W, b in params["layers"]:
+        x = np.tanh(W @ x + b)
+    return params["scale"] * np.sum((x - y) ** 2)
+
+
+def clipped_sum(xs):  # docs/how-it-works.md, "break, continue, return"
+    s = 0.0
+    for v in xs:
+        if v < 0.0:
+            continue
+        s = s + v * v
+    return s
+
+
+def decay(x, n):  # docs/how-it-works.md, "Higher derivatives"
+    y = x
+    for i in range(n):
+        y = y * np.sin(y)
+    return y
+
+
+def stopped(p):
+    return np.sum(srcad.stop_gradient(p["w"]) ** 2) + p["b"]

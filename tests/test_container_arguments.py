@@ -602,3 +602,89 @@ def test_a_tangent_must_have_the_primal_structure():
     with pytest.raises(InvalidArgumentError, match="must be a list of length 2"):
         srcad.hvp(cf.layers_in_a_loop)([(np.ones(2), np.ones(3)), (np.ones(1), np.ones(2))],
                                        [(np.ones(2), np.ones(3))])
+
+
+# ------------------------------------------------------------------ documentation
+
+
+def test_readme_example_prints_what_the_readme_shows():
+    """README.md, "Dicts, lists, tuples and dataclasses as arguments": every value shown."""
+    params = {"layers": [(np.array([[1.0, -0.5], [0.3, 0.8]]), np.zeros(2)),
+                         (np.array([[0.7, -1.2]]), np.array([0.1]))],
+              "scale": 0.5, "name": "tiny"}
+    x, y = np.array([0.5, -1.0]), np.array([0.2])
+    g = srcad.grad(cf.readme_loss)(params, x, y)
+    assert type(g) is dict and type(g["layers"]) is list
+    assert all(type(layer) is tuple for layer in g["layers"])
+    assert repr(g["layers"][1][0]) == "array([[ 0.12643848, -0.09490761]])"
+    assert repr(g["scale"]) == "0.4443087469101062"
+    assert g["name"] is None
+    v = {"layers": [(np.ones((2, 2)), None), (None, None)], "scale": None, "name": None}
+    value, tangent = srcad.jvp(cf.readme_loss, (params, x, y), (v, None, None))
+    assert (repr(float(value)), repr(float(tangent))) == ("0.2221543734550531",
+                                                          "0.0426542298822172")
+    assert repr(srcad.hvp(cf.readme_loss)(params, x, y, v)["scale"]) == "0.0853084597644344"
+    assert_matches(g, numeric_gradient(cf.readme_loss, (params, x, y), 0))
+
+
+def _normalized(function):
+    text = srcad.source(function, stages=True)
+    return text.split("# ---- after normalize ----\n")[1].split("# ---- after")[0].strip()
+
+
+def test_how_it_works_shows_the_normalized_loop_over_a_sequence():
+    """docs/how-it-works.md, "break, continue, return": clipped_sum after normalize."""
+    assert _normalized(cf.clipped_sum) == """def clipped_sum(xs):
+    s = 0.0
+    sequence = rt.iterated(xs)
+    length = len(sequence)
+    for index in range(length):
+        skip = False
+        v = sequence[index]
+        cond = v < 0.0
+        if cond:
+            skip_2 = True
+            skip_3 = skip_2
+        else:
+            skip_3 = skip
+        cond_2 = not skip_3
+        if cond_2:
+            mul = v * v
+            s_2 = s + mul
+            s_3 = s_2
+        else:
+            s_3 = s
+        s = s_3
+    return s"""
+
+
+def test_how_it_works_shows_the_tape_popped_in_place_in_forward_mode():
+    """docs/how-it-works.md, "Higher derivatives": the reverse loop of hvp's forward code."""
+    generated = srcad.grad(cf.decay).generated_for(0.8, 3)
+    text = srcad.source(generated.function, mode="forward", example_args=(0.8, 3))
+    assert """    for i in steps:
+        # y = _tape.pop()
+        popped = _tape[-1]
+        popped_dot = tape_dot[-1]
+        tape_2_dot = rt.pop_in_place(tape_dot)
+        tape_2 = rt.pop_in_place(_tape)
+        # sin = np.sin(y)
+        sin_2 = np.sin(popped)
+        sin_2_dot = popped_dot * np.cos(popped)
+""" in text
+
+
+def test_check_grad_names_the_leaf_that_differs():
+    """srcad treats p["w"] as a constant (stop_gradient); finite differences do not."""
+    with pytest.raises(AssertionError, match=r"gradient for p\['w'\] differs"):
+        srcad.check_grad(cf.stopped, {"w": np.array([1.0, 2.0]), "b": 0.5})
+
+
+def test_a_list_tangent_for_a_tuple_and_zero_for_a_leaf_held_constant():
+    t = (0.7, -1.2, 1.9)
+    value, tangent = srcad.jvp(cf.float_leaves, (t,), ([1.0, 0.0, 0.0],))
+    assert tangent == pytest.approx(srcad.grad(cf.float_leaves)(t)[0])
+    p = {"w": np.array([1.0, 2.0]), "b": 0.5, "n": 2}
+    _, tangent = srcad.jvp(cf.dict_of_weight_and_bias, (p,),
+                           ({"w": np.ones(2), "b": 0.0, "n": 0},))
+    assert tangent == pytest.approx(6.0)
