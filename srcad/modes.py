@@ -162,7 +162,7 @@ def _vjp(function, primals, wanted, optimize):
         wanted = [i for i in range(held, len(primals))
                   if arguments.nondifferentiable(primals[i]) is None]
     code = _code(target, primals)
-    output = code(*map(trees.copied, primals))  # (the function may append to a list...)
+    output = code(*map(trees.copied, primals))  # (it may write into its arguments)
     enabled = pipeline.optimizations(optimize)
     specializations = (_reverse_vjp(code, enabled, [params[i] for i in wanted])
                        if wanted else None)

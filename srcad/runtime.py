@@ -109,6 +109,8 @@ def zeros_like(x):
     that is no number (a string, None, a function) gets ``0.0``: it never has
     a gradient.
     """
+    if type(x) is np.ndarray and x.dtype.kind == "f":
+        return np.zeros(x.shape, dtype=x.dtype)
     if isinstance(x, (numbers.Number, np.generic)) and np.ndim(x) == 0:
         return 0.0
     if isinstance(x, (list, tuple)):

@@ -48,7 +48,14 @@ def leaves(x, path=()) -> list:
 
 
 def copied(x):
-    """``x`` with its containers copied (leaves shared): a call may append to a list in it."""
+    """``x`` with its containers and arrays copied (other leaves shared).
+
+    For calling the user's own function (vjp, jacobian): as Python runs it, it
+    may append to a list argument or write into an array argument, and the
+    caller's values must stay as they were.
+    """
+    if isinstance(x, np.ndarray):
+        return x.copy()
     items = children(x)
     if items is None:
         return x
@@ -127,11 +134,11 @@ def tangent_for(tangent, primal, name: str):
             elif isinstance(x, (list, tuple)):
                 if not isinstance(t, (list, tuple)) or len(t) != len(x):
                     raise InvalidArgumentError(
-                        "the tangent for %s must be a %s of length %d, got %s"
-                        % (where, type(x).__name__, len(x), _describe(t)))
+                        "the tangent for %s must be %s of length %d, got %s"
+                        % (where, _a(type(x).__name__), len(x), _describe(t)))
             elif type(t) is not type(x):
-                raise InvalidArgumentError("the tangent for %s must be a %s, got %s"
-                                           % (where, type(x).__name__, _describe(t)))
+                raise InvalidArgumentError("the tangent for %s must be %s, got %s"
+                                           % (where, _a(type(x).__name__), _describe(t)))
             given = dict(children(t))
             return rebuild(x, [check(given[key], value, path + (key,))
                                for key, value in _items(x)])
@@ -141,8 +148,8 @@ def tangent_for(tangent, primal, name: str):
             if np.ndim(t) == 0 and not is_container(t) and _is_zero(t):
                 return zeros_like(x)
             raise InvalidArgumentError(
-                "%s is a %s, which is held constant: its tangent must be None, got %r"
-                % (where, type(x).__name__, t),
+                "%s is %s, which is held constant: its tangent must be None, got %r"
+                % (where, _a(type(x).__name__), t),
                 hint="Make it a float (2.0, not 2) to differentiate with respect to it.")
         if np.shape(t) != np.shape(x):
             raise InvalidArgumentError("the tangent for %s has shape %s, but %s has shape %s"
@@ -161,7 +168,11 @@ def _is_zero(value) -> bool:
 
 def _describe(value) -> str:
     if isinstance(value, dict):
-        return "a %s with the keys %s" % (type(value).__name__, sorted(map(repr, value)))
+        return "%s with the keys %s" % (_a(type(value).__name__), sorted(map(repr, value)))
     if isinstance(value, (list, tuple)):
-        return "a %s of length %d" % (type(value).__name__, len(value))
-    return "a %s" % type(value).__name__
+        return "%s of length %d" % (_a(type(value).__name__), len(value))
+    return _a(type(value).__name__)
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun

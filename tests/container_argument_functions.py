@@ -229,3 +229,9 @@ def decay(x, n):  # docs/how-it-works.md, "Higher derivatives"
 
 def stopped(p):
     return np.sum(srcad.stop_gradient(p["w"]) ** 2) + p["b"]
+
+
+def writes_into_its_argument(x):
+    y = x * x
+    x[0] = 10.0  # Python changes the caller's array; srcad's derivatives never do
+    return np.sum(y)

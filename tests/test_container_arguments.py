@@ -566,6 +566,15 @@ def test_a_dict_output_is_not_a_scalar_or_an_array():
         srcad.jacobian(cf.dict_output)(p, np.ones(3))
 
 
+def test_vjp_calls_the_function_on_copies_of_its_arrays():
+    """vjp ran f on the caller's array, which f changed, so c·J was taken at x[0] = 10."""
+    x = np.array([1.0, 2.0])
+    output, vjp_fn = srcad.vjp(cf.writes_into_its_argument, x)
+    np.testing.assert_array_equal(x, [1.0, 2.0])
+    assert output == 5.0
+    np.testing.assert_array_equal(vjp_fn(1.0)[0], [2.0, 4.0])
+
+
 def test_vjp_and_jacobian_call_the_function_on_copies_of_its_containers():
     """The function appends to its list argument; the caller's list stays as it was."""
     xs, y = [np.array([1.0, 2.0]), np.array([0.5, -1.0])], np.array([3.0, 1.0])
@@ -586,7 +595,7 @@ def test_vjp_and_jacobian_call_the_function_on_copies_of_its_containers():
 
 def test_a_tangent_for_a_leaf_held_constant_must_be_none():
     p = {"w": np.array([1.0, 2.0]), "b": 0.5, "n": 2}
-    with pytest.raises(InvalidArgumentError, match=r"p\['n'\] is a int, which is held "):
+    with pytest.raises(InvalidArgumentError, match=r"p\['n'\] is an int, which is held "):
         srcad.jvp(cf.dict_of_weight_and_bias, (p,), ({"w": np.ones(2), "b": 1.0, "n": 1.0},))
     value, tangent = srcad.jvp(cf.dict_of_weight_and_bias, (p,),
                                ({"w": np.ones(2), "b": None, "n": None},))
