@@ -285,6 +285,21 @@ def test_hvp_matches_finite_differences_of_the_gradient(case):
     assert_matches(product, expected, rtol=1e-4, atol=1e-6)
 
 
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_forward_and_hvp_without_optimizations_agree(case):
+    function, args, wrt = case
+    rng = rng_for("unoptimized " + case_id(case))
+    position = _as_tuple(wrt)[0]
+    tangents = [None] * len(args)
+    tangents[position] = random_tangent(args[position], rng)
+    _, optimized = srcad.jvp(function, args, tangents)
+    _, plain = srcad.jvp(function, args, tangents, optimize=False)
+    assert plain == pytest.approx(optimized, rel=1e-12, abs=1e-14)
+    product = srcad.hvp(function, wrt=position, optimize=False)(*args, tangents[position])
+    _assert_trees_equal(product, srcad.hvp(function, wrt=position)(*args, tangents[position]),
+                        rtol=1e-10)
+
+
 def _along(x, direction, step):
     out = x
     for path, leaf in leaves(x):
@@ -312,13 +327,13 @@ def test_value_and_grad_vjp_and_check_grad_agree_with_grad(case):
     assert srcad.check_grad(function, *args, wrt=wrt)
 
 
-def _assert_trees_equal(a, b):
+def _assert_trees_equal(a, b, rtol=1e-12):
     assert [p for p, _ in leaves(a)] == [p for p, _ in leaves(b)]
     for (path, u), (_, v) in zip(leaves(a), leaves(b)):
         if u is None or v is None:
             assert u is None and v is None, path
         else:
-            np.testing.assert_allclose(u, v, rtol=1e-12, atol=1e-14, err_msg=str(path))
+            np.testing.assert_allclose(u, v, rtol=rtol, atol=1e-14, err_msg=str(path))
 
 
 # ------------------------------------------------ the reproducers, by their own programs
