@@ -101,18 +101,34 @@ def write_kind(node: gast.AST) -> str | None:
     return getattr(node, _WRITE, None)
 
 
-_OWNED = "_srcad_owned"
+_IN_PLACE = "_srcad_in_place"
 
 
-def mark_owned(node: gast.Assign) -> gast.Assign:
-    """Mark a write into an object the function made itself (never the caller's), which
-    nothing else still to be read shares: forward mode may write it in place."""
-    setattr(node, _OWNED, True)
+def mark_in_place(node: gast.Call) -> gast.Call:
+    """Mark ``rt.appended(...)``, ``rt.all_but_last(...)`` or ``rt.added_at(...)`` written for
+    an update the source made in place (``items.append(v)``, ``items.pop()``, ``rt.add_at``)."""
+    setattr(node, _IN_PLACE, True)
     return node
 
 
-def is_owned(node: gast.AST) -> bool:
-    return getattr(node, _OWNED, False)
+def is_in_place(node: gast.AST) -> bool:
+    return getattr(node, _IN_PLACE, False)
+
+
+_PLACEHOLDER = "_srcad_placeholder"
+
+
+def mark_placeholder(node: gast.Assign) -> gast.Assign:
+    """Mark ``y = None`` binding a name only some paths assign, so that copies can read it.
+
+    Its value is never used: analyses ignore it and it has no derivative.
+    """
+    setattr(node, _PLACEHOLDER, True)
+    return node
+
+
+def is_placeholder(node: gast.AST) -> bool:
+    return getattr(node, _PLACEHOLDER, False)
 
 
 _NOT_INLINED = "_srcad_not_inlined"

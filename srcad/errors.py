@@ -84,6 +84,10 @@ class UnsupportedOperationError(SrcadError):
     """A primitive was called in a way its derivative does not cover (found at run time)."""
 
 
+class NondifferentiableArgumentError(InvalidArgumentError):
+    """A derivative was asked with respect to an argument that has none (a string, a function)."""
+
+
 class AliasedWriteError(SrcadError):
     """A write into an array or list that another name still to be read shares (found at run time).
 

@@ -21,7 +21,6 @@ from .fence import fence
 from .naming import Namer
 from .namespace import Aliases
 from .normalize.anf import to_anf
-from .normalize.lower_comprehensions import lower_comprehensions
 from .normalize.lower_exits import lower_exits
 from .normalize.propagate_writes import parameters_written, propagate_writes
 from .normalize.rename_versions import rename_versions
@@ -122,8 +121,7 @@ def _normalize_values(parsed, namer, aliases, inlined=None) -> gast.FunctionDef:
     """normalize up to (not including) the last propagate_writes and rename_versions."""
     tree = syntax.deepcopy(parsed.tree)
     resolve = make_resolver(parsed, aliases, tree)
-    tree.body = lower_comprehensions(tree.body, namer, resolve)
-    tree = lower_exits(tree, namer, resolve)
+    tree = lower_exits(tree, namer, resolve, aliases)
     tree = to_anf(parsed, tree, namer, aliases, inlined)
     tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases,
                             guard=False)

@@ -147,15 +147,8 @@ def test_reproduced_gradient(function, options):
         assert_close(gradient, numeric_grad(function, args, index))
 
 
-# value_and_grad reads a value a loop carries after the reverse sweep restored it (the
-# root cause of reproducer w1; /work/findings/alias/001_value_and_grad_local_loop_value.py)
-LOOP_VALUE_RESTORED = {af.list_alias_append, af.sgd_step}
-
-
 @pytest.mark.parametrize("function", REPRODUCED, ids=lambda f: f.__name__)
 def test_reproduced_value(function):
-    if function in LOOP_VALUE_RESTORED:
-        pytest.xfail("value_and_grad returns a loop-carried value restored by the reverse sweep")
     args = arguments(function)
     value, _ = srcad.value_and_grad(function)(*copy.deepcopy(args))
     assert value == pytest.approx(call(function, args), rel=1e-12)

@@ -65,7 +65,7 @@ import numpy as np
 
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
-from ..annotations import mark_owned, not_inlined, position, set_origin, set_position, write_kind
+from ..annotations import not_inlined, position, set_origin, set_position, write_kind
 from ..errors import Location, UnsupportedSyntaxError
 from .inline import Recursive
 
@@ -346,8 +346,9 @@ def _effects(state, name, kind, live, is_scalar, full) -> _Effects:
                 views.setdefault(written, []).append((part, fact))
                 collect(part)
 
-    for member, _ in chain:
-        collect(member)
+    if kind not in ("append", "pop"):  # those change a list, not memory its elements view
+        for member, _ in chain:
+            collect(member)
     rebound = (group(name) & live) - {name}
     return _Effects(rebound, chain[1:], views, frozenset(family), state.same, live)
 
@@ -490,6 +491,9 @@ class _Aliasing:
             self.add_contents(site, self.elements(self.operands(operands, state)))
             return frozenset([site])
         if isinstance(value, gast.Call):
+            if self.resolve(value.func) is runtime.iterated and len(value.args) == 1:
+                # what `for x in items` visits: items itself, or a dict's keys (strings)
+                return self.operands(value.args, state) | {site}
             effect = _call_effect(value, self.resolve(value.func))
             arguments = list(value.args) + [k.value for k in value.keywords]
             if isinstance(value.func, gast.Attribute) and self.resolve(value.func) is UNRESOLVED:
@@ -598,6 +602,11 @@ class _Aliasing:
             index_names = frozenset(syntax.load_names(s.value.slice)) & self.local_names
             if base != name and name not in index_names:
                 state.parts[name] = (base, s.value.slice, index_names, id(s))
+        elif isinstance(s.value, gast.Call) and self.resolve(s.value.func) is runtime.iterated \
+                and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name) \
+                and s.value.args[0].id in self.local_names and s.value.args[0].id != name:
+            # `for x in items` iterates over rt.iterated(items): items itself unless a dict
+            state.parts[name] = (s.value.args[0].id, None, frozenset(), id(s))
         return state
 
 
@@ -799,10 +808,15 @@ class _Rewrite:
             else:
                 out.append(s)
             for (statement, helper), (flag, base, index, part) in self.fact_flags.items():
-                if statement == id(s):
-                    out.append(_like(syntax.assign(flag, syntax.call(
-                        self.rt(helper), syntax.name(base), syntax.index_expression(index),
-                        syntax.name(part))), s))
+                if statement != id(s):
+                    continue
+                if index is None:  # part = rt.iterated(base): base itself, unless a dict
+                    test = syntax.call(self.rt("same_object"), syntax.name(base),
+                                       syntax.name(part))
+                else:
+                    test = syntax.call(self.rt(helper), syntax.name(base),
+                                       syntax.index_expression(index), syntax.name(part))
+                out.append(_like(syntax.assign(flag, test), s))
         return out
 
     def fact_flag(self, fact, helper) -> tuple:
@@ -839,9 +853,10 @@ class _Rewrite:
             out = []
             for part, fact in effects.views.get(written, ()):
                 flag, index = self.fact_flag(fact, "views_into")
-                remade = _like(syntax.assign(part, gast.Subscript(
-                    value=syntax.name(current), slice=syntax.deepcopy(index),
-                    ctx=gast.Load())), s)
+                remade = _like(syntax.assign(part, syntax.name(current) if index is None
+                                             else gast.Subscript(value=syntax.name(current),
+                                                                 slice=syntax.deepcopy(index),
+                                                                 ctx=gast.Load())), s)
                 inner = [remade] + self.rebinding(group(part) & live, part, s)
                 inner += views_of(part, part)
                 out.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
@@ -859,9 +874,10 @@ class _Rewrite:
         block, current = after, name
         for base, fact in effects.chain:
             flag, index = self.fact_flag(fact, "writes_through")
-            stored = _like(syntax.assign(base, syntax.call(
-                self.rt("updated"), syntax.name(base), syntax.index_expression(index),
-                syntax.name(current))), s)
+            stored = _like(syntax.assign(base, syntax.name(current) if index is None
+                                         else syntax.call(self.rt("updated"), syntax.name(base),
+                                                          syntax.index_expression(index),
+                                                          syntax.name(current))), s)
             inner = [stored] + self.rebinding(group(base) & live, base, s)
             inner += views_of(base, base)
             block.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
@@ -871,9 +887,6 @@ class _Rewrite:
             before = [check for other in shared
                       for check in self.guard(s, name, other, state)] + before
             self.separate(s, name, state, live)
-            written = state.points.get(name, frozenset())
-            if not shared and not any(_external(site) for site in memory(written)):
-                mark_owned(s)  # made here and shared with nothing read later
         return before, after
 
     def rebinding(self, names, source, like) -> list:

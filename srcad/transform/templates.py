@@ -97,8 +97,11 @@ def template_for(operation, kind: str, location, not_inlined_reason=None) -> Tem
         hint = ("srcad differentiates through Python functions by inlining them, which this "
                 "one does not allow; register a template for it with %s(%s)." % (decorator, what))
     else:
-        hint = ("Register one with %s(%s): a function (result, *args) in the notation of "
-                "DESIGN.md; or mark it @srcad.nondifferentiable." % (decorator, what))
+        body = ("accumulates d[arg] += ... for each argument" if kind == "adjoint"
+                else "sets d[result] = ... from the arguments' tangents d[arg]")
+        hint = ("Register one with %s(%s): a function (result, *args) whose body %s "
+                "(docs/templates.md); or mark it @srcad.nondifferentiable."
+                % (decorator, what, body))
     raise MissingTemplateError("no %s template for %s" % (
         "gradient" if kind == "adjoint" else "tangent", what), location, hint)
 
@@ -135,6 +138,15 @@ def bind_template(template: Template, operation, result_name: str, location, der
             raise TemplateError("templates cannot take **kwargs (%s)" % template.where)
         bindings[param_name] = value
         derivatives[param_name] = derivative_name(value)
+        root = value
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if root is not value and derivatives[param_name] is None and isinstance(
+                root, gast.Name) and derivative_name(root) is not None:
+            # normalize leaves `name.attr` as an operand only for static references (np.pi):
+            # one rooted in a differentiated value would silently lose its derivative
+            raise AssertionError("operand %s of %s is not an atom"
+                                 % (registry.describe(operation.primitive), param_name))
     return bindings, derivatives
 
 
