@@ -1,4 +1,4 @@
-"""Carry writes through shared objects to every name that sees them, or guard them.
+"""Carry writes through shared objects to every name that sees them, or check them.
 
 In Python a write changes an object, and every name holding that object, a
 view of it, or a container with it inside sees the change::
@@ -8,47 +8,58 @@ view of it, or a container with it inside sees the change::
 
 (these write into y, y, X and params[0]). srcad's generated code computes
 with values: to_anf made ``z[0] = 5.0`` the new value ``z = rt.updated(z, 0,
-5.0)`` and ``z += v`` the new value ``z = z + v``, so without this pass y
-would keep its old value.
+5.0)`` and ``z += v`` the new value ``z = z + v`` (annotations.write_kind
+marks them), so without this pass y would keep its old value.
 
 A may-alias analysis follows Python's semantics on the normalized function:
-which objects each name may refer to or view (allocation *sites*: each
-statement that makes a new object, each parameter, each module global),
-which sites may hold which others as elements, and which names are certainly
-one object. At each write (annotations.write_kind) it takes the names live
-after it (read again before being reassigned; the return reads its value)
-and, for each one that may see the write:
+which objects each name may be or view (allocation *sites*: each statement
+that makes a new object, each parameter, each module global), which sites
+may hold which others as elements, which names are certainly one object,
+which are certainly ``base[index]`` (a part made by indexing), and which
+buffer of the generated code each name views. Liveness gives the names read
+after each write (the return reads its value). A write is then redone for
+every name that sees it:
 
-* a name that is certainly the written object (``z = y``, a helper's
-  parameter, an element of a split literal tuple) is rebound after a write
-  that certainly happens in place (``z[i] = v``, ``append``, ``pop``)::
+* a name certainly the written object is rebound (for ``+=``, only if it
+  wrote in place: an array or a list, not a float)::
 
       z = rt.updated(z, 0, 5.0)    ->    z = rt.updated(z, 0, 5.0)
                                          y = z
 
-  which is Python's semantics exactly;
-* any other (a view, an element, a value of a branch, a parameter the caller
-  may have passed twice, anything after ``+=``, which writes in place only
-  on arrays and lists) gets a run-time check before the write::
+* what the written object is certainly part of is written back, up the
+  chain of parts, and the views certainly made from any written object are
+  made again; whether a part is a view (or an element written in place) is
+  decided right after the statement that made it, while the generated code
+  still holds what Python holds::
 
-      rt.check_unshared(z, slice(0, None), y, 'f.py:12:4', 'z', 'y', 'f.py:11:4')
+      z = y[1:]                          z = y[1:]
+      z[0] = 3.0                   ->    through = rt.writes_through(y, slice(1, None), z)
+                                         z_2 = rt.updated(z, 0, 3.0)
+                                         if through:
+                                             y = rt.updated(y, slice(1, None), z_2)
 
-  which raises AliasedWriteError (file:line:col of the write, the line, a
-  caret, where the sharing began, what to do) if the write would change what
-  y holds, and does nothing if they turn out not to share (a float, or rows
-  of different arrays). Specialization removes the check where a value is
-  known to be a scalar.
+* any other live name that may share the written memory gets a check before
+  the write, ``rt.check_unshared(z, index, y, ...)``, which raises
+  AliasedWriteError (file:line:col of the write, the line, a caret, where the
+  sharing began, what to do) if they do share. Memory answers only if both
+  names view one buffer of the generated code (an earlier write gives the
+  written object a copy where Python keeps one); otherwise the write raises
+  ``rt.cannot_follow_write`` when it runs (``rt.check_holds_nothing`` first
+  where only an argument's elements could be shared: an array has none).
+  Arguments one write reaches are checked on entry not to share memory with
+  others read after it (``rt.check_separate``): then different arguments'
+  sites never overlap. Specialization removes the checks where the
+  argument kinds rule sharing out.
 
 After this pass, every name read after a write holds what it holds in
-Python, or the generated code raises AliasedWriteError before the write.
-Writes into the caller's arguments and into module globals are the
-exception: generated code never changes them (a parameter written into is a
-local copy), as DESIGN.md promises.
+Python, or the generated code raises AliasedWriteError at the write. Writes
+into the caller's arguments and into module globals are the exception:
+generated code never changes them, as DESIGN.md promises.
 
 Runs twice in normalize. Before split_tuples, only to rebind: after
 ``e = d; d["k"] = v``, split_tuples would give e and d independent elements,
-so e is rebound first (``e = d``). After split_tuples, to rebind and guard:
-an element of a split literal tuple is then a plain name (``t_0 = y``),
+so e is rebound first (``e = d``). After split_tuples, all of the above: an
+element of a split literal tuple is then a plain name (``t_0 = y``),
 certainly the same object as the one it was made from. Then rename_versions.
 """
 
@@ -92,9 +103,9 @@ _NEW_ARRAY_LINALG = {"det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq"
 _COPYING_UNLESS_TOLD = {"array", "astype", "nan_to_num", "meshgrid"}
 # methods of arrays whose result is new (other methods, like reshape, may return a view)
 _NEW_ARRAY_METHODS = {
-    "all", "any", "argmax", "argmin", "argsort", "astype", "clip", "count", "cumprod", "cumsum", "dot", "flatten", "index", "item", "max", "mean", "min",
-    "nonzero", "prod", "repeat", "round", "searchsorted", "std", "sum", "take", "tolist",
-    "trace", "var",
+    "all", "any", "argmax", "argmin", "argsort", "astype", "clip", "count", "cumprod",
+    "cumsum", "dot", "flatten", "index", "item", "max", "mean", "min", "nonzero", "prod",
+    "repeat", "round", "searchsorted", "std", "sum", "take", "tolist", "trace", "var",
 }
 # attributes that are plain numbers or tuples of them, never memory of the value
 _IMMUTABLE_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
@@ -289,8 +300,8 @@ class _Effects:
             state.tokens[other] = (state.tokens.get(other, frozenset()) | written
                                    if conditional else written)
         self.apply_views(state, name, written)
-        for position, (base, _) in enumerate(self.chain):
-            copied = frozenset([("wb", statement, position)])  # if written back at all
+        for step, (base, _) in enumerate(self.chain):
+            copied = frozenset([("wb", statement, step)])  # if written back at all
             for other in (self.groups.get(base, frozenset([base])) & self.live) | {base}:
                 state.tokens[other] = state.tokens.get(other, frozenset()) | copied
             self.apply_views(state, base, copied)
