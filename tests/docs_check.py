@@ -792,7 +792,10 @@ class DocumentRun:
     def _check_output(self, block: Block, outcome: Outcome, marker: Marker) -> None:
         outcome.checks += 1
         if marker.expression is not None:
-            namespace = dict(self.namespace)
+            import numpy
+            import srcad
+            namespace = {"srcad": srcad, "np": numpy}
+            namespace.update(self.namespace)
             namespace.update(self.helpers)
             value = eval(marker.expression, namespace)
             actual = value if isinstance(value, str) else str(value)
