@@ -98,6 +98,11 @@ import traceback
 import types
 from pathlib import Path
 
+import numpy
+
+import srcad
+from srcad import emit
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = ("README.md", "docs/api.md", "docs/how-it-works.md", "docs/templates.md")
 SHOWN_DIRECTORY = "/tmp/demo"
@@ -273,7 +278,7 @@ def values_match(shown: str, actual: str, approximate: bool = False) -> bool:
     actual_skeleton, actual_numbers = _skeleton(actual)
     if shown_skeleton != actual_skeleton:
         return False
-    for shown_number, actual_number in zip(shown_numbers, actual_numbers):
+    for shown_number, actual_number in zip(shown_numbers, actual_numbers, strict=True):
         if shown_number == actual_number:
             continue
         expected, got = float(shown_number), float(actual_number)
@@ -521,7 +526,7 @@ class _Ran:
 def stage(text: str, name: str) -> str:
     """The code after stage ``name`` in the output of ``srcad.source(..., stages=True)``."""
     parts = re.split(r"^# ---- after (\w+) ----\n", text, flags=re.M)
-    stages = dict(zip(parts[1::2], parts[2::2]))
+    stages = dict(zip(parts[1::2], parts[2::2], strict=True))
     if name not in stages:
         raise KeyError("no stage %r in this output (it has %s)" % (name, ", ".join(stages)))
     return stages[name].strip("\n") + "\n"
@@ -575,7 +580,6 @@ class DocumentRun:
     # -- normalizing what srcad prints ----------------------------------------------------
 
     def normalize(self, text: str) -> str:
-        from srcad import emit
         for directory in {str(self.directory), os.path.realpath(self.directory)}:
             text = text.replace(directory, SHOWN_DIRECTORY)
         text = text.replace(emit.source_directory(), "<tempdir>/srcad-<uid>")
@@ -605,8 +609,6 @@ class DocumentRun:
             self._check_synopsis(block, outcome)
         elif kind == "commands":
             self._run_commands(block, outcome)
-        elif kind == "not run":
-            outcome.checks += 0
         elif kind == "measured":
             self._check_measured_command(outcome, marker.reason)
 
@@ -656,8 +658,7 @@ class DocumentRun:
                         self._check_value(block, outcome, comment, statement, value, namespace)
             except Exception as error:
                 if statement is not tree.body[-1]:
-                    ran.error = None
-                    raise
+                    raise  # only the last statement may raise (for an error block below)
                 ran.error = error
         ran.stdout = stdout.getvalue()
         if module is not None:
@@ -770,9 +771,8 @@ class DocumentRun:
             if not output_matches("\n".join(shown), actual, measured):
                 outcome.problems.append("`%s` prints something else:\n%s"
                                         % (command, diff("\n".join(shown), actual)))
-                if measured:  # keep the measurements the document shows
-                    kept = iter(re.findall(measured, "\n".join(shown)))
-                    actual = re.sub(measured, lambda match: next(kept, match.group(0)), actual)
+                if measured:
+                    actual = _keep_measurements(measured, "\n".join(shown), actual)
             new_content += ["$ " + command] + _clean_lines(actual)
         if outcome.problems:
             outcome.new_content = "\n".join(new_content) + "\n"
@@ -792,8 +792,6 @@ class DocumentRun:
     def _check_output(self, block: Block, outcome: Outcome, marker: Marker) -> None:
         outcome.checks += 1
         if marker.expression is not None:
-            import numpy
-            import srcad
             namespace = {"srcad": srcad, "np": numpy}
             namespace.update(self.namespace)
             namespace.update(self.helpers)
@@ -835,7 +833,7 @@ class DocumentRun:
 
     def _check_signature(self, block: Block, outcome: Outcome, expression: str) -> None:
         outcome.checks += 1
-        target = eval(expression, {"srcad": __import__("srcad")})
+        target = eval(expression, {"srcad": srcad})
         text = " ".join(line.split("#")[0].strip() for line in block.text.strip().split("\n"))
         start = text.index("(")
         depth, end = 0, start
@@ -890,6 +888,12 @@ class DocumentRun:
                 outcome.problems.append(
                     "srcad %s accepts %s; the synopsis shows %s" % (
                         command, ", ".join(sorted(accepted)), ", ".join(sorted(shown))))
+
+
+def _keep_measurements(pattern: str, shown: str, actual: str) -> str:
+    """`actual` with the measurements `shown` has (for --update: they are not rerun)."""
+    kept = iter(re.findall(pattern, shown))
+    return re.sub(pattern, lambda match: next(kept, match.group(0)), actual)
 
 
 def _long_names(help_text: str, options: set[str]) -> set[str]:
