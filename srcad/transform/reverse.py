@@ -227,6 +227,7 @@ class _Sweeps:
             elif isinstance(node, gast.If):
                 self.needed |= syntax.load_names(node.test)
         self.plans = {}
+        self.kept = {}  # loop -> (name, copy) pairs: see keep_overwritten
         self.prepare(body, in_loop=False)
 
     def prepare(self, statements, in_loop):
@@ -262,6 +263,23 @@ class _Sweeps:
                                               self.trip_counters)
         return self.plans[key]
 
+    def keep_overwritten(self, loop, plan) -> list:
+        """Copies of what a loop outside loops overwrites and its reverse does not restore.
+
+        Such a loop carries its variables in the names they had before it
+        (normalize/rename_versions.py), so the loop overwrites values that statements
+        before it read. Its reverse restores the start values it records; any other
+        carried value the adjoint sweep reads (say the loop has nothing to
+        differentiate) is copied here and put back after the loop's reverse.
+        """
+        carried = {s.targets[0].id for s in loop.body if is_carry(s)}
+        out = []
+        for name in sorted((carried & self.needed) - set(plan.taped)):
+            kept = self.context.namer.fresh(name + "_before")
+            self.kept.setdefault(id(loop), []).append((name, kept))
+            out.append(syntax.assign(kept, syntax.name(name)))
+        return out
+
     def push(self, plan):
         self.uses_tape = True
         return gast.Expr(value=syntax.call(syntax.attribute(self.tape, "append"),
@@ -279,6 +297,8 @@ class _Sweeps:
         for statement in statements:
             if isinstance(statement, (gast.For, gast.While)):
                 plan = self.plan(id(statement), statement.body, recompute=True)
+                if not in_loop:
+                    out.extend(self.keep_overwritten(statement, plan))
                 body = self.forward([s for s in statement.body if not is_carry(s)], True)
                 if plan.taped:
                     body.append(self.push(plan))
@@ -309,6 +329,8 @@ class _Sweeps:
         for statement in reversed(statements):
             if isinstance(statement, (gast.For, gast.While)):
                 out.extend(self.adjoint_loop(statement))
+                out.extend(syntax.assign(name, syntax.name(kept))
+                           for name, kept in self.kept.get(id(statement), ()))
                 last_origin = None
                 continue
             if isinstance(statement, gast.If):
