@@ -1,7 +1,8 @@
 """Run the code the documentation shows and compare every output it shows with srcad's.
 
-Used by tests/test_docs.py; ``python -m tests.docs_check --update [FILE.md ...]`` rewrites
-the outputs that differ with what srcad produces now (review the diff before committing).
+Used by tests/test_docs.py. ``python -m tests.docs_check [FILE.md ...]`` reports what
+differs; with ``--update`` it rewrites the outputs that differ with what srcad produces now
+(review the diff before committing).
 
 Conventions for README.md and docs/*.md
 =======================================
@@ -86,6 +87,7 @@ import contextlib
 import dataclasses
 import inspect
 import io
+import json
 import os
 import re
 import shlex
@@ -932,9 +934,26 @@ def update(document: str, outcomes: dict[str, Outcome]) -> int:
     return len(edits)
 
 
+def run_isolated(document: str) -> dict[str, dict]:
+    """Run `document` in a process of its own, so that what its code registers (templates,
+    modules, srcad's caches) cannot reach other tests: {block ident: {problems, checks}}."""
+    result = subprocess.run([sys.executable, "-m", "tests.docs_check", "--json", document],
+                            cwd=ROOT, capture_output=True, text=True, timeout=900)
+    if result.returncode != 0:
+        raise RuntimeError("checking %s failed:\n%s%s" % (document, result.stdout,
+                                                           result.stderr))
+    return json.loads(result.stdout)
+
+
 def main(arguments: list[str]) -> int:
     update_files = "--update" in arguments
     documents = [argument for argument in arguments if not argument.startswith("--")]
+    if "--json" in arguments:
+        (document,) = documents
+        outcomes = DocumentRun(document).run()
+        json.dump({ident: {"problems": outcome.problems, "checks": outcome.checks}
+                   for ident, outcome in outcomes.items()}, sys.stdout)
+        return 0
     failed = 0
     for document in documents or DOCUMENTS:
         run = DocumentRun(document)

@@ -21,10 +21,11 @@ UPDATE_HINT = ("\n\nIf srcad's new output is right, regenerate the document: "
                "python -m tests.docs_check --update %s (then review the diff).")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _outcomes(document: str) -> dict:
-    """Each document runs once, in order; its blocks' tests read the outcome."""
-    return docs_check.DocumentRun(document).run()
+    """Each document runs once, in order, in a process of its own; its blocks' tests read
+    the outcome."""
+    return docs_check.run_isolated(document)
 
 
 def _blocks():
@@ -36,7 +37,7 @@ def _blocks():
 @pytest.mark.parametrize("document, ident", list(_blocks()))
 def test_block_shows_what_srcad_does(document, ident):
     outcome = _outcomes(document)[ident]
-    assert not outcome.problems, "\n".join(outcome.problems) + UPDATE_HINT % document
+    assert not outcome["problems"], "\n".join(outcome["problems"]) + UPDATE_HINT % document
 
 
 @pytest.mark.parametrize("document", docs_check.DOCUMENTS)
@@ -49,7 +50,7 @@ def test_every_block_and_table_says_how_it_is_checked(document):
 def test_document_checks_something(document):
     """A document whose markers all said `not run` would pass while checking nothing."""
     outcomes = _outcomes(document).values()
-    assert sum(outcome.checks for outcome in outcomes) >= 5
+    assert sum(outcome["checks"] for outcome in outcomes) >= 5
 
 
 # ---------------------------------------------------------------------------------------
