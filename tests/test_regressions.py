@@ -468,3 +468,19 @@ def test_loop_without_derivative_does_not_change_values_read_before_it():
     check_all_modes(inactive_loop_overwrites_a_value_read_before_it, (0.37, 1.5), 0)
     assert_close(srcad.grad(inactive_loop_overwrites_a_value_read_before_it)(0.37, 1.5),
                  0.5 * 0.19)
+
+
+# ---- templates: range in generated code is not differentiable --------------------------
+
+
+def summed_generator_in_a_loop(x, y):
+    for i in range(2):
+        y = 0.5 * y + np.tanh(sum(e for e in x))
+    return np.sin(y)
+
+
+def test_hvp_through_a_summed_generator_in_a_loop():
+    """The gradient code tapes len(x) with floats; forward mode over it asked range(...)
+    for a tangent (a false rejection): range and slice are non-differentiable."""
+    check_all_modes(summed_generator_in_a_loop, (np.array([0.1, 0.2, 0.3]), 0.3), 0)
+    check_all_modes(summed_generator_in_a_loop, (np.array([0.1, 0.2, 0.3]), 0.3), 1)
