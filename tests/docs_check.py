@@ -32,7 +32,7 @@ table), invisible in the rendered page:
 - ``<!-- test: output of `EXPR` -->``: the block is exactly ``str(EXPR)``, EXPR evaluated
   in the document's namespace after the blocks above ran. ``stage(text, "normalize")``
   picks one stage out of ``srcad.source(..., stages=True)``; ``read("path")`` is a file of
-  the repository.
+  the repository, ``example("quickstart")`` the module examples/quickstart.py.
 - ``<!-- test: excerpt of the previous block -->``, ``<!-- test: excerpt of `EXPR` -->``:
   each group of lines of the block (groups are separated by blank lines or ``...`` lines)
   appears, in order, as consecutive lines of that output.
@@ -539,6 +539,18 @@ def read(path: str) -> str:
     return (ROOT / path).read_text()
 
 
+def example(name: str) -> types.ModuleType:
+    """The module examples/NAME.py of the repository (imported once)."""
+    module_name = "examples_" + name
+    if module_name not in sys.modules:
+        path = ROOT / "examples" / (name + ".py")
+        module = types.ModuleType(module_name)
+        module.__file__ = str(path)
+        sys.modules[module_name] = module
+        exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
+    return sys.modules[module_name]
+
+
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor,
              ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try, ast.Match)
 
@@ -553,7 +565,7 @@ class DocumentRun:
         (self.directory / "examples").symlink_to(ROOT / "examples")
         self.namespace = {"__name__": "__main__", "__builtins__": builtins,
                           "__file__": str(self.directory / "__main__.py")}
-        self.helpers = {"stage": stage, "read": read}
+        self.helpers = {"stage": stage, "read": read, "example": example}
         self.outcomes: dict[str, Outcome] = {}
         self._previous: _Ran | None = None
 

@@ -46,6 +46,12 @@ def test_every_block_and_table_says_how_it_is_checked(document):
     assert not problems, "\n".join(problems)
 
 
+def test_every_document_is_checked():
+    documents = {"README.md"} | {"docs/" + path.name
+                                 for path in (docs_check.ROOT / "docs").glob("*.md")}
+    assert documents == set(docs_check.DOCUMENTS)
+
+
 @pytest.mark.parametrize("document", docs_check.DOCUMENTS)
 def test_document_checks_something(document):
     """A document whose markers all said `not run` would pass while checking nothing."""
