@@ -8,8 +8,8 @@ Conventions for README.md and docs/*.md
 =======================================
 
 Each document runs top to bottom in one namespace of its own, as a reader pasting its
-blocks in order would run them, in a fresh temporary directory (shown in outputs as
-``/tmp/demo``) where ``examples/`` is the repository's.
+blocks in order would run them, in a process and a fresh temporary directory of its own
+(shown in outputs as ``/tmp/demo``) where ``examples/`` is the repository's.
 
 Fenced blocks
 -------------
@@ -43,9 +43,9 @@ table), invisible in the rendered page:
 - ``; measured `REGEX``` after an output/error marker, or on a console block's marker
   ``<!-- test: measured `REGEX` -->``: text matching REGEX (a time, say) differs from run
   to run and is not compared.
-- ``<!-- test: signature of `srcad.NAME` -->``: the block's first line ``NAME(...)`` has
-  the parameters of ``inspect.signature`` (names, kinds, defaults; a ``**options`` the
-  doc leaves out is allowed).
+- ``<!-- test: signature of `srcad.NAME` -->``: the block's first call ``NAME(...)`` (it
+  may span lines) has the parameters of ``inspect.signature`` (names, kinds, defaults; a
+  ``**options`` the doc leaves out is allowed); what follows it (``-> result``) is prose.
 - ``<!-- test: synopsis of `srcad` -->``: every option of every ``srcad COMMAND`` line is
   one the command accepts, and every option the command accepts is shown.
 - ``<!-- test: commands run, output not shown -->``: a shell block whose every line runs
@@ -63,7 +63,7 @@ comment lines directly below it) that begins with a value shows what the stateme
 
 - ``expression   # VALUE``: VALUE is the expression's value as Python prints it (its
   ``repr``: ``(4.5, 1.0)``, ``array([1., 2.])``, ``True``), compared as text; numbers
-  may differ by a relative 1e-12 (the last bit of a float).
+  may differ by a relative 1e-12 (the last bit of a float; ``--update`` rewrites them).
 - ``# NAME == VALUE``: the variable NAME after the statement equals VALUE, as printed,
   except that a NumPy scalar may be shown as a plain number.
 - ``# ≈ VALUE``: as ``==``, rounded to the digits shown (``# ≈ 0.86``).
@@ -149,13 +149,6 @@ class Block:
     @property
     def is_session(self) -> bool:
         return self.language == "python" and self.text.lstrip().startswith(">>>")
-
-    @property
-    def runs(self) -> bool:
-        """Whether the block is code that runs (its output can be shown by the next block)."""
-        if self.marker and self.marker.kind not in ("file", "measured"):
-            return self.marker.kind == "commands"
-        return self.language in ("python", "console")
 
 
 @dataclasses.dataclass
