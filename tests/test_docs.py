@@ -22,10 +22,14 @@ UPDATE_HINT = ("\n\nIf srcad's new output is right, regenerate the document: "
 
 
 @functools.cache
+def _all_outcomes() -> dict:
+    return docs_check.run_isolated(docs_check.DOCUMENTS)
+
+
 def _outcomes(document: str) -> dict:
     """Each document runs once, in order, in a process of its own; its blocks' tests read
     the outcome."""
-    return docs_check.run_isolated(document)
+    return _all_outcomes()[document]
 
 
 def _blocks():
