@@ -737,9 +737,16 @@ def all_but_last(items):
     return items[:-1]
 
 
+def _visited_as_is(items) -> bool:
+    """A sequence ``for`` visits by index: a list, tuple, array, range... (not a dict)."""
+    return (not isinstance(items, dict) and hasattr(items, "__len__")
+            and hasattr(items, "__getitem__"))
+
+
 def iterated(items):
-    """What ``for x in items`` visits, indexable: a dict's keys (a new list), else ``items``."""
-    return list(items) if isinstance(items, dict) else items
+    """What ``for x in items`` visits, indexable: a sequence itself, else a new list of
+    what iterating it gives (a dict's keys, a set's or an iterator's items)."""
+    return items if _visited_as_is(items) else list(items)
 
 
 def iterated_adjoint(g, items):

@@ -116,11 +116,12 @@ class _ToANF:
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant):
             return  # docstring or bare constant
         if isinstance(s, gast.FunctionDef):
-            self.local_functions[s.name] = (s, self.source)
+            self.local_functions[s.name] = (self.with_defaults_evaluated(s), self.source)
             return  # inlined where it is called
         if (isinstance(s, gast.Assign) and len(s.targets) == 1
                 and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Lambda)):
-            self.local_functions[s.targets[0].id] = (s.value, self.source)
+            self.local_functions[s.targets[0].id] = (self.with_defaults_evaluated(s.value),
+                                                     self.source)
             return
         if isinstance(s, gast.Pass):
             return
@@ -257,6 +258,22 @@ class _ToANF:
             self.emit(branch, s)
             return
         raise AssertionError("fence let through %s" % type(s).__name__)
+
+    def with_defaults_evaluated(self, definition):
+        """A nested def's (or lambda's) defaults are evaluated where it is defined: each one
+        that is not a constant or a static reference is computed here, into a name of its
+        own that calls made later read (whatever the variables it read hold by then)."""
+        definition = syntax.deepcopy(definition)
+        defaults = []
+        for default in definition.args.defaults:
+            value = self.atom(default, hint="default")
+            if isinstance(value, gast.Name) and value.id in self.locals:
+                copy = self.fresh("default")
+                self.assign(copy, value, default)
+                value = syntax.name(copy)
+            defaults.append(value)
+        definition.args.defaults = defaults
+        return definition
 
     def update(self, target, value, like):
         """``y[index] = value`` as the functional update ``y = rt.updated(y, index, value)``."""
