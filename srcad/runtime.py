@@ -423,6 +423,17 @@ def check_unshared(written, index, other, where, written_name, other_name, share
         sharing_hint(written_name, other_name, shared_since))
 
 
+def check_writable(written, where, written_name):
+    """Raise AliasedWriteError where NumPy refuses the write: ``written`` is a read-only
+    view (np.diagonal, np.broadcast_to...), which generated code would quietly copy."""
+    if isinstance(written, np.ndarray) and not written.flags.writeable:
+        raise AliasedWriteError(
+            "this write into `%s` fails in NumPy (assignment destination is read-only): "
+            "`%s` is a read-only view of another array" % (written_name, written_name),
+            _location(where), "Write into a copy (`.copy()`) of the view, or into the "
+            "array it views.")
+
+
 def cannot_follow_write(where, written_name, other_name, shared_since):
     """Raise AliasedWriteError: a write srcad cannot follow, nor check at run time.
 

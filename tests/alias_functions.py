@@ -449,3 +449,18 @@ def scale_columns(X, w):
         column = Y[:, j]
         column *= w[j]
     return np.sum(Y * Y)
+
+
+# ---- rejected: NumPy refuses these writes (read-only views)
+
+
+def write_into_diagonal(Y):
+    d = np.diagonal(Y)  # no template: its result carries no gradient here
+    d[0] = 2.0  # write
+    return np.sum(Y * Y)
+
+
+def write_into_broadcast(y):
+    b = np.broadcast_to(y, (2, 6))
+    b[0, 0] = 2.0  # write
+    return np.sum(b)

@@ -126,7 +126,8 @@ REPRODUCED = [
 REJECTED = [
     af.transpose_view, af.reshape_view, af.ravel_view, af.asarray_alias, af.branch_alias,
     af.swap_buffers, af.global_alias, af.expand_dims_view, af.squeeze_view, af.swapaxes_view,
-    af.view_method, af.real_view, af.atleast_alias, af.transpose_function_view, af.list_holds_array,
+    af.view_method, af.real_view, af.atleast_alias, af.transpose_function_view,
+    af.list_holds_array, af.write_into_diagonal, af.write_into_broadcast,
 ]
 OPTIONS = [{}, {"optimize": False}]  # specialized, and generic code with every runtime check
 

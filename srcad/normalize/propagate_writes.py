@@ -168,6 +168,15 @@ def _call_effect(call, callee) -> str:
     return ALIAS
 
 
+def _read_only_view(call, callee) -> bool:
+    """np.diagonal(A), A.diagonal(), np.diag(A), np.broadcast_to(a, shape): NumPy returns a
+    view no one may write into (a write raises ValueError)."""
+    if callee is UNRESOLVED:
+        return isinstance(call.func, gast.Attribute) and call.func.attr == "diagonal"
+    return any(callee is f for f in (np.diagonal, np.diag, np.broadcast_to,
+                                     np.lib.stride_tricks.sliding_window_view))
+
+
 def _is_immutable(obj) -> bool:
     """A module-level object no write can change (so no site of memory is needed)."""
     return obj is None or isinstance(obj, (
@@ -380,6 +389,7 @@ class _Aliasing:
         self.holds_nothing = holds_nothing or (lambda name: False)
         self.site_names = {}  # ("new", id) -> the name its statement assigns
         self.global_arrays = set()  # globals that are arrays (or scalars)
+        self.read_only = set()  # sites of calls that may return a read-only view
         self.contents: dict = {}  # site -> sites its elements may be (flow-insensitive)
         self.changed = False
         self.before: dict = {}  # id(write statement) -> _State just before it
@@ -505,6 +515,8 @@ class _Aliasing:
             if self.resolve(value.func) is runtime.iterated and len(value.args) == 1:
                 # what `for x in items` visits: items itself, or a dict's keys (strings)
                 return self.operands(value.args, state) | {site}
+            if _read_only_view(value, self.resolve(value.func)):
+                self.read_only.add(site)
             effect = _call_effect(value, self.resolve(value.func))
             arguments = list(value.args) + [k.value for k in value.keywords]
             if isinstance(value.func, gast.Attribute) and self.resolve(value.func) is UNRESOLVED:
@@ -893,6 +905,12 @@ class _Rewrite:
             inner += views_of(base, base)
             block.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
             block, current = inner, base
+        if self.full and kind != "augmented" and memory(
+                state.points.get(name, frozenset())) & self.aliasing.read_only:
+            where = position(s)
+            before.append(_like(gast.Expr(value=syntax.call(
+                self.rt("check_writable"), syntax.name(name), syntax.constant(_place(where)),
+                syntax.constant(_written_name(where, name)))), s))
         if self.full:
             shared = self.shared(name, kind, state, live - effects.family)
             before = [check for other in shared

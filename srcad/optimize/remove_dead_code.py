@@ -109,7 +109,8 @@ def _pure(node, resolve) -> bool:
 def _pure_callee(func, resolve) -> bool:
     obj = resolve(func)
     if obj in (runtime.check_scalar_output, runtime.check_unshared, runtime.check_separate,
-               runtime.check_holds_nothing, runtime.cannot_follow_write, runtime.add_at):
+               runtime.check_holds_nothing, runtime.cannot_follow_write, runtime.check_writable,
+               runtime.add_at):
         return False
     module = getattr(obj, "__module__", None) or ""
     if module.startswith("numpy") or module in ("math", runtime.__name__):
