@@ -434,6 +434,13 @@ def check_writable(written, where, written_name):
             "array it views.")
 
 
+def check_not_written(value, where, message, hint):
+    """Raise UnsupportedOperationError if ``value``, passed to a recursive function that
+    writes into it with ``+=`` and the like, is an array or a list (changed in place)."""
+    if written_in_place(value):
+        raise UnsupportedOperationError(message, _location(where), hint)
+
+
 def cannot_follow_write(where, written_name, other_name, shared_since):
     """Raise AliasedWriteError: a write srcad cannot follow, nor check at run time.
 

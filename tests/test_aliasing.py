@@ -18,7 +18,8 @@ import pytest
 
 import srcad
 from srcad import emit, runtime
-from srcad.errors import AliasedWriteError, MissingTemplateError, UnsupportedSyntaxError
+from srcad.errors import (AliasedWriteError, MissingTemplateError, UnsupportedOperationError,
+                          UnsupportedSyntaxError)
 from srcad.naming import Namer
 from srcad.namespace import Aliases
 from srcad.normalize import propagate_writes as pw
@@ -300,6 +301,28 @@ def recursive_copier(x, n):
     x = x.copy()
     x[0] = x[0] * 2.0
     return recursive_copier(x, n - 1)
+
+
+def recursive_counter(x, n):
+    if n == 0:
+        return np.sum(x)
+    n -= 1  # an int: a new one, nothing written
+    return recursive_counter(x * x, n)
+
+
+def recursive_bumper(x, n):
+    if n == 0:
+        return np.sum(x * x)
+    x += 1.0  # in place on an array
+    return recursive_bumper(x, n - 1)
+
+
+def test_recursive_function_augmenting_its_argument_is_checked_when_it_runs():
+    x = np.array([1.0, 2.0])
+    assert_close(srcad.grad(recursive_counter)(x, 2), 4.0 * x ** 3)
+    with pytest.raises(UnsupportedOperationError, match="which writes into its argument `x`"):
+        srcad.grad(recursive_bumper)(x, 2)
+    assert srcad.grad(recursive_bumper)(1.5, 2) == pytest.approx(2.0 * 3.5)  # a float: fine
 
 
 def test_recursive_function_writing_into_its_argument_is_rejected():

@@ -703,7 +703,8 @@ class _Liveness:
 
 
 def parameters_written(tree: gast.FunctionDef, resolve) -> dict:
-    """{parameter: where it is written}: the parameters whose objects a function writes into.
+    """{parameter: (where, certain)}: the parameters whose objects a function writes into,
+    certainly (``v[0] = ...``) or if they are arrays or lists (``v += 1.0``).
 
     ``tree`` is normalized up to this pass (inlined helpers' writes count).
     """
@@ -712,12 +713,14 @@ def parameters_written(tree: gast.FunctionDef, resolve) -> dict:
     aliasing = _Aliasing(params, local_names, resolve)
     aliasing.run(tree.body)
     written = {}
-    for node in gast.walk(tree):
+    for node in _in_order(tree.body):
         if isinstance(node, gast.Assign) and id(node) in aliasing.before:
             sites = memory(aliasing.before[id(node)].points.get(node.targets[0].id, ()))
+            certain = write_kind(node) != "augmented"  # `n -= 1` on an int writes nothing
             for param in params:
                 if sites & {("param", param), ("param-part", param)}:
-                    written.setdefault(param, position(node))
+                    where, was_certain = written.get(param, (position(node), False))
+                    written[param] = (where, was_certain or certain)
     return written
 
 
@@ -733,10 +736,11 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
     (when the argument kinds are known) marks values never written in place,
     ``holds_nothing(name)`` values that are arrays or scalars (no list, tuple or dict).
     """
+    call_checks = {}
     if guard and callee_writes is not None:
-        _check_calls_not_inlined(tree, resolve, callee_writes)
+        call_checks = _check_calls_not_inlined(tree, resolve, callee_writes, aliases)
     writes = [n for n in gast.walk(tree) if isinstance(n, gast.Assign) and write_kind(n)]
-    if not writes:
+    if not writes and not call_checks:
         return tree
     params = [a.id for a in tree.args.args]
     local_names = frozenset(params) | syntax.stored_names(tree)
@@ -746,17 +750,20 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
                          is_scalar, guard)
     aliasing.run(tree.body)
     _Rewrite(aliasing, liveness, local_names, namer, aliases, guard,
-             is_scalar or (lambda name: False)).run(tree)
+             is_scalar or (lambda name: False), call_checks).run(tree)
     return tree
 
 
-def _check_calls_not_inlined(tree, resolve, callee_writes):
+def _check_calls_not_inlined(tree, resolve, callee_writes, aliases) -> dict:
     """Reject a call that runs a user function which writes into its arguments.
 
     Generated code runs a recursive function's calls as they are (its own
     generated code differentiates them), so a write into an argument would
-    change the caller's value behind srcad's back.
+    change the caller's value behind srcad's back. A certain write (``x[0] =
+    v``) is rejected now; ``x += v``, a write only if x is an array or a list,
+    gets a check before the call: {id(call statement): [checks]}.
     """
+    checks = {}
     for statement in gast.walk(tree):
         call = getattr(statement, "value", None) if isinstance(
             statement, (gast.Assign, gast.Expr)) else None
@@ -771,17 +778,25 @@ def _check_calls_not_inlined(tree, resolve, callee_writes):
                 *call.args, **{k.arg: k.value for k in call.keywords})
         except TypeError:
             continue  # reported elsewhere
+        name = reason.function.__name__
         for param, value in bound.arguments.items():
             if param not in written or isinstance(value, gast.Constant):
                 continue
-            where, call_origin = written[param], position(statement)
-            raise UnsupportedSyntaxError(
-                "a call to the recursive function `%s`, which writes into its argument `%s` "
-                "(line %d): srcad runs this call as it is, and cannot follow the write"
-                % (reason.function.__name__, param, where.lineno),
-                _location(call_origin),
-                "Copy the argument inside `%s` before writing into it (`%s = %s.copy()`), or "
-                "build and return a new value." % (reason.function.__name__, param, param))
+            (where, certain), call_origin = written[param], position(statement)
+            message = ("a call to the recursive function `%s`, which writes into its argument "
+                       "`%s` (line %d): srcad runs this call as it is, and cannot follow the "
+                       "write" % (name, param, where.lineno))
+            hint = ("Copy the argument inside `%s` before writing into it (`%s = %s.copy()`), "
+                    "or build and return a new value." % (name, param, param))
+            if certain:
+                raise UnsupportedSyntaxError(message, _location(call_origin), hint)
+            check = syntax.call(
+                syntax.attribute(aliases.name_for(runtime), "check_not_written"),
+                syntax.deepcopy(value), syntax.constant(_place(call_origin)),
+                syntax.constant(message), syntax.constant(hint))
+            checks.setdefault(id(statement), []).append(
+                _like(gast.Expr(value=check), statement))
+    return checks
 
 
 def _location(origin) -> Location:
@@ -797,7 +812,9 @@ class _Rewrite:
     right after that statement), then ``block`` inserts it.
     """
 
-    def __init__(self, aliasing, liveness, local_names, namer, aliases, full, is_scalar):
+    def __init__(self, aliasing, liveness, local_names, namer, aliases, full, is_scalar,
+                 call_checks=None):
+        self.call_checks = call_checks or {}  # id(statement) -> checks before it
         self.is_scalar = is_scalar
         self.namer = namer
         self.aliasing = aliasing
@@ -829,7 +846,7 @@ class _Rewrite:
                 before, after = self.plans[id(s)]
                 out.extend(before + [s] + after)
             else:
-                out.append(s)
+                out.extend(self.call_checks.get(id(s), []) + [s])
             for (statement, helper), (flag, base, index, part) in self.fact_flags.items():
                 if statement != id(s):
                     continue

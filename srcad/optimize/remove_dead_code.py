@@ -110,6 +110,7 @@ def _pure_callee(func, resolve) -> bool:
     obj = resolve(func)
     if obj in (runtime.check_scalar_output, runtime.check_unshared, runtime.check_separate,
                runtime.check_holds_nothing, runtime.cannot_follow_write, runtime.check_writable,
+               runtime.check_not_written,
                runtime.add_at):
         return False
     module = getattr(obj, "__module__", None) or ""

@@ -220,6 +220,8 @@ _RULES = {
     "check_unshared": _check_unshared,
     "check_separate": _check_separate,
     "check_holds_nothing": _check_holds_nothing,
+    "check_not_written": lambda p, a, k: syntax.constant(None) if isinstance(k[0], Scalar)
+    else None,
     "written_in_place": _written_in_place,
     "writes_through": _writes_through,
     "views_into": _writes_through,  # a scalar part is no view either
