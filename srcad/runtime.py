@@ -552,6 +552,14 @@ def same_object(base, part) -> bool:
     return part is base
 
 
+def views_whole(base, part) -> bool:
+    """Whether ``part`` (base.T, base.reshape(...), np.ravel(base)...) is a view of all of the
+    array ``base`` (a reshape may copy instead)."""
+    return (isinstance(base, np.ndarray) and isinstance(part, np.ndarray)
+            and part.size == base.size and np.may_share_memory(part, base)
+            and _shares_exactly(part, base))
+
+
 def views_into(base, index, part) -> bool:
     """Whether ``part``, which was ``base[index]``, is a view of the array ``base``: it
     then sees every later write into base (an element of a list does not: it stays the

@@ -44,7 +44,7 @@ def passed_on(y, g, x=None):  # noqa: F811
 
 nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size,
                   rt.check_scalar_output, rt.written_in_place, rt.writes_through,
-                  rt.views_into, rt.same_object)
+                  rt.views_into, rt.same_object, rt.views_whole)
 shape_rule(shapes.elementwise, np.where)
 
 

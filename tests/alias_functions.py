@@ -230,6 +230,51 @@ def fancy_index_copy(y):
     return np.sum(y * y) + np.sum(z)
 
 
+# ---- reproduced: whole-array views (.T, transpose, reshape...) written back
+
+
+def transpose_view(Y):
+    Z = Y.T
+    Z[0, 1] = 5.0
+    return np.sum(Y * Y)
+
+
+def reshape_view(y):
+    Z = y.reshape(2, -1)
+    Z[0, 1] = 5.0
+    return np.sum(y * y)
+
+
+def ravel_view(Y):
+    z = np.ravel(Y)
+    z[0] = 5.0
+    return np.sum(Y * Y)
+
+
+def asarray_alias(y):
+    z = np.asarray(y)
+    z[0] = 1.0
+    return np.sum(y * y)
+
+
+def expand_dims_view(y):
+    z = np.expand_dims(y, 0)
+    z[0, 1] = 2.0
+    return np.sum(y * y)
+
+
+def squeeze_view(Y):
+    z = np.squeeze(Y[:1])
+    z[0] = 2.0
+    return np.sum(Y * Y)
+
+
+def transpose_function_view(Y):
+    Z = np.transpose(Y)
+    Z[0, 1] = 3.0
+    return np.sum(Y * Y)
+
+
 # ---- reproduced: no write-back needed
 
 
@@ -267,30 +312,6 @@ def two_parameters(a, b):
 # ---- rejected: sharing srcad cannot follow
 
 
-def transpose_view(Y):
-    Z = Y.T
-    Z[0, 1] = 5.0  # write
-    return np.sum(Y * Y)
-
-
-def reshape_view(y):
-    Z = y.reshape(2, -1)
-    Z[0, 1] = 5.0  # write
-    return np.sum(y * y)
-
-
-def ravel_view(Y):
-    z = np.ravel(Y)
-    z[0] = 5.0  # write
-    return np.sum(Y * Y)
-
-
-def asarray_alias(y):
-    z = np.asarray(y)
-    z[0] = 1.0  # write
-    return np.sum(y * y)
-
-
 def branch_alias(y):
     z = y if y[0] > 0.0 else y.copy()
     z[0] = 1.0  # write
@@ -310,18 +331,6 @@ def global_alias(x):
     z = SHARED
     z[0] = 1.0  # write
     return np.sum(SHARED * x)
-
-
-def expand_dims_view(y):
-    z = np.expand_dims(y, 0)
-    z[0, 1] = 2.0  # write
-    return np.sum(y * y)
-
-
-def squeeze_view(Y):
-    z = np.squeeze(Y[:1])
-    z[0] = 2.0  # write
-    return np.sum(Y * Y)
 
 
 def swapaxes_view(Y):
@@ -346,12 +355,6 @@ def atleast_alias(y):
     z = np.atleast_1d(y)
     z[0] = 2.0  # write
     return np.sum(y * y)
-
-
-def transpose_function_view(Y):
-    Z = np.transpose(Y)
-    Z[0, 1] = 3.0  # write
-    return np.sum(Y * Y)
 
 
 def list_holds_array(y, x):

@@ -15,7 +15,8 @@ A may-alias analysis follows Python's semantics on the normalized function:
 which objects each name may be or view (allocation *sites*: each statement
 that makes a new object, each parameter, each module global), which sites
 may hold which others as elements, which names are certainly one object,
-which are certainly ``base[index]`` (a part made by indexing), and which
+which are certainly a part or view of another (``base[index]``, ``base.T``,
+``base.reshape(...)``, ``rt.iterated(base)``: see _view_of), and which
 buffer of the generated code each name views. Liveness gives the names read
 after each write (the return reads its value). A write is then redone for
 every name that sees it:
@@ -619,18 +620,60 @@ class _Aliasing:
         copied = (s.value.id if isinstance(s.value, gast.Name)
                   and s.value.id in self.local_names else None)
         state.rebind(name, copied)
-        if isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name) \
-                and s.value.value.id in self.local_names:
-            base = s.value.value.id
-            index_names = frozenset(syntax.load_names(s.value.slice)) & self.local_names
-            if base != name and name not in index_names:
-                state.parts[name] = (base, s.value.slice, index_names, id(s))
-        elif isinstance(s.value, gast.Call) and self.resolve(s.value.func) is runtime.iterated \
-                and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name) \
-                and s.value.args[0].id in self.local_names and s.value.args[0].id != name:
-            # `for x in items` iterates over rt.iterated(items): items itself unless a dict
-            state.parts[name] = (s.value.args[0].id, None, frozenset(), id(s))
+        view = _view_of(s.value, self.resolve, self.local_names)
+        if view is not None:
+            base, how = view
+            how_names = frozenset(syntax.load_names(s.value)) & self.local_names - {base}
+            if base != name and name not in how_names:
+                state.parts[name] = (base, how, how_names, id(s))
         return state
+
+
+# (np.atleast_1d and x.view() too, but srcad has no template for them: their views are
+# left to the checks, which say what is wrong where a template error would not)
+_RESHAPING = ("reshape", "ravel", "squeeze", "expand_dims", "asarray")
+
+
+def _view_of(value, resolve, local_names):
+    """(base, how) if ``value`` is a part or a view of the local ``base``, else None.
+
+    how: the index node (``base[index]``); SAME (``rt.iterated(base)``, base itself
+    unless a dict); TRANSPOSED (``base.T``, ``np.transpose(base)``); or
+    ``(RESHAPED, value)`` (``base.reshape(...)``, ``np.ravel(base)``, ``np.squeeze``...:
+    the same elements in the same order, when a view).
+    """
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
+            and value.value.id in local_names:
+        return value.value.id, value.slice
+    if isinstance(value, gast.Attribute) and value.attr == "T" and isinstance(
+            value.value, gast.Name) and value.value.id in local_names:
+        return value.value.id, TRANSPOSED
+    if not isinstance(value, gast.Call) or any(k.arg == "order" for k in value.keywords):
+        return None
+    callee = resolve(value.func)
+    if callee is UNRESOLVED and isinstance(value.func, gast.Attribute) and isinstance(
+            value.func.value, gast.Name) and value.func.value.id in local_names:
+        base, method = value.func.value.id, value.func.attr  # a method on a local value
+        if method == "transpose" and not value.args and not value.keywords:
+            return base, TRANSPOSED
+        if method in _RESHAPING:
+            return base, (RESHAPED, value)
+        return None
+    if not value.args or not isinstance(value.args[0], gast.Name) or \
+            value.args[0].id not in local_names:
+        return None
+    base = value.args[0].id
+    if callee is runtime.iterated and len(value.args) == 1:
+        return base, SAME  # `for x in items` iterates over rt.iterated(items)
+    if callee is np.transpose and len(value.args) == 1 and not value.keywords:
+        return base, TRANSPOSED
+    name = getattr(callee, "__name__", None)
+    if name in _RESHAPING and getattr(np, name, None) is callee and not value.keywords:
+        return base, (RESHAPED, value)
+    return None
+
+
+SAME, TRANSPOSED, RESHAPED = "same", "transposed", "reshaped"
 
 
 def global_text(node, local_names) -> str | None:
@@ -850,8 +893,11 @@ class _Rewrite:
             for (statement, helper), (flag, base, index, part) in self.fact_flags.items():
                 if statement != id(s):
                     continue
-                if index is None:  # part = rt.iterated(base): base itself, unless a dict
+                if index == SAME:  # part = rt.iterated(base): base itself, unless a dict
                     test = syntax.call(self.rt("same_object"), syntax.name(base),
+                                       syntax.name(part))
+                elif not isinstance(index, gast.AST):  # a transposed or reshaped view
+                    test = syntax.call(self.rt("views_whole"), syntax.name(base),
                                        syntax.name(part))
                 else:
                     test = syntax.call(self.rt(helper), syntax.name(base),
@@ -893,10 +939,7 @@ class _Rewrite:
             out = []
             for part, fact in effects.views.get(written, ()):
                 flag, index = self.fact_flag(fact, "views_into")
-                remade = _like(syntax.assign(part, syntax.name(current) if index is None
-                                             else gast.Subscript(value=syntax.name(current),
-                                                                 slice=syntax.deepcopy(index),
-                                                                 ctx=gast.Load())), s)
+                remade = _like(syntax.assign(part, _made_again(index, fact[1], current)), s)
                 inner = [remade] + self.rebinding(group(part) & live, part, s)
                 inner += views_of(part, part)
                 out.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
@@ -914,11 +957,8 @@ class _Rewrite:
         block, current = after, name
         for base, fact in effects.chain:
             flag, index = self.fact_flag(fact, "writes_through")
-            stored = _like(syntax.assign(base, syntax.name(current) if index is None
-                                         else syntax.call(self.rt("updated"), syntax.name(base),
-                                                          syntax.index_expression(index),
-                                                          syntax.name(current))), s)
-            inner = [stored] + self.rebinding(group(base) & live, base, s)
+            inner = [_like(statement, s) for statement in self.stored(base, index, current)]
+            inner += self.rebinding(group(base) & live, base, s)
             inner += views_of(base, base)
             block.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
             block, current = inner, base
@@ -934,6 +974,21 @@ class _Rewrite:
                       for check in self.guard(s, name, other, state)] + before
             self.separate(s, name, state, live)
         return before, after
+
+    def stored(self, base, how, current) -> list:
+        """Statements giving ``base`` the new value ``current`` of its part (see _view_of)."""
+        if how == SAME:
+            return [syntax.assign(base, syntax.name(current))]
+        if how == TRANSPOSED:
+            return [syntax.assign(base, syntax.attribute(current, "T"))]
+        if not isinstance(how, gast.AST):  # reshaped: the same elements, base's shape
+            shape = self.namer.fresh("shape")
+            return [syntax.assign(shape, syntax.attribute(base, "shape")),
+                    syntax.assign(base, syntax.call(syntax.attribute(current, "reshape"),
+                                                    syntax.name(shape)))]
+        return [syntax.assign(base, syntax.call(self.rt("updated"), syntax.name(base),
+                                                syntax.index_expression(how),
+                                                syntax.name(current)))]
 
     def rebinding(self, names, source, like) -> list:
         return [_like(syntax.assign(other, syntax.name(source)), like)
@@ -1022,6 +1077,24 @@ class _Rewrite:
                         syntax.constant(_place(where)),
                         syntax.constant(_written_name(where, name)),
                         syntax.constant(first[1]), syntax.constant(second[1]))), s)
+
+
+def _made_again(how, base, current):
+    """The value ``part = base<how>`` has again, made from ``current``, base's new value."""
+    if how == SAME:
+        return syntax.name(current)
+    if how == TRANSPOSED:
+        return syntax.attribute(current, "T")
+    if not isinstance(how, gast.AST):  # reshaped: the same call, on the new value
+        call = syntax.deepcopy(how[1])
+        if isinstance(call.func, gast.Attribute) and not call.args[:0] and isinstance(
+                call.func.value, gast.Name) and call.func.value.id == base:
+            call.func.value = syntax.name(current)
+        else:
+            call.args[0] = syntax.name(current)
+        return call
+    return gast.Subscript(value=syntax.name(current), slice=syntax.deepcopy(how),
+                          ctx=gast.Load())
 
 
 def _root_node(root):

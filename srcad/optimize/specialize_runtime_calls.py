@@ -225,6 +225,8 @@ _RULES = {
     "written_in_place": _written_in_place,
     "writes_through": _writes_through,
     "views_into": _writes_through,  # a scalar part is no view either
+    "views_whole": lambda p, a, k: syntax.constant(False) if isinstance(k[1], Scalar)
+    else None,
     "iterated": _iterated,
     "iterated_adjoint": _iterated,
     "iterated_tangent": _iterated,
