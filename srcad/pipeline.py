@@ -128,7 +128,7 @@ def _normalize_values(parsed, namer, aliases, inlined=None) -> gast.FunctionDef:
     return split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
 
 
-_written_by: dict = {}  # function -> (its code, {parameter: origin}); None while computing
+_written_by: dict = {}  # function -> (its code, parameters_written); None while computing
 
 
 def parameters_written_by(function) -> dict:

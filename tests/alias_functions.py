@@ -467,3 +467,21 @@ def write_into_broadcast(y):
     b = np.broadcast_to(y, (2, 6))
     b[0, 0] = 2.0  # write
     return np.sum(b)
+
+
+# ---- reproduced: lists passed in
+
+
+def append_through_alias_of_parameter(xs, y):
+    ys = xs
+    ys.append(y[0] * 2.0)
+    total = 0.0
+    for v in xs:
+        total = total + v * v
+    return total + len(ys)
+
+
+def write_element_of_parameter_list(params, x):
+    for p in params:
+        p[0] = p[1] * x[0]  # writes into the arrays the list holds
+    return np.sum(params[0] * params[1])

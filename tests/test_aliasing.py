@@ -52,11 +52,13 @@ def arguments(function):
             out.append(matrix(rng))
         elif name == "params":
             out.append([vector(rng, 3), vector(rng, 3)])
+        elif name == "xs":
+            out.append([float(v) for v in vector(rng, 3)])
         elif name in ("b", "w") and "X" in names:
             out.append(vector(rng, 4))
         elif function is af.float_parameters_augmented:
             out.append(float(rng.uniform(0.5, 1.5)))
-        elif name == "x" and "params" in names:
+        elif name in ("x", "y") and ("params" in names or "xs" in names):
             out.append(vector(rng, 3))
         else:
             out.append(vector(rng))
@@ -124,6 +126,7 @@ REPRODUCED = [
     af.fancy_index_copy, af.view_base_dead, af.copy_first, af.disjoint_rows, af.interleaved,
     af.two_parameters,
 ]
+REPRODUCED += [af.append_through_alias_of_parameter, af.write_element_of_parameter_list]
 REPRODUCED += [  # whole-array views: .T, transpose, reshape, ravel, squeeze, expand_dims
     af.transpose_view, af.reshape_view, af.ravel_view, af.asarray_alias, af.expand_dims_view,
     af.squeeze_view, af.transpose_function_view,
@@ -137,7 +140,8 @@ OPTIONS = [{}, {"optimize": False}]  # specialized, and generic code with every 
 
 
 def wrt_of(function):
-    return 1 if function in (af.element_of_list_parameter,) else 0
+    return 1 if function in (af.element_of_list_parameter, af.append_through_alias_of_parameter,
+                             af.write_element_of_parameter_list) else 0
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=["optimized", "unoptimized"])

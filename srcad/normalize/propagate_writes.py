@@ -1087,8 +1087,8 @@ def _made_again(how, base, current):
         return syntax.attribute(current, "T")
     if not isinstance(how, gast.AST):  # reshaped: the same call, on the new value
         call = syntax.deepcopy(how[1])
-        if isinstance(call.func, gast.Attribute) and not call.args[:0] and isinstance(
-                call.func.value, gast.Name) and call.func.value.id == base:
+        if isinstance(call.func, gast.Attribute) and isinstance(
+                call.func.value, gast.Name) and call.func.value.id == base:  # base.reshape(...)
             call.func.value = syntax.name(current)
         else:
             call.args[0] = syntax.name(current)
