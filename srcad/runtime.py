@@ -50,7 +50,13 @@ def _is_ragged(x) -> bool:
 
 
 def unbroadcast(g, x):
-    """Sum ``g`` (an adjoint of a broadcast result) back to the shape of ``x``."""
+    """Sum ``g`` (an adjoint of a broadcast result) back to the shape of ``x``.
+
+    In general: ``g`` broadcast to the common shape of ``g`` and ``x``, then
+    summed to x's shape. This map is linear in ``g`` and its transpose is
+    ``unbroadcast(., g)``, which is what its adjoint template uses; so a
+    smaller ``g`` (a scalar seed, a row of a matrix) is broadcast to x's shape.
+    """
     if _is_ragged(x):
         return g
     x_shape = np.shape(x)
@@ -62,10 +68,12 @@ def unbroadcast(g, x):
     lead = len(g_shape) - len(x_shape)
     if lead > 0:
         g = np.sum(g, axis=tuple(range(lead)))
+    elif lead < 0:  # align g's axes with x's last ones
+        g = np.reshape(g, (1,) * -lead + g_shape)
     kept = tuple(i for i, n in enumerate(x_shape) if n == 1 and np.shape(g)[i] != 1)
     if kept:
         g = np.sum(g, axis=kept, keepdims=True)
-    if np.shape(g) != x_shape:  # g was a scalar and x an array
+    if np.shape(g) != x_shape:  # g had size-1 axes (or none) where x has more
         g = np.broadcast_to(g, x_shape)
     return g
 
@@ -303,7 +311,8 @@ def match_tangent(tangent, value):
     """The output tangent of a jvp: the output's shape (and a Python float for a float)."""
     if isinstance(value, (tuple, list)):
         return type(value)(match_tangent(t, v) for t, v in zip(tangent, value))
-    if isinstance(value, float) and not isinstance(tangent, float) and np.ndim(tangent) == 0:
+    # exact types: np.float64 subclasses float, and a Python float's tangent is a Python float
+    if type(value) is float and type(tangent) is not float and np.ndim(tangent) == 0:
         return float(tangent)
     if np.shape(tangent) != np.shape(value):
         return np.broadcast_to(tangent, np.shape(value)).copy()

@@ -74,7 +74,9 @@ def mod(z, x, y):
 
 @tangent(operator.mod, np.mod, np.remainder)
 def mod(z, x, y):  # noqa: F811
-    d[z] = d[x] - d[y] * np.floor_divide(x, y)
+    # every term has z's shape: optimize/simplify_zeros drops the product when y has no
+    # tangent, and what remains must still be the whole result's tangent
+    d[z] = rt.match_tangent(d[x], z) - d[y] * np.floor_divide(x, y)
 
 
 @adjoint(operator.neg, np.negative)
@@ -177,12 +179,12 @@ def minimum_of_two(z, x, y):  # noqa: F811
 @adjoint(builtins.sum)
 def sum_of_items(y, items, start=0):
     d[items] += rt.expand_reduced(d[y], items, 0, False)
-    d[start] += d[y]
+    d[start] += rt.unbroadcast(d[y], start)
 
 
 @tangent(builtins.sum)
 def sum_of_items(y, items, start=0):  # noqa: F811
-    d[y] = np.sum(d[items], axis=0) + d[start]
+    d[y] = np.sum(d[items], axis=0) + rt.match_tangent(d[start], y)
 
 
 shape_rule(shapes.operator_elementwise, builtins.max, builtins.min)

@@ -32,14 +32,26 @@ def match_tangent(y, t, value):  # noqa: F811
     d[y] = rt.match_tangent(d[t], value)
 
 
-@adjoint(rt.match_type, rt.owned)
-def passed_on(y, g, x=None):
+# match_type and owned change a gradient's type or ownership, never its value; their
+# tangents keep doing so (the tangent of a Python float's gradient is a Python float)
+@adjoint(rt.match_type)
+def match_type(y, g, x):
     d[g] += d[y]
 
 
-@tangent(rt.match_type, rt.owned)
-def passed_on(y, g, x=None):  # noqa: F811
-    d[y] = d[g]
+@tangent(rt.match_type)
+def match_type(y, g, x):  # noqa: F811
+    d[y] = rt.match_type(d[g], x)
+
+
+@adjoint(rt.owned)
+def owned(y, g):
+    d[g] += d[y]
+
+
+@tangent(rt.owned)
+def owned(y, g):  # noqa: F811
+    d[y] = rt.owned(d[g])
 
 
 nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size,
@@ -51,7 +63,7 @@ shape_rule(shapes.elementwise, np.where)
 # helper to the tangent; each adjoint is the transposed map.
 @adjoint(rt.unbroadcast)
 def unbroadcast(y, g, x):
-    d[g] += np.broadcast_to(d[y], np.shape(g))
+    d[g] += rt.unbroadcast(d[y], g)
 
 
 @tangent(rt.unbroadcast)

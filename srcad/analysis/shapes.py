@@ -462,7 +462,10 @@ def _runtime_rules():
     registry.shape_rule(lambda t, value, *a, **k: plain(value) if plain(value) != UNKNOWN
                         else plain(t), rt.match_tangent)
     registry.shape_rule(zeros_like, rt.zeros_like)
-    registry.shape_rule(elementwise, rt.log_of_base)
+    def log_of_base(a, *rest, **kwargs):  # a Python float for any scalar, as at run time
+        return FLOAT if isinstance(plain(a), Scalar) else elementwise(a)
+
+    registry.shape_rule(log_of_base, rt.log_of_base)
     registry.shape_rule(same_as_first, rt.check_scalar_output)
     registry.shape_rule(integer, rt.reduced_size)
 

@@ -77,12 +77,13 @@ def _unbroadcast(pass_, args, kinds):
     kept = []
     for axis, x_one in enumerate(x_kind.ones):
         g_one = g_kind.ones[lead + axis]
-        if x_one is False or g_one is True:
+        if x_one is g_one and x_one is not None:  # both 1, or both larger (equal: NumPy)
             continue
         if x_one is True and g_one is False:
             kept.append(axis)
             continue
-        return None  # a size only known at run time decides
+        # g of size 1 where x is larger must be broadcast; an unknown size decides at run time
+        return None
     # the array method: same result as np.sum, without np.sum's Python-level dispatch
     result = g
     if lead:

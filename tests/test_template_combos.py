@@ -1,0 +1,363 @@
+"""Every template, runtime helpers included, to second order on broadcast combinations.
+
+What autograd's ``combo_check`` does for its primitives, for srcad's templates:
+for every case of tests/template_combos.py, every combination of operand shapes
+it lists (scalar, vector, row, column, full... where the primitive accepts
+them) and every non-empty subset of its differentiable operands, along both
+code paths of tests/gradcheck.py (code specialized on the argument kinds, and
+the generic code):
+
+``test_reverse``
+    srcad's gradient of ``S = sum(sin(f(*args)) * c)`` (c a fixed random
+    cotangent) against central finite differences, with each gradient's type
+    and shape. The sine makes S nonlinear in f's output, so the adjoint that
+    reaches each template depends on the inputs.
+``test_forward``
+    srcad's jvp of f itself: the output tangent has the output's shape, and
+    ``<J t, cos(f)·c> == <t, ∇S>`` (the dot-product test against reverse mode).
+``test_second_order``
+    forward mode over srcad's generated gradient code: ``srcad.hvp`` for one
+    operand, the jvp of the gradient code for several (the mixed second
+    derivatives), against central finite differences of srcad's gradient.
+
+Forward-only helpers (in place: reverse mode refuses them on purpose) are
+checked by their jvp against finite differences, and to second order by the
+jvp of their generated jvp code.
+
+``test_every_template_has_a_case`` fails when a primitive with a template has
+no case here, so a new template cannot go unchecked.
+"""
+
+from __future__ import annotations
+
+import ast
+import atexit
+import functools
+import inspect
+import math
+import os
+import shutil
+import tempfile
+import textwrap
+import zlib
+
+import gast
+import numpy as np
+import pytest
+
+import srcad
+from srcad import pipeline, registry
+from srcad.analysis import shapes
+from srcad.analysis.operations import operation_of
+from srcad.naming import Namer
+from srcad.namespace import Aliases
+from srcad.parse import parse_function
+from srcad.transform.forward import ForwardRequest
+from srcad.transform.reverse import ReverseRequest
+from tests.gradcheck import (PATHS, assert_close, assert_gradient_like, check_gradient, fd_jvp,
+                             perturbed, random_like, reverse_gradient)
+from tests.template_combos import CASES, shape_text
+
+EPS = 1e-6
+SECOND_ORDER_RTOL = 1e-5
+SECOND_ORDER_ATOL = 1e-6
+
+
+# ------------------------------------------------------------------ inputs
+
+
+def _rng(*parts):
+    return np.random.default_rng(zlib.crc32("|".join(map(str, parts)).encode()))
+
+
+def combo_text(combo):
+    return ",".join(shape_text(s) for s in combo)
+
+
+@functools.lru_cache(maxsize=None)
+def inputs(case_index, combo_index):
+    """(args, cotangent) for one case and shape combination, reproducibly drawn."""
+    case = CASES[case_index]
+    combo = case.combos[combo_index]
+    rng = _rng(case.name, combo_text(combo))
+    for _ in range(2000):
+        args = [domain(shape, rng) for domain, shape in zip(case.domains, combo)]
+        if case.accept is None or case.accept(args):
+            break
+    else:
+        raise RuntimeError("no acceptable inputs for %s[%s]" % (case.name, combo_text(combo)))
+    output = case.f(*args)
+    cotangent = random_like(output, rng)
+    return args, cotangent
+
+
+def tangents_for(case, combo, subset, args):
+    rng = _rng(case.name, combo_text(combo), subset)
+    return [random_like(args[p], rng) for p in subset]
+
+
+# ------------------------------------------------- the scalar function S
+
+
+_directory = None
+_scalarized: dict = {}
+
+
+def scalarized(f, wrap):
+    """A copy of f with a last parameter c, returning ``sum(sin(f(*args)) * c)``.
+
+    With ``wrap="math"`` (Python float outputs) it returns ``math.sin(f(*args)) * c``.
+    The copy is written to a real file (srcad reads its source) and sees f's globals.
+    """
+    key = (f, wrap)
+    if key in _scalarized:
+        return _scalarized[key]
+    global _directory
+    if _directory is None:
+        _directory = tempfile.mkdtemp(prefix="srcad-combos-")
+        atexit.register(shutil.rmtree, _directory, True)
+    tree = ast.parse(textwrap.dedent(inspect.getsource(f)))
+    definition = tree.body[0]
+    definition.name = f.__name__ + "_scalarized"
+    definition.args.args.append(ast.arg(arg="cotangent_"))
+    returned = definition.body[-1]
+    assert isinstance(returned, ast.Return)
+    module = "math_combos_" if wrap == "math" else "numpy_combos_"
+    sine = ast.Call(func=ast.Attribute(value=ast.Name(id=module, ctx=ast.Load()), attr="sin",
+                                       ctx=ast.Load()), args=[returned.value], keywords=[])
+    value = ast.BinOp(left=sine, op=ast.Mult(), right=ast.Name(id="cotangent_", ctx=ast.Load()))
+    if wrap != "math":
+        value = ast.Call(func=ast.Attribute(value=ast.Name(id=module, ctx=ast.Load()),
+                                            attr="sum", ctx=ast.Load()),
+                         args=[value], keywords=[])
+    returned.value = value
+    source = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    path = os.path.join(_directory, "%d_%s.py" % (len(_scalarized), definition.name))
+    with open(path, "w") as file:
+        file.write(source)
+    namespace = dict(f.__globals__)
+    namespace.update(numpy_combos_=np, math_combos_=math)
+    exec(compile(source, path, "exec"), namespace)
+    _scalarized[key] = namespace[definition.name]
+    return _scalarized[key]
+
+
+def cosine_cotangent(case, output, cotangent):
+    """The cotangent S passes back to f's output: cos(f(*args)) * c."""
+    if case.wrap == "math":
+        return math.cos(output) * cotangent
+    return np.cos(output) * cotangent
+
+
+# ------------------------------------------------------------- srcad calls
+
+def _wrt(subset):
+    return subset[0] if len(subset) == 1 else tuple(subset)
+
+
+def _names(f, subset):
+    params = list(inspect.signature(f).parameters)
+    return [params[p] for p in subset]
+
+
+@functools.lru_cache(maxsize=None)
+def _generic_forward(f, names):
+    return pipeline.generate_forward(f, ForwardRequest(wrt=list(names)), None).function
+
+
+@functools.lru_cache(maxsize=None)
+def _generic_reverse(f, names, single):
+    return pipeline.generate_reverse(f, ReverseRequest(wrt=list(names), single=single), None)
+
+
+@functools.lru_cache(maxsize=None)
+def _generic_forward_over_reverse(f, names, single):
+    gradient = _generic_reverse(f, names, single).function
+    return pipeline.generate_forward(gradient, ForwardRequest(wrt=list(names)), None).function
+
+
+def forward(f, args, subset, tangents, path):
+    """(f(*args), J t) by srcad's forward mode along ``path``."""
+    if path == "specialized":
+        given = [None] * len(args)
+        for p, t in zip(subset, tangents):
+            given[p] = t
+        return srcad.jvp(f, args, given)
+    return _generic_forward(f, tuple(_names(f, subset)))(*args, *tangents)
+
+
+def gradient(S, args, subset, path):
+    """srcad's gradient of S as a list (one entry per position of ``subset``)."""
+    result = reverse_gradient(S, args, _wrt(subset), path)
+    return [result] if len(subset) == 1 else list(result)
+
+
+def forward_over_reverse(S, args, subset, tangents, path):
+    """H v by forward mode over srcad's generated gradient code, as a list."""
+    if path == "specialized":
+        if len(subset) == 1:
+            return [srcad.hvp(S, wrt=subset[0])(*args, tangents[0])]
+        generated = srcad.grad(S, wrt=tuple(subset)).generated_for(*args)
+        return list(forward(generated.function, args, subset, tangents, "specialized")[1])
+    names = tuple(_names(S, subset))
+    single = len(subset) == 1
+    result = _generic_forward_over_reverse(S, names, single)(*args, *tangents)[1]
+    return [result] if single else list(result)
+
+
+# ------------------------------------------------------------ parametrize
+
+def _items(forward_only=None):
+    items = []
+    for case_index, case in enumerate(CASES):
+        if forward_only is not None and case.forward_only != forward_only:
+            continue
+        for combo_index, combo in enumerate(case.combos):
+            for subset in case.subsets():
+                label = "%s[%s]-wrt%s" % (case.name, combo_text(combo),
+                                          "".join(map(str, subset)))
+                items.append(pytest.param(case_index, combo_index, subset, id=label))
+    return items
+
+
+REVERSIBLE = _items(forward_only=False)
+ALL = _items()
+
+
+def _vacuous(case, subset, values):
+    """True if, with every operand differentiated, no derivative that should be is nonzero.
+
+    (One operand alone may rightly get zeros: the smaller operand of a maximum.)
+    """
+    if tuple(subset) != case.differentiable:
+        return False
+    checked = [v for p, v in zip(subset, values) if p not in case.zero_derivative]
+    return bool(checked) and max(float(np.max(np.abs(v))) for v in checked) < 1e-6
+
+
+# ------------------------------------------------------------------ tests
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case_index, combo_index, subset", REVERSIBLE)
+def test_reverse(case_index, combo_index, subset, path):
+    case = CASES[case_index]
+    args, cotangent = inputs(case_index, combo_index)
+    S = scalarized(case.f, case.wrap)
+    numerics = check_gradient(S, list(args) + [cotangent], _wrt(subset), path)
+    assert not _vacuous(case, subset, numerics), "vacuous case: every gradient is zero"
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case_index, combo_index, subset", ALL)
+def test_forward(case_index, combo_index, subset, path):
+    case = CASES[case_index]
+    args, cotangent = inputs(case_index, combo_index)
+    combo = case.combos[combo_index]
+    tangents = tangents_for(case, combo, subset, args)
+    expected = case.f(*args)
+    output, output_tangent = forward(case.f, args, subset, tangents, path)
+    np.testing.assert_allclose(output, expected, rtol=1e-12, atol=0)
+    assert np.shape(output_tangent) == np.shape(expected), (
+        "output tangent has shape %s, the output %s"
+        % (np.shape(output_tangent), np.shape(expected)))
+    if type(expected) is float:
+        assert type(output_tangent) is float, type(output_tangent)
+    if case.forward_only:
+        assert_close(output_tangent, fd_jvp(case.f, args, subset, tangents), what="J t")
+        return
+    S = scalarized(case.f, case.wrap)
+    gradients = gradient(S, list(args) + [cotangent], subset, path)
+    lhs = float(np.sum(np.asarray(output_tangent) * cosine_cotangent(case, expected, cotangent)))
+    terms = [np.asarray(t) * np.asarray(g) for t, g in zip(tangents, gradients)]
+    rhs = float(sum(np.sum(term) for term in terms))
+    scale = sum(float(np.sum(np.abs(term))) for term in terms)
+    assert abs(lhs - rhs) <= 1e-9 * max(scale, abs(lhs)) + 1e-12, (
+        "dot-product test failed: <J t, c> = %r by forward mode, <t, J^T c> = %r by reverse"
+        % (lhs, rhs))
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case_index, combo_index, subset", ALL)
+def test_second_order(case_index, combo_index, subset, path):
+    case = CASES[case_index]
+    args, cotangent = inputs(case_index, combo_index)
+    tangents = tangents_for(case, case.combos[combo_index], subset, args)
+    if case.forward_only:
+        _check_forward_over_forward(case, args, subset, tangents, path)
+        return
+    S = scalarized(case.f, case.wrap)
+    full = list(args) + [cotangent]
+    products = forward_over_reverse(S, full, subset, tangents, path)
+
+    def moved(sign):
+        moved_args = list(full)
+        for p, t in zip(subset, tangents):
+            moved_args[p] = perturbed(full[p], t, sign * EPS)
+        return gradient(S, moved_args, subset, path)
+
+    numerics = [(hi - lo) / (2 * EPS) for hi, lo in zip(moved(1.0), moved(-1.0))]
+    for p, product, numeric in zip(subset, products, numerics):
+        what = "second derivative (H v) for argument %d" % p
+        assert_gradient_like(product, args[p], what)
+        assert_close(product, numeric, SECOND_ORDER_RTOL, SECOND_ORDER_ATOL, what)
+
+
+def _check_forward_over_forward(case, args, subset, tangents, path):
+    """d/ds (J(x + s t) t): forward mode over the generated jvp code, against differences."""
+    names = _names(case.f, subset)
+    request = ForwardRequest(wrt=names)
+    kinds = (None if path == "generic"
+             else tuple(shapes.of_value(v) for v in list(args) + tangents))
+    jvp_code = pipeline.generate_forward(case.f, request, kinds).function
+    full = list(args) + tangents
+    _, (_, second) = forward(jvp_code, full, subset, tangents, path)
+
+    def tangent_at(sign):
+        moved = list(args)
+        for p, t in zip(subset, tangents):
+            moved[p] = perturbed(args[p], t, sign * EPS)
+        return np.asarray(jvp_code(*moved, *tangents)[1], dtype=float)
+
+    numeric = (tangent_at(1.0) - tangent_at(-1.0)) / (2 * EPS)
+    assert_close(second, numeric, SECOND_ORDER_RTOL, SECOND_ORDER_ATOL, "second derivative")
+
+
+# ---------------------------------------------------------------- coverage
+
+
+def _primitives_used(function):
+    parsed = parse_function(function)
+    namer = Namer(parsed.identifiers)
+    aliases = Aliases(parsed, namer)
+    tree = pipeline.normalize(parsed, namer, aliases)
+    resolve = pipeline.make_resolver(parsed, aliases, tree)
+    return {id(operation_of(node.value, resolve).primitive) for node in gast.walk(tree)
+            if isinstance(node, gast.Assign)}
+
+
+def _srcad_templates():
+    """Registry entries with a template from srcad.templates (tests register their own too)."""
+    registry.load_templates()
+    entries = []
+    for entry in registry.registered():
+        templates = [t for t in (entry.adjoint, entry.tangent) if t is not None]
+        if any(inspect.getmodule(t.function).__name__.startswith("srcad.templates.")
+               for t in templates):
+            entries.append(entry)
+    return entries
+
+
+def test_every_template_has_a_case():
+    used = set()
+    for function in {case.f for case in CASES}:
+        used |= _primitives_used(function)
+    missing = sorted(entry.name for entry in _srcad_templates() if id(entry.obj) not in used)
+    assert not missing, "no case in tests/template_combos.py uses: %s" % ", ".join(missing)
+
+
+def test_cases_cover_broadcasting_and_second_order():
+    """The enumeration is what it claims: many combinations, every subset, both paths."""
+    assert len(REVERSIBLE) > 1000
+    binary = [c for c in CASES if c.name == "mul"][0]
+    assert len(binary.combos) >= 25 and binary.subsets() == [(0,), (1,), (0, 1)]
