@@ -208,6 +208,40 @@ def matmul_adjoint_right(g, a, b):
     return unbroadcast(contribution, b)
 
 
+def falling_factorial(y, n, k=0):
+    """The ``k``-th derivative in ``y`` of ``y (y - 1) ... (y - n + 1)`` (1 for ``n = 0``).
+
+    It is the coefficient of ``x ** (y - n)`` in the n-th derivative of ``x ** y``.
+    """
+    coefficients = np.poly(np.arange(n)) if n else np.ones(1)
+    for _ in range(k):
+        coefficients = np.polyder(coefficients)
+    value = np.polyval(coefficients, y)
+    return float(value) if type(y) in (float, int) else value
+
+
+def power_derivative(x, y, n=1):
+    """The ``n``-th derivative in ``x`` of ``x ** y``: ``falling_factorial(y, n) * x ** (y - n)``.
+
+    Exactly 0 where the coefficient is 0 (y a whole number below n: there x ** y is
+    a polynomial of lower degree), x = 0 included, where ``x ** (y - n)`` would divide
+    by zero. At x = 0 with ``y < n`` otherwise, the derivative is infinite: inf or
+    nan, as NumPy computes it, for Python floats too (never ZeroDivisionError).
+    """
+    coefficient = falling_factorial(y, n)
+    if np.ndim(x) == 0 and np.ndim(y) == 0:
+        python = type(x) in (float, int) and type(y) in (float, int)
+        if coefficient == 0:
+            return 0.0 if python else np.float64(0.0)
+        if x == 0 and y - n < 0:
+            value = coefficient * np.power(np.float64(x), y - n)
+        else:
+            value = coefficient * x ** (y - n)
+        return float(value) if python else value
+    exponent = np.where(coefficient == 0, 0.0, np.subtract(y, n, dtype=float))
+    return np.where(coefficient == 0, 0.0, coefficient * np.power(x, exponent))
+
+
 def log_of_base(a):
     """``log(a)`` for the exponent's adjoint of ``a ** b``, taken as 0 where ``a == 0``."""
     if np.ndim(a) == 0:

@@ -2,6 +2,7 @@
 
 import math
 
+from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, d, nondifferentiable, shape_rule, tangent
 
@@ -210,13 +211,13 @@ def sqrt(y, x):  # noqa: F811
 
 @adjoint(math.pow)
 def pow(z, x, y):
-    d[x] += d[z] * y * math.pow(x, y - 1.0)
-    d[y] += d[z] * z * math.log(x)
+    d[x] += d[z] * rt.power_derivative(x, y, 1)
+    d[y] += d[z] * z * rt.log_of_base(x)
 
 
 @tangent(math.pow)
 def pow(z, x, y):  # noqa: F811
-    d[z] = d[x] * y * math.pow(x, y - 1.0) + d[y] * z * math.log(x)
+    d[z] = d[x] * rt.power_derivative(x, y, 1) + d[y] * z * rt.log_of_base(x)
 
 
 @adjoint(math.hypot)

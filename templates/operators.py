@@ -55,15 +55,17 @@ def truediv(z, x, y):  # noqa: F811
     d[z] = (d[x] - z * d[y]) / y
 
 
+# d/dx x ** y is rt.power_derivative(x, y, 1), not y * x ** (y - 1): that is 0 * inf at
+# x = 0 for y = 0 (ZeroDivisionError for Python floats), where x ** 0 has derivative 0
 @adjoint(operator.pow, np.power)
 def pow(z, x, y):
-    d[x] += rt.unbroadcast(d[z] * y * x ** (y - 1), x)
+    d[x] += rt.unbroadcast(d[z] * rt.power_derivative(x, y, 1), x)
     d[y] += rt.unbroadcast(d[z] * z * rt.log_of_base(x), y)
 
 
 @tangent(operator.pow, np.power)
 def pow(z, x, y):  # noqa: F811
-    d[z] = d[x] * y * x ** (y - 1) + d[y] * z * rt.log_of_base(x)
+    d[z] = d[x] * rt.power_derivative(x, y, 1) + d[y] * z * rt.log_of_base(x)
 
 
 @adjoint(operator.mod, np.mod, np.remainder)

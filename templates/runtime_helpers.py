@@ -22,6 +22,31 @@ def log_of_base(y, a):  # noqa: F811
     d[y] = d[a] / a
 
 
+# power_derivative(x, y, n) = falling_factorial(y, n) * x ** (y - n), the n-th derivative
+# of x ** y: its derivative in x is the next one; in y, the product rule
+@adjoint(rt.power_derivative)
+def power_derivative(p, x, y, n=1):
+    d[x] += rt.unbroadcast(d[p] * rt.power_derivative(x, y, n + 1), x)
+    d[y] += rt.unbroadcast(d[p] * (p * rt.log_of_base(x) + rt.falling_factorial(y, n, 1)
+                                   * rt.power_derivative(x, y - n, 0)), y)
+
+
+@tangent(rt.power_derivative)
+def power_derivative(p, x, y, n=1):  # noqa: F811
+    d[p] = d[x] * rt.power_derivative(x, y, n + 1) + d[y] * (
+        p * rt.log_of_base(x) + rt.falling_factorial(y, n, 1) * rt.power_derivative(x, y - n, 0))
+
+
+@adjoint(rt.falling_factorial)
+def falling_factorial(f, y, n, k=0):
+    d[y] += d[f] * rt.falling_factorial(y, n, k + 1)
+
+
+@tangent(rt.falling_factorial)
+def falling_factorial(f, y, n, k=0):  # noqa: F811
+    d[f] = d[y] * rt.falling_factorial(y, n, k + 1)
+
+
 @adjoint(rt.match_tangent)
 def match_tangent(y, t, value):
     d[t] += rt.unbroadcast(d[y], t)

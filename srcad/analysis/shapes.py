@@ -466,6 +466,10 @@ def _runtime_rules():
         return FLOAT if isinstance(plain(a), Scalar) else elementwise(a)
 
     registry.shape_rule(log_of_base, rt.log_of_base)
+    registry.shape_rule(lambda x, y, *rest, **kwargs: operator_elementwise(x, y),
+                        rt.power_derivative)
+    registry.shape_rule(lambda y, *rest, **kwargs: operator_elementwise(y),
+                        rt.falling_factorial)
     registry.shape_rule(same_as_first, rt.check_scalar_output)
     registry.shape_rule(integer, rt.reduced_size)
 
