@@ -242,6 +242,39 @@ def power_derivative(x, y, n=1):
     return np.where(coefficient == 0, 0.0, coefficient * np.power(x, exponent))
 
 
+def if_inexact(g, y):
+    """``g``, or zeros where ``y`` holds integers: a value rounded into an integer array has
+    derivative 0 (``np.full_like(int_array, x)``, ``np.linspace(a, b, n, dtype=int)``)."""
+    if np.issubdtype(np.result_type(y), np.inexact):
+        return g
+    return np.zeros(np.shape(g))
+
+
+def linspace_weights(y, num, endpoint, axis, which):
+    """d y / d start (``which`` 0) or d y / d stop (1) of ``y = np.linspace(start, stop, num,
+    endpoint, axis=axis)``, one weight per element of y: y = start (1 - t) + stop t."""
+    count = int(num)
+    divisions = (count - 1 if endpoint else count) or 1
+    t = np.arange(count, dtype=float) / divisions
+    weights = t if which else 1.0 - t
+    axis = axis % np.ndim(y)
+    weights = np.reshape(weights, (count,) + (1,) * (np.ndim(y) - 1 - axis))
+    return if_inexact(np.broadcast_to(weights, np.shape(y)), y)
+
+
+def arange_weights(y, stop, which):
+    """d y / d start (``which`` 0) or d y / d step (1) of ``y = np.arange(start, stop, step)``.
+
+    Called with one argument, ``np.arange(stop)`` binds that argument to ``start``:
+    its weight is then 0 (the stop only decides how many elements there are).
+    """
+    if which == 0:
+        weights = np.zeros(np.shape(y)) if stop is None else np.ones(np.shape(y))
+    else:
+        weights = np.arange(np.shape(y)[0], dtype=float)
+    return if_inexact(weights, y)
+
+
 def log_of_base(a):
     """``log(a)`` for the exponent's adjoint of ``a ** b``, taken as 0 where ``a == 0``."""
     if np.ndim(a) == 0:

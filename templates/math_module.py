@@ -287,5 +287,17 @@ shape_rule(shapes.python_float, math.sin, math.cos, math.tan, math.asin, math.ac
            math.pow, math.hypot, math.fabs, math.erf, math.erfc, math.degrees, math.radians,
            math.copysign, math.floor, math.ceil)
 
+# |x| with the sign of y: differentiable in x (its derivative in y is 0 but at y = 0)
+@adjoint(math.copysign)
+def copysign(z, x, y):
+    d[x] += d[z] * math.copysign(1.0, x) * math.copysign(1.0, y)
+
+
+@tangent(math.copysign)
+def copysign(z, x, y):  # noqa: F811
+    d[z] = d[x] * math.copysign(1.0, x) * math.copysign(1.0, y)
+
+
+# piecewise constant (derivative 0 wherever it exists) or integer-valued
 nondifferentiable(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
-                  math.copysign, math.factorial, math.gcd, math.comb, math.perm)
+                  math.factorial, math.gcd, math.comb, math.perm)

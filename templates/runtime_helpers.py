@@ -79,8 +79,17 @@ def owned(y, g):  # noqa: F811
     d[y] = rt.owned(d[g])
 
 
-nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size,
-                  rt.check_scalar_output)
+nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size)
+
+
+@adjoint(rt.check_scalar_output)
+def check_scalar_output(y, value, where):
+    d[value] += d[y]
+
+
+@tangent(rt.check_scalar_output)
+def check_scalar_output(y, value, where):  # noqa: F811
+    d[y] = d[value]
 shape_rule(shapes.elementwise, np.where)
 
 

@@ -1085,6 +1085,74 @@ case(np_array_of_items, (anything, anything), [(SCALAR, SCALAR), (VECTOR, VECTOR
                                                (FULL, FULL)], (0, 1))
 
 
+# ----------------------------------------------------------- numpy_creation.py
+
+def full_like(a, v):
+    return np.full_like(a, v)
+
+
+def full_like_of_ints(v):
+    return np.full_like(np.arange(3), v) * v  # an integer array: v is rounded, derivative 0
+
+
+def full(v):
+    return np.full((2, 3), v)
+
+
+def linspace(start, stop):
+    return np.linspace(start, stop, 5)
+
+
+def linspace_open(start, stop):
+    return np.linspace(start, stop, 4, endpoint=False)
+
+
+def linspace_axis(start, stop):
+    return np.linspace(start, stop, 3, axis=-1)
+
+
+def linspace_one(start, stop):
+    return np.linspace(start, stop, 1)
+
+
+def arange_from(start):
+    return np.arange(start, 3.0)
+
+
+def arange_by(start, step):
+    return np.arange(start, 2.0, step)
+
+
+def arange_to(stop):
+    return np.arange(stop) * stop  # one argument: the stop, derivative 0 but in the product
+
+
+case(full_like, (anything, anything), [(FULL, SCALAR), (FULL, VECTOR), (FULL, COLUMN),
+                                       (VECTOR, SCALAR), (ROW, F64)], (0, 1),
+     zero_derivative=(0,))
+case(full_like_of_ints, (_draw(1.2, 1.8),), [SCALAR])
+case(full, (anything,), [SCALAR, VECTOR, ROW, COLUMN, FULL])
+LINSPACE = [(SCALAR, SCALAR), (SCALAR, VECTOR), (VECTOR, SCALAR), (VECTOR, FULL), (ROW, COLUMN),
+            (F64, SCALAR)]
+case(linspace, (anything, anything), LINSPACE, (0, 1))
+case(linspace_open, (anything, anything), LINSPACE[:4], (0, 1))
+case(linspace_axis, (anything, anything), LINSPACE[1:5], (0, 1))
+case(linspace_one, (anything, anything), [(SCALAR, SCALAR), (VECTOR, VECTOR)], (0, 1),
+     zero_derivative=(1,))
+case(arange_from, (_draw(-0.95, 0.95),), [SCALAR, F64])
+case(arange_by, (_draw(-0.9, -0.1), _draw(0.35, 0.45)), [(SCALAR, SCALAR)], (0, 1),
+     accept=lambda args: abs((2.0 - args[0]) / args[1] % 1 - 0.5) < 0.4)
+case(arange_to, (_draw(2.2, 2.8),), [SCALAR])
+
+
+def copysign(x, y):
+    return math.copysign(x, y)
+
+
+case(copysign, (nonzero, nonzero), [(SCALAR, SCALAR)], (0, 1), zero_derivative=(1,),
+     wrap="math")
+
+
 # -------------------------------------------- runtime helpers (generated code's)
 # Generated code calls these; differentiating it again (hvp, grad of grad) uses
 # their templates, so each is checked like any primitive, on the shapes it meets.
@@ -1192,6 +1260,28 @@ def log_of_base(a):
 
 
 case(log_of_base, (positive,), KINDS + (F64,))
+
+
+def power_derivative(x, y):
+    return rt.power_derivative(x, y, 2)
+
+
+def falling_factorial(y):
+    return rt.falling_factorial(y, 3, 1)
+
+
+def if_inexact(g):
+    return rt.if_inexact(g, np.ones(3))
+
+
+def check_scalar_output(x):
+    return rt.check_scalar_output(x * 2.0, "here:1:0")
+
+
+case(power_derivative, (positive, exponent), pairs(), (0, 1))
+case(falling_factorial, (anything,), KINDS + (F64,))
+case(if_inexact, (anything,), KINDS)
+case(check_scalar_output, (anything,), [SCALAR, F64, ZERO_D])
 
 
 def extremum_adjoint_all(g, x):

@@ -182,3 +182,50 @@ def lambda_free_root(x):
 def test_constant_powers_are_inlined_where_specialized():
     source = srcad.source(square, example_args=(1.5,))
     assert "power_derivative" not in source and "2 * x" in source
+
+
+# ------------------------------------------- values declared non-differentiable
+
+
+def linspace_squares(x, y):
+    return np.sum(np.linspace(x, y, 5) ** 2)
+
+
+def test_linspace_is_differentiable_in_start_and_stop():
+    # w12: np.linspace was declared non-differentiable: gradients 0.0 with no error
+    gradients = srcad.grad(linspace_squares, wrt=(0, 1))(1.2, 3.4)
+    assert gradients == pytest.approx((8.75, 14.25), rel=1e-12)
+    assert srcad.jvp(linspace_squares, (1.2, 3.4), (1.0, 0.0))[1] == pytest.approx(8.75)
+
+
+def linspace_with_step(x):
+    samples, step = np.linspace(0.0, x, 5, retstep=True)
+    return np.sum(samples) * step
+
+
+def test_linspace_with_retstep_is_a_located_error():
+    with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
+        srcad.grad(linspace_with_step)(1.0)
+    assert "retstep" in str(error.value) and "test_template_regressions.py:" in str(error.value)
+
+
+def full_like_of_an_element(x):
+    return np.sum(np.full_like(x, x[0]) * x)
+
+
+def arange_from(start):
+    return np.sum(np.arange(start, 3.0) ** 2)
+
+
+def copysign_of(x):
+    return math.copysign(x, -1.0) * 2.0
+
+
+def test_fill_values_and_starts_are_differentiable():
+    # np.full_like's fill value, np.arange's start and math.copysign's x were declared
+    # non-differentiable: their gradients were silently 0
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(srcad.grad(full_like_of_an_element)(x), [7.0, 1.0, 1.0])
+    assert srcad.grad(arange_from)(0.5) == pytest.approx(2 * (0.5 + 1.5 + 2.5))
+    assert srcad.grad(copysign_of)(0.7) == -2.0
+    assert srcad.grad(copysign_of)(-0.7) == 2.0

@@ -29,7 +29,8 @@ _LINEAR_IN = {
     runtime.dot_adjoint_left: (0, 2), runtime.dot_adjoint_right: (0, 1),
     runtime.matmul_adjoint_left: (0, 2), runtime.matmul_adjoint_right: (0, 1),
     runtime.unbroadcast: (0,), runtime.match_tangent: (0,), runtime.expand_reduced: (0,),
-    runtime.unindex: (0,), runtime.without: (0,),
+    runtime.unindex: (0,), runtime.without: (0,), runtime.if_inexact: (0,),
+    np.expand_dims: (0,),
 }
 
 

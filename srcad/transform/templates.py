@@ -24,7 +24,7 @@ import gast
 
 from .. import registry, syntax
 from ..analysis.operations import UNRESOLVED
-from ..errors import MissingTemplateError, SrcadError, TemplateError
+from ..errors import MissingTemplateError, SrcadError, TemplateError, UnsupportedOperationError
 from ..registry import Template, is_derivative_ref
 
 _UNBOUND = object()
@@ -135,6 +135,12 @@ def bind_template(template: Template, operation, result_name: str, location, der
             raise TemplateError("templates cannot take **kwargs (%s)" % template.where)
         bindings[param_name] = value
         derivatives[param_name] = derivative_name(value)
+    entry = registry.lookup(operation.primitive)
+    for check in entry.constraints if entry is not None else ():
+        problem = check(bindings)
+        if problem is not None:
+            why, hint = problem
+            raise UnsupportedOperationError(why, location, hint)
     return bindings, derivatives
 
 
