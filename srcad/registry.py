@@ -159,11 +159,12 @@ def nondifferentiable(*functions):
 def constraint(check, *primitives):
     """Attach a static check to each primitive, run when srcad differentiates a call to it.
 
-    ``check(arguments)`` receives the call's arguments by the template's parameter
-    names (gast expressions; omitted ones are the template's defaults, as constants)
-    and returns None, or ``(why, what to do)`` when srcad cannot differentiate the
-    call: srcad then raises UnsupportedOperationError at the call, instead of pasting
-    a template that would give a wrong derivative.
+    ``check(arguments, carries)`` receives the call's arguments by the template's
+    parameter names (gast expressions; omitted ones are the template's defaults, as
+    constants) and ``carries(expression)``, which tells whether an argument carries a
+    derivative; it returns None, or ``(why, what to do)`` when srcad cannot
+    differentiate the call: srcad then raises UnsupportedOperationError at the call,
+    instead of pasting a template that would give a wrong derivative.
     """
     for primitive in primitives:
         _entry(primitive).constraints.append(check)

@@ -79,14 +79,25 @@ def unbroadcast(g, x):
 
 
 def zeros_like(x):
-    """A zero adjoint for ``x``: ``0.0`` for scalars, a float array of x's shape otherwise."""
+    """A zero adjoint for ``x``: ``0.0`` for scalars, a float array of x's shape otherwise.
+
+    An object that is neither a number, an array nor a list (None, a function,
+    ``np.r_``...) has the zero ``0.0``: it is never iterated (``np.r_`` never ends).
+    """
     if isinstance(x, (numbers.Number, np.generic)) and np.ndim(x) == 0:
         return 0.0
     if _is_ragged(x):
         return Parts(zeros_like(item) for item in x)  # e.g. a tape of (array, float) pairs
+    if not isinstance(x, np.ndarray) and not _is_array_like(x):
+        return 0.0
     x = np.asarray(x)
     dtype = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.float64
     return np.zeros(x.shape, dtype=dtype)
+
+
+def _is_array_like(x) -> bool:
+    return any(hasattr(x, attribute) for attribute in (
+        "__array__", "__array_interface__", "__array_struct__", "__array_namespace__"))
 
 
 def match_type(g, x):
@@ -273,6 +284,49 @@ def arange_weights(y, stop, which):
     else:
         weights = np.arange(np.shape(y)[0], dtype=float)
     return if_inexact(weights, y)
+
+
+def concatenated(trick, pieces):
+    """``np.r_[a, b]`` or ``np.c_[a, b]`` written by srcad: ``trick[tuple(pieces)]``."""
+    return trick[tuple(pieces)]
+
+
+def pieces_of(g, trick, pieces):
+    """Adjoint of ``concatenated(trick, pieces)``: ``g`` cut back into one part per piece.
+
+    Each piece enters as ``trick`` makes it alone (``np.r_``: at least 1-d; ``np.c_``:
+    at least 2-d, a vector as a column), joined along the trick's axis.
+    """
+    axis = trick.axis
+    parts = Parts()
+    start = 0
+    for piece in pieces:
+        joined_shape = np.shape(trick[np.zeros(np.shape(piece))])
+        size = joined_shape[axis]
+        index = [slice(None)] * np.ndim(g)
+        index[axis] = slice(start, start + size)
+        parts.append(np.reshape(np.asarray(g)[tuple(index)], np.shape(piece)))
+        start += size
+    return parts
+
+
+def split_along(g, pieces, axis=0):
+    """Adjoint of ``np.concatenate(pieces, axis)``: ``g`` cut into one part per piece."""
+    parts = Parts()
+    if axis is None:  # the pieces were flattened
+        bounds = np.cumsum([np.size(piece) for piece in pieces])[:-1]
+        for part, piece in zip(np.split(np.ravel(g), bounds), pieces):
+            parts.append(np.reshape(part, np.shape(piece)))
+        return parts
+    bounds = np.cumsum([np.shape(piece)[axis] for piece in pieces])[:-1]
+    parts.extend(np.split(np.asarray(g), bounds, axis=axis))
+    return parts
+
+
+def unstacked(g, pieces, axis=0):
+    """Adjoint of ``np.stack(pieces, axis)``: one part of ``g`` per piece."""
+    g = np.asarray(g)
+    return Parts(np.take(g, i, axis=axis) for i in range(len(pieces)))
 
 
 def log_of_base(a):

@@ -115,3 +115,65 @@ def astype(y, x, dtype, order="K", casting="unsafe", subok=True, copy=True):  # 
 
 
 shape_rule(shapes.same_as_first, np.ndarray.astype)
+
+
+# np.r_[a, b] and np.c_[a, b] (normalize/anf.py writes them rt.concatenated(np.r_, [a, b]))
+@adjoint(rt.concatenated)
+def concatenated(y, trick, pieces):
+    d[pieces] += rt.pieces_of(d[y], trick, pieces)
+
+
+@tangent(rt.concatenated)
+def concatenated(y, trick, pieces):  # noqa: F811
+    d[y] = rt.concatenated(trick, d[pieces])
+
+
+@adjoint(rt.pieces_of)
+def pieces_of(parts, g, trick, pieces):
+    d[g] += rt.concatenated(trick, d[parts])
+
+
+@tangent(rt.pieces_of)
+def pieces_of(parts, g, trick, pieces):  # noqa: F811
+    d[parts] = rt.pieces_of(d[g], trick, pieces)
+
+
+# a list's adjoint is a list of its elements' adjoints (rt.Parts): one part per piece
+@adjoint(np.concatenate)
+def concatenate(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    d[arrays] += rt.split_along(d[y], arrays, axis)
+
+
+@tangent(np.concatenate)
+def concatenate(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):  # noqa: F811
+    d[y] = np.concatenate(d[arrays], axis=axis)
+
+
+@adjoint(np.stack)
+def stack(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    d[arrays] += rt.unstacked(d[y], arrays, axis)
+
+
+@tangent(np.stack)
+def stack(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):  # noqa: F811
+    d[y] = np.stack(d[arrays], axis=axis)
+
+
+@adjoint(rt.split_along)
+def split_along(parts, g, pieces, axis=0):
+    d[g] += np.concatenate(d[parts], axis=axis)
+
+
+@tangent(rt.split_along)
+def split_along(parts, g, pieces, axis=0):  # noqa: F811
+    d[parts] = rt.split_along(d[g], pieces, axis)
+
+
+@adjoint(rt.unstacked)
+def unstacked(parts, g, pieces, axis=0):
+    d[g] += np.stack(d[parts], axis=axis)
+
+
+@tangent(rt.unstacked)
+def unstacked(parts, g, pieces, axis=0):  # noqa: F811
+    d[parts] = rt.unstacked(d[g], pieces, axis)

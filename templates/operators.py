@@ -8,7 +8,7 @@ import numpy as np
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.analysis.operations import IDENTITY
-from srcad.registry import adjoint, d, nondifferentiable, shape_rule, tangent
+from srcad.registry import adjoint, constraint, d, nondifferentiable, shape_rule, tangent
 
 
 @adjoint(operator.add, np.add)
@@ -120,6 +120,20 @@ def getitem(y, x, index):
 @tangent(operator.getitem)
 def getitem(y, x, index):  # noqa: F811
     d[y] = d[x][index]
+
+
+def _inactive_index(arguments, carries):
+    """An index never carries a derivative: one that does is a value used as an index
+    (``np.mgrid[0:x:5j]``, ``np.s_[x]``), whose derivative the template would drop."""
+    if not carries(arguments["index"]):
+        return None
+    return ("srcad cannot differentiate through a subscript whose index carries a gradient "
+            "(an object such as np.mgrid, np.ogrid or np.s_ indexed with differentiated values)",
+            "Build the array with a differentiable function: np.concatenate, np.stack, "
+            "np.r_[a, b], np.c_[a, b], np.linspace(start, stop, n) for np.mgrid[start:stop:nj].")
+
+
+constraint(_inactive_index, operator.getitem)
 
 
 nondifferentiable(

@@ -1145,6 +1145,77 @@ case(arange_by, (_draw(-0.9, -0.1), _draw(0.35, 0.45)), [(SCALAR, SCALAR)], (0, 
 case(arange_to, (_draw(2.2, 2.8),), [SCALAR])
 
 
+# np.r_, np.c_ (rt.concatenated), np.concatenate, np.stack: pieces of a list
+
+def r_of(x, y):
+    return np.r_[x, y, 2.0 * x]
+
+
+def c_of(x, y):
+    return np.c_[x, y]
+
+
+def r_with_range(x):
+    return np.r_[0:2, x]
+
+
+def concatenate(x, y):
+    return np.concatenate([x, y * 2.0])
+
+
+def concatenate_axis(x, y):
+    return np.concatenate([x, y], axis=-1)
+
+
+def concatenate_flat(x, y):
+    return np.concatenate([x, y], axis=None)
+
+
+def stack(x, y):
+    return np.stack([x, y * x])
+
+
+def stack_axis(x, y):
+    return np.stack([x, y], axis=-1)
+
+
+case(r_of, (anything, anything), [(SCALAR, SCALAR), (VECTOR, SCALAR), (VECTOR, (2,)),
+                                  (FULL, (1, 3)), (F64, VECTOR)], (0, 1))
+case(c_of, (anything, anything), [(VECTOR, VECTOR), (FULL, COLUMN), (FULL, FULL),
+                                  (SCALAR, SCALAR)], (0, 1))
+case(r_with_range, (anything,), [SCALAR, VECTOR])
+case(concatenate, (anything, anything), [(VECTOR, (2,)), (FULL, ROW), (THREE_D, (1, 3, 3))],
+     (0, 1))
+case(concatenate_axis, (anything, anything), [(FULL, COLUMN), (THREE_D, (2, 3, 1))], (0, 1))
+case(concatenate_flat, (anything, anything), [(FULL, VECTOR), (COLUMN, ROW)], (0, 1))
+case(stack, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+case(stack_axis, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+
+
+def pieces_of(g):
+    return rt.pieces_of(g, np.r_, [np.ones(2), 0.5, np.ones(3)])[2]
+
+
+def pieces_of_columns(g):
+    parts = rt.pieces_of(g, np.c_, [np.ones(2), np.ones((2, 3))])
+    return parts[0] * parts[1][:, 1]
+
+
+def split_along(g):
+    return rt.split_along(g, [np.ones((2, 3)), np.ones((1, 3))], 0)[0]
+
+
+def unstacked(g):
+    parts = rt.unstacked(g, [np.ones(3), np.ones(3)], 1)
+    return parts[0] * parts[1]
+
+
+case(pieces_of, (anything,), [(6,)])
+case(pieces_of_columns, (anything,), [(2, 4)])
+case(split_along, (anything,), [(3, 3)])
+case(unstacked, (anything,), [(3, 2)])
+
+
 def copysign(x, y):
     return math.copysign(x, y)
 

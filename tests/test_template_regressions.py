@@ -229,3 +229,40 @@ def test_fill_values_and_starts_are_differentiable():
     assert srcad.grad(arange_from)(0.5) == pytest.approx(2 * (0.5 + 1.5 + 2.5))
     assert srcad.grad(copysign_of)(0.7) == -2.0
     assert srcad.grad(copysign_of)(-0.7) == 2.0
+
+
+# ------------------------------------------------------- np.r_, np.c_, np.mgrid
+
+
+def rows_joined(x):
+    return np.sum(np.r_[x, x] * np.arange(1.0, 7.0)[:, None])
+
+
+def columns_joined(x, y):
+    return np.sum(np.sin(np.c_[x, y, 2.0 * x]))
+
+
+def test_r_and_c_are_differentiated():
+    # w11: np.r_[x, x] was an index of a constant object: zero gradient, and jvp never
+    # returned (rt.zeros_like(np.r_) iterated np.r_ forever)
+    x = np.ones((3, 2))
+    np.testing.assert_array_equal(srcad.grad(rows_joined)(x), [[5, 5], [7, 7], [9, 9]])
+    assert srcad.jvp(rows_joined, (x,), (np.ones((3, 2)),)) == (42.0, 42.0)
+    x, y = np.array([0.0, 1.0, 2.0]), np.ones(3)
+    assert_close(srcad.grad(columns_joined)(x, y), np.cos(x) + 2 * np.cos(2 * x))
+
+
+def test_zeros_like_never_iterates_an_object():
+    assert rt.zeros_like(np.r_) == 0.0 and rt.zeros_like(None) == 0.0
+
+
+def grid(x):
+    return np.sum(np.mgrid[0:x:5j] ** 2)
+
+
+def test_an_index_that_carries_a_gradient_is_a_located_error():
+    with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
+        srcad.grad(grid)(1.5)
+    message = str(error.value)
+    assert "np.mgrid" in message and "np.linspace" in message
+    assert "test_template_regressions.py:" in message

@@ -135,9 +135,13 @@ def bind_template(template: Template, operation, result_name: str, location, der
             raise TemplateError("templates cannot take **kwargs (%s)" % template.where)
         bindings[param_name] = value
         derivatives[param_name] = derivative_name(value)
+    def carries(expression):
+        return any(derivative_name(n) is not None for n in gast.walk(expression)
+                   if isinstance(n, gast.Name))
+
     entry = registry.lookup(operation.primitive)
     for check in entry.constraints if entry is not None else ():
-        problem = check(bindings)
+        problem = check(bindings, carries)
         if problem is not None:
             why, hint = problem
             raise UnsupportedOperationError(why, location, hint)
