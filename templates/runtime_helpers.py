@@ -213,9 +213,11 @@ def norm_adjoint(out, g, x, y, ord=None, axis=None, keepdims=False):  # noqa: A0
 FORWARD_ONLY = (rt.append_in_place, rt.pop_in_place, rt.add_at)
 
 
+# the tangent is added on a copy: total's tangent may be shared with another value's once
+# optimize/ has dropped a zero term or a product by 1.0 (x * 1.0 is fresh, x_dot is not)
 @tangent(rt.add_at)
 def add_at(z, total, index, g):
-    d[z] = rt.add_at(d[total], index, d[g])
+    d[z] = rt.added_at(d[total], index, d[g])
 
 @tangent(rt.append_in_place)
 def append_in_place(z, items, value):

@@ -174,8 +174,13 @@ def power(*args, **kwargs):
 
 
 def comparison(*args, **kwargs):
+    """A Python bool for Python scalars; a NumPy scalar (np.bool_) when one is NumPy's."""
     shape = _broadcast(args)
-    return Scalar("bool") if shape is None else shape
+    if shape is not None:
+        return shape
+    if all(plain(a).kind in ("float", "int", "bool") for a in args):
+        return Scalar("bool")
+    return ANY_SCALAR
 
 
 def same_as_first(*args, **kwargs):
