@@ -49,7 +49,7 @@ def linspace(y, start, stop, num=50, endpoint=True, retstep=False, dtype=None,  
     d[y] = rt.if_inexact(np.linspace(d[start], d[stop], num, endpoint, axis=axis), y)
 
 
-def _without_step(arguments, carries):
+def _without_step(arguments, carries, resolve):
     retstep = arguments.get("retstep")
     if isinstance(retstep, gast.Constant) and retstep.value is False:
         return None

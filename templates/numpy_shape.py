@@ -128,16 +128,6 @@ def concatenated(y, trick, pieces):  # noqa: F811
     d[y] = rt.concatenated(trick, d[pieces])
 
 
-@adjoint(rt.pieces_of)
-def pieces_of(parts, g, trick, pieces):
-    d[g] += rt.concatenated(trick, d[parts])
-
-
-@tangent(rt.pieces_of)
-def pieces_of(parts, g, trick, pieces):  # noqa: F811
-    d[parts] = rt.pieces_of(d[g], trick, pieces)
-
-
 # a list's adjoint is a list of its elements' adjoints (rt.Parts): one part per piece
 @adjoint(np.concatenate)
 def concatenate(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
@@ -159,21 +149,12 @@ def stack(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):  # noqa
     d[y] = np.stack(d[arrays], axis=axis)
 
 
-@adjoint(rt.split_along)
-def split_along(parts, g, pieces, axis=0):
-    d[g] += np.concatenate(d[parts], axis=axis)
+# generated adjoints broadcast with it (the adjoint of rt.unbroadcast): third derivatives
+@adjoint(np.broadcast_to)
+def broadcast_to(y, x, shape, subok=False):
+    d[x] += rt.unbroadcast(d[y], x)
 
 
-@tangent(rt.split_along)
-def split_along(parts, g, pieces, axis=0):  # noqa: F811
-    d[parts] = rt.split_along(d[g], pieces, axis)
-
-
-@adjoint(rt.unstacked)
-def unstacked(parts, g, pieces, axis=0):
-    d[g] += np.stack(d[parts], axis=axis)
-
-
-@tangent(rt.unstacked)
-def unstacked(parts, g, pieces, axis=0):  # noqa: F811
-    d[parts] = rt.unstacked(d[g], pieces, axis)
+@tangent(np.broadcast_to)
+def broadcast_to(y, x, shape, subok=False):  # noqa: F811
+    d[y] = np.broadcast_to(d[x], shape)

@@ -7,7 +7,7 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.analysis.operations import IDENTITY
+from srcad.analysis.operations import ATTRIBUTE, IDENTITY
 from srcad.registry import adjoint, constraint, d, nondifferentiable, shape_rule, tangent
 
 
@@ -122,15 +122,23 @@ def getitem(y, x, index):  # noqa: F811
     d[y] = d[x][index]
 
 
-def _inactive_index(arguments, carries):
-    """An index never carries a derivative: one that does is a value used as an index
-    (``np.mgrid[0:x:5j]``, ``np.s_[x]``), whose derivative the template would drop."""
-    if not carries(arguments["index"]):
+# NumPy's index tricks: objects indexed with values to build an array (np.r_ and np.c_
+# are rewritten to rt.concatenated by normalize/anf.py and never get here)
+_INDEX_TRICKS = tuple({type(np.r_), type(np.r_).__mro__[1], type(np.c_), type(np.mgrid),
+                       type(np.ogrid), type(np.s_)})
+
+
+def _inactive_index(arguments, carries, resolve):
+    """An index trick indexed with differentiated values: its derivative would be dropped
+    (the index of an array never carries one; an integer index that activity analysis
+    cannot tell from a float is harmless there)."""
+    if not isinstance(resolve(arguments["x"]), _INDEX_TRICKS) or not carries(
+            arguments["index"]):
         return None
-    return ("srcad cannot differentiate through a subscript whose index carries a gradient "
-            "(an object such as np.mgrid, np.ogrid or np.s_ indexed with differentiated values)",
-            "Build the array with a differentiable function: np.concatenate, np.stack, "
-            "np.r_[a, b], np.c_[a, b], np.linspace(start, stop, n) for np.mgrid[start:stop:nj].")
+    return ("srcad cannot differentiate through np.mgrid, np.ogrid or np.s_ indexed with "
+            "values that carry a gradient",
+            "Build the array with a differentiable function: np.linspace(start, stop, n) "
+            "for np.mgrid[start:stop:nj], np.concatenate, np.stack, np.r_[a, b], np.c_[a, b].")
 
 
 constraint(_inactive_index, operator.getitem)
@@ -204,6 +212,10 @@ def sum_of_items(y, items, start=0):  # noqa: F811
 
 
 shape_rule(shapes.operator_elementwise, builtins.max, builtins.min)
+
+# ranges and slices hold integers: no derivative (an int taped beside floats in generated
+# code may look varied to forward mode over that code)
+nondifferentiable(builtins.range, builtins.slice)
 shape_rule(lambda items, start=None, **kw: shapes.reduction(items, shapes.Known(0)), builtins.sum)
 
 
@@ -227,3 +239,28 @@ def all_but_last(z, items):
 @tangent(rt.all_but_last)
 def all_but_last(z, items):  # noqa: F811
     d[z] = rt.all_but_last(d[items])
+
+
+# ``for x in items`` iterates over rt.iterated(items): the items themselves, or a dict's keys
+@adjoint(rt.iterated)
+def iterated(y, items):
+    d[items] += rt.iterated_adjoint(d[y], items)
+
+
+@tangent(rt.iterated)
+def iterated(y, items):  # noqa: F811
+    d[y] = rt.iterated_tangent(d[items], items)
+
+
+shape_rule(shapes.same_as_first, rt.iterated)
+
+
+# p.w for a namedtuple or dataclass p: its adjoint is a Parts (by position) or an Entries
+@adjoint(ATTRIBUTE)
+def attribute(y, x, name):
+    d[x] += rt.unfield(d[y], x, name)
+
+
+@tangent(ATTRIBUTE)
+def attribute(y, x, name):  # noqa: F811
+    d[y] = rt.field_of(d[x], x, name)

@@ -1064,6 +1064,13 @@ def astype(x):
     return x.astype(np.float64)
 
 
+def broadcast_to(x):
+    return np.broadcast_to(x, (2, 3)) * 1.0  # a read-only view: multiplied, as user code would
+
+
+case(broadcast_to, (anything,), [SCALAR, VECTOR, ROW, COLUMN, FULL, F64])
+
+
 SIX = [(6,), FULL, (3, 2), (1, 6), (6, 1), (1, 2, 3)]
 case(reshape, (anything,), SIX)
 case(reshape_fortran, (anything,), SIX)

@@ -38,7 +38,7 @@ def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
                    aliases) -> gast.FunctionDef:
     """``primal_of(name)`` gives the value a tangent variable belongs to (None otherwise)."""
     _Simplify(env, resolve, primal_of, aliases).visit(tree)
-    return tree
+    return _Restore().visit(tree)  # zeros outside an assignment (a returned tuple) stay as written
 
 
 class _Zero(gast.AST):

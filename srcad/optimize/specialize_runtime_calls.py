@@ -109,9 +109,9 @@ def _match_type(pass_, args, kinds):
         if isinstance(g_kind, Scalar):
             return syntax.call(syntax.name("float"), g)
         return None
-    if isinstance(x_kind, (Array, Scalar)):
+    if isinstance(x_kind, Array):
         return g
-    return None
+    return None  # a name that held a Python float at one point and a NumPy scalar at another
 
 
 def _check_scalar_output(pass_, args, kinds):
@@ -173,7 +173,8 @@ def _match_tangent(pass_, args, kinds):
     if isinstance(value, Scalar) and isinstance(tangent, Scalar):
         if value.kind == "float" and tangent.kind != "float":
             return syntax.call(syntax.name("float"), args[0])
-        return args[0]
+        if value.kind != "scalar":
+            return args[0]
     return None
 
 
@@ -211,8 +212,16 @@ def _power_derivative(pass_, args, kinds):
         left=args[0], op=gast.Pow(), right=syntax.constant(power)))
 
 
+def _iterated(pass_, args, kinds):
+    """``rt.iterated(x)``, its adjoint and its tangent are x (or g, t) unless x is a dict."""
+    return args[0] if isinstance(kinds[-1], (Array, Scalar)) else None
+
+
 _RULES = {
     "power_derivative": _power_derivative,
+    "iterated": _iterated,
+    "iterated_adjoint": _iterated,
+    "iterated_tangent": _iterated,
     "match_tangent": _match_tangent,
     "owned": _owned,
     "owned_tuple": _owned_tuple,
