@@ -294,8 +294,12 @@ def unfield(g, x, name):
 
 
 def field_of(t, x, name):
-    """``t.name`` for ``t`` a tangent or adjoint of record ``x`` (its own type, a Parts...)."""
-    if isinstance(t, (list, dict)):  # a Parts or an Entries
+    """``t.name`` for ``t`` a tangent or adjoint of record ``x`` (its own type, a Parts...).
+
+    A namedtuple's adjoint may also be an array stacking its fields' adjoints (as a
+    list's is, after ``np.array(record)``): indexed by position too.
+    """
+    if isinstance(t, (list, dict, np.ndarray)):  # a Parts, an Entries, a stacked array
         return t[field_key(x, name)]
     return getattr(t, name)
 

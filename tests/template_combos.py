@@ -18,6 +18,7 @@ the case and combination, never from Python's salted ``hash``.
 
 from __future__ import annotations
 
+import collections
 import inspect
 import itertools
 import math
@@ -92,6 +93,25 @@ def spread(shape, rng):
     count = int(np.prod(size))
     values = (rng.permutation(count) - count / 2) * 0.25 + rng.uniform(-0.02, 0.02, count)
     return _typed(np.reshape(values, size), shape)
+
+
+Pair = collections.namedtuple("Pair", "w b")
+
+
+@dataclass
+class Layer:
+    w: object
+    b: float
+
+
+def pair(shape, rng):
+    """A namedtuple of an operand of ``shape`` and a vector."""
+    return Pair(anything(shape, rng), anything(VECTOR, rng))
+
+
+def layer(shape, rng):
+    """A dataclass of an operand of ``shape`` and a Python float."""
+    return Layer(anything(shape, rng), anything(SCALAR, rng))
 
 
 def fixed(value):
@@ -1241,6 +1261,28 @@ case(copysign, (nonzero, nonzero), [(SCALAR, SCALAR)], (0, 1), zero_derivative=(
      wrap="math")
 
 
+# ------------------------------------------- records and loops (containers)
+
+def field(p):
+    return p.w * p.b
+
+
+def field_of_layer(layer):
+    return np.sin(layer.w) * layer.b
+
+
+def loop_over(x):
+    s = 0.0
+    for v in x:  # for v in rt.iterated(x)
+        s = s + np.sin(v) * v
+    return s
+
+
+case(field, (pair,), [SCALAR, VECTOR, FULL])
+case(field_of_layer, (layer,), [SCALAR, VECTOR, COLUMN])
+case(loop_over, (anything,), [VECTOR, FULL, COLUMN])
+
+
 # -------------------------------------------- runtime helpers (generated code's)
 # Generated code calls these; differentiating it again (hvp, grad of grad) uses
 # their templates, so each is checked like any primitive, on the shapes it meets.
@@ -1348,6 +1390,36 @@ def log_of_base(a):
 
 
 case(log_of_base, (positive,), KINDS + (F64,))
+
+
+def field_of(t):
+    return rt.field_of(t, PAIR, "b")
+
+
+def unfield(g):
+    return np.array(rt.unfield(g, PAIR, "b"))
+
+
+def iterated(x):
+    return rt.iterated(x)
+
+
+def iterated_adjoint(g, x):
+    return rt.iterated_adjoint(g, x)
+
+
+def iterated_tangent(t, x):
+    return rt.iterated_tangent(t, x)
+
+
+PAIR = Pair(np.ones(3), np.ones(3))
+case(field_of, (pair,), [VECTOR])
+case(unfield, (anything,), [VECTOR])
+case(iterated, (anything,), [VECTOR, FULL])
+case(iterated_adjoint, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1),
+     zero_derivative=(1,))
+case(iterated_tangent, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1),
+     zero_derivative=(1,))
 
 
 def power_derivative(x, y):

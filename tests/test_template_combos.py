@@ -46,7 +46,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import pipeline, registry
+from srcad import pipeline, registry, trees
 from srcad.analysis import shapes
 from srcad.analysis.operations import operation_of
 from srcad.naming import Namer
@@ -54,8 +54,8 @@ from srcad.namespace import Aliases
 from srcad.parse import parse_function
 from srcad.transform.forward import ForwardRequest
 from srcad.transform.reverse import ReverseRequest
-from tests.gradcheck import (PATHS, assert_close, assert_gradient_like, check_gradient, fd_jvp,
-                             perturbed, random_like, reverse_gradient)
+from tests.gradcheck import (PATHS, assert_close, assert_gradient_like, check_gradient,
+                             numerical_gradient, perturbed, random_like, reverse_gradient)
 from tests.template_combos import CASES, shape_text
 
 EPS = 1e-6
@@ -93,7 +93,53 @@ def inputs(case_index, combo_index):
 
 def tangents_for(case, combo, subset, args):
     rng = _rng(case.name, combo_text(combo), subset)
-    return [random_like(args[p], rng) for p in subset]
+    return [tree_map(lambda leaf: random_like(leaf, rng), args[p]) for p in subset]
+
+
+# ------------------------------------------- arguments that are containers
+# A record argument (a namedtuple, a dataclass) is checked leaf by leaf; any other
+# argument is its own only leaf.
+
+
+def flat(value):
+    return [leaf for _, leaf in trees.leaves(value)]
+
+
+def tree_map(function, *values):
+    return trees.unflatten(values[0], [function(*leaves) for leaves in zip(*map(flat, values))])
+
+
+def tree_inner(a, b):
+    return sum(float(np.sum(np.asarray(x) * np.asarray(y))) for x, y in zip(flat(a), flat(b)))
+
+
+def tree_perturbed(value, direction, step):
+    return tree_map(lambda leaf, d: perturbed(leaf, d, step), value, direction)
+
+
+def is_container(value):
+    return trees.is_container(value)
+
+
+def check_container_gradient(S, args, subset, path):
+    """check_gradient for arguments that may be records: leaf by leaf, with their types."""
+    gradients = gradient(S, args, subset, path)
+    numerics = []  # one list of leaves per position
+    for p, computed in zip(subset, gradients):
+        numerics.append([])
+        assert type(computed) is type(args[p]), (
+            "gradient for argument %d is a %s, the argument a %s"
+            % (p, type(computed).__name__, type(args[p]).__name__))
+        for (leaf_path, leaf), got in zip(trees.leaves(args[p]), flat(computed)):
+            def at_leaf(value, leaf_path=leaf_path):
+                moved = list(args)
+                moved[p] = trees.replaced(args[p], leaf_path, value)
+                return S(*moved)
+            numeric = numerical_gradient(at_leaf, [leaf], 0)
+            assert_gradient_like(got, leaf, "gradient for argument %d at %r" % (p, leaf_path))
+            assert_close(got, numeric, what="gradient for argument %d at %r" % (p, leaf_path))
+            numerics[-1].append(numeric)
+    return numerics
 
 
 # ------------------------------------------------- the scalar function S
@@ -231,7 +277,8 @@ def _vacuous(case, subset, values):
     """
     if tuple(subset) != case.differentiable:
         return False
-    checked = [v for p, v in zip(subset, values) if p not in case.zero_derivative]
+    checked = [leaf for p, v in zip(subset, values) if p not in case.zero_derivative
+               for leaf in (v if isinstance(v, list) else [v])]
     return bool(checked) and max(float(np.max(np.abs(v))) for v in checked) < 1e-6
 
 
@@ -244,7 +291,11 @@ def test_reverse(case_index, combo_index, subset, path):
     case = CASES[case_index]
     args, cotangent = inputs(case_index, combo_index)
     S = scalarized(case.f, case.wrap)
-    numerics = check_gradient(S, list(args) + [cotangent], _wrt(subset), path)
+    full = list(args) + [cotangent]
+    if any(is_container(a) for a in args):
+        numerics = check_container_gradient(S, full, subset, path)
+    else:
+        numerics = check_gradient(S, full, _wrt(subset), path)
     assert not _vacuous(case, subset, numerics), "vacuous case: every gradient is zero"
 
 
@@ -264,14 +315,16 @@ def test_forward(case_index, combo_index, subset, path):
     if type(expected) is float:
         assert type(output_tangent) is float, type(output_tangent)
     if case.forward_only:
-        assert_close(output_tangent, fd_jvp(case.f, args, subset, tangents), what="J t")
+        assert_close(output_tangent, directional_difference(case.f, args, subset, tangents),
+                     what="J t")
         return
     S = scalarized(case.f, case.wrap)
     gradients = gradient(S, list(args) + [cotangent], subset, path)
     lhs = float(np.sum(np.asarray(output_tangent) * cosine_cotangent(case, expected, cotangent)))
-    terms = [np.asarray(t) * np.asarray(g) for t, g in zip(tangents, gradients)]
-    rhs = float(sum(np.sum(term) for term in terms))
-    scale = sum(float(np.sum(np.abs(term))) for term in terms)
+    terms = [tree_inner(t, g) for t, g in zip(tangents, gradients)]
+    rhs = sum(terms)
+    scale = sum(abs(tree_inner(tree_map(np.abs, t), tree_map(np.abs, g)))
+                for t, g in zip(tangents, gradients))
     assert abs(lhs - rhs) <= 1e-9 * max(scale, abs(lhs)) + 1e-12, (
         "dot-product test failed: <J t, c> = %r by forward mode, <t, J^T c> = %r by reverse"
         % (lhs, rhs))
@@ -293,14 +346,28 @@ def test_second_order(case_index, combo_index, subset, path):
     def moved(sign):
         moved_args = list(full)
         for p, t in zip(subset, tangents):
-            moved_args[p] = perturbed(full[p], t, sign * EPS)
+            moved_args[p] = tree_perturbed(full[p], t, sign * EPS)
         return gradient(S, moved_args, subset, path)
 
-    numerics = [(hi - lo) / (2 * EPS) for hi, lo in zip(moved(1.0), moved(-1.0))]
+    numerics = [tree_map(lambda hi, lo: (hi - lo) / (2 * EPS), hi, lo)
+                for hi, lo in zip(moved(1.0), moved(-1.0))]
     for p, product, numeric in zip(subset, products, numerics):
         what = "second derivative (H v) for argument %d" % p
-        assert_gradient_like(product, args[p], what)
-        assert_close(product, numeric, SECOND_ORDER_RTOL, SECOND_ORDER_ATOL, what)
+        assert type(product) is type(numeric), (type(product), type(numeric))
+        for got, leaf, expected in zip(flat(product), flat(args[p]), flat(numeric)):
+            assert_gradient_like(got, leaf, what)
+            assert_close(got, expected, SECOND_ORDER_RTOL, SECOND_ORDER_ATOL, what)
+
+
+def directional_difference(f, args, subset, tangents):
+    """``J t`` by a central difference of ``f`` along the tangents."""
+    def at(sign):
+        moved = list(args)
+        for p, t in zip(subset, tangents):
+            moved[p] = tree_perturbed(args[p], t, sign * EPS)
+        return np.asarray(f(*moved), dtype=float)
+
+    return (at(1.0) - at(-1.0)) / (2 * EPS)
 
 
 def _check_forward_over_forward(case, args, subset, tangents, path):

@@ -266,3 +266,20 @@ def test_an_index_that_carries_a_gradient_is_a_located_error():
     message = str(error.value)
     assert "np.mgrid" in message and "np.linspace" in message
     assert "test_template_regressions.py:" in message
+
+
+# ------------------------------------------------------------------- records
+
+Pair = __import__("collections").namedtuple("Pair", "w b")
+
+
+def record_adjoint_stacked(g):
+    return np.sum(np.sin(np.array(rt.unfield(g, Pair(np.ones(3), np.ones(3)), "b"))))
+
+
+def test_field_of_an_adjoint_stacked_in_an_array():
+    # the adjoint of a namedtuple's adjoint passed to np.array is an array stacking the
+    # fields' adjoints; rt.field_of (the adjoint of rt.unfield: derivatives of gradient
+    # code) read it by attribute name: AttributeError
+    g = np.array([0.3, -0.4, 1.2])
+    assert_close(srcad.grad(record_adjoint_stacked)(g), np.cos(g))
