@@ -101,7 +101,15 @@ shape_rule(shapes.reshape, np.reshape)
 shape_rule(shapes.method_reshape, np.ndarray.reshape)
 shape_rule(shapes.transpose, np.transpose, np.ndarray.T)
 shape_rule(shapes.method_transpose, np.ndarray.transpose)
-shape_rule(shapes.same_as_first, np.ndarray.copy, np.copy)
+shape_rule(shapes.same_as_first, np.ndarray.copy)
+
+
+def _copy_shape(x, *rest, **kwargs):  # np.copy(2.0) is a 0-d array, not a float
+    x = shapes.plain(x)
+    return shapes.Array(()) if isinstance(x, shapes.Scalar) else x
+
+
+shape_rule(_copy_shape, np.copy)
 
 
 @adjoint(np.ndarray.astype)

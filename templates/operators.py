@@ -135,8 +135,8 @@ def _inactive_index(arguments, carries, resolve):
     if not isinstance(resolve(arguments["x"]), _INDEX_TRICKS) or not carries(
             arguments["index"]):
         return None
-    return ("srcad cannot differentiate through np.mgrid, np.ogrid or np.s_ indexed with "
-            "values that carry a gradient",
+    return ("srcad cannot differentiate through an index trick (np.mgrid, np.ogrid, np.s_, "
+            "or np.r_/np.c_ with a string directive) indexed with values that carry a gradient",
             "Build the array with a differentiable function: np.linspace(start, stop, n) "
             "for np.mgrid[start:stop:nj], np.concatenate, np.stack, np.r_[a, b], np.c_[a, b].")
 

@@ -22,7 +22,7 @@ import collections
 import inspect
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -1108,8 +1108,9 @@ case(squeeze_axis, (anything,), [ROW, (1, 2, 3), (1, 1)])
 case(squeeze_method, (anything,), [ROW, COLUMN, (2, 1, 3)])
 case(expand_dims, (anything,), [SCALAR, VECTOR, FULL])
 case(expand_dims_last, (anything,), [VECTOR, ROW, FULL])
-for _f in (copy_method, np_copy, astype):
-    case(_f, (anything,), ARRAYS + (ZERO_D,))
+for _f in (copy_method, astype):
+    case(_f, (anything,), ARRAYS + (ZERO_D, F64))
+case(np_copy, (anything,), KINDS + (ZERO_D, F64))
 for _f in (np_array, np_asarray):
     case(_f, (anything,), KINDS + (F64, ZERO_D))
 
@@ -1263,7 +1264,7 @@ case(copysign, (nonzero, nonzero), [(SCALAR, SCALAR)], (0, 1), zero_derivative=(
 
 # ------------------------------------------- records and loops (containers)
 
-def field(p):
+def attribute_of_pair(p):
     return p.w * p.b
 
 
@@ -1278,7 +1279,7 @@ def loop_over(x):
     return s
 
 
-case(field, (pair,), [SCALAR, VECTOR, FULL])
+case(attribute_of_pair, (pair,), [SCALAR, VECTOR, FULL])
 case(field_of_layer, (layer,), [SCALAR, VECTOR, COLUMN])
 case(loop_over, (anything,), [VECTOR, FULL, COLUMN])
 

@@ -283,3 +283,29 @@ def test_field_of_an_adjoint_stacked_in_an_array():
     # code) read it by attribute name: AttributeError
     g = np.array([0.3, -0.4, 1.2])
     assert_close(srcad.grad(record_adjoint_stacked)(g), np.cos(g))
+
+
+def one_norm(x):
+    return np.linalg.norm(x, 1)
+
+
+def max_norm(x):
+    return np.linalg.norm(x, ord=np.inf)
+
+
+def test_a_constant_norm_order_srcad_cannot_differentiate_is_a_located_error():
+    # it was an UnsupportedOperationError without a location, raised by the gradient code
+    for function, order in ((one_norm, "ord=1"), (max_norm, "ord=inf")):
+        with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
+            srcad.grad(function)(np.ones(3))
+        assert order in str(error.value) and "test_template_regressions.py:" in str(error.value)
+
+
+def joined_with_a_directive(x):
+    return np.sum(np.r_["0,2", x, x])
+
+
+def test_r_with_a_directive_is_a_located_error():
+    with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
+        srcad.grad(joined_with_a_directive)(np.ones(3))
+    assert "np.r_/np.c_ with a string directive" in str(error.value)
