@@ -428,3 +428,54 @@ def test_cases_cover_broadcasting_and_second_order():
     assert len(REVERSIBLE) > 1000
     binary = [c for c in CASES if c.name == "mul"][0]
     assert len(binary.combos) >= 25 and binary.subsets() == [(0,), (1,), (0, 1)]
+
+
+# ------------------------------------------ what is declared non-differentiable
+# Each declaration was audited (issue 9: nothing differentiable is declared
+# non-differentiable): the reason its result carries no derivative. A new
+# declaration fails this test until it is added here with its reason.
+
+_BOOLEAN = "a bool or a bool array"
+_STEPS = "piecewise constant: its derivative is 0 wherever it exists"
+_INTEGERS = "integers (indices, counts, combinatorics)"
+_PROPERTY = "a property of its argument (shape, type, size...), not a function of its values"
+_CONSTANT = "values that do not depend on the arguments' values"
+_HELPER = "srcad's helper computing from shapes and constants only"
+AUDITED_NONDIFFERENTIABLE = {
+    **dict.fromkeys(["_operator.eq", "_operator.ne", "_operator.lt", "_operator.le",
+                     "_operator.gt", "_operator.ge", "_operator.not_", "_operator.contains",
+                     "_operator.is_", "_operator.is_not", "bool", "numpy.equal",
+                     "numpy.not_equal", "numpy.greater", "numpy.greater_equal", "numpy.less",
+                     "numpy.less_equal", "numpy.logical_and", "numpy.logical_or",
+                     "numpy.logical_not", "numpy.logical_xor", "numpy.isfinite", "numpy.isinf",
+                     "numpy.isnan", "math.isfinite", "math.isinf", "math.isnan", "isinstance"],
+                    _BOOLEAN),
+    **dict.fromkeys(["_operator.floordiv", "numpy.floor_divide", "numpy.floor", "numpy.ceil",
+                     "numpy.trunc", "numpy.rint", "numpy.round", "numpy.sign", "math.floor",
+                     "math.ceil", "math.trunc", "round", "int"], _STEPS),
+    **dict.fromkeys(["_operator.and_", "_operator.or_", "_operator.xor", "_operator.invert",
+                     "_operator.lshift", "_operator.rshift", "math.comb", "math.factorial",
+                     "math.gcd", "math.perm", "numpy.argmax", "numpy.argmin", "numpy.argsort",
+                     "ndarray.argmax", "ndarray.argmin", "ndarray.argsort", "range", "slice"],
+                    _INTEGERS),
+    **dict.fromkeys(["len", "type", "numpy.shape", "numpy.ndim", "numpy.size", "ndarray.shape",
+                     "ndarray.ndim", "ndarray.size", "ndarray.dtype"], _PROPERTY),
+    **dict.fromkeys(["numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
+                     "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like"], _CONSTANT),
+    "srcad.api.stop_gradient": "blocks the gradient by definition",
+    **dict.fromkeys(["srcad.runtime.zeros_like", "srcad.runtime.method_axes",
+                     "srcad.runtime.inverse_transpose_axes", "srcad.runtime.reduced_size",
+                     "srcad.runtime.linspace_weights", "srcad.runtime.arange_weights"], _HELPER),
+}
+
+
+def test_every_nondifferentiable_declaration_is_audited():
+    registry.load_templates()
+    declared = {entry.name for entry in registry.registered() if not entry.differentiable
+                and not (inspect.isfunction(entry.obj)  # a test's or a user's own function
+                         and not entry.obj.__module__.startswith("srcad"))}
+    unaudited = sorted(declared - set(AUDITED_NONDIFFERENTIABLE))
+    assert not unaudited, "declared non-differentiable without an audited reason: %s" % (
+        ", ".join(unaudited))
+    for name in ("numpy.linspace", "numpy.arange", "numpy.full_like", "math.copysign"):
+        assert name not in declared  # differentiable in some arguments: templates instead
