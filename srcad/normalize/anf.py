@@ -389,6 +389,9 @@ class _ToANF:
             return _copy(node, gast.Attribute(value=self.atom(node.value), attr=node.attr,
                                               ctx=gast.Load()))
         if isinstance(node, gast.Subscript):
+            joined = self.index_trick(node)
+            if joined is not None:
+                return joined
             return _copy(node, gast.Subscript(value=self.atom(node.value),
                                               slice=self.index(node.slice), ctx=gast.Load()))
         if isinstance(node, (gast.Tuple, gast.List)):
@@ -497,6 +500,33 @@ class _ToANF:
                 items.append(self.atom(element))
         helper = syntax.attribute(self.aliases.name_for(runtime), "array_of")
         return _copy(call, gast.Call(func=helper, args=items, keywords=[]))
+
+    def index_trick(self, node):
+        """``np.r_[a, b]`` / ``np.c_[a, b]``: ``rt.concatenated(np.r_, [a, b])``.
+
+        The pieces are values to differentiate, not an index (an index never carries
+        a derivative). A slice among them (``np.r_[0:3, x]``) stays its own
+        ``np.r_[0:3]``; string directives (``np.r_['0,2', a, b]``) are left alone.
+        """
+        if not is_static_reference(node.value, self.locals):
+            return None
+        trick = self.resolve(node.value)
+        if not any(trick is known for known in (np.r_, np.c_)):
+            return None
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if len(parts) == 1 and isinstance(parts[0], gast.Slice) or any(
+                isinstance(p, gast.Constant) and isinstance(p.value, str) for p in parts):
+            return None
+        pieces = []
+        for part in parts:
+            if isinstance(part, gast.Slice):
+                part = _copy(part, gast.Subscript(value=syntax.deepcopy(node.value), slice=part,
+                                                  ctx=gast.Load()))
+            pieces.append(self.atom(part))
+        listed = self.atom(_copy(node, gast.List(elts=pieces, ctx=gast.Load())), hint="pieces")
+        helper = syntax.attribute(self.aliases.name_for(runtime), "concatenated")
+        return _copy(node, gast.Call(func=helper, args=[syntax.deepcopy(node.value), listed],
+                                     keywords=[]))
 
     def chain(self, result, left, rest, like):
         op, right = rest[0]
