@@ -101,6 +101,8 @@ def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
     """The normalize stage; ``kinds`` (the parameters' abstract values, when specializing)
     tells propagate_writes which values are scalars, never written in place."""
     tree = _normalize_values(parsed, namer, aliases, inlined)
+    if _generated_by_srcad(parsed):
+        return rename_versions(tree, namer)
     resolve = make_resolver(parsed, aliases, tree)
     is_scalar = holds_nothing = None
     if kinds is not None:
@@ -123,9 +125,17 @@ def _normalize_values(parsed, namer, aliases, inlined=None) -> gast.FunctionDef:
     resolve = make_resolver(parsed, aliases, tree)
     tree = lower_exits(tree, namer, resolve, aliases)
     tree = to_anf(parsed, tree, namer, aliases, inlined)
-    tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases,
-                            guard=False)
+    if not _generated_by_srcad(parsed):
+        tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases,
+                                guard=False)
     return split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
+
+
+def _generated_by_srcad(parsed) -> bool:
+    """Code srcad generated (differentiated again: hvp, grad of grad) writes in place only
+    into what it made and nothing else reads (its tape, its adjoints: accumulate_in_place),
+    so propagate_writes has nothing to do there."""
+    return getattr(parsed.function, "__source__", None) is not None
 
 
 _written_by: dict = {}  # function -> (its code, parameters_written); None while computing

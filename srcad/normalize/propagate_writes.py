@@ -1117,7 +1117,9 @@ def _written_name(origin, name) -> str:
     """The name the user wrote at the write (a helper's parameter has a fresh name in here)."""
     line = linecache.getline(origin.filename, origin.lineno)
     match = re.match(r"[A-Za-z_]\w*", line[origin.col_offset:])
-    return match.group(0) if match else name
+    if match and (name == match.group(0) or name.startswith(match.group(0) + "_")):
+        return match.group(0)  # v for v_2, the name an inlined helper's parameter got
+    return name
 
 
 def _like(new, old):
