@@ -246,6 +246,9 @@ def main(argv=None):
     parser.add_argument("--size", default="medium", choices=("small", "medium"))
     parser.add_argument("--check", help="reduce for the first problem whose check "
                         "(or signature) contains this text")
+    parser.add_argument("--skip", action="append", default=[],
+                        help="ignore problems whose check or signature contains this text "
+                        "(a known failure hiding the one of interest); may be repeated")
     parser.add_argument("--budget", type=float, default=600, help="seconds")
     parser.add_argument("-o", "--output", help="write the reduced standalone script here")
     options = parser.parse_args(argv)
@@ -255,6 +258,8 @@ def main(argv=None):
     program = generate(options.program_seed, options.size)
     outcome = check(program)
     problems = [p for p in outcome.problems if p.status not in ("inconclusive", "ok")]
+    problems = [p for p in problems if not any(
+        text in p.check or text in p.signature for text in options.skip)]
     if options.check:
         problems = [p for p in problems if options.check in p.check
                     or re.search(re.escape(options.check), p.signature)]
