@@ -95,10 +95,16 @@ _SIMPLE = (ast.Name, ast.Constant)
 
 
 def expression_simplifications(tree):
-    """Trees where one expression is replaced by a direct subexpression or by ``0.5``."""
+    """Trees where one expression is replaced by a direct subexpression or by ``0.5``
+    (never a called function, never what a loop iterates over)."""
     def expressions(root):
-        called = {id(n.func) for n in ast.walk(root) if isinstance(n, ast.Call)}
-        return [n for n in ast.walk(root) if isinstance(n, ast.expr) and id(n) not in called
+        # what loops iterate over stays as generated: simplifying `p["v"]` to `p` would
+        # iterate over a dict, which README does not list as supported
+        kept = {id(n.func) for n in ast.walk(root) if isinstance(n, ast.Call)}
+        for node in ast.walk(root):
+            if isinstance(node, (ast.For, ast.comprehension)):
+                kept |= {id(n) for n in ast.walk(node.iter)}
+        return [n for n in ast.walk(root) if isinstance(n, ast.expr) and id(n) not in kept
                 and not isinstance(n, _SIMPLE) and not isinstance(getattr(n, "ctx", None),
                                                                   ast.Store)]
     count = len(expressions(tree))

@@ -100,13 +100,21 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--save", help="directory for failing programs (standalone scripts)")
     parser.add_argument("--quiet", action="store_true", help="no line per failing program")
+    parser.add_argument("--summary-every", type=int, default=100,
+                        help="print the counts so far every this many programs")
     options = parser.parse_args(argv)
     began = time.time()
 
+    done = []
+
     def progress(index, outcome):
+        done.append(outcome)
         if not options.quiet and outcome.status != "ok":
             print("%5d seed %10d  %s" % (index, outcome.seed, outcome.summary()[:200]),
                   flush=True)
+        if options.summary_every and len(done) % options.summary_every == 0:
+            print("--- after %d programs (%.0f s):\n%s" % (len(done), time.time() - began,
+                                                          summarize(done)), flush=True)
 
     outcomes = run(options.n, options.seed, options.size, options.jobs, options.save,
                    options.start, progress)
