@@ -77,6 +77,22 @@ def is_restore(node: gast.AST) -> bool:
     return getattr(node, _RESTORE, False)
 
 
+_PLACEHOLDER = "_srcad_placeholder"
+
+
+def mark_placeholder(node: gast.Assign) -> gast.Assign:
+    """Mark ``y = None`` binding a name only some paths assign, so that copies can read it.
+
+    Its value is never used: analyses ignore it and it has no derivative.
+    """
+    setattr(node, _PLACEHOLDER, True)
+    return node
+
+
+def is_placeholder(node: gast.AST) -> bool:
+    return getattr(node, _PLACEHOLDER, False)
+
+
 _NOT_INLINED = "_srcad_not_inlined"
 
 

@@ -146,8 +146,7 @@ def _check_compound(parsed, statement, loop_depth) -> None:
         _check_for_header(parsed, statement)
         _check_expressions(parsed, gast.Expr(value=statement.iter))
     else:
-        _check_expressions(parsed, gast.Expr(value=statement.test),
-                           comprehensions=isinstance(statement, gast.If))
+        _check_expressions(parsed, gast.Expr(value=statement.test))
     inner_depth = loop_depth + (0 if isinstance(statement, gast.If) else 1)
     for inner in statement.body:
         _check_statement(parsed, inner, inner_depth)
@@ -223,14 +222,14 @@ def _check_target(parsed, target) -> None:
     _reject(parsed, target, what, "Assign to a plain variable instead.")
 
 
-def _check_expressions(parsed, statement, comprehensions=True) -> None:
+def _check_expressions(parsed, statement) -> None:
     summed = set()
-    if comprehensions:  # sum(... for ...) becomes a loop (normalize/lower_comprehensions.py)
-        for node in gast.walk(statement):
-            if (isinstance(node, gast.Call) and node.args and not node.keywords
-                    and isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp))
-                    and parsed.resolve(node.func, None) is sum):
-                summed.add(id(node.args[0]))
+    # sum(... for ...) becomes a loop (normalize/lower_comprehensions.py), wherever it is
+    for node in gast.walk(statement):
+        if (isinstance(node, gast.Call) and node.args and not node.keywords
+                and isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp))
+                and parsed.resolve(node.func, None) is sum):
+            summed.add(id(node.args[0]))
     allowed_lambda = (statement.value if isinstance(statement, gast.Assign)
                       and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
                       and isinstance(statement.value, gast.Lambda) else None)

@@ -303,7 +303,7 @@ def match_tangent(tangent, value):
     """The output tangent of a jvp: the output's shape (and a Python float for a float)."""
     if isinstance(value, (tuple, list)):
         return type(value)(match_tangent(t, v) for t, v in zip(tangent, value))
-    if isinstance(value, float) and not isinstance(tangent, float) and np.ndim(tangent) == 0:
+    if type(value) is float and type(tangent) is not float and np.ndim(tangent) == 0:
         return float(tangent)
     if np.shape(tangent) != np.shape(value):
         return np.broadcast_to(tangent, np.shape(value)).copy()

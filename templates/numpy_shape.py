@@ -115,3 +115,14 @@ def astype(y, x, dtype, order="K", casting="unsafe", subok=True, copy=True):  # 
 
 
 shape_rule(shapes.same_as_first, np.ndarray.astype)
+
+
+# generated adjoints broadcast with it (the adjoint of rt.unbroadcast): third derivatives
+@adjoint(np.broadcast_to)
+def broadcast_to(y, x, shape, subok=False):
+    d[x] += rt.unbroadcast(d[y], x)
+
+
+@tangent(np.broadcast_to)
+def broadcast_to(y, x, shape, subok=False):  # noqa: F811
+    d[y] = np.broadcast_to(d[x], shape)

@@ -1092,6 +1092,15 @@ case(transpose_attribute, anything((2, 3, 4)), id="transpose_attribute[2x3x4]")
 case(np_array, anything(), id="np_array[float]")
 
 
+def broadcast_to(x):
+    return np.broadcast_to(x, (2, 3)) * 1.0  # a view: multiplied, as user code would
+
+
+case(broadcast_to, anything((3,)), id="broadcast_to[row]")
+case(broadcast_to, anything((2, 1)), id="broadcast_to[column]")
+case(broadcast_to, anything(), id="broadcast_to[float]")
+
+
 # ------------------------------------- several templates accumulating into one x
 
 def same_operand_product(x):

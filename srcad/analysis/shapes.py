@@ -26,7 +26,7 @@ import gast
 import numpy as np
 
 from .. import registry, syntax
-from ..annotations import is_restore
+from ..annotations import is_placeholder, is_restore
 from .operations import UNRESOLVED, operation_of
 
 
@@ -396,7 +396,8 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
     """Abstract values of every variable assigned in ``tree``, given the parameters'."""
     env = dict(params)
     assigns = [node for node in gast.walk(tree)
-               if isinstance(node, gast.Assign) and not is_restore(node)]
+               if isinstance(node, gast.Assign) and not is_restore(node)
+               and not is_placeholder(node)]
     for node in gast.walk(tree):
         if isinstance(node, gast.Assign):
             for name in syntax.stored_names(node):

@@ -38,8 +38,8 @@ from ..analysis.operations import UNRESOLVED
 from ..annotations import set_not_inlined, set_origin, set_position
 from ..errors import UnsupportedSyntaxError
 from . import inline
-from .lower_comprehensions import lower_comprehensions
-from .lower_exits import lower_exits
+from .lower_comprehensions import is_summation, summation_loop, summed_literal
+from .lower_exits import index_loops, lower_exits
 from ..naming import Namer
 from ..parse import ParsedFunction
 
@@ -77,6 +77,12 @@ class _ToANF:
         self.inlined = []  # every user function inlined (their sources shape the result)
         self.out: list = []
         self.current = None
+
+    def fresh(self, base: str) -> str:
+        """A new temporary: a local name, so ``temporary.attr`` is never taken for ``np.pi``."""
+        name = self.namer.fresh(base)
+        self.locals.add(name)
+        return name
 
     def resolve(self, node):
         """The object a static reference means (srcad's aliases, then the user's names)."""
@@ -158,7 +164,7 @@ class _ToANF:
                 for v in s.value.elts:
                     value = self.atom(v)
                     if isinstance(value, gast.Name) and value.id in targets:
-                        copy = self.namer.fresh(value.id)  # keep the old value: a, b = b, a
+                        copy = self.fresh(value.id)  # keep the old value: a, b = b, a
                         self.assign(copy, value, s)
                         value = syntax.name(copy)
                     values.append(value)
@@ -224,7 +230,7 @@ class _ToANF:
             self.emit(loop, s)
             return
         if isinstance(s, gast.While):
-            test_name = self.namer.fresh("more")
+            test_name = self.fresh("more")
             self.assign(test_name, self.operation(s.test), s)
             body = self.nested(s.body)
             outer, self.out = self.out, body
@@ -282,7 +288,7 @@ class _ToANF:
         operation = self.operation(node)
         if is_atom(operation, self.locals):
             return operation
-        name = self.namer.fresh(hint or _describe(operation))
+        name = self.fresh(hint or _describe(operation))
         self.assign(name, operation, node)
         return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
@@ -300,22 +306,31 @@ class _ToANF:
             return _copy(node, gast.Compare(left=self.atom(node.left), ops=node.ops,
                                             comparators=[self.atom(c) for c in node.comparators]))
         if isinstance(node, gast.Compare):  # a < b < c: b evaluated once, c only if a < b
-            result = self.namer.fresh("cond")
+            result = self.fresh("cond")
             left = self.atom(node.left)
             self.chain(result, left, list(zip(node.ops, node.comparators)), node)
             return syntax.name(result)
         if isinstance(node, gast.IfExp):
-            result = self.namer.fresh("choice")
+            result = self.fresh("choice")
             test = self.atom(node.test, hint="cond")
             self.branch(test, lambda: self.assign(result, self.operation(node.body), node),
                         lambda: self.assign(result, self.operation(node.orelse), node), node)
             return syntax.name(result)
         if isinstance(node, gast.BoolOp):  # short-circuit: later operands only when needed
-            result = self.namer.fresh("both" if isinstance(node.op, gast.And) else "either")
+            result = self.fresh("both" if isinstance(node.op, gast.And) else "either")
             self.assign(result, self.operation(node.values[0]), node)
             self.bool_rest(result, node.op, node.values[1:], node)
             return syntax.name(result)
+        if isinstance(node, gast.Call) and is_summation(node, self.resolve):
+            summed = self.summation(node)
+            if summed is not None:
+                return summed
         if isinstance(node, gast.Call):
+            generated = inline.generated_callee(node.func, self.resolve)
+            if generated is not None:  # vjp_of(f)(...) in gradient code differentiated again
+                node = _copy(node, gast.Call(func=syntax.name(self.aliases.name_for(
+                    generated, preferred=generated.__name__)), args=node.args,
+                    keywords=node.keywords))
             try:
                 inlined = self.inline(node)
             except inline.CannotInline as reason:
@@ -359,11 +374,12 @@ class _ToANF:
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             definition, source = self.local_functions[func.id]
             tree, mapping, signature = inline.prepare_local(definition, self.namer)
-            function, key = None, definition
+            function, key, leading = None, definition, []
         else:
             if not is_static_reference(func, self.locals):
                 return None
-            function = self.resolve(func)
+            function, leading = inline.made_callee(
+                self.resolve(func), self.parsed.location(self.source.origin(call)))
             if not inline.is_inlinable(function):
                 return None
             key = function
@@ -373,7 +389,7 @@ class _ToANF:
                 source, tree, mapping = inline.prepare_callee(function, self.namer, self.aliases)
             except UnsupportedSyntaxError as error:
                 raise inline.CannotInline(error) from None
-            signature = inspect.signature(function)
+            signature = inspect.signature(function, follow_wrapped=False)
             if function not in self.inlined:
                 self.inlined.append(function)
         if key in self.inlining:
@@ -381,7 +397,8 @@ class _ToANF:
         if any(isinstance(a, gast.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords):
             return None
-        args = [self.atom(a) for a in call.args]
+        args = [inline.value_node(value, self.aliases) for value in leading]
+        args += [self.atom(a) for a in call.args]
         keywords = {k.arg: self.atom(k.value) for k in call.keywords}
 
         def error(message):
@@ -389,7 +406,6 @@ class _ToANF:
                                           "Call it with the arguments it declares.")
 
         pairs = inline.bind_arguments(signature, mapping, args, keywords, self.aliases, error)
-        tree.body = lower_comprehensions(tree.body, self.namer, self.resolve)
         body = lower_exits(tree, self.namer, self.resolve).body
         saved = (self.source, self.current)
         new_locals = {renamed for _, renamed in mapping.items()} | syntax.stored_names(
@@ -406,7 +422,7 @@ class _ToANF:
                 self.statement(statement)
             returned = body[-1]
             self.current = returned
-            result = self.namer.fresh(getattr(function, "__name__", "result") or "result")
+            result = self.fresh(getattr(function, "__name__", "result") or "result")
             self.locals.add(result)
             if isinstance(returned, gast.Return):
                 value = returned.value if returned.value is not None else syntax.constant(None)
@@ -418,6 +434,23 @@ class _ToANF:
             self.inlining.pop()
             self.source, self.current = saved
         return syntax.name(result)
+
+    def summation(self, call):
+        """``sum(... for ...)`` as an accumulating loop emitted here, where Python runs it."""
+        literal = summed_literal(call)
+        if literal is not None:
+            return self.operation(literal)
+        lowered = summation_loop(call, self.namer)
+        if lowered is None:
+            return None
+        statements, total = lowered
+        statements = index_loops(statements, self.namer, self.resolve)
+        self.locals |= syntax.stored_names(gast.Module(body=statements, type_ignores=[]))
+        current = self.current
+        for statement in statements:
+            self.statement(statement)
+        self.current = current
+        return syntax.name(total)
 
     def array_literal(self, call):
         """``np.array([a, b])``: an array built from values, each with its own derivative."""
@@ -449,7 +482,7 @@ class _ToANF:
             return
         test = syntax.name(result)
         if isinstance(op, gast.Or):
-            negated = self.namer.fresh("neither")
+            negated = self.fresh("neither")
             self.assign(negated, gast.UnaryOp(op=gast.Not(), operand=test), like)
             test = syntax.name(negated)
 
@@ -525,6 +558,8 @@ def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
     ``inlined``, if given, receives every user function inlined into it.
     """
     normalizer = _ToANF(parsed, namer, aliases)
+    # names the earlier passes introduced (loop indices, flags, totals) are locals too
+    normalizer.locals |= syntax.stored_names(tree)
     body = normalizer.statements(tree.body)
     if inlined is not None:
         inlined.extend(normalizer.inlined)

@@ -56,6 +56,14 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionD
     return tree
 
 
+def index_loops(statements, namer: Namer, resolve) -> list:
+    """Only the first step of this pass: loops over sequences become loops over ``range``.
+
+    For loops built after this pass ran (a summed comprehension's, normalize/anf.py).
+    """
+    return _LowerExits(namer, resolve).index_loops(statements)
+
+
 def _has_early_return(body) -> bool:
     returns = [n for n in syntax.walk_own(gast.Module(body=body, type_ignores=[]))
                if isinstance(n, gast.Return)]
@@ -74,8 +82,11 @@ def _contains(statements, kinds, stop_at_loops=True) -> bool:
             if _contains(statement.body, kinds, stop_at_loops) or \
                     _contains(statement.orelse, kinds, stop_at_loops):
                 return True
-        if isinstance(statement, (gast.For, gast.While)) and not stop_at_loops:
-            if _contains(statement.body, kinds, stop_at_loops):
+        if isinstance(statement, (gast.For, gast.While)):
+            # a loop's `else` runs after the loop: its break/continue are the enclosing loop's
+            if _contains(statement.orelse, kinds, stop_at_loops):
+                return True
+            if not stop_at_loops and _contains(statement.body, kinds, stop_at_loops):
                 return True
     return False
 
@@ -108,20 +119,32 @@ class _LowerExits:
     def index_loop(self, loop):
         iterator = loop.iter
         callee = self.resolve(iterator.func) if isinstance(iterator, gast.Call) else None
-        if callee is range:
-            return [loop]
-        if callee is reversed and _is_range_call(iterator.args[0], self.resolve):
-            loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
-                lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
-            return [loop]
         prelude = []
+        # Python evaluates the header once, before the first iteration: a name the body
+        # rebinds must not be read again (by the loop, or by its reverse sweep later)
+        rebound = syntax.stored_names(gast.Module(body=loop.body, type_ignores=[])) \
+            | syntax.stored_names(loop.target)
 
         def hoist(expression, base):
-            if isinstance(expression, gast.Name):
+            if isinstance(expression, gast.Name) and expression.id not in rebound:
                 return expression.id
             name = self.namer.fresh(base)
             prelude.append(gast.copy_location(syntax.assign(name, expression), loop))
             return name
+
+        def hoist_arguments(call):
+            call.args = [a if isinstance(a, gast.Constant) or not (
+                syntax.load_names(a) & rebound) else syntax.name(hoist(a, "bound"))
+                for a in call.args]
+
+        if callee is range:
+            hoist_arguments(iterator)
+            return prelude + [loop]
+        if callee is reversed and _is_range_call(iterator.args[0], self.resolve):
+            hoist_arguments(iterator.args[0])
+            loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
+                lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
+            return prelude + [loop]
 
         index = self.namer.fresh("index")
         targets = []  # (target node, sequence name)
@@ -186,7 +209,8 @@ class _LowerExits:
         """Flags the statement may set that end the rest of the current block."""
         flags = []
         loop_break, loop_continue = self.loop_flags[-1] if self.loop_flags else (None, None)
-        if isinstance(s, (gast.If, gast.Break, gast.Continue, gast.Return)):
+        if isinstance(s, (gast.If, gast.Break, gast.Continue, gast.Return, gast.For,
+                          gast.While)):
             probe = [s]
             if loop_break and _contains(probe, gast.Break):
                 flags.append(loop_break)

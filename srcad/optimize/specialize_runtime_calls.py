@@ -108,9 +108,9 @@ def _match_type(pass_, args, kinds):
         if isinstance(g_kind, Scalar):
             return syntax.call(syntax.name("float"), g)
         return None
-    if isinstance(x_kind, (Array, Scalar)):
+    if isinstance(x_kind, Array):
         return g
-    return None
+    return None  # a name that held a Python float at one point and a NumPy scalar at another
 
 
 def _check_scalar_output(pass_, args, kinds):
@@ -172,7 +172,8 @@ def _match_tangent(pass_, args, kinds):
     if isinstance(value, Scalar) and isinstance(tangent, Scalar):
         if value.kind == "float" and tangent.kind != "float":
             return syntax.call(syntax.name("float"), args[0])
-        return args[0]
+        if value.kind != "scalar":
+            return args[0]
     return None
 
 

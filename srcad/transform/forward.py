@@ -30,7 +30,7 @@ import gast
 from .. import runtime, syntax
 from ..analysis.activity import carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, operation_of
-from ..annotations import comment, not_inlined, origin, position
+from ..annotations import comment, is_placeholder, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
 from ..normalize.inline import Recursive
 from ..recursion import jvp_of
@@ -115,7 +115,8 @@ class _Tangents:
     def recursive_call(self, operation, result) -> list:
         """``y = f(a, b)`` with f recursive: ``y_dot = jvp_of(f)(a, b, a_dot, b_dot)[1]``."""
         function = operation.primitive
-        bound = inspect.signature(function).bind(*operation.args, **operation.keywords)
+        signature = inspect.signature(function, follow_wrapped=False)
+        bound = signature.bind(*operation.args, **operation.keywords)
         bound.apply_defaults()
         args = [value if isinstance(value, gast.AST) else syntax.constant(value)
                 for value in bound.arguments.values()]
@@ -159,6 +160,8 @@ class _Tangents:
                                          "Assign each value to its own name.")
         name = target.id
         result = namer.tangent(name)
+        if is_placeholder(statement):  # never read: neither is its tangent
+            return [syntax.assign(result, syntax.constant(None))]
         operation = operation_of(statement.value, context.resolve)
         if not carries_gradient(operation) or not any(
                 self.varied(n) for n in operation.argument_names()):

@@ -93,6 +93,14 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
             syntax.attribute(rt, "check_scalar_output"), syntax.deepcopy(output),
             syntax.constant("%s:%d:%d" % (where.filename, where.lineno, where.col)))))
 
+    if request.return_value or request.has_aux:
+        # the adjoint sweep restores loop variables to earlier values: read the returned
+        # value (and aux) now, as the primal sweep left them
+        kept, returned_value = _keep_loop_results(returned.value, body, context.namer)
+        statements.extend(kept)
+        if request.has_aux:
+            aux = returned_value.elts[1]
+
     seed = (syntax.name(request.seed) if isinstance(request.seed, str)
             else syntax.constant(request.seed))
     if isinstance(output, gast.Name) and context.activity.is_active(output.id):
@@ -108,15 +116,24 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
                     value=part))
     statements.extend(sweeps.adjoint(body))
 
+    # a gradient has its argument's type: read it from the argument as passed, not from a
+    # loop variable of the same name that the sweeps left holding another value
+    rebound = syntax.stored_names(gast.Module(body=body, type_ignores=[]))
+    arguments = {}
+    for param in request.wrt:
+        if param in rebound:
+            arguments[param] = context.namer.fresh(param + "_argument")
+            statements.insert(0, syntax.assign(arguments[param], syntax.name(param)))
     results = [syntax.call(syntax.attribute(rt, "match_type"),
-                           syntax.name(context.namer.adjoint(param)), syntax.name(param))
+                           syntax.name(context.namer.adjoint(param)),
+                           syntax.name(arguments.get(param, param)))
                for param in request.wrt]
     # gradients are fresh, writable arrays: never a read-only view, never one object twice
     gradients = syntax.call(syntax.attribute(rt, "owned"), *results)
     if not request.single:
         gradients = syntax.call(syntax.attribute(rt, "owned_tuple"), *results)
     if request.return_value:
-        gradients = gast.Tuple(elts=[syntax.deepcopy(returned.value), gradients], ctx=gast.Load())
+        gradients = gast.Tuple(elts=[returned_value, gradients], ctx=gast.Load())
     elif request.has_aux:
         gradients = gast.Tuple(elts=[gradients, syntax.deepcopy(aux)], ctx=gast.Load())
     statements.append(gast.Return(value=gradients))
@@ -124,6 +141,22 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     return syntax.function_def(name, args, statements)
 
 
+
+
+def _keep_loop_results(returned, body, namer) -> tuple[list, gast.expr]:
+    """``c_result = c`` for each returned name a loop assigns, and ``returned`` reading those."""
+    returned = syntax.deepcopy(returned)
+    in_loops = set()
+    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, (gast.For, gast.While)):
+            in_loops |= syntax.stored_names(node)
+    kept, renames = [], {}
+    for node in syntax.names(returned):
+        if node.id in in_loops and node.id not in renames:
+            renames[node.id] = namer.fresh(node.id + "_result")
+            kept.append(syntax.assign(renames[node.id], syntax.name(node.id)))
+    syntax.rename(returned, renames)
+    return kept, returned
 
 
 def _is_active_assignment(statement, context) -> bool:
@@ -204,6 +237,9 @@ class _Sweeps:
                 plan = self.plan(id(statement), statement.body, recompute=True)
                 for recomputed in plan.recomputed:
                     self.needed |= syntax.load_names(recomputed.value)
+                # its reverse starts from the end values of what it carries: an enclosing
+                # loop must restore those for each of its own iterations
+                self.needed |= {carried for _, carried in plan.end_values}
             elif isinstance(statement, gast.If):
                 for index, part in enumerate((statement.body, statement.orelse)):
                     self.prepare(part, in_loop)
@@ -537,7 +573,7 @@ def _adjoint_of_recursive_call(name, operation, context) -> list:
     """``y = f(a, b)`` with f recursive: ``f_grads = vjp_of(f)(a, b, y_bar)``, then accumulate."""
     namer = context.namer
     function = operation.primitive
-    signature = inspect.signature(function)
+    signature = inspect.signature(function, follow_wrapped=False)
     bound = signature.bind(*operation.args, **operation.keywords)
     bound.apply_defaults()
     args = [value if isinstance(value, gast.AST) else syntax.constant(value)

@@ -135,6 +135,15 @@ def bind_template(template: Template, operation, result_name: str, location, der
             raise TemplateError("templates cannot take **kwargs (%s)" % template.where)
         bindings[param_name] = value
         derivatives[param_name] = derivative_name(value)
+        root = value
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if root is not value and derivatives[param_name] is None and isinstance(
+                root, gast.Name) and derivative_name(root) is not None:
+            # normalize leaves `name.attr` as an operand only for static references (np.pi):
+            # one rooted in a differentiated value would silently lose its derivative
+            raise AssertionError("operand %s of %s is not an atom"
+                                 % (registry.describe(operation.primitive), param_name))
     return bindings, derivatives
 
 
