@@ -201,8 +201,14 @@ class Generator:
         "medium": ((2, 6), 2, (0, 0, 1, 1, 2)),
     }
 
-    def __init__(self, seed: int, size: str = "medium"):
+    # what ``exclude`` may name: for exploring past a known, unfixed failure only; the
+    # pytest batch and the reported long runs exclude nothing
+    EXCLUDABLE = ("container-arguments",)
+
+    def __init__(self, seed: int, size: str = "medium", exclude=()):
         self.seed = seed
+        self.exclude = frozenset(exclude)
+        assert self.exclude <= set(self.EXCLUDABLE), exclude
         self.statements, self.MAX_DEPTH, self.helper_counts = self.SIZES[size]
         self.rng = random.Random(seed)
         self.counters: dict = {}
@@ -829,7 +835,7 @@ class Generator:
         if action == "pop" and t.min_len >= 1:
             targets = self.assignable(ctx, t.elem.shape)
             target = self.rng.choice(targets) if targets and self.chance(0.5) else \
-                self.fresh("p")
+                self.fresh("popped")
             t.min_len -= 1
             ctx.scope[target] = t.elem
             ctx.owned.discard(target)  # its array may be shared with where it came from
@@ -935,7 +941,7 @@ class Generator:
         params = []
         for index in range(self.rng.randint(1, 3)):
             kind = self.pick(["scalar", "array", "list", "dict"], [4, 3, 1, 1])
-            pname = "p%d" % index
+            pname = "arg%d" % index
             if kind == "scalar":
                 params.append((pname, Arr(SCALAR)))
             elif kind == "array":
@@ -988,6 +994,9 @@ class Generator:
         menu = ["scalar", "vector", "matrix", "short", "list_vectors", "list_scalars", "tuple",
                 "dict", "dict_matrix", "int"]
         weights = [5, 5, 3, 1, 2, 1, 2, 2, 1, 2]
+        if "container-arguments" in self.exclude:
+            weights = [w if kind in ("scalar", "vector", "matrix", "short", "int") else 0
+                       for kind, w in zip(menu, weights)]
         count = self.rng.randint(1, 4)
         chosen = [self.pick(menu, weights) for _ in range(count)]
         if all(kind == "int" for kind in chosen):
@@ -1018,15 +1027,15 @@ class Generator:
                 params.append(("xs%d" % index, ListT(Arr(SCALAR), length, False), text, True))
             elif kind == "tuple":
                 text = "(%s, %r)" % (array_text(array((3,))), float(array(())))
-                params.append(("t%d" % index, TupleT((Arr((3,)), Arr(SCALAR))), text, True))
+                params.append(("tup%d" % index, TupleT((Arr((3,)), Arr(SCALAR))), text, True))
             elif kind == "dict":
                 text = '{"w": %s, "b": %r}' % (array_text(array((3,))), float(array(())))
-                params.append(("p%d" % index, DictT((("w", Arr((3,))), ("b", Arr(SCALAR))),
+                params.append(("par%d" % index, DictT((("w", Arr((3,))), ("b", Arr(SCALAR))),
                                                     False), text, True))
             elif kind == "dict_matrix":
                 text = '{"m": %s, "v": %s}' % (array_text(array((2, 3))),
                                                array_text(array((3,))))
-                params.append(("p%d" % index, DictT((("m", Arr((2, 3))), ("v", Arr((3,)))),
+                params.append(("par%d" % index, DictT((("m", Arr((2, 3))), ("v", Arr((3,)))),
                                                     False), text, True))
             else:
                 bound = self.rng.randint(2, 4)
@@ -1077,9 +1086,9 @@ class Generator:
             or "0.0"
 
 
-def generate(seed: int, size: str = "medium") -> Program:
+def generate(seed: int, size: str = "medium", exclude=()) -> Program:
     """The program for ``seed`` (deterministic); ``size`` is "small" or "medium"."""
-    return Generator(seed, size).program()
+    return Generator(seed, size, exclude).program()
 
 
 if __name__ == "__main__":

@@ -250,6 +250,7 @@ def main(argv=None):
     parser.add_argument("--run-seed", type=int)
     parser.add_argument("--index", type=int)
     parser.add_argument("--size", default="medium", choices=("small", "medium"))
+    parser.add_argument("--exclude", action="append", default=[])
     parser.add_argument("--check", help="reduce for the first problem whose check "
                         "(or signature) contains this text")
     parser.add_argument("--skip", action="append", default=[],
@@ -261,7 +262,7 @@ def main(argv=None):
     if options.program_seed is None:
         from tests.fuzz.run import program_seed
         options.program_seed = program_seed(options.run_seed, options.index)
-    program = generate(options.program_seed, options.size)
+    program = generate(options.program_seed, options.size, options.exclude)
     outcome = check(program)
     problems = [p for p in outcome.problems if p.status not in ("inconclusive", "ok")]
     problems = [p for p in problems if not any(
