@@ -11,9 +11,8 @@ failing program.
 
 from __future__ import annotations
 
-import os
-
 import multiprocessing
+import os
 
 from tests.fuzz.run import check_one, summarize
 

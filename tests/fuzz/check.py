@@ -49,7 +49,8 @@ HVP_STEP_CHECK = 1e-3
 RTOL = 1e-5
 ATOL = 1e-6
 EXACT_RTOL = 1e-8  # two srcad computations of the same quantity
-TIMEOUT_SECONDS = 120  # generous: code generation of a medium program on a busy machine takes seconds
+# generous: code generation for a medium program on a busy machine takes seconds
+TIMEOUT_SECONDS = 120
 
 # which group of checks a problem's ``check`` belongs to (the reducer reruns only that group)
 GROUPS = {"value_and_grad": "gradient", "gradient": "gradient", "value": "gradient",
@@ -624,7 +625,7 @@ class Checker:
             argument = args[position]
             v = random_tangent(argument, self.rng)
             ok, product = self.call_srcad(
-                "hvp", lambda: srcad.hvp(self.f, wrt=position)(*args, v), args)
+                "hvp", lambda p=position, v=v: srcad.hvp(self.f, wrt=p)(*args, v), args)
             if not ok:
                 continue
             problem = structure_error(product, argument)
@@ -668,7 +669,7 @@ class Checker:
             args = self.fresh_args()
             moved = list(args)
             moved[position] = along(args[position], v, sign * step)
-            ok, result = self.call_srcad("grad", lambda: gradient(*moved), moved)
+            ok, result = self.call_srcad("grad", lambda moved=moved: gradient(*moved), moved)
             if not ok or not readable_like(result, args[position]):
                 return None, False
             with np.errstate(all="ignore"):
