@@ -567,7 +567,7 @@ class Generator:
     def statement(self, ctx: Context) -> list:
         kinds = ["assign", "update", "update", "if", "for", "while", "inplace", "list",
                  "tuple", "dict", "callable", "return", "jump"]
-        weights = [5, 4, 2, 3, 3, 1, 2, 2, 1, 1, 1, 1, 2]
+        weights = [5, 4, 2, 3, 3, 1, 2, 3, 1, 1, 2, 1, 2]
         nested = ctx.depth < self.MAX_DEPTH
         for k, kind in enumerate(kinds):
             if kind in ("if", "for", "while") and not nested:
@@ -816,7 +816,7 @@ class Generator:
         locals_ = [n for n, t in ctx.scope.items() if isinstance(t, ListT) and t.local
                    and n not in ctx.readonly]
         action = self.pick(["new", "append", "pop", "setitem"],
-                           [2 if ctx.depth <= 1 else 0, 4, 2, 1])
+                           [2 if ctx.depth <= 1 else 0, 4, 3, 1])
         if not locals_ or action == "new":
             if ctx.in_loop:
                 return self.stmt_assign(ctx)  # a list made in a loop body is not read after it
