@@ -1,7 +1,8 @@
 """Shrink a failing program while the same failure persists (a minimal reproducer).
 
 ``python tests/fuzz/reduce.py --program-seed P [--size small] [-o out.py]`` (or ``--run-seed S
---index I`` for program I of a run.py run) regenerates the program, checks it, and then
+--index I`` for program I of a run.py run, or ``--script FILE`` for a script run.py saved)
+regenerates or reads the program, checks it, and then
 greedily tries smaller versions, keeping each one that still fails the same way (same
 status, same group of checks, same signature: exception type and place, or the check that
 disagrees) and is still a valid program (f runs and returns a finite scalar):
@@ -244,9 +245,24 @@ def reduce_program(program, problem=None, budget_seconds=600, log=None):
     return reduced, problem
 
 
+def program_of_script(path):
+    """The program in a standalone script written by report.standalone_script."""
+    from tests.fuzz.generate import Program
+
+    text = open(path).read()
+    body, _, rest = text.partition("\narguments = ")
+    source = "\n".join(line for line in body.splitlines() if not line.startswith("#")).strip()
+    argument_line = "arguments = " + rest.splitlines()[0] + "\n"
+    wrt = ast.literal_eval(re.search(r"^wrt = (.*)$", rest, re.M).group(1))
+    seed = int(re.search(r"seed (\d+)", text).group(1))
+    return Program(seed=seed, source=source + "\n", function_name="f", arguments=[],
+                   argument_source=argument_line, wrt=wrt)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--program-seed", type=int)
+    parser.add_argument("--script", help="a failing program saved by run.py --save")
     parser.add_argument("--run-seed", type=int)
     parser.add_argument("--index", type=int)
     parser.add_argument("--size", default="medium", choices=("small", "medium"))
@@ -259,10 +275,13 @@ def main(argv=None):
     parser.add_argument("--budget", type=float, default=600, help="seconds")
     parser.add_argument("-o", "--output", help="write the reduced standalone script here")
     options = parser.parse_args(argv)
-    if options.program_seed is None:
-        from tests.fuzz.run import program_seed
-        options.program_seed = program_seed(options.run_seed, options.index)
-    program = generate(options.program_seed, options.size, options.exclude)
+    if options.script:
+        program = program_of_script(options.script)
+    else:
+        if options.program_seed is None:
+            from tests.fuzz.run import program_seed
+            options.program_seed = program_seed(options.run_seed, options.index)
+        program = generate(options.program_seed, options.size, options.exclude)
     outcome = check(program)
     problems = [p for p in outcome.problems if p.status not in ("inconclusive", "ok")]
     problems = [p for p in problems if not any(
