@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 
-from . import arguments, cache, derived, persistent_cache, pipeline
+from . import arguments, cache, derived, persistent_cache, pipeline, trees
 from .analysis import shapes
 from .errors import InvalidArgumentError, NonScalarOutputError
 from .transform.forward import ForwardRequest
@@ -270,7 +270,10 @@ def stop_gradient(x):
 
 def check_grad(function, *args, wrt=0, eps: float = 1e-6, rtol: float = 1e-5,
                atol: float = 1e-8) -> bool:
-    """Compare srcad's gradient with central finite differences; raise AssertionError if off."""
+    """Compare srcad's gradient with central finite differences; raise AssertionError if off.
+
+    A list, tuple, dict or dataclass argument is checked leaf by leaf.
+    """
     signature = derived.call_signature(function)
     args = arguments.bind(signature, args, {})
     gradient = grad(function, wrt=wrt)(*args)
@@ -280,15 +283,23 @@ def check_grad(function, *args, wrt=0, eps: float = 1e-6, rtol: float = 1e-5,
     gradients = (gradient,) if single else gradient
     for name, g in zip(names, gradients):
         index = params.index(name)
-        numeric = _finite_difference(function, args, index, eps)
-        if not np.allclose(g, numeric, rtol=rtol, atol=atol):
-            raise AssertionError("gradient for %s differs from finite differences:\n"
-                                 "srcad:   %r\nnumeric: %r" % (name, g, numeric))
+        for path, leaf in trees.leaves(args[index]):
+            computed = trees.at(g, path)
+            where = trees.path_text(name, path)
+            if not trees.differentiable(path, leaf):
+                if computed is not None:
+                    raise AssertionError("%s is held constant, but its gradient is %r"
+                                         % (where, computed))
+                continue
+            numeric = _finite_difference(function, args, index, path, eps)
+            if not np.allclose(computed, numeric, rtol=rtol, atol=atol):
+                raise AssertionError("gradient for %s differs from finite differences:\n"
+                                     "srcad:   %r\nnumeric: %r" % (where, computed, numeric))
     return True
 
 
-def _finite_difference(function, args, index, eps):
-    x = args[index]
+def _finite_difference(function, args, index, path, eps):
+    x = trees.at(args[index], path)
     scalar = np.ndim(x) == 0
     base = np.array(x, dtype=float)
     out = np.zeros_like(base)
@@ -298,7 +309,8 @@ def _finite_difference(function, args, index, eps):
             moved = base.copy()
             moved[position] += sign * eps
             call_args = list(args)
-            call_args[index] = float(moved) if scalar else moved
+            call_args[index] = trees.replaced(args[index], path,
+                                              float(moved) if scalar else moved)
             shifted.append(function(*call_args))
         out[position] = (shifted[0] - shifted[1]) / (2 * eps)
     return float(out) if scalar else out

@@ -155,7 +155,7 @@ def _check_compound(parsed, statement, loop_depth) -> None:
 
 
 def _check_for_header(parsed, loop) -> None:
-    """``for x in <expression>``; unpacking only with enumerate(...) and zip(...)."""
+    """``for x in <expression>``; the items may be unpacked into names, nested to any depth."""
     iterator = loop.iter
     helper = parsed.resolve(iterator.func, None) if isinstance(iterator, gast.Call) else None
     if helper in _ITERATION_HELPERS and (iterator.keywords or not iterator.args):
@@ -170,13 +170,24 @@ def _check_for_header(parsed, loop) -> None:
                     "Unpack the items: `for i, x in enumerate(xs)`.")
         return
     if helper is enumerate and len(iterator.args) == 1 and isinstance(target, gast.Tuple) \
-            and len(target.elts) == 2 and all(isinstance(e, gast.Name) for e in target.elts):
+            and len(target.elts) == 2 and isinstance(target.elts[0], gast.Name) \
+            and _is_unpacking_target(target.elts[1]):
         return
     if helper is zip and isinstance(target, gast.Tuple) and len(target.elts) == len(
-            iterator.args) and all(isinstance(e, gast.Name) for e in target.elts):
+            iterator.args) and all(_is_unpacking_target(e) for e in target.elts):
         return
+    if helper is not range and _is_unpacking_target(target):
+        return  # for W, b in layers: each item unpacked
     _reject(parsed, target, "this loop target", "Loop with a plain name, or unpack "
-            "enumerate(xs) / zip(xs, ys) into names.")
+            "the items into names: `for W, b in layers`, `for i, x in enumerate(xs)`.")
+
+
+def _is_unpacking_target(target) -> bool:
+    """A name, or a tuple or list of such targets (no starred names): ``(W, b)``."""
+    if isinstance(target, gast.Name):
+        return True
+    return isinstance(target, (gast.Tuple, gast.List)) and all(
+        _is_unpacking_target(e) for e in target.elts)
 
 
 def _check_nested_function(parsed, definition) -> None:
@@ -202,14 +213,17 @@ def _check_target(parsed, target) -> None:
     if isinstance(target, gast.Name):
         return
     if isinstance(target, (gast.Tuple, gast.List)):
+        if _is_unpacking_target(target):
+            return  # names, nested to any depth: (W, b), rest = ...
         starred = [e for e in target.elts if isinstance(e, gast.Starred)]
         for element in target.elts:
             if isinstance(element, gast.Starred) and isinstance(element.value, gast.Name) \
                     and len(starred) == 1:
                 continue
             if not isinstance(element, gast.Name):
-                _reject(parsed, element, "a nested unpacking target",
-                        "Unpack into plain names (one of them may be starred).")
+                _reject(parsed, element, "a nested unpacking target with a starred name",
+                        "Unpack into names (one of them may be starred), or nest "
+                        "without a starred name.")
         return
     if isinstance(target, gast.Subscript):
         if isinstance(target.value, gast.Name):

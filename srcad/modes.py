@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from . import arguments, cache, derived, persistent_cache, pipeline, recursion
+from . import arguments, cache, derived, persistent_cache, pipeline, recursion, trees
 from .analysis import shapes
 from .errors import InvalidArgumentError
 from .transform.forward import ForwardRequest
@@ -105,8 +105,10 @@ def jvp(function, primals, tangents, *, optimize=True):
     """Forward mode: ``(f(*primals), J·tangents)``.
 
     ``tangents`` has one entry per primal; ``None`` marks an argument that is
-    held constant. A tangent has its primal's shape. Parameters with defaults
-    that ``primals`` leave out take their defaults, held constant.
+    held constant. A tangent has its primal's shape; for a list, tuple, dict or
+    dataclass its structure, with None for a leaf held constant (srcad/trees.py).
+    Parameters with defaults that ``primals`` leave out take their defaults,
+    held constant.
     """
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
@@ -125,6 +127,9 @@ def jvp(function, primals, tangents, *, optimize=True):
     given = [tangents[i] for i in positions]
     arguments.check(derived.origin_of(target), names, [primals[i] for i in positions])
     arguments.check(derived.origin_of(target), names, given, what="take a tangent for")
+    # a container's tangent has its structure: checked, with None (a zero) filled in
+    given = [trees.tangent_for(t, primals[i], params[i]) if trees.is_container(primals[i])
+             else t for i, t in zip(positions, given)]
     code = _code(target, primals)
     specializations = _forward(code, names, pipeline.optimizations(optimize))
     generated = specializations.function_for(primals + tuple(given))
@@ -136,7 +141,8 @@ def vjp(function, *primals, optimize=True):
 
     ``vjp_fn(cotangent)`` returns a tuple with one cotangent per primal, each
     of its primal's shape (None for a primal that has no derivative: a string,
-    a function, None, a bool); ``cotangent`` has the output's shape.
+    a function, None, a bool), or its structure for a container;
+    ``cotangent`` has the output's shape (structure).
     """
     return _vjp(function, primals, None, optimize)
 
@@ -156,12 +162,16 @@ def _vjp(function, primals, wanted, optimize):
         wanted = [i for i in range(held, len(primals))
                   if arguments.nondifferentiable(primals[i]) is None]
     code = _code(target, primals)
-    output = code(*primals)
+    output = code(*map(trees.copied, primals))  # (it may write into its arguments)
     enabled = pipeline.optimizations(optimize)
     specializations = (_reverse_vjp(code, enabled, [params[i] for i in wanted])
                        if wanted else None)
 
     def vjp_fn(cotangent):
+        if trees.is_container(output) and (cotangent is None or trees.is_container(cotangent)):
+            # of the output's structure, None for a zero (a tuple of arrays of one shape
+            # may also take one array stacking them)
+            cotangent = trees.tangent_for(cotangent, output, "cotangent")
         cotangents = [None] * len(primals)
         if specializations is not None:
             generated = specializations.function_for(primals + (cotangent,))
@@ -206,7 +216,9 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
     """A function of the same arguments returning the Jacobian, shaped output.shape + input.shape.
 
     ``mode="reverse"`` computes it row by row (one vjp per output element),
-    ``mode="forward"`` column by column (one jvp per input element).
+    ``mode="forward"`` column by column (one jvp per input element). For a
+    list, tuple, dict or dataclass argument it has the argument's structure:
+    one block per leaf, output.shape + leaf.shape (None for a leaf held constant).
     """
     if mode not in ("reverse", "forward"):
         raise InvalidArgumentError("mode must be 'reverse' or 'forward', not %r" % (mode,))
@@ -225,37 +237,63 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
         _check_wrt(target, positions, args)
         if mode == "reverse":
             output, vjp_fn = _vjp(function, args, positions, optimize)
-            out_shape = np.shape(output)
-            blocks = [np.zeros(out_shape + np.shape(args[p])) for p in positions]
+            out_shape = _output_shape(output)
+            blocks = [_blocks(args[p], out_shape) for p in positions]
             for index in np.ndindex(*out_shape):
                 cotangent = np.zeros(out_shape)
                 cotangent[index] = 1.0
                 cotangents = vjp_fn(cotangent if out_shape else 1.0)
-                for block, p in zip(blocks, positions):
-                    block[index] = cotangents[p]
+                for leaf_blocks, p in zip(blocks, positions):
+                    for path, block in leaf_blocks:
+                        if block is not None:
+                            block[index] = trees.at(cotangents[p], path)
         else:
-            output = function(*args)
-            out_shape = np.shape(output)
+            output = function(*map(trees.copied, args))
+            out_shape = _output_shape(output)
             blocks = []
             for p in positions:
-                in_shape = np.shape(args[p])
-                block = np.zeros(out_shape + in_shape)
-                for index in np.ndindex(*in_shape):
-                    tangent = np.zeros(in_shape)
-                    tangent[index] = 1.0
-                    tangents = [None] * len(args)
-                    tangents[p] = tangent if in_shape else 1.0
-                    _, output_tangent = jvp(function, args, tangents, optimize=optimize)
-                    block[(Ellipsis,) + index] = output_tangent
-                blocks.append(block)
-        blocks = [float(b) if np.ndim(b) == 0 else b for b in blocks]
-        return blocks[0] if single else tuple(blocks)
+                leaf_blocks = _blocks(args[p], out_shape)
+                for path, block in leaf_blocks:
+                    if block is None:
+                        continue
+                    for index in np.ndindex(*block.shape[len(out_shape):]):
+                        tangents = [None] * len(args)
+                        tangents[p] = trees.one_hot(args[p], path, index)
+                        _, output_tangent = jvp(function, args, tangents, optimize=optimize)
+                        block[(Ellipsis,) + index] = output_tangent
+                blocks.append(leaf_blocks)
+        results = [trees.unflatten(args[p], [_scalar_or_array(b) for _, b in leaf_blocks])
+                   for p, leaf_blocks in zip(positions, blocks)]
+        return results[0] if single else tuple(results)
 
     jacobian_function.__wrapped__ = function
     return _not_differentiable(
         jacobian_function, ("srcad.jacobian(%s)" % derived.name_of(target),
                             "srcad does not differentiate Jacobian functions"),
         _HIGHER_ORDER_HINT, signature, target)
+
+
+def _output_shape(output):
+    if not trees.is_container(output):
+        return np.shape(output)
+    if type(output) in (tuple, list):
+        try:  # outputs of one shape: the Jacobian of their stack, as np.array(output)
+            return np.shape(output)
+        except ValueError:
+            pass
+    raise InvalidArgumentError(
+        "jacobian needs a function returning an array or a scalar, not a %s"
+        % type(output).__name__, hint="Use jvp or vjp for a function returning a container.")
+
+
+def _blocks(arg, out_shape) -> list:
+    """``(path, zeros(out_shape + leaf shape))`` per leaf of ``arg`` (None: held constant)."""
+    return [(path, np.zeros(out_shape + np.shape(leaf)) if trees.differentiable(path, leaf)
+             else None) for path, leaf in trees.leaves(arg)]
+
+
+def _scalar_or_array(block):
+    return float(block) if block is not None and np.ndim(block) == 0 else block
 
 
 def hvp(function, wrt=0, *, optimize=True):
@@ -299,7 +337,13 @@ def hvp(function, wrt=0, *, optimize=True):
 
 
 def hessian(function, wrt=0, *, optimize=True):
-    """A function of the same arguments returning the Hessian (input.shape * 2)."""
+    """A function of the same arguments returning the Hessian (input.shape * 2).
+
+    For a list, tuple, dict or dataclass argument it is a tree of trees, as JAX
+    gives: ``hessian(f)(p)["w"]["b"]`` is the block of second derivatives for
+    the leaves ``p["w"]`` and ``p["b"]``, of shape w.shape + b.shape (None
+    where either leaf is held constant).
+    """
     from .api import _shift_positions
 
     unbound, first = derived.split_bound(function)
@@ -313,13 +357,23 @@ def hessian(function, wrt=0, *, optimize=True):
 
     def hessian_function(*args, **kwargs):
         args = arguments.bind(signature, args, kwargs)
-        shape = np.shape(args[position])
-        result = np.zeros(shape + shape)
-        for index in np.ndindex(*shape):
-            direction = np.zeros(shape)
-            direction[index] = 1.0
-            result[(Ellipsis,) + index] = product(*args, direction if shape else 1.0)
-        return float(result) if not shape else result
+        x = args[position]
+        leaves = trees.leaves(x)
+        # blocks[i][j]: d2f / d(leaf i) d(leaf j), leaf i's shape + leaf j's shape
+        blocks = [[np.zeros(np.shape(a) + np.shape(b))
+                   if trees.differentiable(pa, a) and trees.differentiable(pb, b) else None
+                   for pb, b in leaves] for pa, a in leaves]
+        for j, (path, leaf) in enumerate(leaves):
+            if not trees.differentiable(path, leaf):
+                continue
+            for index in np.ndindex(*np.shape(leaf)):
+                product_value = product(*args, trees.one_hot(x, path, index))
+                for i, (row_path, _) in enumerate(leaves):
+                    if blocks[i][j] is not None:
+                        blocks[i][j][(Ellipsis,) + index] = trees.at(product_value, row_path)
+        rows = [trees.unflatten(x, [_scalar_or_array(b) for b in row]) for row in blocks]
+        return trees.unflatten(x, [row if trees.differentiable(p, a) else None
+                                   for row, (p, a) in zip(rows, leaves)])
 
     hessian_function.__wrapped__ = function
     return _not_differentiable(

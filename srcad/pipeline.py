@@ -99,7 +99,7 @@ def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
               inlined: list | None = None) -> gast.FunctionDef:
     tree = syntax.deepcopy(parsed.tree)
     resolve = make_resolver(parsed, aliases, tree)
-    tree = lower_exits(tree, namer, resolve)
+    tree = lower_exits(tree, namer, resolve, aliases)
     tree = to_anf(parsed, tree, namer, aliases, inlined)
     tree = split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
     return rename_versions(tree, namer)

@@ -323,6 +323,6 @@ nondifferentiable(
     np.empty_like, np.full_like, np.zeros, np.ones, np.empty, np.arange, np.linspace, np.eye,
     np.identity, np.argmax, np.argmin, np.argsort, np.shape, np.ndim, np.size,
     np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype, np.ndarray.argmax,
-    np.ndarray.argmin, np.ndarray.argsort, builtins.len, builtins.int, builtins.bool,
-    builtins.round, builtins.isinstance, builtins.type, stop_gradient,
+    np.ndarray.argmin, np.ndarray.argsort, builtins.len, builtins.range, builtins.int,
+    builtins.bool, builtins.round, builtins.isinstance, builtins.type, stop_gradient,
 )

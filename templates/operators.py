@@ -7,7 +7,7 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.analysis.operations import IDENTITY
+from srcad.analysis.operations import ATTRIBUTE, IDENTITY
 from srcad.registry import adjoint, d, nondifferentiable, shape_rule, tangent
 
 
@@ -186,6 +186,10 @@ def sum_of_items(y, items, start=0):  # noqa: F811
 
 
 shape_rule(shapes.operator_elementwise, builtins.max, builtins.min)
+
+# ranges and slices hold integers: no derivative (an int taped beside floats in generated
+# code may look varied to forward mode over that code)
+nondifferentiable(builtins.range, builtins.slice)
 shape_rule(lambda items, start=None, **kw: shapes.reduction(items, shapes.Known(0)), builtins.sum)
 
 
@@ -209,3 +213,28 @@ def all_but_last(z, items):
 @tangent(rt.all_but_last)
 def all_but_last(z, items):  # noqa: F811
     d[z] = rt.all_but_last(d[items])
+
+
+# ``for x in items`` iterates over rt.iterated(items): the items themselves, or a dict's keys
+@adjoint(rt.iterated)
+def iterated(y, items):
+    d[items] += rt.iterated_adjoint(d[y], items)
+
+
+@tangent(rt.iterated)
+def iterated(y, items):  # noqa: F811
+    d[y] = rt.iterated_tangent(d[items], items)
+
+
+shape_rule(shapes.same_as_first, rt.iterated)
+
+
+# p.w for a namedtuple or dataclass p: its adjoint is a Parts (by position) or an Entries
+@adjoint(ATTRIBUTE)
+def attribute(y, x, name):
+    d[x] += rt.unfield(d[y], x, name)
+
+
+@tangent(ATTRIBUTE)
+def attribute(y, x, name):  # noqa: F811
+    d[y] = rt.field_of(d[x], x, name)

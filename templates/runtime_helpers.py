@@ -79,6 +79,52 @@ def unindex(y, g, x, index):  # noqa: F811
     d[y] = rt.unindex(d[g], x, index)
 
 
+# iterated_adjoint(g, items) and iterated_tangent(t, items) are linear maps (the identity,
+# or zero for a dict), each the transpose of the other
+@adjoint(rt.iterated_adjoint)
+def iterated_adjoint(y, g, items):
+    d[g] += rt.iterated_tangent(d[y], items)
+
+
+@tangent(rt.iterated_adjoint)
+def iterated_adjoint(y, g, items):  # noqa: F811
+    d[y] = rt.iterated_adjoint(d[g], items)
+
+
+@adjoint(rt.iterated_tangent)
+def iterated_tangent(y, t, items):
+    d[t] += rt.iterated_adjoint(d[y], items)
+
+
+@tangent(rt.iterated_tangent)
+def iterated_tangent(y, t, items):  # noqa: F811
+    d[y] = rt.iterated_tangent(d[t], items)
+
+
+shape_rule(shapes.same_as_first, rt.iterated_adjoint, rt.iterated_tangent)
+
+
+# unfield(g, x, name) and field_of(t, x, name) are linear maps, each the other's transpose
+@adjoint(rt.unfield)
+def unfield(y, g, x, name):
+    d[g] += rt.field_of(d[y], x, name)
+
+
+@tangent(rt.unfield)
+def unfield(y, g, x, name):  # noqa: F811
+    d[y] = rt.unfield(d[g], x, name)
+
+
+@adjoint(rt.field_of)
+def field_of(y, t, x, name):
+    d[t] += rt.unfield(d[y], x, name)
+
+
+@tangent(rt.field_of)
+def field_of(y, t, x, name):  # noqa: F811
+    d[y] = rt.field_of(d[t], x, name)
+
+
 @adjoint(rt.without)
 def without(y, g, index):
     d[g] += rt.without(d[y], index)

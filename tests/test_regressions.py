@@ -443,3 +443,44 @@ def test_nested_function_keeps_its_parameter_names_when_its_parent_is_inlined_tw
     assert_close(srcad.grad(calls_the_helpers_twice)(0.3), numeric_grad(
         calls_the_helpers_twice, (0.3,), 0))
     check_all_modes(calls_the_helpers_twice, (0.3,), 0)
+
+
+# ---- transform/reverse: a loop outside loops overwrites values read before it ----------
+# rename_versions lets such a loop carry its variables in the names they had before it.
+# The loop's reverse restores the start values it records, but a loop with nothing to
+# differentiate has no reverse: the adjoint of `a = s * a` read the loop's final `s`.
+
+
+def inactive_loop_overwrites_a_value_read_before_it(a, x):
+    s = 0.0
+    a = s * a + a * 0.5
+    if a > -0.2:
+        k = 0
+        while k < 2:
+            k += 1
+            s = s * 0.9 + 0.1
+        for i in range(2):
+            x = x * 0.5
+    return s * a + np.sum(x)
+
+
+def test_loop_without_derivative_does_not_change_values_read_before_it():
+    check_all_modes(inactive_loop_overwrites_a_value_read_before_it, (0.37, 1.5), 0)
+    assert_close(srcad.grad(inactive_loop_overwrites_a_value_read_before_it)(0.37, 1.5),
+                 0.5 * 0.19)
+
+
+# ---- templates: range in generated code is not differentiable --------------------------
+
+
+def summed_generator_in_a_loop(x, y):
+    for i in range(2):
+        y = 0.5 * y + np.tanh(sum(e for e in x))
+    return np.sin(y)
+
+
+def test_hvp_through_a_summed_generator_in_a_loop():
+    """The gradient code tapes len(x) with floats; forward mode over it asked range(...)
+    for a tangent (a false rejection): range and slice are non-differentiable."""
+    check_all_modes(summed_generator_in_a_loop, (np.array([0.1, 0.2, 0.3]), 0.3), 0)
+    check_all_modes(summed_generator_in_a_loop, (np.array([0.1, 0.2, 0.3]), 0.3), 1)

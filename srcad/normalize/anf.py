@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
-from ..annotations import set_not_inlined, set_origin, set_position
+from ..annotations import mark_in_place, set_not_inlined, set_origin, set_position
 from ..errors import UnsupportedSyntaxError
 from . import inline
 from .lower_comprehensions import is_summation, summation_loop, summed_literal
@@ -135,7 +135,7 @@ class _ToANF:
                                   ctx=gast.Load())
             popped = self.atom(gast.copy_location(last, s.value), hint="popped")
             helper = syntax.attribute(self.aliases.name_for(runtime), "all_but_last")
-            rest = gast.Call(func=helper, args=[syntax.name(items)], keywords=[])
+            rest = mark_in_place(gast.Call(func=helper, args=[syntax.name(items)], keywords=[]))
             self.assign(items, gast.copy_location(rest, s.value), s)
             self.emit(gast.Assign(targets=[_store(s.targets[0])], value=popped,
                                   type_comment=None), s)
@@ -159,17 +159,24 @@ class _ToANF:
                     and isinstance(s.value, (gast.Tuple, gast.List))
                     and len(s.value.elts) == len(s.targets[0].elts)):
                 # a, b = b, a: evaluate every right-hand side before assigning any name
-                targets = {t.id for t in s.targets[0].elts}
+                targets = {n.id for n in syntax.names(s.targets[0])}
                 values = []
-                for v in s.value.elts:
+                for target, v in zip(s.targets[0].elts, s.value.elts):
                     value = self.atom(v)
-                    if isinstance(value, gast.Name) and value.id in targets:
-                        copy = self.fresh(value.id)  # keep the old value: a, b = b, a
+                    if isinstance(value, gast.Name) and value.id in targets or (
+                            not isinstance(target, gast.Name) and not isinstance(value,
+                                                                                  gast.Name)):
+                        # keep the old value (a, b = b, a), or name a nested target's value
+                        copy = self.fresh(value.id if isinstance(value, gast.Name) else "item")
                         self.assign(copy, value, s)
                         value = syntax.name(copy)
                     values.append(value)
                 for target, value in zip(s.targets[0].elts, values):
-                    self.assign(target.id, value, s)
+                    if isinstance(target, gast.Name):
+                        self.assign(target.id, value, s)
+                    else:  # (W, b), rest = ...: split_tuples unpacks the name
+                        self.emit(gast.Assign(targets=[_store(target)], value=value,
+                                              type_comment=None), s)
                 return
             value = self.atom(s.value)
             for target in s.targets:
@@ -202,8 +209,8 @@ class _ToANF:
             items = s.value.func.value.id
             helper = syntax.attribute(self.aliases.name_for(runtime), "appended")
             value = self.atom(s.value.args[0])
-            self.assign(items, _copy(s.value, gast.Call(func=helper, args=[
-                syntax.name(items), value], keywords=[])), s)
+            self.assign(items, mark_in_place(_copy(s.value, gast.Call(func=helper, args=[
+                syntax.name(items), value], keywords=[]))), s)
             return
         if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
                 and self.resolve(s.value.func) is runtime.add_at and len(s.value.args) == 3
@@ -213,7 +220,8 @@ class _ToANF:
             total = s.value.args[0].id
             helper = syntax.attribute(self.aliases.name_for(runtime), "added_at")
             args = [syntax.name(total)] + [self.atom(a) for a in s.value.args[1:]]
-            self.assign(total, _copy(s.value, gast.Call(func=helper, args=args, keywords=[])), s)
+            self.assign(total, mark_in_place(_copy(s.value, gast.Call(func=helper, args=args,
+                                                                      keywords=[]))), s)
             return
         if isinstance(s, gast.Expr):
             self.emit(gast.Expr(value=self.operation(s.value)), s)
@@ -406,7 +414,7 @@ class _ToANF:
                                           "Call it with the arguments it declares.")
 
         pairs = inline.bind_arguments(signature, mapping, args, keywords, self.aliases, error)
-        body = lower_exits(tree, self.namer, self.resolve).body
+        body = lower_exits(tree, self.namer, self.resolve, self.aliases).body
         saved = (self.source, self.current)
         new_locals = {renamed for _, renamed in mapping.items()} | syntax.stored_names(
             gast.Module(body=body, type_ignores=[]))
@@ -444,7 +452,7 @@ class _ToANF:
         if lowered is None:
             return None
         statements, total = lowered
-        statements = index_loops(statements, self.namer, self.resolve)
+        statements = index_loops(statements, self.namer, self.resolve, self.aliases)
         self.locals |= syntax.stored_names(gast.Module(body=statements, type_ignores=[]))
         current = self.current
         for statement in statements:

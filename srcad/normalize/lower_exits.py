@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import gast
 
-from .. import syntax
+from .. import runtime, syntax
+from ..analysis.operations import UNRESOLVED
 from ..naming import Namer
 
 
-def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionDef:
-    lowering = _LowerExits(namer, resolve)
+def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve, aliases) -> gast.FunctionDef:
+    lowering = _LowerExits(namer, resolve, aliases)
     body = lowering.index_loops(tree.body)
     if _has_early_return(body):
         result = namer.fresh("result")
@@ -56,12 +57,12 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionD
     return tree
 
 
-def index_loops(statements, namer: Namer, resolve) -> list:
+def index_loops(statements, namer: Namer, resolve, aliases) -> list:
     """Only the first step of this pass: loops over sequences become loops over ``range``.
 
     For loops built after this pass ran (a summed comprehension's, normalize/anf.py).
     """
-    return _LowerExits(namer, resolve).index_loops(statements)
+    return _LowerExits(namer, resolve, aliases).index_loops(statements)
 
 
 def _has_early_return(body) -> bool:
@@ -92,9 +93,10 @@ def _contains(statements, kinds, stop_at_loops=True) -> bool:
 
 
 class _LowerExits:
-    def __init__(self, namer: Namer, resolve):
+    def __init__(self, namer: Namer, resolve, aliases):
         self.namer = namer
         self.resolve = resolve
+        self.aliases = aliases
         self.return_target = None  # (result name, returned flag) when returns are lowered
         self.loop_flags = []  # per enclosing loop: (break flag or None, continue flag or None)
 
@@ -117,24 +119,23 @@ class _LowerExits:
         return out
 
     def index_loop(self, loop):
+        prelude = []
+        self.dict_views(loop, prelude)
         iterator = loop.iter
         callee = self.resolve(iterator.func) if isinstance(iterator, gast.Call) else None
-        prelude = []
         # Python evaluates the header once, before the first iteration: a name the body
         # rebinds must not be read again (by the loop, or by its reverse sweep later)
         rebound = syntax.stored_names(gast.Module(body=loop.body, type_ignores=[])) \
             | syntax.stored_names(loop.target)
 
-        def hoist(expression, base):
-            if isinstance(expression, gast.Name) and expression.id not in rebound:
-                return expression.id
-            name = self.namer.fresh(base)
+        def hoist_bound(expression):
+            name = self.namer.fresh("bound")
             prelude.append(gast.copy_location(syntax.assign(name, expression), loop))
             return name
 
         def hoist_arguments(call):
             call.args = [a if isinstance(a, gast.Constant) or not (
-                syntax.load_names(a) & rebound) else syntax.name(hoist(a, "bound"))
+                syntax.load_names(a) & rebound) else syntax.name(hoist_bound(a))
                 for a in call.args]
 
         if callee is range:
@@ -145,6 +146,15 @@ class _LowerExits:
             loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
                 lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
             return prelude + [loop]
+        iterated = syntax.attribute(self.aliases.name_for(runtime), "iterated")
+
+        def hoist(expression, base):
+            # what the loop visits, evaluated once into a fresh name (whatever the body
+            # rebinds) and indexable: the sequence itself, or a dict's keys
+            name = self.namer.fresh(base)
+            prelude.append(gast.copy_location(syntax.assign(name, syntax.call(
+                syntax.deepcopy(iterated), expression)), loop))
+            return name
 
         index = self.namer.fresh("index")
         targets = []  # (target node, sequence name)
@@ -189,6 +199,41 @@ class _LowerExits:
         loop.target = syntax.name(index, store=True)
         loop.body = header + loop.body
         return prelude + [loop]
+
+    def dict_views(self, loop, prelude):
+        """``for v in d.values()`` and ``for k, v in d.items()`` iterate over d's keys.
+
+        The loop then reads ``v = d[key]`` itself (``d.keys()`` is just ``d``).
+        """
+        iterator = loop.iter
+        if not (isinstance(iterator, gast.Call) and isinstance(iterator.func, gast.Attribute)
+                and iterator.func.attr in ("keys", "values", "items")
+                and not iterator.args and not iterator.keywords
+                and self.resolve(iterator.func) is UNRESOLVED):
+            return
+        view = iterator.func.attr
+        mapping = iterator.func.value
+        if view != "keys" and not isinstance(mapping, gast.Name):
+            name = self.namer.fresh("mapping")
+            prelude.append(gast.copy_location(syntax.assign(name, mapping), loop))
+            mapping = syntax.name(name)
+        loop.iter = mapping
+        if view == "keys":
+            return
+        key = self.namer.fresh("key")
+        value = gast.Subscript(value=syntax.deepcopy(mapping), slice=syntax.name(key),
+                               ctx=gast.Load())
+        if view == "values":
+            header = [gast.Assign(targets=[loop.target], value=value, type_comment=None)]
+        elif isinstance(loop.target, (gast.Tuple, gast.List)) and len(loop.target.elts) == 2:
+            header = [gast.Assign(targets=[loop.target.elts[0]], value=syntax.name(key),
+                                  type_comment=None),
+                      gast.Assign(targets=[loop.target.elts[1]], value=value, type_comment=None)]
+        else:
+            header = [gast.Assign(targets=[loop.target], value=gast.Tuple(
+                elts=[syntax.name(key), value], ctx=gast.Load()), type_comment=None)]
+        loop.target = syntax.name(key, store=True)
+        loop.body = [gast.copy_location(h, loop) for h in header] + loop.body
 
     # ---- exits become flags
     def block(self, statements):

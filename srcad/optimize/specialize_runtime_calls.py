@@ -177,7 +177,15 @@ def _match_tangent(pass_, args, kinds):
     return None
 
 
+def _iterated(pass_, args, kinds):
+    """``rt.iterated(x)``, its adjoint and its tangent are x (or g, t) unless x is a dict."""
+    return args[0] if isinstance(kinds[-1], (Array, Scalar)) else None
+
+
 _RULES = {
+    "iterated": _iterated,
+    "iterated_adjoint": _iterated,
+    "iterated_tangent": _iterated,
     "match_tangent": _match_tangent,
     "owned": _owned,
     "owned_tuple": _owned_tuple,

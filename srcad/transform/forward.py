@@ -29,6 +29,7 @@ import gast
 
 from .. import runtime, syntax
 from ..analysis.activity import carries_gradient
+from ..analysis.in_place import updates_in_place
 from ..analysis.operations import IDENTITY, TUPLE, operation_of
 from ..annotations import comment, is_placeholder, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
@@ -49,7 +50,8 @@ def forward(tree: gast.FunctionDef, context: ReverseContext, request: ForwardReq
     body = [syntax.deepcopy(s) for s in tree.body]
     returned = body.pop()
     rt = context.aliases.name_for(runtime)
-    tangents = _Tangents(context, rt)
+    tangents = _Tangents(context, rt, updates_in_place(body, context.parsed.params,
+                                                           context.resolve))
     namer = context.namer
     # a parameter without a tangent that later takes a varied value starts from zero
     statements = [syntax.assign(namer.tangent(p), tangents.zeros(syntax.name(p)))
@@ -73,9 +75,10 @@ def forward(tree: gast.FunctionDef, context: ReverseContext, request: ForwardReq
 
 
 class _Tangents:
-    def __init__(self, context: ReverseContext, rt: str):
+    def __init__(self, context: ReverseContext, rt: str, in_place: set):
         self.context = context
         self.rt = rt
+        self.in_place = in_place  # ids of the update calls run in place (analysis/in_place.py)
 
     def varied(self, name: str) -> bool:
         return name in self.context.activity.varied
@@ -108,8 +111,14 @@ class _Tangents:
                 continue
             targets = [n.id for t in statement.targets for n in gast.walk(t)
                        if isinstance(n, gast.Name)]
-            if any(self.varied(t) for t in targets):
-                out.extend(self.tangent(statement))
+            if not any(self.varied(t) for t in targets):
+                continue
+            runs_in_place = id(statement.value) in self.in_place
+            tangent = self.tangent(statement)
+            if runs_in_place:  # the tangent reads the list (or its zeros) before it changes
+                out[-1:-1] = tangent
+            else:
+                out.extend(tangent)
         return out
 
     def recursive_call(self, operation, result) -> list:
@@ -132,10 +141,12 @@ class _Tangents:
                  runtime.added_at: "add_at"}
 
     def list_in_place(self, statement, operation, result) -> list:
-        """Appends, pops and indexed accumulations happen in place in forward mode.
+        """Appends, pops and indexed accumulations the source made in place stay in place.
 
-        (Reverse mode keeps every version of a list or array; forward mode never
-        reads an old one, so ``items.append(v)`` can stay what it was: no copy.)
+        (Reverse mode keeps every version of a list or array; forward mode does
+        not need the old one where the source updated in place, so
+        ``items.append(v)`` can stay what it was: no copy. analysis/in_place.py
+        decides where that is safe.)
         """
         helper = self._IN_PLACE[operation.primitive]
         args = [syntax.deepcopy(a) for a in operation.args]
@@ -179,7 +190,15 @@ class _Tangents:
             else:
                 value = type(operation.node)(elts=parts, ctx=gast.Load())
             return [syntax.assign(result, value)]
-        if primitive in (runtime.appended, runtime.all_but_last, runtime.added_at):
+        if primitive is TUPLE:  # a dict: its values' tangents under the same keys
+            if not all(isinstance(k, gast.Constant) for k in operation.node.keys):
+                raise UnsupportedSyntaxError(
+                    "srcad cannot differentiate through a dict whose keys are not constants",
+                    location, "Write the keys as constants: {'w': w, 'b': b}.")
+            return [syntax.assign(result, gast.Dict(
+                keys=[syntax.deepcopy(k) for k in operation.node.keys],
+                values=[self.tangent_of(a) for a in operation.args]))]
+        if id(statement.value) in self.in_place:
             return self.list_in_place(statement, operation, result)
         reason = not_inlined(operation.node) if operation.node is not None else None
         if isinstance(reason, Recursive):

@@ -97,8 +97,11 @@ def template_for(operation, kind: str, location, not_inlined_reason=None) -> Tem
         hint = ("srcad differentiates through Python functions by inlining them, which this "
                 "one does not allow; register a template for it with %s(%s)." % (decorator, what))
     else:
-        hint = ("Register one with %s(%s): a function (result, *args) in the notation of "
-                "DESIGN.md; or mark it @srcad.nondifferentiable." % (decorator, what))
+        body = ("accumulates d[arg] += ... for each argument" if kind == "adjoint"
+                else "sets d[result] = ... from the arguments' tangents d[arg]")
+        hint = ("Register one with %s(%s): a function (result, *args) whose body %s "
+                "(docs/templates.md); or mark it @srcad.nondifferentiable."
+                % (decorator, what, body))
     raise MissingTemplateError("no %s template for %s" % (
         "gradient" if kind == "adjoint" else "tangent", what), location, hint)
 
