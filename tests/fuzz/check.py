@@ -16,8 +16,9 @@ Checks, each comparing srcad with an independent reference:
 Outcomes: ``ok``; ``wrong`` (a check disagrees); ``crash`` (an exception that is not a
 ``srcad.SrcadError``, or a time-out); ``rejected`` (a ``SrcadError``: the construct its
 message names is recorded); ``inconclusive`` (a finite-difference comparison failed where
-the reference itself cannot be trusted: a branch decision of f flips between the points the
-difference uses, or two step sizes disagree); ``invalid`` (f itself fails or gives a
+the reference itself cannot be trusted: a branch decision of f, or the side of a kink of
+``max``/``min``/``abs``/``maximum``/``minimum``, flips between the points the difference
+uses, or two step sizes disagree); ``invalid`` (f itself fails or gives a
 non-finite value: a generator bug).
 
 A kink never excuses a disagreement between two srcad results (dot, vjp, unoptimized,
@@ -128,8 +129,16 @@ def load_module(source: str, stem: str, extra_globals=None):
     return module
 
 
-class _RecordComparisons(ast.NodeTransformer):
-    """``a < b < c`` -> ``_fuzz_compare(("Lt", "Lt"), a, b, c)``: same result, decision recorded."""
+_KINKED = {"max", "min", "abs", "maximum", "minimum", "fabs"}
+
+
+class _RecordDecisions(ast.NodeTransformer):
+    """Make the branch decisions and kinks of a program observable, without changing values.
+
+    ``a < b < c`` -> ``_fuzz_compare(("Lt", "Lt"), a, b, c)``; a call of a function with a
+    kink (``np.max``, ``np.abs``, ``np.maximum``, builtin ``max``...) -> ``_fuzz_kink(function,
+    args...)``, which records which side of the kink each element is on.
+    """
 
     def visit_Compare(self, node):
         self.generic_visit(node)
@@ -139,6 +148,17 @@ class _RecordComparisons(ast.NodeTransformer):
             ast.Call(func=ast.Name("_fuzz_compare", ast.Load()),
                      args=[ops, node.left] + list(node.comparators), keywords=[]), node)
 
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        function = node.func
+        name = function.attr if isinstance(function, ast.Attribute) else getattr(
+            function, "id", None)
+        if name not in _KINKED:
+            return node
+        return ast.copy_location(ast.Call(func=ast.Name("_fuzz_kink", ast.Load()),
+                                          args=[function] + list(node.args),
+                                          keywords=node.keywords), node)
+
 
 _OPERATORS = {"Lt": lambda a, b: a < b, "LtE": lambda a, b: a <= b, "Gt": lambda a, b: a > b,
               "GtE": lambda a, b: a >= b, "Eq": lambda a, b: a == b,
@@ -146,33 +166,60 @@ _OPERATORS = {"Lt": lambda a, b: a < b, "LtE": lambda a, b: a <= b, "Gt": lambda
 
 
 class DecisionTrace:
-    """The branch decisions of one run of the traced copy of f."""
+    """The branch decisions (and sides of kinks) of one run of the traced copy of f."""
 
     def __init__(self):
         self.decisions = []
 
     def compare(self, ops, *operands):
         # operands are evaluated eagerly (they are pure in generated programs); the result
-        # follows Python's chained comparison
+        # follows Python's chained comparison; an array comparison (a mask) is recorded
+        # element by element
+        result = True
         for op, left, right in zip(ops, operands, operands[1:]):
-            result = bool(_OPERATORS[op](left, right))
+            result = _OPERATORS[op](left, right)
+            if np.ndim(result):
+                self.decisions.append(tuple(np.ravel(result)))
+                return result
+            result = bool(result)
             self.decisions.append(result)
             if not result:
                 return False
-        return True
+        return result
+
+    def kink(self, function, *args, **kwargs):
+        result = function(*args, **kwargs)
+        name = getattr(function, "__name__", "")
+        if function in (max, min):
+            items = args[0] if len(args) == 1 else args
+            side = [item == result for item in items]
+        elif name in ("max", "min", "amax", "amin"):
+            axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
+            pick = np.argmax if "max" in name else np.argmin
+            side = pick(np.asarray(args[0]), axis=axis)
+        elif name in ("maximum", "minimum"):
+            side = np.asarray(args[0]) > np.asarray(args[1])
+        else:  # abs, fabs
+            side = np.asarray(args[0]) > 0
+        self.decisions.append(tuple(np.ravel(side).tolist()))
+        return result
 
 
 class Traced:
-    """A copy of the program whose comparisons record their decisions."""
+    """A copy of the program whose comparisons and kinked calls record their decisions."""
 
     def __init__(self, source: str):
-        tree = _RecordComparisons().visit(ast.parse(source))
+        tree = _RecordDecisions().visit(ast.parse(source))
         self.trace = DecisionTrace()
         self.module = load_module(ast.unparse(ast.fix_missing_locations(tree)) + "\n",
-                                  "fuzz_traced", {"_fuzz_compare": self._compare})
+                                  "fuzz_traced", {"_fuzz_compare": self._compare,
+                                                  "_fuzz_kink": self._kink})
 
     def _compare(self, ops, *operands):
         return self.trace.compare(ops, *operands)
+
+    def _kink(self, function, *args, **kwargs):
+        return self.trace.kink(function, *args, **kwargs)
 
     def run(self, args):
         """f's value and its branch decisions at ``args``."""

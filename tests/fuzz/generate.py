@@ -319,8 +319,8 @@ class Generator:
             if self.chance(0.25):
                 return self.converted(ctx, shape, 0)
             return self.leaf(ctx, shape)
-        kind = self.pick(["unary", "binary", "convert", "power", "special"],
-                         [3, 4, 2, 1, 2])
+        kind = self.pick(["unary", "binary", "convert", "power", "special", "kinked", "math"],
+                         [3, 4, 2, 1, 2, 1, 1 if shape == SCALAR else 0])
         if kind == "unary":
             return self.squash(self.expr(ctx, shape, depth - 1))
         if kind == "binary":
@@ -329,7 +329,31 @@ class Generator:
             return self.converted(ctx, shape, depth - 1)
         if kind == "power":
             return self.power(ctx, shape, depth)
+        if kind == "kinked":
+            return self.kinked(ctx, shape, depth)
+        if kind == "math":
+            return self.pick(["math.sin(%s)", "math.exp(0.5 * math.tanh(%s))", "math.atan(%s)",
+                              "math.sqrt(1.0 + %s ** 2)"]) % self.wrap(
+                self.expr(ctx, SCALAR, depth - 1))
         return self.special(ctx, shape, depth)
+
+    def kinked(self, ctx: Context, shape, depth: int) -> str:
+        """Functions with a kink (abs, max, min, maximum, minimum): the checker traces which
+        side of it each evaluation is on, so a kink inside a finite difference is seen."""
+        inner = self.wrap(self.expr(ctx, shape, depth - 1))
+        forms = ["np.abs(%s)" % inner, "np.maximum(%s, %s)" % (inner, self.constant(-0.5, 0.5)),
+                 "np.minimum(%s, %s)" % (inner, self.wrap(self.expr(ctx, shape, depth - 1)))]
+        if shape == SCALAR:
+            other = self.pick([(3,), (2, 3), (2,)])
+            array = self.wrap(self.expr(ctx, other, depth - 1))
+            forms += ["np.max(%s)" % array, "np.min(%s)" % array,
+                      "max(%s, %s)" % (inner, self.wrap(self.expr(ctx, SCALAR, depth - 1))),
+                      "np.linalg.norm(%s)" % self.wrap(self.expr(ctx, (3,), depth - 1))]
+        elif shape == (3,):
+            forms.append("np.max(%s, axis=0)" % self.wrap(self.expr(ctx, (2, 3), depth - 1)))
+        elif shape == (2,):
+            forms.append("np.min(%s, axis=1)" % self.wrap(self.expr(ctx, (2, 3), depth - 1)))
+        return self.rng.choice(forms)
 
     def squash(self, inner: str) -> str:
         """A bounded function of ``inner`` (a new array)."""
@@ -337,7 +361,9 @@ class Generator:
             "np.sin(%s)", "np.cos(%s)", "np.tanh(%s)", "np.exp(0.5 * np.sin(%s))",
             "np.log(1.5 + np.cos(%s))", "np.sqrt(1.0 + %s ** 2)", "(2.0 + np.sin(%s)) ** -1",
             "np.tanh(%s) ** 2", "1.0 / (1.5 + np.tanh(%s))", "np.sin(%s) * 0.5",
-        ], [3, 2, 3, 1, 1, 1, 1, 1, 1, 1])
+            "np.square(np.tanh(%s))", "np.arctan(%s)", "np.cbrt(1.5 + np.sin(%s))",
+            "np.reciprocal(2.0 + np.cos(%s))", "np.hypot(np.sin(%s), 0.5)",
+        ], [3, 2, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
         return form % self.wrap(inner)
 
     @staticmethod
@@ -401,6 +427,8 @@ class Generator:
                 lambda: "%s[:, %s]" % (e((2, 3)), self.index_text(ctx, 3)),
                 lambda: "np.dot(%s, %s)" % (e((2, 3)), e((3,))),
                 lambda: "np.sum(%s, axis=1)" % e((2, 3)),
+                lambda: "%s @ %s" % (e((2, 3)), e((3,))),
+                lambda: "np.mean(%s, axis=0)" % e((3, 2)),
                 lambda: "%s[%s, 1:]" % (self.wrap(self.leaf(ctx, (2, 3))),
                                         self.index_text(ctx, 2)),
             ]
@@ -412,6 +440,8 @@ class Generator:
                 lambda: "%s.reshape(6)[1:4]" % e((2, 3)),
                 lambda: "%s[:, %s]" % (e((3, 2)), self.index_text(ctx, 2)),
                 lambda: "np.array([%s, %s, %s])" % (e(SCALAR), e(SCALAR), e(SCALAR)),
+                lambda: "%s @ %s" % (e((2,)), e((2, 3))),
+                lambda: "np.ravel(%s)[2:5]" % e((2, 3)),
             ]
         elif shape == (2, 3):
             options = [
@@ -420,12 +450,15 @@ class Generator:
                 lambda: "%s.reshape(2, 1) * %s" % (e((2,)), e((3,))),
                 lambda: "%s.reshape(1, 3) + %s.reshape(2, 1)" % (e((3,)), e((2,))),
                 lambda: "%s.reshape(2, 3)" % e((3, 2)),
+                lambda: "np.outer(%s, %s)" % (e((2,)), e((3,))),
+                lambda: "np.transpose(%s)" % e((3, 2)),
             ]
         else:  # (3, 2)
             options = [
                 lambda: "%s.T" % e((2, 3)),
                 lambda: "%s.reshape(3, 2)" % e((2, 3)),
                 lambda: "%s.T" % self.wrap(self.leaf(ctx, (2, 3))),
+                lambda: "np.reshape(%s, (3, 2))" % e((2, 3)),
             ]
         return self.rng.choice(options)()
 
@@ -775,7 +808,8 @@ class Generator:
             shape = self.pick([(3,), (2, 3), (2,)])
             name = self.fresh("y")
             start = self.pick(["np.zeros(%s)" % self.shape_text(shape),
-                               self.squash(self.expr(ctx, shape, 1))])
+                               self.squash(self.expr(ctx, shape, 1)),
+                               "%s.copy()" % self.wrap(self.leaf(ctx, shape))])
             self.store(ctx, name, Arr(shape), start)
             return ["%s = %s" % (name, start)] + self.inplace_write(ctx, name, shape)
         return self.inplace_write(ctx, name, ctx.scope[name].shape)
@@ -783,9 +817,16 @@ class Generator:
     def inplace_write(self, ctx: Context, name: str, shape) -> list:
         if len(shape) == 1:
             size = shape[0]
-            target_kind = self.pick(["element", "slice"], [3, 1])
+            target_kind = self.pick(["element", "slice", "mask", "indices"], [3, 1, 1, 1])
             if target_kind == "element":
                 target, value_shape = "%s[%s]" % (name, self.index_text(ctx, size)), SCALAR
+            elif target_kind == "mask":  # data-dependent: the checker traces the mask
+                target = "%s[%s %s %s]" % (name, name, self.pick([">", "<"]),
+                                           self.constant(-0.5, 0.5))
+                value_shape = SCALAR
+            elif target_kind == "indices":
+                indices = self.rng.sample(range(size), 2)
+                target, value_shape = "%s[np.array(%s)]" % (name, indices), (2,)
             else:
                 target, value_shape = self.pick(
                     [("%s[1:]" % name, (size - 1,)), ("%s[:2]" % name, (2,))]
@@ -1052,7 +1093,7 @@ class Generator:
         body.append("return %s" % self.final_result(ctx))
         lines = ["def f(%s):" % ", ".join(name for name, _, _, _ in params)]
         lines += ["    " + line for line in body]
-        source = "import numpy as np\n\n\n" + "".join(
+        source = "import math\n\nimport numpy as np\n\n\n" + "".join(
             text + "\n\n\n" for text in self.helper_sources) + "\n".join(lines) + "\n"
         differentiable = [index for index, (_, _, _, d) in enumerate(params) if d]
         chosen = sorted(self.rng.sample(differentiable,
