@@ -99,6 +99,15 @@ def test_a_kink_between_the_finite_difference_points_is_inconclusive():
     assert outcome.status == "inconclusive" and outcome.kink
 
 
+def test_a_kink_of_abs_between_the_finite_difference_points_is_inconclusive():
+    from tests.fuzz.check import check
+
+    program = _program("def f(x):\n    return np.sum(np.abs(x - 0.3))\n",
+                       "[np.array([0.3 + 1e-7, 1.0])]", 0)
+    outcome = check(program, only={"gradient"})
+    assert outcome.status == "inconclusive" and outcome.kink
+
+
 def test_the_reducer_keeps_the_failure_and_drops_the_rest(monkeypatch):
     import srcad
     from tests.fuzz import check as checking
