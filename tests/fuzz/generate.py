@@ -118,12 +118,14 @@ class Context:
     depth: int
     result: object  # the type a `return` here must give, or None where return is not allowed
     written: set = field(default_factory=set)  # arrays written in place in this block
+    nested: bool = False  # in the body of a nested def or lambda
 
     def child(self, **changes):
         scope = {name: (ListT(t.elem, t.min_len, t.local) if isinstance(t, ListT) else t)
                  for name, t in self.scope.items()}
         fields = dict(scope=scope, owned=set(self.owned), readonly=set(self.readonly),
-                      in_loop=self.in_loop, depth=self.depth + 1, result=self.result)
+                      in_loop=self.in_loop, depth=self.depth + 1, result=self.result,
+                      nested=self.nested)
         fields.update(changes)
         return Context(**fields)
 
@@ -253,6 +255,11 @@ class Generator:
         for name, t in ctx.scope.items():
             if isinstance(t, Arr) and t.shape == shape:
                 out += [name] * 3
+            elif isinstance(t, ListT) and isinstance(t.elem, TupleT):
+                if t.min_len >= 1:
+                    index = self.rng.choice([0, t.min_len - 1, -1])
+                    out += ["%s[%d][%d]" % (name, index, k)
+                            for k, e in enumerate(t.elem.elems) if e.shape == shape]
             elif isinstance(t, ListT) and t.elem.shape == shape and t.min_len >= 1:
                 index = self.rng.choice([0, t.min_len - 1, -1])
                 out.append("%s[%d]" % (name, index))
@@ -562,8 +569,8 @@ class Generator:
         variable = self.fresh("g")
         inner = ctx.child()
         source_kind = self.pick(["range", "array", "list"], [3, 2, 2])
-        lists = [n for n, t in ctx.scope.items() if isinstance(t, ListT) and t.elem.shape in
-                 (SCALAR, (3,))]
+        lists = [n for n, t in ctx.scope.items() if isinstance(t, ListT)
+                 and isinstance(t.elem, Arr) and t.elem.shape in (SCALAR, (3,))]
         if source_kind == "list" and lists:
             name = self.rng.choice(lists)
             inner.scope[variable] = ctx.scope[name].elem
@@ -609,8 +616,8 @@ class Generator:
                 weights[k] = 0
             if kind == "jump" and not ctx.in_loop:
                 weights[k] = 0
-            if kind == "callable" and (ctx.readonly or ctx.in_loop):
-                weights[k] = 0  # defs and lambdas in the top level of f only
+            if kind == "callable" and ctx.nested:
+                weights[k] = 0  # no defs in defs
         kind = self.pick(kinds, weights)
         return getattr(self, "stmt_" + kind)(ctx)
 
@@ -686,7 +693,17 @@ class Generator:
     def loop_header(self, ctx: Context, inner: Context) -> str:
         kinds = ["range", "array", "rows", "list", "enumerate", "zip", "reversed"]
         lists = [n for n, t in ctx.scope.items() if isinstance(t, ListT)]
-        kind = self.pick(kinds, [5, 2, 1, 2 if lists else 0, 1, 1, 1 if lists else 0])
+        kinds.append("enumerate_zip")
+        kind = self.pick(kinds, [5, 2, 1, 2 if lists else 0, 1, 1, 1 if lists else 0, 1])
+        if kind == "enumerate_zip":
+            index, first, second = self.fresh("k"), self.fresh("a"), self.fresh("b")
+            left, right = self.leaf(ctx, (3,)), self.leaf(ctx, (3,))
+            inner.scope[index] = Int(3)
+            inner.scope[first] = Arr(SCALAR)
+            inner.scope[second] = Arr(SCALAR)
+            inner.owned -= alias_sources(left) | alias_sources(right)
+            return "for %s, (%s, %s) in enumerate(zip(%s, %s)):" % (index, first, second,
+                                                                    left, right)
         if kind == "range":
             ints = [n for n, t in ctx.scope.items() if isinstance(t, Int) and n.startswith("n")]
             variable = self.fresh("i")
@@ -884,7 +901,8 @@ class Generator:
         if action == "setitem" and t.min_len >= 1:
             value = self.expr(ctx, t.elem.shape, 2)
             ctx.owned -= alias_sources(value)
-            return ["%s[%d] = %s" % (name, self.rng.randrange(t.min_len), value)]
+            op = self.pick(["=", "+="]) if t.elem.shape == SCALAR else "="
+            return ["%s[%d] %s %s" % (name, self.rng.randrange(t.min_len), op, value)]
         value = self.expr(ctx, t.elem.shape, 2)
         ctx.owned -= alias_sources(value)
         t.min_len += 1
@@ -925,7 +943,9 @@ class Generator:
             key, e = self.rng.choice(ctx.scope[name].items)
             value = self.expr(ctx, e.shape, 2)
             ctx.owned -= alias_sources(value)
-            return ['%s["%s"] = %s' % (name, key, value)]
+            # `d[k] += v` would write into the stored array (shared): scalars only
+            op = self.pick(["=", "+="]) if e.shape == SCALAR else "="
+            return ['%s["%s"] %s %s' % (name, key, op, value)]
         if ctx.in_loop:
             return self.stmt_assign(ctx)
         name = self.fresh("d")
@@ -945,7 +965,7 @@ class Generator:
         if self.chance(0.5):
             params.append(("c", Arr(SCALAR)))
         inner = ctx.child(readonly=set(ctx.scope), result=Arr(shape), in_loop=False,
-                          owned=set())
+                          owned=set(), nested=True)
         for pname, ptype in params:
             inner.scope[pname] = ptype
         inner.readonly -= {p for p, _ in params}
@@ -960,7 +980,10 @@ class Generator:
         defaults = ()
         signature = [p for p, _ in params]
         if len(params) == 2 and self.chance(0.6):
-            default = self.constant(0.3, 1.2)
+            # a default naming a variable is evaluated when the def runs, not at the call
+            scalars = [n for n, t in ctx.scope.items() if t == Arr(SCALAR)]
+            default = self.rng.choice(scalars) if scalars and self.chance(0.5) else \
+                self.constant(0.3, 1.2)
             defaults = (("c", default),)
             signature[-1] = "c=%s" % default
         inner.depth = 1
@@ -1033,8 +1056,8 @@ class Generator:
     def parameters(self):
         """f's parameters: names, types, values (as Python source) and which are differentiable."""
         menu = ["scalar", "vector", "matrix", "short", "list_vectors", "list_scalars", "tuple",
-                "dict", "dict_matrix", "int"]
-        weights = [5, 5, 3, 1, 2, 1, 2, 2, 1, 2]
+                "dict", "dict_matrix", "int", "list_tuples"]
+        weights = [5, 5, 3, 1, 2, 1, 2, 2, 1, 2, 1]
         if "container-arguments" in self.exclude:
             weights = [w if kind in ("scalar", "vector", "matrix", "short", "int") else 0
                        for kind, w in zip(menu, weights)]
@@ -1066,6 +1089,13 @@ class Generator:
                 length = self.rng.randint(2, 4)
                 text = "[%s]" % ", ".join(repr(float(array(()))) for _ in range(length))
                 params.append(("xs%d" % index, ListT(Arr(SCALAR), length, False), text, True))
+            elif kind == "list_tuples":
+                length = self.rng.randint(2, 3)
+                text = "[%s]" % ", ".join("(%s, %r)" % (array_text(array((3,))),
+                                                         float(array(())))
+                                          for _ in range(length))
+                params.append(("xs%d" % index, ListT(TupleT((Arr((3,)), Arr(SCALAR))), length,
+                                                     False), text, True))
             elif kind == "tuple":
                 text = "(%s, %r)" % (array_text(array((3,))), float(array(())))
                 params.append(("tup%d" % index, TupleT((Arr((3,)), Arr(SCALAR))), text, True))
@@ -1114,6 +1144,8 @@ class Generator:
             t = ctx.scope[name]
             if isinstance(t, Arr):
                 terms.append("np.sum(np.tanh(%s))" % name if t.shape else "np.sin(%s)" % name)
+            elif isinstance(t, ListT) and isinstance(t.elem, TupleT):
+                terms.append("sum(np.sum(np.tanh(e[0])) + np.sin(e[1]) for e in %s)" % name)
             elif isinstance(t, ListT):
                 terms.append("sum(np.sum(np.tanh(e)) for e in %s)" % name)
             elif isinstance(t, TupleT):
