@@ -201,6 +201,7 @@ class Generator:
     SIZES = {  # f's statements, nesting depth, module-level helpers
         "small": ((1, 4), 2, (0, 0, 0, 1)),
         "medium": ((2, 6), 2, (0, 0, 1, 1, 2)),
+        "large": ((4, 8), 3, (0, 1, 1, 2)),
     }
 
     # what ``exclude`` may name: for exploring past a known, unfixed failure only; the
@@ -1160,7 +1161,7 @@ class Generator:
 
 
 def generate(seed: int, size: str = "medium", exclude=()) -> Program:
-    """The program for ``seed`` (deterministic); ``size`` is "small" or "medium"."""
+    """The program for ``seed`` (deterministic); ``size`` is "small", "medium" or "large"."""
     return Generator(seed, size, exclude).program()
 
 

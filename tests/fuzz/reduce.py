@@ -265,7 +265,7 @@ def main(argv=None):
     parser.add_argument("--script", help="a failing program saved by run.py --save")
     parser.add_argument("--run-seed", type=int)
     parser.add_argument("--index", type=int)
-    parser.add_argument("--size", default="medium", choices=("small", "medium"))
+    parser.add_argument("--size", default="medium", choices=("small", "medium", "large"))
     parser.add_argument("--exclude", action="append", default=[])
     parser.add_argument("--check", help="reduce for the first problem whose check "
                         "(or signature) contains this text")

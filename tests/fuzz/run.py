@@ -96,7 +96,7 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=100, help="number of programs")
     parser.add_argument("--seed", type=int, default=0, help="seed of the run")
     parser.add_argument("--start", type=int, default=0, help="index of the first program")
-    parser.add_argument("--size", default="medium", choices=("small", "medium"))
+    parser.add_argument("--size", default="medium", choices=("small", "medium", "large"))
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--exclude", action="append", default=[], choices=(
         "container-arguments",), help="exploration only: leave out a construct whose known "
