@@ -252,6 +252,8 @@ def replaced(value, path, new):
         return out
     items = list(value)
     items[head] = replaced(value[head], rest, new)
+    if hasattr(value, "_fields"):  # a namedtuple
+        return type(value)(*items)
     return tuple(items) if isinstance(value, tuple) else items
 
 
@@ -261,7 +263,8 @@ def map_leaves(function, value):
     if isinstance(value, list):
         return [map_leaves(function, item) for item in value]
     if isinstance(value, tuple):
-        return tuple(map_leaves(function, item) for item in value)
+        items = [map_leaves(function, item) for item in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     return function(value)
 
 

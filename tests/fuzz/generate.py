@@ -26,6 +26,7 @@ stored elsewhere.
 from __future__ import annotations
 
 import ast
+import collections
 import random
 from dataclasses import dataclass, field
 
@@ -68,8 +69,14 @@ class TupleT:
 
 @dataclass(frozen=True)
 class DictT:
+    """A dict with constant string keys, or (``attribute``) a namedtuple read as ``p.key``."""
+
     items: tuple  # ((key, Arr), ...)
     local: bool
+    attribute: bool = False
+
+    def read(self, name: str, key: str) -> str:
+        return "%s.%s" % (name, key) if self.attribute else '%s["%s"]' % (name, key)
 
 
 @dataclass(frozen=True)
@@ -97,7 +104,7 @@ class Program:
 
     def make_arguments(self):
         """A fresh deep copy of the arguments (checks mutate nothing, but trust no one)."""
-        namespace = {"np": np}
+        namespace = {"np": np, "Layer": Layer}
         exec(self.argument_source, namespace)
         return namespace["arguments"]
 
@@ -171,6 +178,12 @@ def alias_sources(text: str) -> set:
         return set()
 
     return walk(ast.parse(text, mode="eval").body)
+
+
+# the namedtuple of namedtuple parameters: defined in the program's text (so a saved script
+# runs alone) and here, one class for every copy of the arguments the checks make
+LAYER = 'import collections\n\nLayer = collections.namedtuple("Layer", ["w", "b"])\n'
+Layer = collections.namedtuple("Layer", ["w", "b"])
 
 
 def _enclosed(text: str) -> bool:
@@ -271,7 +284,7 @@ class Generator:
             elif isinstance(t, DictT):
                 for key, e in t.items:
                     if e.shape == shape:
-                        out.append('%s["%s"]' % (name, key))
+                        out.append(t.read(name, key))
         return out
 
     def int_names(self, ctx: Context) -> list:
@@ -536,7 +549,8 @@ class Generator:
         if isinstance(t, TupleT):
             return isinstance(u, TupleT) and u.elems == t.elems
         if isinstance(t, DictT):
-            return isinstance(u, DictT) and dict(u.items) == dict(t.items)
+            return isinstance(u, DictT) and dict(u.items) == dict(t.items) \
+                and u.attribute == t.attribute
         return False
 
     def container_literal(self, ctx: Context, t, depth: int) -> str:
@@ -783,9 +797,31 @@ class Generator:
 
     def stmt_for(self, ctx: Context) -> list:
         inner = ctx.child(in_loop=True)
-        header = self.loop_header(ctx, inner)
-        body = self.loop_body(ctx, inner)
+        dicts = [n for n, t in ctx.scope.items() if isinstance(t, DictT) and not t.attribute]
+        if dicts and self.chance(0.15):
+            header, prelude = self.dict_loop_header(ctx, inner, self.rng.choice(dicts))
+        else:
+            header, prelude = self.loop_header(ctx, inner), []
+        body = prelude + self.loop_body(ctx, inner)
         return [header] + ["    " + line for line in body] + self.loop_else(ctx, body)
+
+    def dict_loop_header(self, ctx: Context, inner: Context, name: str):
+        """``for key, value in d.items()`` (or ``.values()``, or the keys): the values may
+        have different shapes, so the body first reduces the value to a scalar."""
+        value, scalar = self.fresh("val"), self.fresh("s")
+        form = self.pick(["items", "values", "keys"])
+        if form == "items":
+            header = "for %s, %s in %s.items():" % (self.fresh("key"), value, name)
+        elif form == "values":
+            header = "for %s in %s.values():" % (value, name)
+        else:
+            key = self.fresh("key")
+            header = "for %s in %s:" % (key, name)
+            value = "%s[%s]" % (name, key)
+        inner.readonly.add(name)  # the body must not change the dict it iterates over
+        inner.owned -= {name}
+        inner.scope[scalar] = Arr(SCALAR)
+        return header, ["%s = np.sum(np.tanh(%s))" % (scalar, value)]
 
     def stmt_while(self, ctx: Context) -> list:
         counter = self.fresh("k")
@@ -1057,8 +1093,8 @@ class Generator:
     def parameters(self):
         """f's parameters: names, types, values (as Python source) and which are differentiable."""
         menu = ["scalar", "vector", "matrix", "short", "list_vectors", "list_scalars", "tuple",
-                "dict", "dict_matrix", "int", "list_tuples"]
-        weights = [5, 5, 3, 1, 2, 1, 2, 2, 1, 2, 1]
+                "dict", "dict_matrix", "int", "list_tuples", "namedtuple"]
+        weights = [5, 5, 3, 1, 2, 1, 2, 2, 1, 2, 1, 1]
         if "container-arguments" in self.exclude:
             weights = [w if kind in ("scalar", "vector", "matrix", "short", "int") else 0
                        for kind, w in zip(menu, weights)]
@@ -1090,6 +1126,10 @@ class Generator:
                 length = self.rng.randint(2, 4)
                 text = "[%s]" % ", ".join(repr(float(array(()))) for _ in range(length))
                 params.append(("xs%d" % index, ListT(Arr(SCALAR), length, False), text, True))
+            elif kind == "namedtuple":
+                text = "Layer(%s, %r)" % (array_text(array((2, 3))), float(array(())))
+                params.append(("par%d" % index, DictT((("w", Arr((2, 3))), ("b", Arr(SCALAR))),
+                                                      False, attribute=True), text, True))
             elif kind == "list_tuples":
                 length = self.rng.randint(2, 3)
                 text = "[%s]" % ", ".join("(%s, %r)" % (array_text(array((3,))),
@@ -1124,7 +1164,9 @@ class Generator:
         body.append("return %s" % self.final_result(ctx))
         lines = ["def f(%s):" % ", ".join(name for name, _, _, _ in params)]
         lines += ["    " + line for line in body]
-        source = "import math\n\nimport numpy as np\n\n\n" + "".join(
+        uses_layer = any("Layer(" in text for _, _, text, _ in params)
+        source = "import math\n\nimport numpy as np\n\n\n" + (
+            LAYER + "\n\n" if uses_layer else "") + "".join(
             text + "\n\n\n" for text in self.helper_sources) + "\n".join(lines) + "\n"
         differentiable = [index for index, (_, _, _, d) in enumerate(params) if d]
         chosen = sorted(self.rng.sample(differentiable,
@@ -1152,8 +1194,7 @@ class Generator:
             elif isinstance(t, TupleT):
                 terms.append("np.sum(np.sin(%s[0]))" % name)
             elif isinstance(t, DictT):
-                key = t.items[0][0]
-                terms.append('np.sum(np.cos(%s["%s"]))' % (name, key))
+                terms.append("np.sum(np.cos(%s))" % t.read(name, t.items[0][0]))
         terms = list(dict.fromkeys(terms))
         coefficients = [self.constant(0.3, 1.5) for _ in terms]
         return " + ".join("%s * %s" % (c, term) for c, term in zip(coefficients, terms)) \

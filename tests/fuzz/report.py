@@ -30,6 +30,8 @@ def _replaced(value, path, new):
     else:
         out = list(value)
     out[path[0]] = _replaced(value[path[0]], path[1:], new)
+    if hasattr(value, "_fields"):
+        return type(value)(*out)
     return tuple(out) if isinstance(value, tuple) else out
 
 
