@@ -754,6 +754,13 @@ class Generator:
             inner.readonly.add(name)
             inner.scope[name] = ListT(ctx.scope[name].elem, 0, False)
             source = name if kind == "list" else "reversed(%s)" % name
+            elem = ctx.scope[name].elem
+            if isinstance(elem, TupleT) and self.chance(0.6):  # `for w, b in layers:`
+                del inner.scope[variable]
+                targets = [self.fresh("s" if e.shape == SCALAR else "v") for e in elem.elems]
+                for target, e in zip(targets, elem.elems):
+                    inner.scope[target] = e
+                return "for %s in %s:" % (", ".join(targets), source)
             return "for %s in %s:" % (variable, source)
         if kind == "enumerate":
             index, variable = self.fresh("k"), self.fresh("e")
