@@ -165,11 +165,8 @@ def _check_for_header(parsed, loop) -> None:
         _reject(parsed, iterator, "range(...) with more than 3 arguments", "")
     target = loop.target
     if isinstance(target, gast.Name):
-        if helper in (enumerate, zip):
-            _reject(parsed, target, "a single loop variable over %s(...)" % helper.__name__,
-                    "Unpack the items: `for i, x in enumerate(xs)`.")
         return
-    if helper is enumerate and len(iterator.args) == 1 and isinstance(target, gast.Tuple) \
+    if helper is enumerate and len(iterator.args) in (1, 2) and isinstance(target, gast.Tuple) \
             and len(target.elts) == 2 and isinstance(target.elts[0], gast.Name) \
             and _is_unpacking_target(target.elts[1]):
         return
@@ -199,10 +196,8 @@ def _check_nested_function(parsed, definition) -> None:
     if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
         _reject(parsed, definition, "a nested function with *args, **kwargs or keyword-only "
                 "parameters", "Give it ordinary parameters.")
-    for default in args.defaults:
-        if not isinstance(default, gast.Constant):
-            _reject(parsed, default, "a nested function default that is not a constant",
-                    "Pass the value as an argument.")
+    _check_expressions(parsed, gast.Expr(value=gast.Tuple(elts=list(args.defaults),
+                                                          ctx=gast.Load())))
     for statement in definition.body:
         if _is_docstring(statement):
             continue
@@ -257,10 +252,9 @@ def _check_expressions(parsed, statement) -> None:
                     "Name it (`square = lambda t: t * t`) and call it by that name.")
         if isinstance(node, gast.Lambda):
             lambda_args = node.args
-            if lambda_args.vararg or lambda_args.kwarg or lambda_args.kwonlyargs or \
-                    lambda_args.defaults:
-                _reject(parsed, node, "a lambda with defaults, *args or **kwargs",
-                        "Give it plain parameters.")
+            if lambda_args.vararg or lambda_args.kwarg or lambda_args.kwonlyargs:
+                _reject(parsed, node, "a lambda with *args, **kwargs or keyword-only "
+                        "parameters", "Give it plain parameters.")
         if isinstance(node, gast.Dict) and not all(
                 isinstance(k, gast.Constant) and isinstance(k.value, str) for k in node.keys):
             _reject(parsed, node, "a dict whose keys are not constant strings",

@@ -81,6 +81,7 @@ class Primitive:
     tangent: Template | None = None
     shape_rule: object = None
     differentiable: bool = True
+    constraints: list = field(default_factory=list)  # static checks of a call (see constraint)
 
     @property
     def name(self) -> str:
@@ -153,6 +154,22 @@ def nondifferentiable(*functions):
     for function in functions:
         _entry(function).differentiable = False
     return functions[0] if len(functions) == 1 else None
+
+
+def constraint(check, *primitives):
+    """Attach a static check to each primitive, run when srcad differentiates a call to it.
+
+    ``check(arguments, carries, resolve)`` receives the call's arguments by the
+    template's parameter names (gast expressions; omitted ones are the template's
+    defaults, as constants), ``carries(expression)``, which tells whether an argument
+    may carry a derivative, and ``resolve(expression)``, the object a static
+    reference means (or analysis.operations.UNRESOLVED); it returns None, or
+    ``(why, what to do)`` when srcad cannot
+    differentiate the call: srcad then raises UnsupportedOperationError at the call,
+    instead of pasting a template that would give a wrong derivative.
+    """
+    for primitive in primitives:
+        _entry(primitive).constraints.append(check)
 
 
 def shape_rule(rule, *primitives):

@@ -81,7 +81,13 @@ def _is_ragged(x) -> bool:
 
 
 def unbroadcast(g, x):
-    """Sum ``g`` (an adjoint of a broadcast result) back to the shape of ``x``."""
+    """Sum ``g`` (an adjoint of a broadcast result) back to the shape of ``x``.
+
+    In general: ``g`` broadcast to the common shape of ``g`` and ``x``, then
+    summed to x's shape. This map is linear in ``g`` and its transpose is
+    ``unbroadcast(., g)``, which is what its adjoint template uses; so a
+    smaller ``g`` (a scalar seed, a row of a matrix) is broadcast to x's shape.
+    """
     if _is_ragged(x):
         return g
     x_shape = np.shape(x)
@@ -93,10 +99,12 @@ def unbroadcast(g, x):
     lead = len(g_shape) - len(x_shape)
     if lead > 0:
         g = np.sum(g, axis=tuple(range(lead)))
+    elif lead < 0:  # align g's axes with x's last ones
+        g = np.reshape(g, (1,) * -lead + g_shape)
     kept = tuple(i for i, n in enumerate(x_shape) if n == 1 and np.shape(g)[i] != 1)
     if kept:
         g = np.sum(g, axis=kept, keepdims=True)
-    if np.shape(g) != x_shape:  # g was a scalar and x an array
+    if np.shape(g) != x_shape:  # g had size-1 axes (or none) where x has more
         g = np.broadcast_to(g, x_shape)
     return g
 
@@ -118,11 +126,18 @@ def zeros_like(x):
     items = children(x)
     if items is not None:  # a dict, or a dataclass: by key, by field name
         return Entries((key, zeros_like(value)) for key, value in items)
+    if not isinstance(x, np.ndarray) and not _is_array_like(x):
+        return 0.0  # never np.asarray: it iterates np.r_ forever
     x = np.asarray(x)
     if x.dtype.kind not in "biufc":
         return 0.0
     dtype = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.float64
     return np.zeros(x.shape, dtype=dtype)
+
+
+def _is_array_like(x) -> bool:
+    return any(hasattr(x, attribute) for attribute in (
+        "__array__", "__array_interface__", "__array_struct__", "__array_namespace__"))
 
 
 def match_type(g, x):
@@ -279,8 +294,12 @@ def unfield(g, x, name):
 
 
 def field_of(t, x, name):
-    """``t.name`` for ``t`` a tangent or adjoint of record ``x`` (its own type, a Parts...)."""
-    if isinstance(t, (list, dict)):  # a Parts or an Entries
+    """``t.name`` for ``t`` a tangent or adjoint of record ``x`` (its own type, a Parts...).
+
+    A namedtuple's adjoint may also be an array stacking its fields' adjoints (as a
+    list's is, after ``np.array(record)``): indexed by position too.
+    """
+    if isinstance(t, (list, dict, np.ndarray)):  # a Parts, an Entries, a stacked array
         return t[field_key(x, name)]
     return getattr(t, name)
 
@@ -369,6 +388,116 @@ def matmul_adjoint_right(g, a, b):
     else:
         contribution = np.matmul(np.swapaxes(a, -1, -2), g)
     return unbroadcast(contribution, b)
+
+
+def falling_factorial(y, n, k=0):
+    """The ``k``-th derivative in ``y`` of ``y (y - 1) ... (y - n + 1)`` (1 for ``n = 0``).
+
+    It is the coefficient of ``x ** (y - n)`` in the n-th derivative of ``x ** y``.
+    """
+    coefficients = np.poly(np.arange(n)) if n else np.ones(1)
+    for _ in range(k):
+        coefficients = np.polyder(coefficients)
+    value = np.polyval(coefficients, y)
+    return float(value) if type(y) in (float, int) else value
+
+
+def power_derivative(x, y, n=1):
+    """The ``n``-th derivative in ``x`` of ``x ** y``: ``falling_factorial(y, n) * x ** (y - n)``.
+
+    Exactly 0 where the coefficient is 0 (y a whole number below n: there x ** y is
+    a polynomial of lower degree), x = 0 included, where ``x ** (y - n)`` would divide
+    by zero. At x = 0 with ``y < n`` otherwise, the derivative is infinite: inf or
+    nan, as NumPy computes it, for Python floats too (never ZeroDivisionError).
+    """
+    coefficient = falling_factorial(y, n)
+    if np.ndim(x) == 0 and np.ndim(y) == 0:
+        python = type(x) in (float, int) and type(y) in (float, int)
+        if coefficient == 0:
+            return 0.0 if python else np.float64(0.0)
+        if x == 0 and y - n < 0:
+            value = coefficient * np.power(np.float64(x), y - n)
+        else:
+            value = coefficient * x ** (y - n)
+        return float(value) if python else value
+    exponent = np.where(coefficient == 0, 0.0, np.subtract(y, n, dtype=float))
+    return np.where(coefficient == 0, 0.0, coefficient * np.power(x, exponent))
+
+
+def if_inexact(g, y):
+    """``g``, or zeros where ``y`` holds integers: a value rounded into an integer array has
+    derivative 0 (``np.full_like(int_array, x)``, ``np.linspace(a, b, n, dtype=int)``)."""
+    if np.issubdtype(np.result_type(y), np.inexact):
+        return g
+    return np.zeros(np.shape(g))
+
+
+def linspace_weights(y, num, endpoint, axis, which):
+    """d y / d start (``which`` 0) or d y / d stop (1) of ``y = np.linspace(start, stop, num,
+    endpoint, axis=axis)``, one weight per element of y: y = start (1 - t) + stop t."""
+    count = int(num)
+    divisions = (count - 1 if endpoint else count) or 1
+    t = np.arange(count, dtype=float) / divisions
+    weights = t if which else 1.0 - t
+    axis = axis % np.ndim(y)
+    weights = np.reshape(weights, (count,) + (1,) * (np.ndim(y) - 1 - axis))
+    return if_inexact(np.broadcast_to(weights, np.shape(y)), y)
+
+
+def arange_weights(y, stop, which):
+    """d y / d start (``which`` 0) or d y / d step (1) of ``y = np.arange(start, stop, step)``.
+
+    Called with one argument, ``np.arange(stop)`` binds that argument to ``start``:
+    its weight is then 0 (the stop only decides how many elements there are).
+    """
+    if which == 0:
+        weights = np.zeros(np.shape(y)) if stop is None else np.ones(np.shape(y))
+    else:
+        weights = np.arange(np.shape(y)[0], dtype=float)
+    return if_inexact(weights, y)
+
+
+def concatenated(trick, pieces):
+    """``np.r_[a, b]`` or ``np.c_[a, b]`` written by srcad: ``trick[tuple(pieces)]``."""
+    return trick[tuple(pieces)]
+
+
+def pieces_of(g, trick, pieces):
+    """Adjoint of ``concatenated(trick, pieces)``: ``g`` cut back into one part per piece.
+
+    Each piece enters as ``trick`` makes it alone (``np.r_``: at least 1-d; ``np.c_``:
+    at least 2-d, a vector as a column), joined along the trick's axis.
+    """
+    axis = trick.axis
+    parts = Parts()
+    start = 0
+    for piece in pieces:
+        joined_shape = np.shape(trick[np.zeros(np.shape(piece))])
+        size = joined_shape[axis]
+        index = [slice(None)] * np.ndim(g)
+        index[axis] = slice(start, start + size)
+        parts.append(np.reshape(np.asarray(g)[tuple(index)], np.shape(piece)))
+        start += size
+    return parts
+
+
+def split_along(g, pieces, axis=0):
+    """Adjoint of ``np.concatenate(pieces, axis)``: ``g`` cut into one part per piece."""
+    parts = Parts()
+    if axis is None:  # the pieces were flattened
+        bounds = np.cumsum([np.size(piece) for piece in pieces])[:-1]
+        for part, piece in zip(np.split(np.ravel(g), bounds), pieces):
+            parts.append(np.reshape(part, np.shape(piece)))
+        return parts
+    bounds = np.cumsum([np.shape(piece)[axis] for piece in pieces])[:-1]
+    parts.extend(np.split(np.asarray(g), bounds, axis=axis))
+    return parts
+
+
+def unstacked(g, pieces, axis=0):
+    """Adjoint of ``np.stack(pieces, axis)``: one part of ``g`` per piece."""
+    g = np.asarray(g)
+    return Parts(np.take(g, i, axis=axis) for i in range(len(pieces)))
 
 
 def log_of_base(a):
@@ -532,9 +661,16 @@ def all_but_last(items):
     return items[:-1]
 
 
+def _visited_as_is(items) -> bool:
+    """A sequence ``for`` visits by index: a list, tuple, array, range... (not a dict)."""
+    return (not isinstance(items, dict) and hasattr(items, "__len__")
+            and hasattr(items, "__getitem__"))
+
+
 def iterated(items):
-    """What ``for x in items`` visits, indexable: a dict's keys (a new list), else ``items``."""
-    return list(items) if isinstance(items, dict) else items
+    """What ``for x in items`` visits, indexable: a sequence itself, else a new list of
+    what iterating it gives (a dict's keys, a set's or an iterator's items)."""
+    return items if _visited_as_is(items) else list(items)
 
 
 def iterated_adjoint(g, items):

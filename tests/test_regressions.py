@@ -484,3 +484,50 @@ def test_hvp_through_a_summed_generator_in_a_loop():
     for a tangent (a false rejection): range and slice are non-differentiable."""
     check_all_modes(summed_generator_in_a_loop, (np.array([0.1, 0.2, 0.3]), 0.3), 0)
     check_all_modes(summed_generator_in_a_loop, (np.array([0.1, 0.2, 0.3]), 0.3), 1)
+
+
+# ---- normalize/lower_exits: iteration helpers nested in each other -----------------------
+
+
+def enumerate_of_zip(u, v):
+    s = 0.0
+    for k, (a, b) in enumerate(zip(u, v)):
+        s = s + k * a * b + a
+    return s
+
+
+def zip_of_enumerate_and_reversed(u, v):
+    s = 0.0
+    for (k, a), b in zip(enumerate(u, 1), reversed(v)):
+        s = s + k * a * np.sin(b)
+    for pair in zip(u, v):
+        s = s + pair[0] * pair[1]
+    for i, a in enumerate(reversed(u)):
+        s = s * 0.9 + i * a
+    return s
+
+
+@pytest.mark.parametrize("function", [enumerate_of_zip, zip_of_enumerate_and_reversed])
+def test_nested_iteration_helpers(function):
+    """lower_exits.py indexed ``enumerate(zip(u, v))`` as a sequence: len() of a zip."""
+    u, v = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0, 4.0])
+    for position in (0, 1):
+        check_all_modes(function, (u, v), position)
+
+
+# ---- normalize: a nested function's default is evaluated where the def runs -------------
+
+
+def nested_default_reads_a_variable(x):
+    s = 0.5 * x
+
+    def inner(u, c=s):
+        return u * c
+    scale = lambda t, k=s * s: t * k  # noqa: E731
+    s = s * 10.0
+    return inner(x) + s * x + scale(x) + inner(x, c=s)
+
+
+def test_nested_function_default_naming_a_variable():
+    """A default that is not a constant was rejected; it is the value at the def."""
+    check_all_modes(nested_default_reads_a_variable, (0.7,), 0)

@@ -1102,6 +1102,33 @@ case(transpose_attribute, anything((2, 3, 4)), id="transpose_attribute[2x3x4]")
 case(np_array, anything(), id="np_array[float]")
 
 
+def rows_joined(x, y):
+    return np.r_[x, y * 2.0]
+
+
+def columns_joined(x, y):
+    return np.c_[x, y]
+
+
+def np_concatenate(x, y):
+    return np.concatenate([x, y], axis=1)
+
+
+def np_stack(x, y):
+    return np.stack([x, y * x], axis=-1)
+
+
+def math_copysign(x, y):
+    return math.copysign(x, y)
+
+
+case(rows_joined, anything((3,)), anything(), wrt=(0, 1))
+case(columns_joined, anything((3,)), anything((3, 2)), wrt=(0, 1))
+case(np_concatenate, anything((2, 3)), anything((2, 1)), wrt=(0, 1))
+case(np_stack, anything((2, 3)), anything((2, 3)), wrt=(0, 1))
+case(math_copysign, nonzero(), nonzero(), wrt=(0, 1))
+
+
 def broadcast_to(x):
     return np.broadcast_to(x, (2, 3)) * 1.0  # a view: multiplied, as user code would
 

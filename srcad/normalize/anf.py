@@ -113,11 +113,12 @@ class _ToANF:
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant):
             return  # docstring or bare constant
         if isinstance(s, gast.FunctionDef):
-            self.local_functions[s.name] = (s, self.source)
+            self.local_functions[s.name] = (self.with_defaults_evaluated(s), self.source)
             return  # inlined where it is called
         if (isinstance(s, gast.Assign) and len(s.targets) == 1
                 and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Lambda)):
-            self.local_functions[s.targets[0].id] = (s.value, self.source)
+            self.local_functions[s.targets[0].id] = (self.with_defaults_evaluated(s.value),
+                                                     self.source)
             return
         if isinstance(s, gast.Pass):
             return
@@ -255,6 +256,22 @@ class _ToANF:
             return
         raise AssertionError("fence let through %s" % type(s).__name__)
 
+    def with_defaults_evaluated(self, definition):
+        """A nested def's (or lambda's) defaults are evaluated where it is defined: each one
+        that is not a constant or a static reference is computed here, into a name of its
+        own that calls made later read (whatever the variables it read hold by then)."""
+        definition = syntax.deepcopy(definition)
+        defaults = []
+        for default in definition.args.defaults:
+            value = self.atom(default, hint="default")
+            if isinstance(value, gast.Name) and value.id in self.locals:
+                copy = self.fresh("default")
+                self.assign(copy, value, default)
+                value = syntax.name(copy)
+            defaults.append(value)
+        definition.args.defaults = defaults
+        return definition
+
     def update(self, target, value, like):
         """``y[index] = value`` as the functional update ``y = rt.updated(y, index, value)``."""
         container = target.value.id
@@ -367,6 +384,9 @@ class _ToANF:
             return _copy(node, gast.Attribute(value=self.atom(node.value), attr=node.attr,
                                               ctx=gast.Load()))
         if isinstance(node, gast.Subscript):
+            joined = self.index_trick(node)
+            if joined is not None:
+                return joined
             return _copy(node, gast.Subscript(value=self.atom(node.value),
                                               slice=self.index(node.slice), ctx=gast.Load()))
         if isinstance(node, (gast.Tuple, gast.List)):
@@ -475,6 +495,33 @@ class _ToANF:
                 items.append(self.atom(element))
         helper = syntax.attribute(self.aliases.name_for(runtime), "array_of")
         return _copy(call, gast.Call(func=helper, args=items, keywords=[]))
+
+    def index_trick(self, node):
+        """``np.r_[a, b]`` / ``np.c_[a, b]``: ``rt.concatenated(np.r_, [a, b])``.
+
+        The pieces are values to differentiate, not an index (an index never carries
+        a derivative). A slice among them (``np.r_[0:3, x]``) stays its own
+        ``np.r_[0:3]``; string directives (``np.r_['0,2', a, b]``) are left alone.
+        """
+        if not is_static_reference(node.value, self.locals):
+            return None
+        trick = self.resolve(node.value)
+        if not any(trick is known for known in (np.r_, np.c_)):
+            return None
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if len(parts) == 1 and isinstance(parts[0], gast.Slice) or any(
+                isinstance(p, gast.Constant) and isinstance(p.value, str) for p in parts):
+            return None
+        pieces = []
+        for part in parts:
+            if isinstance(part, gast.Slice):
+                part = _copy(part, gast.Subscript(value=syntax.deepcopy(node.value), slice=part,
+                                                  ctx=gast.Load()))
+            pieces.append(self.atom(part))
+        listed = self.atom(_copy(node, gast.List(elts=pieces, ctx=gast.Load())), hint="pieces")
+        helper = syntax.attribute(self.aliases.name_for(runtime), "concatenated")
+        return _copy(node, gast.Call(func=helper, args=[syntax.deepcopy(node.value), listed],
+                                     keywords=[]))
 
     def chain(self, result, left, rest, like):
         op, right = rest[0]

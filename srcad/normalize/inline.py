@@ -140,7 +140,8 @@ def prepare_local(definition, namer):
         body = [gast.copy_location(gast.Return(value=tree.body), tree.body)]
         tree = gast.copy_location(syntax.function_def("lambda", tree.args, body), tree)
     params = [a.id for a in tree.args.args]
-    defaults = [d.value for d in tree.args.defaults]
+    # a constant's value; any other default is the name anf.py evaluated it into
+    defaults = [d.value if isinstance(d, gast.Constant) else d for d in tree.args.defaults]
     signature = inspect.Signature([
         inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD,
                           default=defaults[i - (len(params) - len(defaults))]
@@ -210,6 +211,8 @@ def bind_arguments(signature, mapping, args, keywords, aliases, location_error):
 
 
 def value_node(value, aliases):
+    if isinstance(value, gast.AST):  # a nested def's default, evaluated where it was defined
+        return syntax.deepcopy(value)
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return syntax.constant(value)
     return syntax.name(aliases.name_for(value, preferred="default"))

@@ -157,29 +157,10 @@ class _LowerExits:
             return name
 
         index = self.namer.fresh("index")
-        targets = []  # (target node, sequence name)
-        if callee is enumerate:
-            sequence = hoist(iterator.args[0], "sequence")
-            count_target, item_target = loop.target.elts
-            targets = [(item_target, sequence)]
-            lengths = [sequence]
-            header = [gast.Assign(targets=[count_target], value=syntax.name(index),
-                                  type_comment=None)]
-        elif callee is zip:
-            sequences = [hoist(a, "sequence") for a in iterator.args]
-            targets = list(zip(loop.target.elts, sequences))
-            lengths = sequences
-            header = []
-        elif callee is reversed:
-            sequence = hoist(iterator.args[0], "sequence")
-            targets = [(loop.target, sequence)]
-            lengths = [sequence]
-            header = []
+        if callee is reversed:  # visit the sequence's indices backwards
+            lengths, item = self.items(iterator.args[0], hoist, prelude, loop)
         else:
-            sequence = hoist(iterator, "sequence")
-            targets = [(loop.target, sequence)]
-            lengths = [sequence]
-            header = []
+            lengths, item = self.items(iterator, hoist, prelude, loop)
         length_calls = [syntax.call(syntax.name("len"), syntax.name(n)) for n in lengths]
         length = length_calls[0] if len(length_calls) == 1 else syntax.call(
             syntax.name("min"), *length_calls)
@@ -190,15 +171,50 @@ class _LowerExits:
                                        ctx=gast.Load())
         else:
             loop.iter = syntax.call(syntax.name("range"), length)
-        for target, sequence in targets:
-            header.append(gast.copy_location(gast.Assign(
-                targets=[target], value=gast.Subscript(value=syntax.name(sequence),
-                                                       slice=syntax.name(index),
-                                                       ctx=gast.Load()),
-                type_comment=None), loop))
+        header = [gast.copy_location(statement, loop)
+                  for statement in _unpack(loop.target, item(syntax.name(index)))]
         loop.target = syntax.name(index, store=True)
         loop.body = header + loop.body
         return prelude + [loop]
+
+    def items(self, iterable, hoist, prelude, loop):
+        """What ``for ... in iterable`` visits, by index: (the sequences whose shortest
+        length is the trip count, item(index) -> the expression of the item at index).
+
+        ``enumerate``, ``zip`` and ``reversed`` nest (``enumerate(zip(u, v))``): their
+        items are built from the items of what they wrap; anything else is a sequence
+        evaluated once (``hoist``) and indexed.
+        """
+        callee = self.resolve(iterable.func) if isinstance(iterable, gast.Call) else None
+        if callee is enumerate and 1 <= len(iterable.args) <= 2 and not iterable.keywords:
+            lengths, inner = self.items(iterable.args[0], hoist, prelude, loop)
+            start = iterable.args[1] if len(iterable.args) == 2 else None
+            if start is not None and not isinstance(start, gast.Constant):
+                name = self.namer.fresh("start")
+                prelude.append(gast.copy_location(syntax.assign(name, start), loop))
+                start = syntax.name(name)
+
+            def counted(index):
+                count = index if start is None else gast.BinOp(
+                    left=index, op=gast.Add(), right=syntax.deepcopy(start))
+                return gast.Tuple(elts=[count, inner(syntax.deepcopy(index))], ctx=gast.Load())
+            return lengths, counted
+        if callee is zip and iterable.args and not iterable.keywords and not any(
+                isinstance(a, gast.Starred) for a in iterable.args):
+            parts = [self.items(a, hoist, prelude, loop) for a in iterable.args]
+            lengths = [n for part_lengths, _ in parts for n in part_lengths]
+            return lengths, lambda index: gast.Tuple(
+                elts=[item(syntax.deepcopy(index)) for _, item in parts], ctx=gast.Load())
+        if callee is reversed and len(iterable.args) == 1 and not iterable.keywords:
+            sequence = hoist(iterable.args[0], "sequence")
+            last = gast.BinOp(left=syntax.call(syntax.name("len"), syntax.name(sequence)),
+                              op=gast.Sub(), right=syntax.constant(1))
+            return [sequence], lambda index: gast.Subscript(
+                value=syntax.name(sequence), slice=gast.BinOp(
+                    left=syntax.deepcopy(last), op=gast.Sub(), right=index), ctx=gast.Load())
+        sequence = hoist(iterable, "sequence")
+        return [sequence], lambda index: gast.Subscript(value=syntax.name(sequence),
+                                                        slice=index, ctx=gast.Load())
 
     def dict_views(self, loop, prelude):
         """``for v in d.values()`` and ``for k, v in d.items()`` iterate over d's keys.
@@ -330,6 +346,16 @@ class _LowerExits:
         for node in before + after + [new]:
             gast.copy_location(node, loop)
         return before + [new] + after
+
+
+def _unpack(target, value) -> list:
+    """``target = value`` as assignments, pairing a tuple target with a tuple value."""
+    if (isinstance(target, (gast.Tuple, gast.List)) and isinstance(value, gast.Tuple)
+            and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, gast.Starred) for e in target.elts)):
+        return [statement for part, item in zip(target.elts, value.elts)
+                for statement in _unpack(part, item)]
+    return [gast.Assign(targets=[target], value=value, type_comment=None)]
 
 
 def _all_not(flags):

@@ -74,6 +74,9 @@ def forward(tree: gast.FunctionDef, context: ReverseContext, request: ForwardReq
     return syntax.function_def(name, syntax.arguments(params), statements)
 
 
+_IN_PLACE_HELPERS = (runtime.add_at, runtime.append_in_place, runtime.pop_in_place)
+
+
 class _Tangents:
     def __init__(self, context: ReverseContext, rt: str, in_place: set):
         self.context = context
@@ -113,7 +116,10 @@ class _Tangents:
                        if isinstance(n, gast.Name)]
             if not any(self.varied(t) for t in targets):
                 continue
-            runs_in_place = id(statement.value) in self.in_place
+            # srcad's in-place helpers called as such (forward code differentiated again)
+            # change their first argument too
+            runs_in_place = id(statement.value) in self.in_place or operation_of(
+                statement.value, self.context.resolve).primitive in _IN_PLACE_HELPERS
             tangent = self.tangent(statement)
             if runs_in_place:  # the tangent reads the list (or its zeros) before it changes
                 out[-1:-1] = tangent
@@ -210,7 +216,8 @@ class _Tangents:
                 return namer.tangent(value.id)
             return None
 
-        bindings, derivatives = bind_template(template, operation, name, location, tangent_name)
+        bindings, derivatives = bind_template(template, operation, name, location, tangent_name,
+                                              context.resolve)
         result_param = next(iter(template.signature.parameters))
         derivatives[result_param] = result
 

@@ -599,7 +599,8 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
             return namer.adjoint(value.id)
         return None
 
-    bindings, derivatives = bind_template(template, operation, name, location, adjoint_name)
+    bindings, derivatives = bind_template(template, operation, name, location, adjoint_name,
+                                          context.resolve)
     parameters = template.signature.parameters
     result_param = next(iter(parameters))
     out = []

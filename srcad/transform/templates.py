@@ -24,7 +24,7 @@ import gast
 
 from .. import registry, syntax
 from ..analysis.operations import UNRESOLVED
-from ..errors import MissingTemplateError, SrcadError, TemplateError
+from ..errors import MissingTemplateError, SrcadError, TemplateError, UnsupportedOperationError
 from ..registry import Template, is_derivative_ref
 
 _UNBOUND = object()
@@ -106,11 +106,14 @@ def template_for(operation, kind: str, location, not_inlined_reason=None) -> Tem
         "gradient" if kind == "adjoint" else "tangent", what), location, hint)
 
 
-def bind_template(template: Template, operation, result_name: str, location, derivative_name):
+def bind_template(template: Template, operation, result_name: str, location, derivative_name,
+                  resolve=None):
     """Bind a template's parameters to one operation: (bindings, derivatives).
 
     ``derivative_name(value_node)`` gives the derivative variable of an argument,
     or None when it has none; the result's entry is left for the caller.
+    ``resolve`` (static references to objects) is passed on to the primitive's
+    constraints (registry.constraint).
     """
     args = list(operation.args)
     if operation.primitive is operator.getitem:
@@ -147,6 +150,16 @@ def bind_template(template: Template, operation, result_name: str, location, der
             # one rooted in a differentiated value would silently lose its derivative
             raise AssertionError("operand %s of %s is not an atom"
                                  % (registry.describe(operation.primitive), param_name))
+    def carries(expression):
+        return any(derivative_name(n) is not None for n in gast.walk(expression)
+                   if isinstance(n, gast.Name))
+
+    entry = registry.lookup(operation.primitive)
+    for check in entry.constraints if entry is not None else ():
+        problem = check(bindings, carries, resolve or (lambda node: UNRESOLVED))
+        if problem is not None:
+            why, hint = problem
+            raise UnsupportedOperationError(why, location, hint)
     return bindings, derivatives
 
 
