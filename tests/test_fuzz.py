@@ -18,9 +18,11 @@ from tests.fuzz.run import check_one, summarize
 
 RUN_SEED = 20261201
 # Each program costs about nine code generations (grad, optimize=False, vjp, jvp, hvp...):
-# about 0.55 s of CPU for a small one on this machine (measured: 70 s of CPU for 120), hence
-# 100 programs in two processes: about 30 s on the two idle cores, minutes on a busy machine.
-PROGRAMS = int(os.environ.get("SRCAD_FUZZ_PROGRAMS", "100"))
+# about 0.55 s of CPU for a small one on this machine (measured 2026-12-01: 58 s of CPU for
+# 100 programs). 70 programs in two processes: about 40 s of CPU, about 20 s on two idle
+# cores, about a minute at the load average of 5-7 this shared machine usually has. The long
+# runs (tests/fuzz/run.py) are where the volume is.
+PROGRAMS = int(os.environ.get("SRCAD_FUZZ_PROGRAMS", "70"))
 JOBS = int(os.environ.get("SRCAD_FUZZ_JOBS", "2"))
 SIZE = "small"
 SHOWN = 5  # failing programs printed in full; the others are listed by seed
