@@ -3,7 +3,8 @@
 Readable, specialized and lean: code specialized for known argument kinds
 decides shapes when it is generated (no run-time shape helpers), calls NumPy
 directly for products of known ranks, sums literal lists as additions, builds
-array literals element by element, accumulates adjoints in place inside loops,
+array literals element by element, splits tuples (and their copies) into one
+variable per element, accumulates adjoints in place inside loops,
 keeps a helper's literal default as a literal, names temporaries after their
 operation, and has no empty branch in its adjoint sweep. The gradients it
 returns belong to the caller (writeable, never one array twice).
@@ -49,6 +50,13 @@ def flat_array_literal(x, y):
 
 def summed_list(x, y):
     return sum([x * y, y, np.sin(x)])
+
+
+def copied_tuple(x, y):
+    t = (x, y)
+    u = t
+    a, b = u
+    return a * np.sin(b)
 
 
 def matrix_vector(W, x):
@@ -99,6 +107,7 @@ SPECIALIZED = [
     (flat_array_literal, (0.7, 1.3), (0, 1)),
     (summed_list, (0.7, 1.3), (0, 1)),
     (cf.summed_list_with_start, (2.0, 0.5), (0, 1)),
+    (copied_tuple, (0.7, 1.3), (0, 1)),  # split into one variable per element, copy too
     (matrix_vector, (W32, X4[:2]), (0, 1)),
     (vector_matrix, (X4[:3], W32), (0, 1)),
 ]
@@ -108,7 +117,8 @@ SPECIALIZED = [
                          ids=[f.__name__ for f, _, _ in SPECIALIZED])
 def test_specialized_code_decides_shapes_when_generated(function, args, wrt):
     source = code(function, wrt=wrt, example_args=args)
-    for helper in SHAPE_HELPERS + ("rt.dot_adjoint", "rt.expand_reduced(1.0, items"):
+    for helper in SHAPE_HELPERS + ("rt.dot_adjoint", "rt.expand_reduced(1.0, items",
+                                   "rt.unindex"):
         assert helper not in source, "%s in\n%s" % (helper, source)
     gradients = srcad.grad(function, wrt=wrt)(*args)
     for position, gradient in zip(wrt, gradients):
