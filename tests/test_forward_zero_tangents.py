@@ -80,3 +80,18 @@ def test_the_reported_case():
     direction = np.array([1.0, -1.0, 0.5, 2.0])
     _, tangent = srcad.jvp(plus, (x, y), (direction, None))
     assert tangent == pytest.approx(3 * np.sum(np.cos(x) * direction), rel=1e-12)
+
+
+@pytest.mark.parametrize("x_shape, y_shape", [("scalar", "scalar"), ("row", "row"),
+                                              ("full", "full"), ("full", "row"),
+                                              ("full", "scalar")])
+@pytest.mark.parametrize("function", [plus, plus_reversed, minus, minus_reversed])
+def test_a_zero_that_keeps_the_shape_is_dropped(function, x_shape, y_shape):
+    """Where x's term already has the sum's shape, the specialized tangent code carries no
+    zero for y: nothing is computed for an argument without a tangent."""
+    x, y = value(SHAPES[x_shape], "x"), value(SHAPES[y_shape], "y")
+    source = srcad.source(function, wrt=0, mode="forward", example_args=(x, y))
+    assert "zeros_like" not in source, source
+    direction = value(SHAPES[x_shape], "direction")
+    _, tangent = srcad.jvp(function, (x, y), (direction, None))
+    assert_close(tangent, central_difference(function, x, y, direction))

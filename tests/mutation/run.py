@@ -119,19 +119,19 @@ sys.exit(0 if all(os.path.realpath(p).startswith(copy) for p in paths) else 1)
 # ------------------------------------------------------------------ selection
 
 
-def target_files(patterns) -> list[str]:
+def target_files(patterns, root=ROOT) -> list[str]:
     found = set()
     for pattern in patterns:
-        for path in glob.glob(os.path.join(ROOT, pattern)):
+        for path in glob.glob(os.path.join(root, pattern)):
             if path.endswith(".py") and os.path.isfile(path):
-                found.add(os.path.relpath(path, ROOT).replace(os.sep, "/"))
+                found.add(os.path.relpath(path, root).replace(os.sep, "/"))
     return sorted(found)
 
 
-def all_mutants(files) -> list:
+def all_mutants(files, root=ROOT) -> list:
     found = []
     for path in files:
-        with open(os.path.join(ROOT, path), encoding="utf-8") as stream:
+        with open(os.path.join(root, path), encoding="utf-8") as stream:
             found.extend(mutate.mutants(path, stream.read()))
     return found
 
@@ -143,8 +143,15 @@ def sampled(mutants, size, seed) -> list:
     return [mutants[i] for i in sorted(chosen)]
 
 
-def default_tests() -> list[str]:
-    present = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "tests",
+def selected(mutants, args) -> list:
+    chosen = sampled(mutants, args.sample, args.seed)
+    if args.only:
+        chosen = [m for m in chosen if any(fnmatch.fnmatchcase(m.key, p) for p in args.only)]
+    return chosen
+
+
+def default_tests(root=ROOT) -> list[str]:
+    present = sorted(os.path.basename(p) for p in glob.glob(os.path.join(root, "tests",
                                                                          "test_*.py")))
     middle = [t for t in present if t not in FIRST_TESTS + LAST_TESTS + EXCLUDED_TESTS]
     ordered = [t for t in FIRST_TESTS if t in present] + middle + [t for t in LAST_TESTS
@@ -169,16 +176,22 @@ def equivalent_mutants() -> dict:
 
 
 class Worker:
-    """A copy of the repository in a temporary directory, where one mutant at a time runs."""
+    """A copy of the repository in a temporary directory, where one mutant at a time runs.
 
-    def __init__(self, number):
+    The first worker copies the working tree; the others copy the first, so every
+    worker (and the list of mutants, read from the first) sees one snapshot even if
+    the working tree changes during the run.
+    """
+
+    def __init__(self, number, source=None):
         self.base = tempfile.mkdtemp(prefix="srcad-mutation-%d-" % number)
         self.root = os.path.join(self.base, "repo")
-        shutil.copytree(ROOT, self.root, ignore=COPY_IGNORED)
-        # srcad.templates lives in templates/ and is mapped into the package by the
-        # editable install; in the copy it is an ordinary subpackage, found first
-        shutil.copytree(os.path.join(ROOT, "templates"),
-                        os.path.join(self.root, "srcad", "templates"), ignore=COPY_IGNORED)
+        shutil.copytree(source or ROOT, self.root, ignore=COPY_IGNORED)
+        if source is None:
+            # srcad.templates lives in templates/ and is mapped into the package by the
+            # editable install; in the copy it is an ordinary subpackage, found first
+            shutil.copytree(os.path.join(ROOT, "templates"),
+                            os.path.join(self.root, "srcad", "templates"), ignore=COPY_IGNORED)
 
     def path(self, relative):
         return os.path.join(self.root, relative)
@@ -256,9 +269,7 @@ def mutant_result(mutant, outcome, seconds=0.0, tests=()) -> dict:
 
 def run_mutant(worker, mutant, tests, timeout) -> dict:
     original = worker.read(mutant.path)
-    with open(os.path.join(ROOT, mutant.path), encoding="utf-8") as stream:
-        text = mutate.mutated_source(stream.read(), mutant.index)
-    worker.write(mutant.path, text)
+    worker.write(mutant.path, mutate.mutated_source(original, mutant.index))
     try:
         code, seconds, output = worker.run_tests(tests, module_name(mutant.path), timeout)
     finally:
@@ -277,17 +288,17 @@ def run_mutant(worker, mutant, tests, timeout) -> dict:
 # ------------------------------------------------------------------ which file runs which line
 
 
-def trace_key(files, tests) -> str:
+def trace_key(files, tests, root) -> str:
     """A digest of everything the line record depends on: srcad, its templates, the tests."""
     digest = hashlib.sha256(json.dumps([files, tests, sys.version]).encode())
-    for folder in ("srcad", "templates", "tests"):
-        for base, subfolders, names in os.walk(os.path.join(ROOT, folder)):
+    for folder in ("srcad", "tests"):  # the copy has the templates inside srcad/
+        for base, subfolders, names in os.walk(os.path.join(root, folder)):
             subfolders[:] = sorted(d for d in subfolders
                                    if d not in ("__pycache__", ".trace-cache"))
             for name in sorted(names):
                 if name.endswith((".py", ".txt")) or base.endswith("golden"):
                     path = os.path.join(base, name)
-                    digest.update(os.path.relpath(path, ROOT).encode() + b"\0")
+                    digest.update(os.path.relpath(path, root).encode() + b"\0")
                     with open(path, "rb") as stream:
                         digest.update(stream.read())
     return digest.hexdigest()[:24]
@@ -295,7 +306,7 @@ def trace_key(files, tests) -> str:
 
 def trace(workers, files, tests, log) -> dict:
     """{test file: {"lines": {target: set of executed lines}, "seconds": s}}, cached."""
-    key = trace_key(files, tests)
+    key = trace_key(files, tests, workers[0].root)
     cached = os.path.join(TRACE_CACHE, key + ".json")
     if os.path.exists(cached):
         with open(cached, encoding="utf-8") as stream:
@@ -501,30 +512,35 @@ def main(argv=None) -> int:
         print_summary(report)
         list_report(report)
         return 0
-    files = target_files(args.files)
-    if not files:
-        print("no file matches %s" % " ".join(args.files), file=sys.stderr)
-        return 2
-    everything = all_mutants(files)
-    chosen = sampled(everything, args.sample, args.seed)
-    if args.only:
-        chosen = [m for m in chosen if any(fnmatch.fnmatchcase(m.key, p) for p in args.only)]
     if args.dry_run:
+        files = target_files(args.files)
+        everything = all_mutants(files)
+        chosen = selected(everything, args)
         for mutant in chosen:
             print(mutant.describe())
         print("%d of %d mutants" % (len(chosen), len(everything)))
         return 0
     if args.nice:
         os.nice(args.nice)
-    tests = args.tests or default_tests()
     started = time.time()
 
     def log(message):
         print("[%5.0fs] %s" % (time.time() - started, message), flush=True)
 
+    workers = [Worker(0)]
+    snapshot = workers[0].root  # mutants, tests and the line record all come from it
+    workers += [Worker(n, source=snapshot) for n in range(1, max(1, args.jobs))]
+    files = target_files(args.files, snapshot)
+    if not files:
+        print("no file matches %s" % " ".join(args.files), file=sys.stderr)
+        for worker in workers:
+            worker.remove()
+        return 2
+    everything = all_mutants(files, snapshot)
+    chosen = selected(everything, args)
+    tests = args.tests or default_tests(snapshot)
     log("%d mutants of %d in %d files; tests: %s" % (len(chosen), len(everything), len(files),
                                                     " ".join(tests)))
-    workers = [Worker(n) for n in range(max(1, args.jobs))]
     results: list = []
     config = {"files": files, "patterns": args.files, "sample": args.sample, "seed": args.seed,
               "only": args.only, "jobs": len(workers), "tests": tests,
