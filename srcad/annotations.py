@@ -77,6 +77,36 @@ def is_restore(node: gast.AST) -> bool:
     return getattr(node, _RESTORE, False)
 
 
+_IN_PLACE = "_srcad_in_place"
+
+
+def mark_in_place(node: gast.Call) -> gast.Call:
+    """Mark ``rt.appended(...)``, ``rt.all_but_last(...)`` or ``rt.added_at(...)`` written for
+    an update the source made in place (``items.append(v)``, ``items.pop()``, ``rt.add_at``)."""
+    setattr(node, _IN_PLACE, True)
+    return node
+
+
+def is_in_place(node: gast.AST) -> bool:
+    return getattr(node, _IN_PLACE, False)
+
+
+_PLACEHOLDER = "_srcad_placeholder"
+
+
+def mark_placeholder(node: gast.Assign) -> gast.Assign:
+    """Mark ``y = None`` binding a name only some paths assign, so that copies can read it.
+
+    Its value is never used: analyses ignore it and it has no derivative.
+    """
+    setattr(node, _PLACEHOLDER, True)
+    return node
+
+
+def is_placeholder(node: gast.AST) -> bool:
+    return getattr(node, _PLACEHOLDER, False)
+
+
 _NOT_INLINED = "_srcad_not_inlined"
 
 

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import threading
 
 import numpy as np
 
-from . import cache, persistent_cache, pipeline
+from . import arguments, cache, derived, persistent_cache, pipeline, trees
 from .analysis import shapes
-from .errors import InvalidArgumentError
-from .parse import parse_function, unwrap_function
+from .errors import InvalidArgumentError, NonScalarOutputError
 from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
 
 
-def _wrt_names(function, wrt) -> tuple[list[str], bool]:
-    """``wrt`` as parameter names, and whether a single gradient (not a tuple) is wanted."""
-    params = list(inspect.signature(function).parameters)
+def _wrt_names(target, wrt) -> tuple[list[str], bool]:
+    """``wrt`` as parameter names, and whether a single gradient (not a tuple) is wanted.
+
+    ``target`` is a plain function or the registration of a function srcad made.
+    """
+    params = list(derived.signature_of_target(target).parameters)
+    what = derived.name_of(target)
     single = not isinstance(wrt, (tuple, list))
     items = [wrt] if single else list(wrt)
     if not items:
@@ -32,12 +34,12 @@ def _wrt_names(function, wrt) -> tuple[list[str], bool]:
             if not -len(params) <= item < len(params):
                 raise InvalidArgumentError(
                     "wrt=%d is out of range: %s has %d parameter(s) (%s)"
-                    % (item, function.__qualname__, len(params), ", ".join(params)))
+                    % (item, what, len(params), ", ".join(params)))
             item = params[item]
         elif item not in params:
             raise InvalidArgumentError(
                 "wrt=%r is not a parameter of %s; its parameters are: %s"
-                % (item, function.__qualname__, ", ".join(params)))
+                % (item, what, ", ".join(params)))
         if item in names:
             raise InvalidArgumentError("wrt names %r twice" % item)
         names.append(item)
@@ -51,24 +53,22 @@ def _derivative(function, wrt, *, kind, has_aux=False, optimize=True, **options)
     if options:
         raise InvalidArgumentError("unknown option(s): %s" % ", ".join(sorted(options)))
     enabled = pipeline.optimizations(optimize)
-    if inspect.ismethod(function):
-        # a bound method: differentiate the function, with `self` passed first, and count
-        # wrt positions from the first argument after it
-        offset_wrt = _shift_positions(wrt, 1)
-        unbound = _derivative(function.__func__, offset_wrt, kind=kind, has_aux=has_aux,
-                              optimize=enabled)
-        return _bind_first(unbound, function.__self__)
-    target = unwrap_function(function)
-    if not inspect.isfunction(target):
-        parse_function(target)  # raises the right error for builtins, C functions...
+    unbound, first = derived.split_bound(function)
+    if first is not None:
+        # a bound method (or a bound derivative): differentiate the function, with `self`
+        # passed first, and count wrt positions from the first argument after it
+        offset_wrt = _shift_positions(wrt, len(first))
+        inner = _derivative(unbound, offset_wrt, kind=kind, has_aux=has_aux, optimize=enabled)
+        return _bind_first(inner, first[0])
+    target = derived.target_of(function)
     names, single = _wrt_names(target, wrt)
     key = (kind, tuple(names), single, has_aux, enabled)
-    wrapper = cache.lookup(target, key)
+    wrapper = cache.lookup(function, key)
     if wrapper is None:
         request = ReverseRequest(wrt=names, single=single,
                                  return_value=(kind == "value_and_grad"), has_aux=has_aux)
-        wrapper = _Derivative(target, request, enabled).wrapper()
-        cache.store(target, key, wrapper)
+        wrapper = _Derivative(function, target, request, enabled, kind).wrapper()
+        cache.store(function, key, wrapper)
     return wrapper
 
 
@@ -81,37 +81,54 @@ def _shift_positions(wrt, offset):
 
 
 def _bind_first(derivative, first):
+    """``derivative`` with its first argument (a bound method's ``self``) given."""
+
     @functools.wraps(derivative)
     def bound(*args, **kwargs):
         return derivative(first, *args, **kwargs)
 
     bound.source = derivative.source
     bound.source_for = lambda *args, **kwargs: derivative.source_for(first, *args, **kwargs)
+    bound.generated_for = lambda *args, **kwargs: derivative.generated_for(first, *args,
+                                                                           **kwargs)
     bound.specializations = derivative.specializations
-    return bound
+    return derived.register_bound(bound, derivative, first)
 
 
 class _Derivative:
-    """One requested derivative of one function: its specializations, made on demand."""
+    """One requested derivative of one function: its specializations, made on demand.
 
-    def __init__(self, function, request: ReverseRequest, enabled: frozenset):
+    ``target`` is what is differentiated: the user's function, or the
+    registration of a function srcad made (then its generated code for the
+    arguments' kinds is differentiated, srcad/derived.py).
+    """
+
+    def __init__(self, function, target, request: ReverseRequest, enabled: frozenset,
+                 kind: str = "grad"):
         self.function = function
+        self.target = target
+        self.kind = kind
         self.request = request
         self.enabled = enabled
-        self.signature = inspect.signature(function)
-        self.nparams = len(self.signature.parameters)
+        self.signature = derived.signature_of_target(target)
+        params = list(self.signature.parameters)
+        self.nparams = len(params)
+        self.wrt_positions = tuple(params.index(name) for name in request.wrt)
         self.lock = threading.Lock()
         self.generic = self.generate(None)  # fails now, not at the first call, on bad code
         self.specialized = {}
 
     def generate(self, kinds):
-        generated = persistent_cache.generate_reverse(self.function, self.request, kinds,
+        generated = persistent_cache.generate_reverse(derived.code_of(self.target, kinds),
+                                                      self.request, kinds,
                                                       enabled=self.enabled)
         cache.statistics["generated"] += 1
         return generated
 
     def specialize(self, args):
-        kinds = tuple(shapes.of_value(a) for a in args)
+        return self.specialize_kinds(tuple(shapes.of_value(a) for a in args))
+
+    def specialize_kinds(self, kinds):
         generated = self.specialized.get(kinds)
         if generated is None:
             with self.lock:
@@ -120,24 +137,50 @@ class _Derivative:
                     generated = self.specialized[kinds] = self.generate(kinds)
         return generated
 
+    def code_for(self, kinds):
+        """The generated code run for arguments of ``kinds`` (None: the generic code)."""
+        return (self.generic if kinds is None else self.specialize_kinds(kinds)).function
+
     def bind(self, args, kwargs):
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return bound.args
+        return arguments.bind(self.signature, args, kwargs)
+
+    def check(self, args):
+        params = list(self.signature.parameters)
+        arguments.check(derived.origin_of(self.target), [params[p] for p in self.wrt_positions],
+                        [args[p] for p in self.wrt_positions])
+
+    def not_scalar(self, error):
+        name = derived.name_of(self.target)
+        return NonScalarOutputError(
+            "srcad.%s(%s) differentiates %s, whose result must then be a scalar: %s"
+            % (self.kind, name, name, error.message), error.location,
+            "Its derivative is a Jacobian: use srcad.jacobian(%s) (for a gradient "
+            "srcad.grad(f), srcad.hessian(f) is the same matrix)." % name)
 
     def wrapper(self):
         specialized = self.specialized
         of_value = shapes.of_value
         nparams = self.nparams
+        positions = self.wrt_positions
+        check = self.check
 
         @functools.wraps(self.function)
         def derivative(*args, **kwargs):
             if kwargs or len(args) != nparams:
                 args = self.bind(args, kwargs)
+            for position in positions:
+                if type(args[position]) is not float:  # anything else is checked
+                    check(args)
+                    break
             generated = specialized.get(tuple(map(of_value, args)))
             if generated is None:
                 generated = self.specialize(args)
-            return generated.function(*args)
+            try:
+                return generated.function(*args)
+            except NonScalarOutputError as error:
+                if isinstance(self.target, derived.Made):  # say which function is not scalar
+                    raise self.not_scalar(error) from None
+                raise
 
         derivative.__wrapped__ = self.function
         derivative.source = self.generic.source
@@ -146,7 +189,10 @@ class _Derivative:
         derivative.generated_for = lambda *args, **kwargs: self.specialize(
             self.bind(args, kwargs))
         derivative.specializations = specialized
-        return derivative
+        return derived.register(derivative, derived.Made(
+            name="srcad.%s(%s)" % (self.kind, derived.name_of(self.target)),
+            signature=self.signature, origin=derived.origin_of(self.target),
+            code_for=self.code_for))
 
 
 def grad(function=None, wrt=0, *, has_aux: bool = False, optimize=True, **options):
@@ -183,27 +229,30 @@ def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages:
         raise InvalidArgumentError("mode must be 'reverse' or 'forward', not %r" % (mode,))
     if options:
         raise InvalidArgumentError("unknown option(s): %s" % ", ".join(sorted(options)))
-    if inspect.ismethod(function):  # as grad does: self first, wrt counted after it
+    unbound, first = derived.split_bound(function)
+    if first is not None:  # as grad does: self first, wrt counted after it
         if example_args is not None:
-            example_args = (function.__self__,) + tuple(example_args)
-        return source(function.__func__, _shift_positions(wrt, 1), mode,
+            example_args = first + tuple(example_args)
+        return source(unbound, _shift_positions(wrt, len(first)), mode,
                       example_args=example_args, stages=stages, has_aux=has_aux,
                       optimize=optimize)
-    target = unwrap_function(function)
+    target = derived.target_of(function)
     names, single = _wrt_names(target, wrt)
     kinds = None
     if example_args is not None:
+        example_args = arguments.bind(derived.signature_of_target(target), example_args, {})
         kinds = tuple(shapes.of_value(a) for a in example_args)
+    code = derived.code_of(target, kinds)
     if mode == "forward":  # tangents have their primals' kinds
-        params = list(inspect.signature(target).parameters)
+        params = list(derived.signature_of_target(target).parameters)
         if kinds is not None:
             kinds = kinds + tuple(kinds[params.index(n)] for n in names)
-        generated = pipeline.generate_forward(target, ForwardRequest(wrt=names), kinds,
+        generated = pipeline.generate_forward(code, ForwardRequest(wrt=names), kinds,
                                               keep_stages=stages,
                                               enabled=pipeline.optimizations(optimize))
     else:
         request = ReverseRequest(wrt=names, single=single, has_aux=has_aux)
-        generated = pipeline.generate_reverse(target, request, kinds, keep_stages=stages,
+        generated = pipeline.generate_reverse(code, request, kinds, keep_stages=stages,
                                               enabled=pipeline.optimizations(optimize))
     if not stages:
         return generated.source
@@ -221,22 +270,36 @@ def stop_gradient(x):
 
 def check_grad(function, *args, wrt=0, eps: float = 1e-6, rtol: float = 1e-5,
                atol: float = 1e-8) -> bool:
-    """Compare srcad's gradient with central finite differences; raise AssertionError if off."""
+    """Compare srcad's gradient with central finite differences; raise AssertionError if off.
+
+    A list, tuple, dict or dataclass argument is checked leaf by leaf.
+    """
+    signature = derived.call_signature(function)
+    args = arguments.bind(signature, args, {})
     gradient = grad(function, wrt=wrt)(*args)
-    names, single = _wrt_names(unwrap_function(function), wrt)
-    params = list(inspect.signature(unwrap_function(function)).parameters)
+    params = list(signature.parameters)
+    names, single = _wrt_names(derived.Made(derived.name_of(function), signature, function),
+                               wrt)
     gradients = (gradient,) if single else gradient
     for name, g in zip(names, gradients):
         index = params.index(name)
-        numeric = _finite_difference(function, args, index, eps)
-        if not np.allclose(g, numeric, rtol=rtol, atol=atol):
-            raise AssertionError("gradient for %s differs from finite differences:\n"
-                                 "srcad:   %r\nnumeric: %r" % (name, g, numeric))
+        for path, leaf in trees.leaves(args[index]):
+            computed = trees.at(g, path)
+            where = trees.path_text(name, path)
+            if not trees.differentiable(path, leaf):
+                if computed is not None:
+                    raise AssertionError("%s is held constant, but its gradient is %r"
+                                         % (where, computed))
+                continue
+            numeric = _finite_difference(function, args, index, path, eps)
+            if not np.allclose(computed, numeric, rtol=rtol, atol=atol):
+                raise AssertionError("gradient for %s differs from finite differences:\n"
+                                     "srcad:   %r\nnumeric: %r" % (where, computed, numeric))
     return True
 
 
-def _finite_difference(function, args, index, eps):
-    x = args[index]
+def _finite_difference(function, args, index, path, eps):
+    x = trees.at(args[index], path)
     scalar = np.ndim(x) == 0
     base = np.array(x, dtype=float)
     out = np.zeros_like(base)
@@ -246,7 +309,8 @@ def _finite_difference(function, args, index, eps):
             moved = base.copy()
             moved[position] += sign * eps
             call_args = list(args)
-            call_args[index] = float(moved) if scalar else moved
+            call_args[index] = trees.replaced(args[index], path,
+                                              float(moved) if scalar else moved)
             shifted.append(function(*call_args))
         out[position] = (shifted[0] - shifted[1]) / (2 * eps)
     return float(out) if scalar else out

@@ -11,7 +11,9 @@ Two levels:
 Keying on the function object, not just its source text, matters: two
 closures made by the same factory share their source but may call
 different functions. The cache lives in the function's own ``__dict__``, so
-it goes away with the function.
+it goes away with the function. ``functools.wraps`` copies a function's
+``__dict__`` into its wrapper, so each function's entries record their owner
+and a function never reads (or writes) entries it received that way.
 """
 
 from __future__ import annotations
@@ -25,8 +27,23 @@ _functions: "weakref.WeakSet" = weakref.WeakSet()
 statistics = {"generated": 0, "hits": 0}
 
 
+class _Entries(dict):
+    """One function's cached derivatives, key -> (its code object, the derivative)."""
+
+    def __init__(self, owner):
+        super().__init__()
+        self.owner = weakref.ref(owner)
+
+
+def _own_entries(function):
+    entries = getattr(function, "__dict__", {}).get(_ATTRIBUTE)
+    if isinstance(entries, _Entries) and entries.owner() is function:
+        return entries
+    return None
+
+
 def lookup(function, key):
-    entries = getattr(function, _ATTRIBUTE, None)
+    entries = _own_entries(function)
     if not entries:
         return None
     entry = entries.get(key)
@@ -38,7 +55,9 @@ def lookup(function, key):
 
 def store(function, key, value):
     with _lock:
-        entries = function.__dict__.setdefault(_ATTRIBUTE, {})
+        entries = _own_entries(function)
+        if entries is None:  # none yet, or copied from a wrapped function by functools.wraps
+            entries = function.__dict__[_ATTRIBUTE] = _Entries(function)
         entries[key] = (function.__code__, value)
         _functions.add(function)
 

@@ -193,7 +193,7 @@ def load_target(spec: str):
             raise UsageError("%s has no function %r%s" % (path, name, _functions_hint(module)))
     import inspect
 
-    if not inspect.isfunction(inspect.unwrap(obj)):
+    if not inspect.isfunction(obj):
         raise UsageError("%s:%s is a %s, not a function" % (path, name, type(obj).__name__))
     return obj, module_name
 

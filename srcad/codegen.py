@@ -44,11 +44,11 @@ import tokenize
 import types
 from dataclasses import dataclass, field
 
-from . import persistent_cache, pipeline, runtime
+from . import derived, persistent_cache, pipeline, runtime
 from .analysis import shapes
 from .errors import InvalidArgumentError, SrcadError
 from .files import write_atomically
-from .parse import unwrap_function
+from .parse import signature_of
 from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
 
@@ -139,7 +139,13 @@ def _generate(target: Target) -> None:
         raise InvalidArgumentError(
             "codegen writes functions, not bound methods: pass %s.%s (its first parameter is "
             "then `self`)" % (type(function.__self__).__name__, function.__name__))
-    function = target.function = unwrap_function(function)
+    made = derived.lookup(function)
+    if made is not None:
+        raise InvalidArgumentError(
+            "codegen writes the derivative of a function written in Python, not of %s"
+            % made.description,
+            hint="Write the function's own derivative with srcad.codegen(f, ...); "
+            "derivatives of derivatives are generated in memory by nesting srcad.grad.")
     if not inspect.isfunction(function):
         raise InvalidArgumentError("codegen needs a Python function, not %r" % (function,))
     if target.mode not in ("reverse", "forward"):
@@ -163,7 +169,7 @@ def _generate(target: Target) -> None:
         if target.has_aux:
             raise InvalidArgumentError("has_aux is for reverse mode")
         if kinds is not None:  # tangents have their primals' kinds
-            params = list(inspect.signature(function).parameters)
+            params = list(signature_of(function).parameters)
             kinds = kinds + tuple(kinds[params.index(n)] for n in names)
         target.generated = pipeline.generate_forward(function, ForwardRequest(wrt=names),
                                                      kinds, name=target.name,
@@ -413,7 +419,7 @@ def _with_defaults(source: str, target: Target) -> tuple:
     if target.mode != "reverse" or not defaults:
         return source, ""
     first, newline, rest = source.partition("\n")
-    params = list(inspect.signature(function).parameters)
+    params = list(signature_of(function).parameters)
     expected = "def %s(%s):" % (target.name, ", ".join(params))
     if first == expected and all(persistent_cache._is_literal(d) for d in defaults):
         start = len(params) - len(defaults)
@@ -530,7 +536,7 @@ def _header(targets, standalone, command, notes, bindings) -> str:
         function = target.function
         code = function.__code__
         where = _display_path(code.co_filename)
-        params = list(inspect.signature(function).parameters)
+        params = list(signature_of(function).parameters)
         wrt = ", ".join(target.wrt_names)
         if target.mode == "reverse":
             single = not isinstance(target.wrt, (tuple, list))
@@ -576,7 +582,7 @@ def _tangent_names(target):
     try:
         node = ast.parse(first + "\n    pass\n").body[0]
         params = [a.arg for a in node.args.args]
-        count = len(inspect.signature(target.function).parameters)
+        count = len(signature_of(target.function).parameters)
         return ", ".join(params[count:])
     except SyntaxError:
         return "tangents"

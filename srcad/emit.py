@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import linecache
+import math
 import os
 import re
 import tempfile
@@ -32,13 +33,44 @@ def to_source(tree) -> str:
     if not isinstance(tree, gast.Module):
         tree = gast.Module(body=[tree], type_ignores=[])
     _give_every_block_a_statement(tree)
-    python_tree = ast.fix_missing_locations(gast.gast_to_ast(tree))
+    python_tree = _SpellConstants().visit(gast.gast_to_ast(tree))
+    python_tree = ast.fix_missing_locations(python_tree)
     try:
         # one statement per line, never wrapped: generated lines map to what pdb shows
         text = astor.to_source(python_tree, pretty_source=lambda parts: "".join(parts))
     except Exception:  # astor lags behind new syntax; the standard library never does
         text = ast.unparse(python_tree) + "\n"
     return _restore_comments(text)
+
+
+class _SpellConstants(ast.NodeTransformer):
+    """Numbers the printers would get wrong, as the expressions that mean them.
+
+    Passes fold ``-0.9`` into one constant, but astor and ``ast.unparse`` print a
+    negative constant without parentheses, so ``(-0.9) ** n`` would read back as
+    ``-(0.9 ** n)``: a negative number is printed as a negation, which both printers
+    parenthesize by precedence. Infinities and NaN have no literal at all.
+    """
+
+    def visit_Constant(self, node):
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
+            return node
+        if isinstance(value, float) and not math.isfinite(value):
+            spelled = ast.Call(func=ast.Name(id="float", ctx=ast.Load()),
+                               args=[ast.Constant(value=repr(value))], keywords=[])
+            return ast.copy_location(spelled, node)
+        if isinstance(value, complex):
+            if value.real == 0 and math.copysign(1.0, value.real) > 0 and value.imag >= 0:
+                return node
+            spelled = ast.Call(func=ast.Name(id="complex", ctx=ast.Load()),
+                               args=[self.visit(ast.Constant(value=value.real)),
+                                     self.visit(ast.Constant(value=value.imag))], keywords=[])
+            return ast.copy_location(spelled, node)
+        if value < 0 or (value == 0 and math.copysign(1.0, value) < 0):
+            negated = ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-value))
+            return ast.copy_location(negated, node)
+        return node
 
 
 def _give_every_block_a_statement(tree) -> None:

@@ -82,3 +82,7 @@ class InvalidArgumentError(SrcadError):
 
 class UnsupportedOperationError(SrcadError):
     """A primitive was called in a way its derivative does not cover (found at run time)."""
+
+
+class NondifferentiableArgumentError(InvalidArgumentError):
+    """A derivative was asked with respect to an argument that has none (a string, a function)."""

@@ -146,8 +146,7 @@ def _check_compound(parsed, statement, loop_depth) -> None:
         _check_for_header(parsed, statement)
         _check_expressions(parsed, gast.Expr(value=statement.iter))
     else:
-        _check_expressions(parsed, gast.Expr(value=statement.test),
-                           comprehensions=isinstance(statement, gast.If))
+        _check_expressions(parsed, gast.Expr(value=statement.test))
     inner_depth = loop_depth + (0 if isinstance(statement, gast.If) else 1)
     for inner in statement.body:
         _check_statement(parsed, inner, inner_depth)
@@ -156,7 +155,7 @@ def _check_compound(parsed, statement, loop_depth) -> None:
 
 
 def _check_for_header(parsed, loop) -> None:
-    """``for x in <expression>``; unpacking only with enumerate(...) and zip(...)."""
+    """``for x in <expression>``; the items may be unpacked into names, nested to any depth."""
     iterator = loop.iter
     helper = parsed.resolve(iterator.func, None) if isinstance(iterator, gast.Call) else None
     if helper in _ITERATION_HELPERS and (iterator.keywords or not iterator.args):
@@ -166,18 +165,26 @@ def _check_for_header(parsed, loop) -> None:
         _reject(parsed, iterator, "range(...) with more than 3 arguments", "")
     target = loop.target
     if isinstance(target, gast.Name):
-        if helper in (enumerate, zip):
-            _reject(parsed, target, "a single loop variable over %s(...)" % helper.__name__,
-                    "Unpack the items: `for i, x in enumerate(xs)`.")
         return
-    if helper is enumerate and len(iterator.args) == 1 and isinstance(target, gast.Tuple) \
-            and len(target.elts) == 2 and all(isinstance(e, gast.Name) for e in target.elts):
+    if helper is enumerate and len(iterator.args) in (1, 2) and isinstance(target, gast.Tuple) \
+            and len(target.elts) == 2 and isinstance(target.elts[0], gast.Name) \
+            and _is_unpacking_target(target.elts[1]):
         return
     if helper is zip and isinstance(target, gast.Tuple) and len(target.elts) == len(
-            iterator.args) and all(isinstance(e, gast.Name) for e in target.elts):
+            iterator.args) and all(_is_unpacking_target(e) for e in target.elts):
         return
+    if helper is not range and _is_unpacking_target(target):
+        return  # for W, b in layers: each item unpacked
     _reject(parsed, target, "this loop target", "Loop with a plain name, or unpack "
-            "enumerate(xs) / zip(xs, ys) into names.")
+            "the items into names: `for W, b in layers`, `for i, x in enumerate(xs)`.")
+
+
+def _is_unpacking_target(target) -> bool:
+    """A name, or a tuple or list of such targets (no starred names): ``(W, b)``."""
+    if isinstance(target, gast.Name):
+        return True
+    return isinstance(target, (gast.Tuple, gast.List)) and all(
+        _is_unpacking_target(e) for e in target.elts)
 
 
 def _check_nested_function(parsed, definition) -> None:
@@ -189,10 +196,8 @@ def _check_nested_function(parsed, definition) -> None:
     if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
         _reject(parsed, definition, "a nested function with *args, **kwargs or keyword-only "
                 "parameters", "Give it ordinary parameters.")
-    for default in args.defaults:
-        if not isinstance(default, gast.Constant):
-            _reject(parsed, default, "a nested function default that is not a constant",
-                    "Pass the value as an argument.")
+    _check_expressions(parsed, gast.Expr(value=gast.Tuple(elts=list(args.defaults),
+                                                          ctx=gast.Load())))
     for statement in definition.body:
         if _is_docstring(statement):
             continue
@@ -203,14 +208,17 @@ def _check_target(parsed, target) -> None:
     if isinstance(target, gast.Name):
         return
     if isinstance(target, (gast.Tuple, gast.List)):
+        if _is_unpacking_target(target):
+            return  # names, nested to any depth: (W, b), rest = ...
         starred = [e for e in target.elts if isinstance(e, gast.Starred)]
         for element in target.elts:
             if isinstance(element, gast.Starred) and isinstance(element.value, gast.Name) \
                     and len(starred) == 1:
                 continue
             if not isinstance(element, gast.Name):
-                _reject(parsed, element, "a nested unpacking target",
-                        "Unpack into plain names (one of them may be starred).")
+                _reject(parsed, element, "a nested unpacking target with a starred name",
+                        "Unpack into names (one of them may be starred), or nest "
+                        "without a starred name.")
         return
     if isinstance(target, gast.Subscript):
         if isinstance(target.value, gast.Name):
@@ -223,14 +231,14 @@ def _check_target(parsed, target) -> None:
     _reject(parsed, target, what, "Assign to a plain variable instead.")
 
 
-def _check_expressions(parsed, statement, comprehensions=True) -> None:
+def _check_expressions(parsed, statement) -> None:
     summed = set()
-    if comprehensions:  # sum(... for ...) becomes a loop (normalize/lower_comprehensions.py)
-        for node in gast.walk(statement):
-            if (isinstance(node, gast.Call) and node.args and not node.keywords
-                    and isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp))
-                    and parsed.resolve(node.func, None) is sum):
-                summed.add(id(node.args[0]))
+    # sum(... for ...) becomes a loop (normalize/lower_comprehensions.py), wherever it is
+    for node in gast.walk(statement):
+        if (isinstance(node, gast.Call) and node.args and not node.keywords
+                and isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp))
+                and parsed.resolve(node.func, None) is sum):
+            summed.add(id(node.args[0]))
     allowed_lambda = (statement.value if isinstance(statement, gast.Assign)
                       and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
                       and isinstance(statement.value, gast.Lambda) else None)
@@ -244,10 +252,9 @@ def _check_expressions(parsed, statement, comprehensions=True) -> None:
                     "Name it (`square = lambda t: t * t`) and call it by that name.")
         if isinstance(node, gast.Lambda):
             lambda_args = node.args
-            if lambda_args.vararg or lambda_args.kwarg or lambda_args.kwonlyargs or \
-                    lambda_args.defaults:
-                _reject(parsed, node, "a lambda with defaults, *args or **kwargs",
-                        "Give it plain parameters.")
+            if lambda_args.vararg or lambda_args.kwarg or lambda_args.kwonlyargs:
+                _reject(parsed, node, "a lambda with *args, **kwargs or keyword-only "
+                        "parameters", "Give it plain parameters.")
         if isinstance(node, gast.Dict) and not all(
                 isinstance(k, gast.Constant) and isinstance(k.value, str) for k in node.keys):
             _reject(parsed, node, "a dict whose keys are not constant strings",

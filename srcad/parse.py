@@ -118,17 +118,31 @@ def _lookup_free_name(function, name, default):
 
 
 def unwrap_function(function):
-    """The plain Python function behind ``function`` (methods, partial-free wrappers)."""
-    function = inspect.unwrap(function)
+    """The plain Python function behind a bound method; any other object itself.
+
+    ``__wrapped__`` is never followed: a decorated function is the wrapper the
+    decorator returned, and that wrapper (not the function it wraps) is what a
+    call runs and what srcad differentiates. The function ``srcad.grad``
+    returns keeps ``__wrapped__`` for its users, and srcad differentiates its
+    generated code (srcad/derived.py), never the function it wraps.
+    """
     if inspect.ismethod(function):
         function = function.__func__
     return function
+
+
+def signature_of(function) -> inspect.Signature:
+    """``function``'s own parameters (inspect.signature would follow ``__wrapped__``)."""
+    return inspect.signature(function, follow_wrapped=False)
 
 
 def parse_function(function) -> ParsedFunction:
     """Read ``function``'s source and parse it with gast."""
     function = unwrap_function(function)
     what = getattr(function, "__qualname__", repr(function))
+    if not inspect.isfunction(function) and inspect.isfunction(
+            getattr(function, "__wrapped__", None)):
+        raise wrapper_error(function)
     if not inspect.isfunction(function):
         raise SourceUnavailableError(
             "cannot read the source of %s: it is not a Python function (a builtin or C "
@@ -142,7 +156,8 @@ def parse_function(function) -> ParsedFunction:
             hint="Write it as a `def` function and pass that to srcad.",
         )
     try:
-        lines, first_line = inspect.getsourcelines(function)
+        # through the code object: inspect.getsourcelines(function) follows __wrapped__
+        lines, first_line = inspect.getsourcelines(function.__code__)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
             "cannot read the source of %s (%s)" % (what, exc),
@@ -152,7 +167,7 @@ def parse_function(function) -> ParsedFunction:
     raw = "".join(lines)
     source = textwrap.dedent(raw)
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-    filename = inspect.getsourcefile(function) or function.__code__.co_filename
+    filename = inspect.getsourcefile(function.__code__) or function.__code__.co_filename
     module = gast.parse(source)
     defs = [n for n in module.body if isinstance(n, gast.FunctionDef)]
     if not defs:
@@ -176,6 +191,22 @@ def parse_function(function) -> ParsedFunction:
         local_names=frozenset(local_names),
         identifiers=frozenset(all_identifiers(tree)),
     )
+
+
+def wrapper_error(wrapper) -> SourceUnavailableError:
+    """A decorator made ``wrapper`` without Python source (functools.lru_cache, ...)."""
+    wrapped = wrapper.__wrapped__
+    code = wrapped.__code__
+    line = linecache.getline(code.co_filename, code.co_firstlineno)
+    location = Location(code.co_filename, code.co_firstlineno,
+                        len(line) - len(line.lstrip()), line)
+    return SourceUnavailableError(
+        "cannot differentiate %s: a decorator replaced it with a %s, which is not a Python "
+        "function, so srcad cannot read what it does with %s"
+        % (wrapped.__qualname__, type(wrapper).__name__, wrapped.__name__), location,
+        "srcad differentiates decorators written in Python by reading them. If this one does "
+        "not change what %s computes, differentiate the undecorated function (%s.__wrapped__)."
+        % (wrapped.__name__, wrapped.__name__))
 
 
 def _local_names(tree: gast.FunctionDef) -> set[str]:

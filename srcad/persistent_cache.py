@@ -263,7 +263,7 @@ def function_fingerprint(function) -> str:
     """What the generated code of ``function`` depends on, besides srcad: see the module doc."""
     code = function.__code__
     try:
-        lines, first_line = inspect.getsourcelines(function)
+        lines, first_line = inspect.getsourcelines(code)  # never __wrapped__'s source
     except (OSError, TypeError) as exc:
         raise Uncacheable("no source: %s" % exc) from None
     globals_ = function.__globals__

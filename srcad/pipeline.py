@@ -21,7 +21,6 @@ from .fence import fence
 from .naming import Namer
 from .namespace import Aliases
 from .normalize.anf import to_anf
-from .normalize.lower_comprehensions import lower_comprehensions
 from .normalize.lower_exits import lower_exits
 from .normalize.rename_versions import rename_versions
 from .normalize.split_tuples import split_tuples
@@ -100,8 +99,7 @@ def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
               inlined: list | None = None) -> gast.FunctionDef:
     tree = syntax.deepcopy(parsed.tree)
     resolve = make_resolver(parsed, aliases, tree)
-    tree.body = lower_comprehensions(tree.body, namer, resolve)
-    tree = lower_exits(tree, namer, resolve)
+    tree = lower_exits(tree, namer, resolve, aliases)
     tree = to_anf(parsed, tree, namer, aliases, inlined)
     tree = split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
     return rename_versions(tree, namer)

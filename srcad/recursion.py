@@ -32,13 +32,26 @@ def vjp_of(function):
         from .pipeline import generate_reverse
         from .transform.reverse import ReverseRequest
 
-        params = list(inspect.signature(function).parameters)
-        request = ReverseRequest(wrt=params, single=False, seed="cotangent",
-                                 check_scalar_output=False, extra_params=["cotangent"])
+        params = list(inspect.signature(function, follow_wrapped=False).parameters)
+        cotangent = cotangent_name(params)
+        request = ReverseRequest(wrt=params, single=False, seed=cotangent,
+                                 check_scalar_output=False, extra_params=[cotangent])
         generated = generate_reverse(function, request, None,
                                      name="vjp_%s" % function.__name__)
         _generated[function] = (function.__code__, generated.function)
         return generated.function
+
+
+def cotangent_name(params) -> str:
+    """The name of a vjp's cotangent parameter: ``cotangent``, unless a parameter has it.
+
+    (The vjp of generated vjp code, e.g. grad of grad of a recursive function, has one.)
+    """
+    name, number = "cotangent", 1
+    while name in params:
+        number += 1
+        name = "cotangent_%d" % number
+    return name
 
 
 def jvp_of(function):
@@ -55,7 +68,7 @@ def jvp_of(function):
         from .pipeline import generate_forward
         from .transform.forward import ForwardRequest
 
-        params = list(inspect.signature(function).parameters)
+        params = list(inspect.signature(function, follow_wrapped=False).parameters)
         generated = generate_forward(function, ForwardRequest(wrt=params), None,
                                      name="jvp_%s" % function.__name__)
         _generated[key] = (function.__code__, generated.function)

@@ -1,7 +1,7 @@
 """The template registry: which primitives srcad knows, and how to differentiate each.
 
 A *template* is a small Python function whose body is pasted into generated
-code with names substituted (DESIGN.md, "Templates")::
+code with names substituted (docs/templates.md)::
 
     @adjoint(np.sin)
     def sin(y, x):
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from .errors import TemplateError
+from .errors import Location, TemplateError
 
 
 class _DerivativeNotation:
@@ -81,6 +81,7 @@ class Primitive:
     tangent: Template | None = None
     shape_rule: object = None
     differentiable: bool = True
+    constraints: list = field(default_factory=list)  # static checks of a call (see constraint)
 
     @property
     def name(self) -> str:
@@ -155,6 +156,22 @@ def nondifferentiable(*functions):
     return functions[0] if len(functions) == 1 else None
 
 
+def constraint(check, *primitives):
+    """Attach a static check to each primitive, run when srcad differentiates a call to it.
+
+    ``check(arguments, carries, resolve)`` receives the call's arguments by the
+    template's parameter names (gast expressions; omitted ones are the template's
+    defaults, as constants), ``carries(expression)``, which tells whether an argument
+    may carry a derivative, and ``resolve(expression)``, the object a static
+    reference means (or analysis.operations.UNRESOLVED); it returns None, or
+    ``(why, what to do)`` when srcad cannot
+    differentiate the call: srcad then raises UnsupportedOperationError at the call,
+    instead of pasting a template that would give a wrong derivative.
+    """
+    for primitive in primitives:
+        _entry(primitive).constraints.append(check)
+
+
 def shape_rule(rule, *primitives):
     """Attach a shape rule (see analysis/shapes.py) to each primitive."""
     for primitive in primitives:
@@ -203,11 +220,15 @@ def _public_numpy_module(obj, module, name):
 
 
 def _parse_template_body(function, kind):
-    source = textwrap.dedent(inspect.getsource(function))
-    tree = gast.parse(source).body[0]
+    lines, first_line = inspect.getsourcelines(function.__code__)
+    tree = gast.parse(textwrap.dedent("".join(lines))).body[0]
+    indent = len(lines[0]) - len(lines[0].lstrip())
     body = [s for s in tree.body if not _is_docstring(s)]
     for statement in body:
-        _check_template_statement(statement, function, kind)
+        line = lines[statement.lineno - 1] if statement.lineno <= len(lines) else ""
+        where = Location(function.__code__.co_filename, first_line + statement.lineno - 1,
+                         statement.col_offset + indent, line)
+        _check_template_statement(statement, function, kind, where)
     return body
 
 
@@ -225,8 +246,7 @@ def is_derivative_ref(node) -> bool:
     )
 
 
-def _check_template_statement(statement, function, kind):
-    where = "%s:%d" % (function.__code__.co_filename, function.__code__.co_firstlineno)
+def _check_template_statement(statement, function, kind, location):
     if isinstance(statement, gast.AugAssign):
         if kind == "adjoint" and is_derivative_ref(statement.target) and isinstance(
             statement.op, (gast.Add, gast.Sub)
@@ -240,6 +260,7 @@ def _check_template_statement(statement, function, kind):
             return
     allowed = "d[x] += ..., d[x] -= ..." if kind == "adjoint" else "d[y] = ..."
     raise TemplateError(
-        "%s template %s (%s) has a statement srcad cannot paste" % (kind, function.__name__, where),
+        "%s template %s has a statement srcad cannot paste" % (kind, function.__name__),
+        location,
         hint="Template bodies are made of `%s` and `temporary = ...` statements." % allowed,
     )

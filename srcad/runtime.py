@@ -8,6 +8,8 @@ with the plain expression they reduce to (or removes them).
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import linecache
 import numbers
 
@@ -21,20 +23,21 @@ class Parts(list):
 
     Adds element by element, so accumulating two adjoints of one list works as
     for arrays (``array + parts`` is a Parts too); slicing keeps
-    it a Parts.
+    it a Parts. It never reaches the user: ``match_type`` turns it into the
+    argument's own list or tuple.
     """
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         # array + Parts adds element by element; any other ufunc sees an ordinary array
         if ufunc is np.add and method == "__call__" and len(inputs) == 2 and not kwargs:
-            return Parts(a + b for a, b in zip(*inputs))
+            return Parts(a + b for a, b in zip(*inputs, strict=True))
         arrays = [np.asarray(list(i)) if isinstance(i, Parts) else i for i in inputs]
         return getattr(ufunc, method)(*arrays, **kwargs)
 
     def __add__(self, other):
-        if isinstance(other, (int, float)) and other == 0:
+        if _is_zero_scalar(other):
             return self
-        return Parts(a + b for a, b in zip(self, other))
+        return Parts(a + b for a, b in zip(self, other, strict=True))
 
     __radd__ = __add__
     __iadd__ = __add__  # x_bar += parts adds element by element too (never extends)
@@ -44,13 +47,47 @@ class Parts(list):
         return Parts(item) if isinstance(index, slice) else item
 
 
+class Entries(dict):
+    """The adjoint of a dict: one adjoint per key, added key by key.
+
+    Like Parts, it stays inside generated code: ``match_type`` turns it into
+    the argument's own dict type.
+    """
+
+    __array_ufunc__ = None  # array + Entries: NumPy defers to Entries.__radd__
+
+    def __add__(self, other):
+        if _is_zero_scalar(other):
+            return self
+        if not isinstance(other, dict):
+            return NotImplemented
+        out = Entries(self)
+        for key, value in other.items():
+            out[key] = out[key] + value if key in out else value
+        return out
+
+    __radd__ = __add__
+    __iadd__ = __add__  # a new Entries: another name may hold this one
+
+
+def _is_zero_scalar(value) -> bool:
+    return (isinstance(value, (numbers.Number, np.generic)) and np.ndim(value) == 0
+            and value == 0)
+
+
 def _is_ragged(x) -> bool:
-    """A list or tuple: its adjoint is a Parts, one adjoint per element."""
-    return isinstance(x, (list, tuple))
+    """A list, tuple or dict: its adjoint is a Parts or an Entries, one adjoint per element."""
+    return isinstance(x, (list, tuple, dict))
 
 
 def unbroadcast(g, x):
-    """Sum ``g`` (an adjoint of a broadcast result) back to the shape of ``x``."""
+    """Sum ``g`` (an adjoint of a broadcast result) back to the shape of ``x``.
+
+    In general: ``g`` broadcast to the common shape of ``g`` and ``x``, then
+    summed to x's shape. This map is linear in ``g`` and its transpose is
+    ``unbroadcast(., g)``, which is what its adjoint template uses; so a
+    smaller ``g`` (a scalar seed, a row of a matrix) is broadcast to x's shape.
+    """
     if _is_ragged(x):
         return g
     x_shape = np.shape(x)
@@ -62,49 +99,209 @@ def unbroadcast(g, x):
     lead = len(g_shape) - len(x_shape)
     if lead > 0:
         g = np.sum(g, axis=tuple(range(lead)))
+    elif lead < 0:  # align g's axes with x's last ones
+        g = np.reshape(g, (1,) * -lead + g_shape)
     kept = tuple(i for i, n in enumerate(x_shape) if n == 1 and np.shape(g)[i] != 1)
     if kept:
         g = np.sum(g, axis=kept, keepdims=True)
-    if np.shape(g) != x_shape:  # g was a scalar and x an array
+    if np.shape(g) != x_shape:  # g had size-1 axes (or none) where x has more
         g = np.broadcast_to(g, x_shape)
     return g
 
 
 def zeros_like(x):
-    """A zero adjoint for ``x``: ``0.0`` for scalars, a float array of x's shape otherwise."""
+    """A zero adjoint for ``x``: ``0.0`` for scalars, a float array of x's shape otherwise.
+
+    A list or tuple gets a Parts and a dict (or a dataclass) an Entries of
+    zeros, element by element (e.g. a tape of (array, float) pairs); a value
+    that is no number (a string, None, a function) gets ``0.0``: it never has
+    a gradient.
+    """
+    if type(x) is np.ndarray and x.dtype.kind == "f":
+        return np.zeros(x.shape, dtype=x.dtype)
     if isinstance(x, (numbers.Number, np.generic)) and np.ndim(x) == 0:
         return 0.0
-    if _is_ragged(x):
-        return Parts(zeros_like(item) for item in x)  # e.g. a tape of (array, float) pairs
+    if isinstance(x, (list, tuple)):
+        return Parts(zeros_like(item) for item in x)
+    items = children(x)
+    if items is not None:  # a dict, or a dataclass: by key, by field name
+        return Entries((key, zeros_like(value)) for key, value in items)
+    if not isinstance(x, np.ndarray) and not _is_array_like(x):
+        return 0.0  # never np.asarray: it iterates np.r_ forever
     x = np.asarray(x)
+    if x.dtype.kind not in "biufc":
+        return 0.0
     dtype = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.float64
     return np.zeros(x.shape, dtype=dtype)
 
 
+def _is_array_like(x) -> bool:
+    return any(hasattr(x, attribute) for attribute in (
+        "__array__", "__array_interface__", "__array_struct__", "__array_namespace__"))
+
+
 def match_type(g, x):
-    """Give the gradient of ``x`` the type of ``x``: a Python float for a Python scalar."""
+    """Give the gradient of ``x`` the type of ``x``: a Python float for a Python scalar.
+
+    For a container (``children``), nested to any depth, the gradient has x's
+    own structure and container types, built from the adjoint ``g`` (a Parts
+    or an Entries) leaf by leaf, as ``gradient_leaf`` says.
+    """
     # np.float64 subclasses float: compare exact types, or a NumPy scalar slips through
     if type(x) in (float, int) and type(g) is not float:
         return float(g)
+    if children(x) is not None:
+        return _gradient_tree(g, x)
+    return g
+
+
+def children(x):
+    """``(key, value)`` pairs of a container, or None for a leaf.
+
+    The containers: lists and tuples (namedtuples too), by position; dicts of
+    any type, by key; dataclass instances, by field name. Their adjoints in
+    generated code are a Parts (lists, tuples) or an Entries (dicts, dataclasses).
+    """
+    if isinstance(x, dict):
+        return list(x.items())
+    if isinstance(x, (list, tuple)):
+        return list(enumerate(x))
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return [(f.name, getattr(x, f.name)) for f in dataclasses.fields(x)]
+    return None
+
+
+def rebuild(like, items):
+    """A container of ``like``'s type and keys holding ``items`` (its values, in order).
+
+    Keeps the container type: a list stays a list, a tuple (or namedtuple) a
+    tuple of that type, a dict (or OrderedDict...) a mapping of that type, a
+    dataclass an instance of that class (built without calling its __init__).
+    """
+    if isinstance(like, dict):
+        if type(like) in (dict, Entries):
+            return dict(zip(like, items))
+        out = copy.copy(like)  # OrderedDict, defaultdict...: same type, same order
+        out.update(zip(like, items))
+        return out
+    if type(like) in (list, tuple, Parts):
+        return list(items) if type(like) in (list, Parts) else tuple(items)
+    if isinstance(like, tuple) and hasattr(like, "_fields"):  # a namedtuple
+        return type(like)(*items)
+    if isinstance(like, (list, tuple)):
+        return type(like)(items)
+    out = copy.copy(like)  # a dataclass: every field replaced (frozen ones too)
+    for field, value in zip(dataclasses.fields(like), items):
+        object.__setattr__(out, field.name, value)
+    return out
+
+
+def _gradient_tree(g, x):
+    items = children(x)
+    if items is None:
+        return gradient_leaf(g, x)
+    return rebuild(x, [_gradient_tree(_element(g, key), value) for key, value in items])
+
+
+def _element(g, key):
+    """Element ``key`` of a container's adjoint (a scalar zero: a zero adjoint throughout)."""
+    if _is_zero_scalar(g):
+        return 0.0
+    if isinstance(key, str) and not isinstance(g, dict):  # a dataclass of tangents
+        return getattr(g, key)
+    return g[key]
+
+
+def is_differentiable_leaf(x) -> bool:
+    """A leaf of a container with a gradient: a float, a complex, or an array of floats.
+
+    Ints, bools, integer arrays, strings, None, functions and other objects
+    inside a container are held constant: their gradient slot holds None.
+    """
+    if type(x) in (float, complex):
+        return True
+    dtype = getattr(x, "dtype", None)
+    return isinstance(dtype, np.dtype) and np.issubdtype(dtype, np.inexact)
+
+
+def gradient_leaf(g, x):
+    """The gradient of leaf ``x`` of a container argument, of x's own type; None if it has none.
+
+    A Python float gets a Python float, a NumPy scalar its own type, an
+    array an array of its shape.
+    """
+    if not is_differentiable_leaf(x):
+        return None
+    if type(x) in (float, complex):
+        return type(x)(g)
+    if isinstance(x, np.generic):
+        return x.dtype.type(g)
+    if np.shape(g) != np.shape(x):  # an adjoint never accumulated into: a scalar zero
+        g = np.broadcast_to(g, np.shape(x))
     return g
 
 
 def owned(g):
-    """A gradient the caller may keep and modify: never a read-only (broadcast) view."""
-    if isinstance(g, np.ndarray) and not g.flags.writeable:
-        return g.copy()
+    """A gradient the caller may keep and modify: never a read-only (broadcast) view.
+
+    In a container gradient, no array is read-only or appears twice.
+    """
+    if isinstance(g, np.ndarray):
+        return g.copy() if not g.flags.writeable else g
+    if children(g) is not None:
+        return _owned(g, {})
     return g
 
 
 def owned_tuple(*gradients):
     """Like ``owned`` for several gradients; no array is returned twice."""
-    out = []
-    for g in gradients:
-        g = owned(g)
-        if isinstance(g, np.ndarray) and any(g is earlier for earlier in out):
+    seen = {}
+    return tuple(_owned(g, seen) for g in gradients)
+
+
+def _owned(g, seen):
+    if isinstance(g, np.ndarray):
+        if not g.flags.writeable or id(g) in seen:
             g = g.copy()
-        out.append(g)
-    return tuple(out)
+        seen[id(g)] = g  # (keeps g alive, so its id stays its own)
+        return g
+    items = children(g)
+    if items is not None:
+        return rebuild(g, [_owned(value, seen) for _, value in items])
+    return g
+
+
+def field_key(x, name):
+    """Where attribute ``name`` of a record ``x`` sits in x's adjoint.
+
+    A namedtuple's adjoint is a Parts (by position), a dataclass's an Entries
+    (by field name).
+    """
+    if isinstance(x, tuple) and name in getattr(x, "_fields", ()):
+        return x._fields.index(name)
+    if dataclasses.is_dataclass(x) and not isinstance(x, type) and name in {
+            f.name for f in dataclasses.fields(x)}:
+        return name
+    raise UnsupportedOperationError(
+        "srcad differentiates reading the attribute .%s of a namedtuple or a dataclass, "
+        "not of a %s" % (name, type(x).__name__),
+        hint="Pass the value as an argument of its own, or hold this argument constant.")
+
+
+def unfield(g, x, name):
+    """Adjoint of ``x.name`` (x a namedtuple or dataclass): zeros like x, ``g`` at the field."""
+    return add_at(zeros_like(x), field_key(x, name), g)
+
+
+def field_of(t, x, name):
+    """``t.name`` for ``t`` a tangent or adjoint of record ``x`` (its own type, a Parts...).
+
+    A namedtuple's adjoint may also be an array stacking its fields' adjoints (as a
+    list's is, after ``np.array(record)``): indexed by position too.
+    """
+    if isinstance(t, (list, dict, np.ndarray)):  # a Parts, an Entries, a stacked array
+        return t[field_key(x, name)]
+    return getattr(t, name)
 
 
 def expand_reduced(g, x, axis=None, keepdims=False):
@@ -131,14 +328,7 @@ def _normalize_axes(axis, ndim):
 def unindex(g, x, index):
     """Adjoint of ``x[index]``: zeros of x's shape with ``g`` added at ``index``."""
     if _is_ragged(x):
-        out = zeros_like(x)
-        if isinstance(index, slice):
-            positions = range(len(x))[index]
-            for position, part in zip(positions, g):
-                out[position] = out[position] + part
-        else:
-            out[index] = out[index] + g
-        return out
+        return add_at(zeros_like(x), index, g)
     out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
     if _is_basic_index(index):
         out[index] += g
@@ -200,6 +390,116 @@ def matmul_adjoint_right(g, a, b):
     return unbroadcast(contribution, b)
 
 
+def falling_factorial(y, n, k=0):
+    """The ``k``-th derivative in ``y`` of ``y (y - 1) ... (y - n + 1)`` (1 for ``n = 0``).
+
+    It is the coefficient of ``x ** (y - n)`` in the n-th derivative of ``x ** y``.
+    """
+    coefficients = np.poly(np.arange(n)) if n else np.ones(1)
+    for _ in range(k):
+        coefficients = np.polyder(coefficients)
+    value = np.polyval(coefficients, y)
+    return float(value) if type(y) in (float, int) else value
+
+
+def power_derivative(x, y, n=1):
+    """The ``n``-th derivative in ``x`` of ``x ** y``: ``falling_factorial(y, n) * x ** (y - n)``.
+
+    Exactly 0 where the coefficient is 0 (y a whole number below n: there x ** y is
+    a polynomial of lower degree), x = 0 included, where ``x ** (y - n)`` would divide
+    by zero. At x = 0 with ``y < n`` otherwise, the derivative is infinite: inf or
+    nan, as NumPy computes it, for Python floats too (never ZeroDivisionError).
+    """
+    coefficient = falling_factorial(y, n)
+    if np.ndim(x) == 0 and np.ndim(y) == 0:
+        python = type(x) in (float, int) and type(y) in (float, int)
+        if coefficient == 0:
+            return 0.0 if python else np.float64(0.0)
+        if x == 0 and y - n < 0:
+            value = coefficient * np.power(np.float64(x), y - n)
+        else:
+            value = coefficient * x ** (y - n)
+        return float(value) if python else value
+    exponent = np.where(coefficient == 0, 0.0, np.subtract(y, n, dtype=float))
+    return np.where(coefficient == 0, 0.0, coefficient * np.power(x, exponent))
+
+
+def if_inexact(g, y):
+    """``g``, or zeros where ``y`` holds integers: a value rounded into an integer array has
+    derivative 0 (``np.full_like(int_array, x)``, ``np.linspace(a, b, n, dtype=int)``)."""
+    if np.issubdtype(np.result_type(y), np.inexact):
+        return g
+    return np.zeros(np.shape(g))
+
+
+def linspace_weights(y, num, endpoint, axis, which):
+    """d y / d start (``which`` 0) or d y / d stop (1) of ``y = np.linspace(start, stop, num,
+    endpoint, axis=axis)``, one weight per element of y: y = start (1 - t) + stop t."""
+    count = int(num)
+    divisions = (count - 1 if endpoint else count) or 1
+    t = np.arange(count, dtype=float) / divisions
+    weights = t if which else 1.0 - t
+    axis = axis % np.ndim(y)
+    weights = np.reshape(weights, (count,) + (1,) * (np.ndim(y) - 1 - axis))
+    return if_inexact(np.broadcast_to(weights, np.shape(y)), y)
+
+
+def arange_weights(y, stop, which):
+    """d y / d start (``which`` 0) or d y / d step (1) of ``y = np.arange(start, stop, step)``.
+
+    Called with one argument, ``np.arange(stop)`` binds that argument to ``start``:
+    its weight is then 0 (the stop only decides how many elements there are).
+    """
+    if which == 0:
+        weights = np.zeros(np.shape(y)) if stop is None else np.ones(np.shape(y))
+    else:
+        weights = np.arange(np.shape(y)[0], dtype=float)
+    return if_inexact(weights, y)
+
+
+def concatenated(trick, pieces):
+    """``np.r_[a, b]`` or ``np.c_[a, b]`` written by srcad: ``trick[tuple(pieces)]``."""
+    return trick[tuple(pieces)]
+
+
+def pieces_of(g, trick, pieces):
+    """Adjoint of ``concatenated(trick, pieces)``: ``g`` cut back into one part per piece.
+
+    Each piece enters as ``trick`` makes it alone (``np.r_``: at least 1-d; ``np.c_``:
+    at least 2-d, a vector as a column), joined along the trick's axis.
+    """
+    axis = trick.axis
+    parts = Parts()
+    start = 0
+    for piece in pieces:
+        joined_shape = np.shape(trick[np.zeros(np.shape(piece))])
+        size = joined_shape[axis]
+        index = [slice(None)] * np.ndim(g)
+        index[axis] = slice(start, start + size)
+        parts.append(np.reshape(np.asarray(g)[tuple(index)], np.shape(piece)))
+        start += size
+    return parts
+
+
+def split_along(g, pieces, axis=0):
+    """Adjoint of ``np.concatenate(pieces, axis)``: ``g`` cut into one part per piece."""
+    parts = Parts()
+    if axis is None:  # the pieces were flattened
+        bounds = np.cumsum([np.size(piece) for piece in pieces])[:-1]
+        for part, piece in zip(np.split(np.ravel(g), bounds), pieces):
+            parts.append(np.reshape(part, np.shape(piece)))
+        return parts
+    bounds = np.cumsum([np.shape(piece)[axis] for piece in pieces])[:-1]
+    parts.extend(np.split(np.asarray(g), bounds, axis=axis))
+    return parts
+
+
+def unstacked(g, pieces, axis=0):
+    """Adjoint of ``np.stack(pieces, axis)``: one part of ``g`` per piece."""
+    g = np.asarray(g)
+    return Parts(np.take(g, i, axis=axis) for i in range(len(pieces)))
+
+
 def log_of_base(a):
     """``log(a)`` for the exponent's adjoint of ``a ** b``, taken as 0 where ``a == 0``."""
     if np.ndim(a) == 0:
@@ -216,13 +516,14 @@ def inverse_transpose_axes(axes, ndim):
 
 def check_scalar_output(value, where):
     """Raise NonScalarOutputError unless ``value`` is a scalar (what ``grad`` needs)."""
-    if np.ndim(value) != 0:
+    if children(value) is not None or np.ndim(value) != 0:
+        what = ("a %s" % type(value).__name__ if children(value) is not None
+                else "an array of shape %s" % (np.shape(value),))
         filename, lineno, col = where.rsplit(":", 2)
         location = Location(filename, int(lineno), int(col),
                             linecache.getline(filename, int(lineno)))
         raise NonScalarOutputError(
-            "grad needs a function that returns a scalar, but this return gave an array "
-            "of shape %s" % (np.shape(value),),
+            "grad needs a function that returns a scalar, but this return gave %s" % what,
             location,
             hint="Reduce the output to a scalar, for example with np.sum(...).",
         )
@@ -262,6 +563,14 @@ def updated(container, index, value):
 
 def without(g, index):
     """A copy of ``g`` with zeros at ``index``: an overwritten value gets no gradient."""
+    if isinstance(g, (list, dict)):  # the adjoint of a list or dict: a Parts or an Entries
+        out = copy.copy(g)
+        if isinstance(index, slice):
+            for position in range(len(g))[index]:
+                out[position] = zeros_like(g[position])
+        else:
+            out[index] = zeros_like(g[index])
+        return out
     out = np.array(g, dtype=np.result_type(g, np.float64), copy=True)
     out[index] = 0.0
     return out
@@ -300,10 +609,17 @@ def appended(items, value):
 
 
 def match_tangent(tangent, value):
-    """The output tangent of a jvp: the output's shape (and a Python float for a float)."""
-    if isinstance(value, (tuple, list)):
-        return type(value)(match_tangent(t, v) for t, v in zip(tangent, value))
-    if isinstance(value, float) and not isinstance(tangent, float) and np.ndim(tangent) == 0:
+    """The output tangent of a jvp: the output's shape (and a Python float for a float).
+
+    A container output (``children``) gets a tangent of its own structure and types;
+    a None in it (the gradient slot of a leaf held constant) has None as tangent.
+    """
+    items = children(value)
+    if items is not None:
+        return rebuild(value, [match_tangent(_element(tangent, key), v) for key, v in items])
+    if value is None:
+        return None
+    if type(value) is float and type(tangent) is not float and np.ndim(tangent) == 0:
         return float(tangent)
     if np.shape(tangent) != np.shape(value):
         return np.broadcast_to(tangent, np.shape(value)).copy()
@@ -315,7 +631,11 @@ def add_at(total, index, g):
 
     Returns ``total``, so forward-mode code can write ``total = rt.add_at(total, i, g)``.
     """
-    if isinstance(total, list):
+    if isinstance(total, list) and isinstance(index, slice):  # element by element
+        positions = range(len(total))[index]
+        for position, part in zip(positions, g, strict=True):
+            total[position] = total[position] + part
+    elif isinstance(total, (list, dict)):
         total[index] = total[index] + g
     elif _is_basic_index(index):
         total[index] += g
@@ -327,13 +647,40 @@ def add_at(total, index, g):
 def added_at(total, index, g):
     """``add_at`` on a copy: what srcad reads ``rt.add_at(total, i, g)`` as when it
     differentiates generated code (every earlier value stays as it was)."""
-    copy = Parts(total) if isinstance(total, list) else np.array(total, copy=True)
-    return add_at(copy, index, g)
+    if isinstance(total, dict):
+        fresh = Entries(total)
+    elif isinstance(total, list):
+        fresh = Parts(total)
+    else:
+        fresh = np.array(total, copy=True)
+    return add_at(fresh, index, g)
 
 
 def all_but_last(items):
     """``items.pop()`` leaves this list (a new one: earlier lists stay as they were)."""
     return items[:-1]
+
+
+def _visited_as_is(items) -> bool:
+    """A sequence ``for`` visits by index: a list, tuple, array, range... (not a dict)."""
+    return (not isinstance(items, dict) and hasattr(items, "__len__")
+            and hasattr(items, "__getitem__"))
+
+
+def iterated(items):
+    """What ``for x in items`` visits, indexable: a sequence itself, else a new list of
+    what iterating it gives (a dict's keys, a set's or an iterator's items)."""
+    return items if _visited_as_is(items) else list(items)
+
+
+def iterated_adjoint(g, items):
+    """Adjoint of ``iterated``: ``g`` flows back to ``items``, but a dict's keys carry none."""
+    return zeros_like(items) if isinstance(items, dict) else g
+
+
+def iterated_tangent(t, items):
+    """Tangent of ``iterated(items)`` (``t`` is items' tangent): zeros for a dict's keys."""
+    return [0.0] * len(items) if isinstance(items, dict) else t
 
 
 def append_in_place(items, value):

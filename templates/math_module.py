@@ -2,6 +2,7 @@
 
 import math
 
+from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, d, nondifferentiable, shape_rule, tangent
 
@@ -210,13 +211,13 @@ def sqrt(y, x):  # noqa: F811
 
 @adjoint(math.pow)
 def pow(z, x, y):
-    d[x] += d[z] * y * math.pow(x, y - 1.0)
-    d[y] += d[z] * z * math.log(x)
+    d[x] += d[z] * rt.power_derivative(x, y, 1)
+    d[y] += d[z] * z * rt.log_of_base(x)
 
 
 @tangent(math.pow)
 def pow(z, x, y):  # noqa: F811
-    d[z] = d[x] * y * math.pow(x, y - 1.0) + d[y] * z * math.log(x)
+    d[z] = d[x] * rt.power_derivative(x, y, 1) + d[y] * z * rt.log_of_base(x)
 
 
 @adjoint(math.hypot)
@@ -286,5 +287,17 @@ shape_rule(shapes.python_float, math.sin, math.cos, math.tan, math.asin, math.ac
            math.pow, math.hypot, math.fabs, math.erf, math.erfc, math.degrees, math.radians,
            math.copysign, math.floor, math.ceil)
 
+# |x| with the sign of y: differentiable in x (its derivative in y is 0 but at y = 0)
+@adjoint(math.copysign)
+def copysign(z, x, y):
+    d[x] += d[z] * math.copysign(1.0, x) * math.copysign(1.0, y)
+
+
+@tangent(math.copysign)
+def copysign(z, x, y):  # noqa: F811
+    d[z] = d[x] * math.copysign(1.0, x) * math.copysign(1.0, y)
+
+
+# piecewise constant (derivative 0 wherever it exists) or integer-valued
 nondifferentiable(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
-                  math.copysign, math.factorial, math.gcd, math.comb, math.perm)
+                  math.factorial, math.gcd, math.comb, math.perm)

@@ -320,9 +320,9 @@ nondifferentiable(
     np.sign, np.floor, np.ceil, np.round, np.rint, np.trunc, np.isnan, np.isfinite, np.isinf,
     np.logical_and, np.logical_or, np.logical_not, np.logical_xor, np.greater, np.less,
     np.greater_equal, np.less_equal, np.equal, np.not_equal, np.zeros_like, np.ones_like,
-    np.empty_like, np.full_like, np.zeros, np.ones, np.empty, np.arange, np.linspace, np.eye,
+    np.empty_like, np.zeros, np.ones, np.empty, np.eye,
     np.identity, np.argmax, np.argmin, np.argsort, np.shape, np.ndim, np.size,
     np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype, np.ndarray.argmax,
-    np.ndarray.argmin, np.ndarray.argsort, builtins.len, builtins.int, builtins.bool,
-    builtins.round, builtins.isinstance, builtins.type, stop_gradient,
+    np.ndarray.argmin, np.ndarray.argsort, builtins.len, builtins.range, builtins.int,
+    builtins.bool, builtins.round, builtins.isinstance, builtins.type, stop_gradient,
 )

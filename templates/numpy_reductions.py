@@ -1,10 +1,11 @@
 """Reductions: sum and mean, as functions and as array methods, with axis/keepdims."""
 
+import gast
 import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import adjoint, d, shape_rule, tangent
+from srcad.registry import adjoint, constraint, d, shape_rule, tangent
 
 
 @adjoint(np.sum, np.ndarray.sum)
@@ -54,6 +55,28 @@ def norm(y, x, ord=None, axis=None, keepdims=False):  # noqa: A002, F811
 
 
 shape_rule(shapes.reduction, np.amax, np.amin)
+
+
+def _two_norm(arguments, carries, resolve):
+    """A constant ord other than the 2-norm or Frobenius norm is an error at the call (an
+    ord=2 of a matrix, the spectral norm, only when the derivative runs: rt.norm_adjoint)."""
+    order = arguments["ord"]
+    if isinstance(order, gast.Constant):
+        value = order.value
+    elif isinstance(order, gast.UnaryOp) and isinstance(order.operand, gast.Constant):
+        value = -order.operand.value if isinstance(order.op, gast.USub) else None
+    else:  # a static reference (np.inf), or a value known only at run time
+        value = resolve(order)
+        if not isinstance(value, (int, float, str)):
+            return None
+    if value in (None, 2, "fro"):
+        return None
+    return ("srcad differentiates np.linalg.norm for the 2-norm of vectors and the Frobenius "
+            "norm of arrays, not ord=%r" % (value,),
+            "Write the norm out (e.g. np.sum(np.abs(x)) for ord=1).")
+
+
+constraint(_two_norm, np.linalg.norm)
 
 
 def _norm_shape(x, ord=None, axis=shapes.Known(None), keepdims=shapes.Known(False), **kwargs):

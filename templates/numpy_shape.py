@@ -101,7 +101,15 @@ shape_rule(shapes.reshape, np.reshape)
 shape_rule(shapes.method_reshape, np.ndarray.reshape)
 shape_rule(shapes.transpose, np.transpose, np.ndarray.T)
 shape_rule(shapes.method_transpose, np.ndarray.transpose)
-shape_rule(shapes.same_as_first, np.ndarray.copy, np.copy)
+shape_rule(shapes.same_as_first, np.ndarray.copy)
+
+
+def _copy_shape(x, *rest, **kwargs):  # np.copy(2.0) is a 0-d array, not a float
+    x = shapes.plain(x)
+    return shapes.Array(()) if isinstance(x, shapes.Scalar) else x
+
+
+shape_rule(_copy_shape, np.copy)
 
 
 @adjoint(np.ndarray.astype)
@@ -115,3 +123,46 @@ def astype(y, x, dtype, order="K", casting="unsafe", subok=True, copy=True):  # 
 
 
 shape_rule(shapes.same_as_first, np.ndarray.astype)
+
+
+# np.r_[a, b] and np.c_[a, b] (normalize/anf.py writes them rt.concatenated(np.r_, [a, b]))
+@adjoint(rt.concatenated)
+def concatenated(y, trick, pieces):
+    d[pieces] += rt.pieces_of(d[y], trick, pieces)
+
+
+@tangent(rt.concatenated)
+def concatenated(y, trick, pieces):  # noqa: F811
+    d[y] = rt.concatenated(trick, d[pieces])
+
+
+# a list's adjoint is a list of its elements' adjoints (rt.Parts): one part per piece
+@adjoint(np.concatenate)
+def concatenate(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    d[arrays] += rt.split_along(d[y], arrays, axis)
+
+
+@tangent(np.concatenate)
+def concatenate(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):  # noqa: F811
+    d[y] = np.concatenate(d[arrays], axis=axis)
+
+
+@adjoint(np.stack)
+def stack(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    d[arrays] += rt.unstacked(d[y], arrays, axis)
+
+
+@tangent(np.stack)
+def stack(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):  # noqa: F811
+    d[y] = np.stack(d[arrays], axis=axis)
+
+
+# generated adjoints broadcast with it (the adjoint of rt.unbroadcast): third derivatives
+@adjoint(np.broadcast_to)
+def broadcast_to(y, x, shape, subok=False):
+    d[x] += rt.unbroadcast(d[y], x)
+
+
+@tangent(np.broadcast_to)
+def broadcast_to(y, x, shape, subok=False):  # noqa: F811
+    d[y] = np.broadcast_to(d[x], shape)

@@ -7,8 +7,8 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.analysis.operations import IDENTITY
-from srcad.registry import adjoint, d, nondifferentiable, shape_rule, tangent
+from srcad.analysis.operations import ATTRIBUTE, IDENTITY
+from srcad.registry import adjoint, constraint, d, nondifferentiable, shape_rule, tangent
 
 
 @adjoint(operator.add, np.add)
@@ -55,15 +55,17 @@ def truediv(z, x, y):  # noqa: F811
     d[z] = (d[x] - z * d[y]) / y
 
 
+# d/dx x ** y is rt.power_derivative(x, y, 1), not y * x ** (y - 1): that is 0 * inf at
+# x = 0 for y = 0 (ZeroDivisionError for Python floats), where x ** 0 has derivative 0
 @adjoint(operator.pow, np.power)
 def pow(z, x, y):
-    d[x] += rt.unbroadcast(d[z] * y * x ** (y - 1), x)
+    d[x] += rt.unbroadcast(d[z] * rt.power_derivative(x, y, 1), x)
     d[y] += rt.unbroadcast(d[z] * z * rt.log_of_base(x), y)
 
 
 @tangent(operator.pow, np.power)
 def pow(z, x, y):  # noqa: F811
-    d[z] = d[x] * y * x ** (y - 1) + d[y] * z * rt.log_of_base(x)
+    d[z] = d[x] * rt.power_derivative(x, y, 1) + d[y] * z * rt.log_of_base(x)
 
 
 @adjoint(operator.mod, np.mod, np.remainder)
@@ -74,7 +76,9 @@ def mod(z, x, y):
 
 @tangent(operator.mod, np.mod, np.remainder)
 def mod(z, x, y):  # noqa: F811
-    d[z] = d[x] - d[y] * np.floor_divide(x, y)
+    # every term has z's shape: optimize/simplify_zeros drops the product when y has no
+    # tangent, and what remains must still be the whole result's tangent
+    d[z] = rt.match_tangent(d[x], z) - d[y] * np.floor_divide(x, y)
 
 
 @adjoint(operator.neg, np.negative)
@@ -116,6 +120,28 @@ def getitem(y, x, index):
 @tangent(operator.getitem)
 def getitem(y, x, index):  # noqa: F811
     d[y] = d[x][index]
+
+
+# NumPy's index tricks: objects indexed with values to build an array (np.r_ and np.c_
+# are rewritten to rt.concatenated by normalize/anf.py and never get here)
+_INDEX_TRICKS = tuple({type(np.r_), type(np.r_).__mro__[1], type(np.c_), type(np.mgrid),
+                       type(np.ogrid), type(np.s_)})
+
+
+def _inactive_index(arguments, carries, resolve):
+    """An index trick indexed with differentiated values: its derivative would be dropped
+    (the index of an array never carries one; an integer index that activity analysis
+    cannot tell from a float is harmless there)."""
+    if not isinstance(resolve(arguments["x"]), _INDEX_TRICKS) or not carries(
+            arguments["index"]):
+        return None
+    return ("srcad cannot differentiate through an index trick (np.mgrid, np.ogrid, np.s_, "
+            "or np.r_/np.c_ with a string directive) indexed with values that carry a gradient",
+            "Build the array with a differentiable function: np.linspace(start, stop, n) "
+            "for np.mgrid[start:stop:nj], np.concatenate, np.stack, np.r_[a, b], np.c_[a, b].")
+
+
+constraint(_inactive_index, operator.getitem)
 
 
 nondifferentiable(
@@ -177,15 +203,19 @@ def minimum_of_two(z, x, y):  # noqa: F811
 @adjoint(builtins.sum)
 def sum_of_items(y, items, start=0):
     d[items] += rt.expand_reduced(d[y], items, 0, False)
-    d[start] += d[y]
+    d[start] += rt.unbroadcast(d[y], start)
 
 
 @tangent(builtins.sum)
 def sum_of_items(y, items, start=0):  # noqa: F811
-    d[y] = np.sum(d[items], axis=0) + d[start]
+    d[y] = np.sum(d[items], axis=0) + rt.match_tangent(d[start], y)
 
 
 shape_rule(shapes.operator_elementwise, builtins.max, builtins.min)
+
+# ranges and slices hold integers: no derivative (an int taped beside floats in generated
+# code may look varied to forward mode over that code)
+nondifferentiable(builtins.range, builtins.slice)
 shape_rule(lambda items, start=None, **kw: shapes.reduction(items, shapes.Known(0)), builtins.sum)
 
 
@@ -209,3 +239,28 @@ def all_but_last(z, items):
 @tangent(rt.all_but_last)
 def all_but_last(z, items):  # noqa: F811
     d[z] = rt.all_but_last(d[items])
+
+
+# ``for x in items`` iterates over rt.iterated(items): the items themselves, or a dict's keys
+@adjoint(rt.iterated)
+def iterated(y, items):
+    d[items] += rt.iterated_adjoint(d[y], items)
+
+
+@tangent(rt.iterated)
+def iterated(y, items):  # noqa: F811
+    d[y] = rt.iterated_tangent(d[items], items)
+
+
+shape_rule(shapes.same_as_first, rt.iterated)
+
+
+# p.w for a namedtuple or dataclass p: its adjoint is a Parts (by position) or an Entries
+@adjoint(ATTRIBUTE)
+def attribute(y, x, name):
+    d[x] += rt.unfield(d[y], x, name)
+
+
+@tangent(ATTRIBUTE)
+def attribute(y, x, name):  # noqa: F811
+    d[y] = rt.field_of(d[x], x, name)

@@ -22,6 +22,31 @@ def log_of_base(y, a):  # noqa: F811
     d[y] = d[a] / a
 
 
+# power_derivative(x, y, n) = falling_factorial(y, n) * x ** (y - n), the n-th derivative
+# of x ** y: its derivative in x is the next one; in y, the product rule
+@adjoint(rt.power_derivative)
+def power_derivative(p, x, y, n=1):
+    d[x] += rt.unbroadcast(d[p] * rt.power_derivative(x, y, n + 1), x)
+    d[y] += rt.unbroadcast(d[p] * (p * rt.log_of_base(x) + rt.falling_factorial(y, n, 1)
+                                   * rt.power_derivative(x, y - n, 0)), y)
+
+
+@tangent(rt.power_derivative)
+def power_derivative(p, x, y, n=1):  # noqa: F811
+    d[p] = d[x] * rt.power_derivative(x, y, n + 1) + d[y] * (
+        p * rt.log_of_base(x) + rt.falling_factorial(y, n, 1) * rt.power_derivative(x, y - n, 0))
+
+
+@adjoint(rt.falling_factorial)
+def falling_factorial(f, y, n, k=0):
+    d[y] += d[f] * rt.falling_factorial(y, n, k + 1)
+
+
+@tangent(rt.falling_factorial)
+def falling_factorial(f, y, n, k=0):  # noqa: F811
+    d[f] = d[y] * rt.falling_factorial(y, n, k + 1)
+
+
 @adjoint(rt.match_tangent)
 def match_tangent(y, t, value):
     d[t] += rt.unbroadcast(d[y], t)
@@ -32,18 +57,39 @@ def match_tangent(y, t, value):  # noqa: F811
     d[y] = rt.match_tangent(d[t], value)
 
 
-@adjoint(rt.match_type, rt.owned)
-def passed_on(y, g, x=None):
+# match_type and owned change a gradient's type or ownership, never its value; their
+# tangents keep doing so (the tangent of a Python float's gradient is a Python float)
+@adjoint(rt.match_type)
+def match_type(y, g, x):
     d[g] += d[y]
 
 
-@tangent(rt.match_type, rt.owned)
-def passed_on(y, g, x=None):  # noqa: F811
-    d[y] = d[g]
+@tangent(rt.match_type)
+def match_type(y, g, x):  # noqa: F811
+    d[y] = rt.match_type(d[g], x)
 
 
-nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size,
-                  rt.check_scalar_output)
+@adjoint(rt.owned)
+def owned(y, g):
+    d[g] += d[y]
+
+
+@tangent(rt.owned)
+def owned(y, g):  # noqa: F811
+    d[y] = rt.owned(d[g])
+
+
+nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size)
+
+
+@adjoint(rt.check_scalar_output)
+def check_scalar_output(y, value, where):
+    d[value] += d[y]
+
+
+@tangent(rt.check_scalar_output)
+def check_scalar_output(y, value, where):  # noqa: F811
+    d[y] = d[value]
 shape_rule(shapes.elementwise, np.where)
 
 
@@ -51,7 +97,7 @@ shape_rule(shapes.elementwise, np.where)
 # helper to the tangent; each adjoint is the transposed map.
 @adjoint(rt.unbroadcast)
 def unbroadcast(y, g, x):
-    d[g] += np.broadcast_to(d[y], np.shape(g))
+    d[g] += rt.unbroadcast(d[y], g)
 
 
 @tangent(rt.unbroadcast)
@@ -77,6 +123,52 @@ def unindex(y, g, x, index):
 @tangent(rt.unindex)
 def unindex(y, g, x, index):  # noqa: F811
     d[y] = rt.unindex(d[g], x, index)
+
+
+# iterated_adjoint(g, items) and iterated_tangent(t, items) are linear maps (the identity,
+# or zero for a dict), each the transpose of the other
+@adjoint(rt.iterated_adjoint)
+def iterated_adjoint(y, g, items):
+    d[g] += rt.iterated_tangent(d[y], items)
+
+
+@tangent(rt.iterated_adjoint)
+def iterated_adjoint(y, g, items):  # noqa: F811
+    d[y] = rt.iterated_adjoint(d[g], items)
+
+
+@adjoint(rt.iterated_tangent)
+def iterated_tangent(y, t, items):
+    d[t] += rt.iterated_adjoint(d[y], items)
+
+
+@tangent(rt.iterated_tangent)
+def iterated_tangent(y, t, items):  # noqa: F811
+    d[y] = rt.iterated_tangent(d[t], items)
+
+
+shape_rule(shapes.same_as_first, rt.iterated_adjoint, rt.iterated_tangent)
+
+
+# unfield(g, x, name) and field_of(t, x, name) are linear maps, each the other's transpose
+@adjoint(rt.unfield)
+def unfield(y, g, x, name):
+    d[g] += rt.field_of(d[y], x, name)
+
+
+@tangent(rt.unfield)
+def unfield(y, g, x, name):  # noqa: F811
+    d[y] = rt.unfield(d[g], x, name)
+
+
+@adjoint(rt.field_of)
+def field_of(y, t, x, name):
+    d[t] += rt.unfield(d[y], x, name)
+
+
+@tangent(rt.field_of)
+def field_of(y, t, x, name):  # noqa: F811
+    d[y] = rt.field_of(d[t], x, name)
 
 
 @adjoint(rt.without)
@@ -167,9 +259,11 @@ def norm_adjoint(out, g, x, y, ord=None, axis=None, keepdims=False):  # noqa: A0
 FORWARD_ONLY = (rt.append_in_place, rt.pop_in_place, rt.add_at)
 
 
+# the tangent is added on a copy: total's tangent may be shared with another value's once
+# optimize/ has dropped a zero term or a product by 1.0 (x * 1.0 is fresh, x_dot is not)
 @tangent(rt.add_at)
 def add_at(z, total, index, g):
-    d[z] = rt.add_at(d[total], index, d[g])
+    d[z] = rt.added_at(d[total], index, d[g])
 
 @tangent(rt.append_in_place)
 def append_in_place(z, items, value):
@@ -190,3 +284,35 @@ def added_at(z, total, index, g):
 @tangent(rt.added_at)
 def added_at(z, total, index, g):  # noqa: F811
     d[z] = rt.added_at(d[total], index, d[g])
+
+
+# cutting an adjoint into one part per piece (np.r_/np.c_, np.concatenate, np.stack) is
+# linear: the tangent cuts the tangent, the adjoint joins the parts' adjoints back
+@adjoint(rt.pieces_of)
+def pieces_of(parts, g, trick, pieces):
+    d[g] += rt.concatenated(trick, d[parts])
+
+
+@tangent(rt.pieces_of)
+def pieces_of(parts, g, trick, pieces):  # noqa: F811
+    d[parts] = rt.pieces_of(d[g], trick, pieces)
+
+
+@adjoint(rt.split_along)
+def split_along(parts, g, pieces, axis=0):
+    d[g] += np.concatenate(d[parts], axis=axis)
+
+
+@tangent(rt.split_along)
+def split_along(parts, g, pieces, axis=0):  # noqa: F811
+    d[parts] = rt.split_along(d[g], pieces, axis)
+
+
+@adjoint(rt.unstacked)
+def unstacked(parts, g, pieces, axis=0):
+    d[g] += np.stack(d[parts], axis=axis)
+
+
+@tangent(rt.unstacked)
+def unstacked(parts, g, pieces, axis=0):  # noqa: F811
+    d[parts] = rt.unstacked(d[g], pieces, axis)

@@ -355,7 +355,8 @@ def resolve_builtins(node):
 
 def exits(source):
     tree = function_tree(source)
-    return emit.to_source(lower_exits(tree, Namer(all_identifiers(tree)), resolve_builtins))
+    return emit.to_source(lower_exits(tree, Namer(all_identifiers(tree)), resolve_builtins,
+                                      FixedAliases()))
 
 
 def test_lower_exits_leaves_straight_line_and_range_loops_alone():
@@ -383,17 +384,47 @@ def test_lower_exits_iteration_becomes_index_loops():
         """) == text("""
         def f(xs, w):
             s = 0.0
-            for index in range(len(xs)):
-                row = xs[index]
+            sequence = rt.iterated(xs)
+            for index in range(len(sequence)):
+                row = sequence[index]
                 s = s + row * w
-            for index_2 in range(len(xs)):
+            sequence_2 = rt.iterated(xs)
+            for index_2 in range(len(sequence_2)):
                 i = index_2
-                row = xs[index_2]
+                row = sequence_2[index_2]
                 s = s + row * i
-            for index_3 in range(min(len(xs), len(w))):
-                a = xs[index_3]
-                b = w[index_3]
+            sequence_3 = rt.iterated(xs)
+            sequence_4 = rt.iterated(w)
+            for index_3 in range(min(len(sequence_3), len(sequence_4))):
+                a = sequence_3[index_3]
+                b = sequence_4[index_3]
                 s = s + a * b
+            return s
+        """)
+
+
+def test_lower_exits_dict_views_iterate_over_keys():
+    assert exits("""
+        def f(p, s):
+            for k, v in p.items():
+                s = s + v
+            for v in p["sub"].values():
+                s = s + v
+            return s
+        """) == text("""
+        def f(p, s):
+            sequence = rt.iterated(p)
+            for index in range(len(sequence)):
+                key = sequence[index]
+                k = key
+                v = p[key]
+                s = s + v
+            mapping = p['sub']
+            sequence_2 = rt.iterated(mapping)
+            for index_2 in range(len(sequence_2)):
+                key_2 = sequence_2[index_2]
+                v = mapping[key_2]
+                s = s + v
             return s
         """)
 

@@ -6,6 +6,7 @@ of gradients; third derivatives against closed forms.
 """
 
 import math
+import zlib
 
 import numpy as np
 import pytest
@@ -15,7 +16,6 @@ from srcad import pipeline
 from srcad.analysis import shapes
 from srcad.modes import _forward
 from tests import call_functions as calls
-from tests import container_functions as containers
 from tests import control_flow_functions as flows
 from tests import mode_functions as mf
 from tests.test_calls import CASES as CALL_CASES
@@ -195,10 +195,6 @@ def test_vjp_of_gradient_code_with_several_gradients():
     assert rows[0] == pytest.approx(expected, rel=1e-10)
 
 
-def test_containers_module_is_used():
-    assert containers.unpacking(1.0, 2.0) is not None
-
-
 def _template_cases():
     from tests.test_templates import CASES
 
@@ -214,7 +210,7 @@ def test_dot_product_forward_against_reverse_for_every_template(case):
     params = list(inspect.signature(function).parameters)
     wrt = case.wrt if isinstance(case.wrt, tuple) else (case.wrt,)
     positions = [params.index(w) if isinstance(w, str) else w for w in wrt]
-    rng = np.random.RandomState(abs(hash(case.id)) % 2**31)
+    rng = np.random.RandomState(zlib.crc32(case.id.encode()))  # never the salted hash()
     tangents = [None] * len(args)
     for p in positions:
         tangents[p] = rng.randn() if np.ndim(args[p]) == 0 else rng.randn(*np.shape(args[p]))

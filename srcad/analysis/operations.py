@@ -11,6 +11,7 @@ object the registry knows it by, plus its argument nodes:
   ``x.sum(axis=0)``  -> numpy.ndarray.sum(x, axis=0)
   ``x.T``            -> numpy.ndarray.T(x)
   ``x[i, :]``        -> operator.getitem(x, index)
+  ``p.w``            -> ATTRIBUTE(p, "w")       (a field of a namedtuple or dataclass)
   ``a``              -> IDENTITY(a)
   ``(a, b)``         -> TUPLE(a, b)
 
@@ -52,6 +53,11 @@ def IDENTITY(x):  # noqa: N802 - a marker primitive, named like a constant
 def TUPLE(*items):  # noqa: N802
     """The primitive of a tuple literal ``(a, b)``."""
     return items
+
+
+def ATTRIBUTE(x, name):  # noqa: N802
+    """The primitive of ``x.name`` for a field of a record (a namedtuple, a dataclass)."""
+    return getattr(x, name)
 
 
 UNRESOLVED = object()
@@ -106,8 +112,11 @@ def operation_of(value, resolve) -> Operation:
         target = resolve(value)
         if target is not UNRESOLVED:  # a static reference such as np.pi: a constant
             return Operation(IDENTITY, [], node=value, description="a constant")
-        return Operation(getattr(np.ndarray, value.attr, UNRESOLVED), [value.value], node=value,
-                         description="the attribute .%s" % value.attr)
+        if hasattr(np.ndarray, value.attr):  # x.T, x.shape...
+            return Operation(getattr(np.ndarray, value.attr), [value.value], node=value,
+                             description="the attribute .%s" % value.attr)
+        return Operation(ATTRIBUTE, [value.value, gast.Constant(value=value.attr, kind=None)],
+                         node=value, description="the attribute .%s" % value.attr)
     if isinstance(value, gast.Subscript):
         return Operation(operator.getitem, [value.value, value.slice], node=value,
                          description="indexing")

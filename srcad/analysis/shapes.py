@@ -26,7 +26,7 @@ import gast
 import numpy as np
 
 from .. import registry, syntax
-from ..annotations import is_restore
+from ..annotations import is_placeholder, is_restore
 from .operations import UNRESOLVED, operation_of
 
 
@@ -174,8 +174,13 @@ def power(*args, **kwargs):
 
 
 def comparison(*args, **kwargs):
+    """A Python bool for Python scalars; a NumPy scalar (np.bool_) when one is NumPy's."""
     shape = _broadcast(args)
-    return Scalar("bool") if shape is None else shape
+    if shape is not None:
+        return shape
+    if all(plain(a).kind in ("float", "int", "bool") for a in args):
+        return Scalar("bool")
+    return ANY_SCALAR
 
 
 def same_as_first(*args, **kwargs):
@@ -396,7 +401,8 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
     """Abstract values of every variable assigned in ``tree``, given the parameters'."""
     env = dict(params)
     assigns = [node for node in gast.walk(tree)
-               if isinstance(node, gast.Assign) and not is_restore(node)]
+               if isinstance(node, gast.Assign) and not is_restore(node)
+               and not is_placeholder(node)]
     for node in gast.walk(tree):
         if isinstance(node, gast.Assign):
             for name in syntax.stored_names(node):
@@ -462,7 +468,14 @@ def _runtime_rules():
     registry.shape_rule(lambda t, value, *a, **k: plain(value) if plain(value) != UNKNOWN
                         else plain(t), rt.match_tangent)
     registry.shape_rule(zeros_like, rt.zeros_like)
-    registry.shape_rule(elementwise, rt.log_of_base)
+    def log_of_base(a, *rest, **kwargs):  # a Python float for any scalar, as at run time
+        return FLOAT if isinstance(plain(a), Scalar) else elementwise(a)
+
+    registry.shape_rule(log_of_base, rt.log_of_base)
+    registry.shape_rule(lambda x, y, *rest, **kwargs: operator_elementwise(x, y),
+                        rt.power_derivative)
+    registry.shape_rule(lambda y, *rest, **kwargs: operator_elementwise(y),
+                        rt.falling_factorial)
     registry.shape_rule(same_as_first, rt.check_scalar_output)
     registry.shape_rule(integer, rt.reduced_size)
 

@@ -35,11 +35,11 @@ import numpy as np
 
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
-from ..annotations import set_not_inlined, set_origin, set_position
+from ..annotations import mark_in_place, set_not_inlined, set_origin, set_position
 from ..errors import UnsupportedSyntaxError
 from . import inline
-from .lower_comprehensions import lower_comprehensions
-from .lower_exits import lower_exits
+from .lower_comprehensions import is_summation, summation_loop, summed_literal
+from .lower_exits import index_loops, lower_exits
 from ..naming import Namer
 from ..parse import ParsedFunction
 
@@ -78,6 +78,12 @@ class _ToANF:
         self.out: list = []
         self.current = None
 
+    def fresh(self, base: str) -> str:
+        """A new temporary: a local name, so ``temporary.attr`` is never taken for ``np.pi``."""
+        name = self.namer.fresh(base)
+        self.locals.add(name)
+        return name
+
     def resolve(self, node):
         """The object a static reference means (srcad's aliases, then the user's names)."""
         if isinstance(node, gast.Name):
@@ -107,11 +113,12 @@ class _ToANF:
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant):
             return  # docstring or bare constant
         if isinstance(s, gast.FunctionDef):
-            self.local_functions[s.name] = (s, self.source)
+            self.local_functions[s.name] = (self.with_defaults_evaluated(s), self.source)
             return  # inlined where it is called
         if (isinstance(s, gast.Assign) and len(s.targets) == 1
                 and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Lambda)):
-            self.local_functions[s.targets[0].id] = (s.value, self.source)
+            self.local_functions[s.targets[0].id] = (self.with_defaults_evaluated(s.value),
+                                                     self.source)
             return
         if isinstance(s, gast.Pass):
             return
@@ -129,7 +136,7 @@ class _ToANF:
                                   ctx=gast.Load())
             popped = self.atom(gast.copy_location(last, s.value), hint="popped")
             helper = syntax.attribute(self.aliases.name_for(runtime), "all_but_last")
-            rest = gast.Call(func=helper, args=[syntax.name(items)], keywords=[])
+            rest = mark_in_place(gast.Call(func=helper, args=[syntax.name(items)], keywords=[]))
             self.assign(items, gast.copy_location(rest, s.value), s)
             self.emit(gast.Assign(targets=[_store(s.targets[0])], value=popped,
                                   type_comment=None), s)
@@ -153,17 +160,24 @@ class _ToANF:
                     and isinstance(s.value, (gast.Tuple, gast.List))
                     and len(s.value.elts) == len(s.targets[0].elts)):
                 # a, b = b, a: evaluate every right-hand side before assigning any name
-                targets = {t.id for t in s.targets[0].elts}
+                targets = {n.id for n in syntax.names(s.targets[0])}
                 values = []
-                for v in s.value.elts:
+                for target, v in zip(s.targets[0].elts, s.value.elts):
                     value = self.atom(v)
-                    if isinstance(value, gast.Name) and value.id in targets:
-                        copy = self.namer.fresh(value.id)  # keep the old value: a, b = b, a
+                    if isinstance(value, gast.Name) and value.id in targets or (
+                            not isinstance(target, gast.Name) and not isinstance(value,
+                                                                                  gast.Name)):
+                        # keep the old value (a, b = b, a), or name a nested target's value
+                        copy = self.fresh(value.id if isinstance(value, gast.Name) else "item")
                         self.assign(copy, value, s)
                         value = syntax.name(copy)
                     values.append(value)
                 for target, value in zip(s.targets[0].elts, values):
-                    self.assign(target.id, value, s)
+                    if isinstance(target, gast.Name):
+                        self.assign(target.id, value, s)
+                    else:  # (W, b), rest = ...: split_tuples unpacks the name
+                        self.emit(gast.Assign(targets=[_store(target)], value=value,
+                                              type_comment=None), s)
                 return
             value = self.atom(s.value)
             for target in s.targets:
@@ -196,8 +210,8 @@ class _ToANF:
             items = s.value.func.value.id
             helper = syntax.attribute(self.aliases.name_for(runtime), "appended")
             value = self.atom(s.value.args[0])
-            self.assign(items, _copy(s.value, gast.Call(func=helper, args=[
-                syntax.name(items), value], keywords=[])), s)
+            self.assign(items, mark_in_place(_copy(s.value, gast.Call(func=helper, args=[
+                syntax.name(items), value], keywords=[]))), s)
             return
         if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
                 and self.resolve(s.value.func) is runtime.add_at and len(s.value.args) == 3
@@ -207,7 +221,8 @@ class _ToANF:
             total = s.value.args[0].id
             helper = syntax.attribute(self.aliases.name_for(runtime), "added_at")
             args = [syntax.name(total)] + [self.atom(a) for a in s.value.args[1:]]
-            self.assign(total, _copy(s.value, gast.Call(func=helper, args=args, keywords=[])), s)
+            self.assign(total, mark_in_place(_copy(s.value, gast.Call(func=helper, args=args,
+                                                                      keywords=[]))), s)
             return
         if isinstance(s, gast.Expr):
             self.emit(gast.Expr(value=self.operation(s.value)), s)
@@ -224,7 +239,7 @@ class _ToANF:
             self.emit(loop, s)
             return
         if isinstance(s, gast.While):
-            test_name = self.namer.fresh("more")
+            test_name = self.fresh("more")
             self.assign(test_name, self.operation(s.test), s)
             body = self.nested(s.body)
             outer, self.out = self.out, body
@@ -240,6 +255,22 @@ class _ToANF:
             self.emit(branch, s)
             return
         raise AssertionError("fence let through %s" % type(s).__name__)
+
+    def with_defaults_evaluated(self, definition):
+        """A nested def's (or lambda's) defaults are evaluated where it is defined: each one
+        that is not a constant or a static reference is computed here, into a name of its
+        own that calls made later read (whatever the variables it read hold by then)."""
+        definition = syntax.deepcopy(definition)
+        defaults = []
+        for default in definition.args.defaults:
+            value = self.atom(default, hint="default")
+            if isinstance(value, gast.Name) and value.id in self.locals:
+                copy = self.fresh("default")
+                self.assign(copy, value, default)
+                value = syntax.name(copy)
+            defaults.append(value)
+        definition.args.defaults = defaults
+        return definition
 
     def update(self, target, value, like):
         """``y[index] = value`` as the functional update ``y = rt.updated(y, index, value)``."""
@@ -282,7 +313,7 @@ class _ToANF:
         operation = self.operation(node)
         if is_atom(operation, self.locals):
             return operation
-        name = self.namer.fresh(hint or _describe(operation))
+        name = self.fresh(hint or _describe(operation))
         self.assign(name, operation, node)
         return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
@@ -300,22 +331,31 @@ class _ToANF:
             return _copy(node, gast.Compare(left=self.atom(node.left), ops=node.ops,
                                             comparators=[self.atom(c) for c in node.comparators]))
         if isinstance(node, gast.Compare):  # a < b < c: b evaluated once, c only if a < b
-            result = self.namer.fresh("cond")
+            result = self.fresh("cond")
             left = self.atom(node.left)
             self.chain(result, left, list(zip(node.ops, node.comparators)), node)
             return syntax.name(result)
         if isinstance(node, gast.IfExp):
-            result = self.namer.fresh("choice")
+            result = self.fresh("choice")
             test = self.atom(node.test, hint="cond")
             self.branch(test, lambda: self.assign(result, self.operation(node.body), node),
                         lambda: self.assign(result, self.operation(node.orelse), node), node)
             return syntax.name(result)
         if isinstance(node, gast.BoolOp):  # short-circuit: later operands only when needed
-            result = self.namer.fresh("both" if isinstance(node.op, gast.And) else "either")
+            result = self.fresh("both" if isinstance(node.op, gast.And) else "either")
             self.assign(result, self.operation(node.values[0]), node)
             self.bool_rest(result, node.op, node.values[1:], node)
             return syntax.name(result)
+        if isinstance(node, gast.Call) and is_summation(node, self.resolve):
+            summed = self.summation(node)
+            if summed is not None:
+                return summed
         if isinstance(node, gast.Call):
+            generated = inline.generated_callee(node.func, self.resolve)
+            if generated is not None:  # vjp_of(f)(...) in gradient code differentiated again
+                node = _copy(node, gast.Call(func=syntax.name(self.aliases.name_for(
+                    generated, preferred=generated.__name__)), args=node.args,
+                    keywords=node.keywords))
             try:
                 inlined = self.inline(node)
             except inline.CannotInline as reason:
@@ -344,6 +384,9 @@ class _ToANF:
             return _copy(node, gast.Attribute(value=self.atom(node.value), attr=node.attr,
                                               ctx=gast.Load()))
         if isinstance(node, gast.Subscript):
+            joined = self.index_trick(node)
+            if joined is not None:
+                return joined
             return _copy(node, gast.Subscript(value=self.atom(node.value),
                                               slice=self.index(node.slice), ctx=gast.Load()))
         if isinstance(node, (gast.Tuple, gast.List)):
@@ -359,11 +402,12 @@ class _ToANF:
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             definition, source = self.local_functions[func.id]
             tree, mapping, signature = inline.prepare_local(definition, self.namer)
-            function, key = None, definition
+            function, key, leading = None, definition, []
         else:
             if not is_static_reference(func, self.locals):
                 return None
-            function = self.resolve(func)
+            function, leading = inline.made_callee(
+                self.resolve(func), self.parsed.location(self.source.origin(call)))
             if not inline.is_inlinable(function):
                 return None
             key = function
@@ -373,7 +417,7 @@ class _ToANF:
                 source, tree, mapping = inline.prepare_callee(function, self.namer, self.aliases)
             except UnsupportedSyntaxError as error:
                 raise inline.CannotInline(error) from None
-            signature = inspect.signature(function)
+            signature = inspect.signature(function, follow_wrapped=False)
             if function not in self.inlined:
                 self.inlined.append(function)
         if key in self.inlining:
@@ -381,7 +425,8 @@ class _ToANF:
         if any(isinstance(a, gast.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords):
             return None
-        args = [self.atom(a) for a in call.args]
+        args = [inline.value_node(value, self.aliases) for value in leading]
+        args += [self.atom(a) for a in call.args]
         keywords = {k.arg: self.atom(k.value) for k in call.keywords}
 
         def error(message):
@@ -389,8 +434,7 @@ class _ToANF:
                                           "Call it with the arguments it declares.")
 
         pairs = inline.bind_arguments(signature, mapping, args, keywords, self.aliases, error)
-        tree.body = lower_comprehensions(tree.body, self.namer, self.resolve)
-        body = lower_exits(tree, self.namer, self.resolve).body
+        body = lower_exits(tree, self.namer, self.resolve, self.aliases).body
         saved = (self.source, self.current)
         new_locals = {renamed for _, renamed in mapping.items()} | syntax.stored_names(
             gast.Module(body=body, type_ignores=[]))
@@ -406,7 +450,7 @@ class _ToANF:
                 self.statement(statement)
             returned = body[-1]
             self.current = returned
-            result = self.namer.fresh(getattr(function, "__name__", "result") or "result")
+            result = self.fresh(getattr(function, "__name__", "result") or "result")
             self.locals.add(result)
             if isinstance(returned, gast.Return):
                 value = returned.value if returned.value is not None else syntax.constant(None)
@@ -418,6 +462,23 @@ class _ToANF:
             self.inlining.pop()
             self.source, self.current = saved
         return syntax.name(result)
+
+    def summation(self, call):
+        """``sum(... for ...)`` as an accumulating loop emitted here, where Python runs it."""
+        literal = summed_literal(call)
+        if literal is not None:
+            return self.operation(literal)
+        lowered = summation_loop(call, self.namer)
+        if lowered is None:
+            return None
+        statements, total = lowered
+        statements = index_loops(statements, self.namer, self.resolve, self.aliases)
+        self.locals |= syntax.stored_names(gast.Module(body=statements, type_ignores=[]))
+        current = self.current
+        for statement in statements:
+            self.statement(statement)
+        self.current = current
+        return syntax.name(total)
 
     def array_literal(self, call):
         """``np.array([a, b])``: an array built from values, each with its own derivative."""
@@ -435,6 +496,33 @@ class _ToANF:
         helper = syntax.attribute(self.aliases.name_for(runtime), "array_of")
         return _copy(call, gast.Call(func=helper, args=items, keywords=[]))
 
+    def index_trick(self, node):
+        """``np.r_[a, b]`` / ``np.c_[a, b]``: ``rt.concatenated(np.r_, [a, b])``.
+
+        The pieces are values to differentiate, not an index (an index never carries
+        a derivative). A slice among them (``np.r_[0:3, x]``) stays its own
+        ``np.r_[0:3]``; string directives (``np.r_['0,2', a, b]``) are left alone.
+        """
+        if not is_static_reference(node.value, self.locals):
+            return None
+        trick = self.resolve(node.value)
+        if not any(trick is known for known in (np.r_, np.c_)):
+            return None
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if len(parts) == 1 and isinstance(parts[0], gast.Slice) or any(
+                isinstance(p, gast.Constant) and isinstance(p.value, str) for p in parts):
+            return None
+        pieces = []
+        for part in parts:
+            if isinstance(part, gast.Slice):
+                part = _copy(part, gast.Subscript(value=syntax.deepcopy(node.value), slice=part,
+                                                  ctx=gast.Load()))
+            pieces.append(self.atom(part))
+        listed = self.atom(_copy(node, gast.List(elts=pieces, ctx=gast.Load())), hint="pieces")
+        helper = syntax.attribute(self.aliases.name_for(runtime), "concatenated")
+        return _copy(node, gast.Call(func=helper, args=[syntax.deepcopy(node.value), listed],
+                                     keywords=[]))
+
     def chain(self, result, left, rest, like):
         op, right = rest[0]
         right = self.atom(right)
@@ -449,7 +537,7 @@ class _ToANF:
             return
         test = syntax.name(result)
         if isinstance(op, gast.Or):
-            negated = self.namer.fresh("neither")
+            negated = self.fresh("neither")
             self.assign(negated, gast.UnaryOp(op=gast.Not(), operand=test), like)
             test = syntax.name(negated)
 
@@ -525,6 +613,8 @@ def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
     ``inlined``, if given, receives every user function inlined into it.
     """
     normalizer = _ToANF(parsed, namer, aliases)
+    # names the earlier passes introduced (loop indices, flags, totals) are locals too
+    normalizer.locals |= syntax.stored_names(tree)
     body = normalizer.statements(tree.body)
     if inlined is not None:
         inlined.extend(normalizer.inlined)

@@ -29,9 +29,9 @@ import inspect
 
 import gast
 
-from .. import registry, syntax
-from ..errors import SrcadError, UnsupportedSyntaxError
-from ..parse import ParsedFunction, parse_function
+from .. import derived, recursion, registry, syntax
+from ..errors import MissingTemplateError, SrcadError, UnsupportedSyntaxError
+from ..parse import ParsedFunction, parse_function, wrapper_error
 
 MAX_DEPTH = 32
 
@@ -60,6 +60,53 @@ def is_inlinable(obj) -> bool:
     if module.split(".")[0] in ("numpy", "srcad", "math"):
         return False
     return registry.lookup(obj) is None
+
+
+def made_callee(function, location):
+    """What a call to ``function`` inlines: ``(function, leading arguments)``.
+
+    A function srcad made (a gradient called inside the differentiated
+    function) stands for its generic generated code, srcad/derived.py; a
+    bound derivative also passes its ``self`` first. Any other function is
+    itself. A function srcad made but cannot differentiate is CannotInline.
+    """
+    made = derived.lookup(function)
+    if made is None:
+        if _decorated_in_c(function):
+            error = wrapper_error(function)
+            raise CannotInline(type(error)(error.message, location, error.hint))
+        return function, []
+    leading = []
+    if made.bound:
+        leading = [made.first]
+        made = derived.lookup(made.function)
+    if made.code_for is None:
+        raise CannotInline(made.error(location, MissingTemplateError))
+    return made.code_for(None), leading
+
+
+def _decorated_in_c(obj) -> bool:
+    """A user's function wrapped by a decorator that is not Python (functools.lru_cache)."""
+    if inspect.isfunction(obj) or not inspect.isfunction(getattr(obj, "__wrapped__", None)):
+        return False
+    module = getattr(obj.__wrapped__, "__module__", "") or ""
+    return module.split(".")[0] not in ("numpy", "srcad", "math") and registry.lookup(obj) is None
+
+
+def generated_callee(callee, resolve):
+    """The function ``recursion.vjp_of(f)`` or ``jvp_of(f)`` returns, for a static ``f``; else None.
+
+    Gradient code calls a recursive function's derivative as ``vjp_of(f)(a, b, y_bar)``.
+    Differentiating that code again (hvp, grad of grad) needs the callee: the
+    generated function, whose source srcad reads like any other.
+    """
+    if not (isinstance(callee, gast.Call) and len(callee.args) == 1 and not callee.keywords):
+        return None
+    maker = resolve(callee.func)
+    if maker is not recursion.vjp_of and maker is not recursion.jvp_of:
+        return None
+    function = resolve(callee.args[0])
+    return maker(function) if inspect.isfunction(function) else None
 
 
 def prepare_callee(function, namer, aliases):
@@ -93,7 +140,8 @@ def prepare_local(definition, namer):
         body = [gast.copy_location(gast.Return(value=tree.body), tree.body)]
         tree = gast.copy_location(syntax.function_def("lambda", tree.args, body), tree)
     params = [a.id for a in tree.args.args]
-    defaults = [d.value for d in tree.args.defaults]
+    # a constant's value; any other default is the name anf.py evaluated it into
+    defaults = [d.value if isinstance(d, gast.Constant) else d for d in tree.args.defaults]
     signature = inspect.Signature([
         inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD,
                           default=defaults[i - (len(params) - len(defaults))]
@@ -107,11 +155,36 @@ def prepare_local(definition, namer):
 
 def _rename_tree(tree, mapping):
     arguments = tree.args
-    for arg in arguments.args + arguments.posonlyargs + arguments.kwonlyargs + [
-            a for a in (arguments.vararg, arguments.kwarg) if a is not None]:
+    for arg in _parameters(arguments):
         arg.id = mapping.get(arg.id, arg.id)
     for statement in tree.body:
-        syntax.rename(statement, mapping)
+        _rename_scoped(statement, mapping)
+
+
+def _parameters(arguments) -> list:
+    return arguments.args + arguments.posonlyargs + arguments.kwonlyargs + [
+        a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+
+
+def _rename_scoped(node, mapping):
+    """Rename in place, but not a nested function's own names (its parameters and locals
+    belong to its scope: a keyword call ``g(c=0.9)`` must still find ``c``)."""
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        body = node.body if isinstance(node.body, list) else [node.body]
+        own = {a.id for a in _parameters(node.args)} | syntax.stored_names(
+            gast.Module(body=body if isinstance(node, gast.FunctionDef) else [], type_ignores=[]))
+        inner = {k: v for k, v in mapping.items() if k not in own}
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            _rename_scoped(default, mapping)  # defaults are evaluated in the enclosing scope
+        for statement in body:
+            _rename_scoped(statement, inner)
+        return node
+    if isinstance(node, gast.Name):
+        node.id = mapping.get(node.id, node.id)
+        return node
+    for child in gast.iter_child_nodes(node):
+        _rename_scoped(child, mapping)
+    return node
 
 
 def bind_arguments(signature, mapping, args, keywords, aliases, location_error):
@@ -133,11 +206,13 @@ def bind_arguments(signature, mapping, args, keywords, aliases, location_error):
         elif name in bound.arguments:
             pairs.append((renamed, bound.arguments[name]))
         else:
-            pairs.append((renamed, _value_node(parameter.default, aliases)))
+            pairs.append((renamed, value_node(parameter.default, aliases)))
     return pairs
 
 
-def _value_node(value, aliases):
+def value_node(value, aliases):
+    if isinstance(value, gast.AST):  # a nested def's default, evaluated where it was defined
+        return syntax.deepcopy(value)
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return syntax.constant(value)
     return syntax.name(aliases.name_for(value, preferred="default"))

@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import gast
 
-from .. import syntax
+from .. import runtime, syntax
+from ..analysis.operations import UNRESOLVED
 from ..naming import Namer
 
 
-def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionDef:
-    lowering = _LowerExits(namer, resolve)
+def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve, aliases) -> gast.FunctionDef:
+    lowering = _LowerExits(namer, resolve, aliases)
     body = lowering.index_loops(tree.body)
     if _has_early_return(body):
         result = namer.fresh("result")
@@ -54,6 +55,14 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionD
         body = lowering.block(body)
     tree.body = body
     return tree
+
+
+def index_loops(statements, namer: Namer, resolve, aliases) -> list:
+    """Only the first step of this pass: loops over sequences become loops over ``range``.
+
+    For loops built after this pass ran (a summed comprehension's, normalize/anf.py).
+    """
+    return _LowerExits(namer, resolve, aliases).index_loops(statements)
 
 
 def _has_early_return(body) -> bool:
@@ -74,16 +83,20 @@ def _contains(statements, kinds, stop_at_loops=True) -> bool:
             if _contains(statement.body, kinds, stop_at_loops) or \
                     _contains(statement.orelse, kinds, stop_at_loops):
                 return True
-        if isinstance(statement, (gast.For, gast.While)) and not stop_at_loops:
-            if _contains(statement.body, kinds, stop_at_loops):
+        if isinstance(statement, (gast.For, gast.While)):
+            # a loop's `else` runs after the loop: its break/continue are the enclosing loop's
+            if _contains(statement.orelse, kinds, stop_at_loops):
+                return True
+            if not stop_at_loops and _contains(statement.body, kinds, stop_at_loops):
                 return True
     return False
 
 
 class _LowerExits:
-    def __init__(self, namer: Namer, resolve):
+    def __init__(self, namer: Namer, resolve, aliases):
         self.namer = namer
         self.resolve = resolve
+        self.aliases = aliases
         self.return_target = None  # (result name, returned flag) when returns are lowered
         self.loop_flags = []  # per enclosing loop: (break flag or None, continue flag or None)
 
@@ -106,47 +119,48 @@ class _LowerExits:
         return out
 
     def index_loop(self, loop):
+        prelude = []
+        self.dict_views(loop, prelude)
         iterator = loop.iter
         callee = self.resolve(iterator.func) if isinstance(iterator, gast.Call) else None
-        if callee is range:
-            return [loop]
-        if callee is reversed and _is_range_call(iterator.args[0], self.resolve):
-            loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
-                lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
-            return [loop]
-        prelude = []
+        # Python evaluates the header once, before the first iteration: a name the body
+        # rebinds must not be read again (by the loop, or by its reverse sweep later)
+        rebound = syntax.stored_names(gast.Module(body=loop.body, type_ignores=[])) \
+            | syntax.stored_names(loop.target)
 
-        def hoist(expression, base):
-            if isinstance(expression, gast.Name):
-                return expression.id
-            name = self.namer.fresh(base)
+        def hoist_bound(expression):
+            name = self.namer.fresh("bound")
             prelude.append(gast.copy_location(syntax.assign(name, expression), loop))
             return name
 
+        def hoist_arguments(call):
+            call.args = [a if isinstance(a, gast.Constant) or not (
+                syntax.load_names(a) & rebound) else syntax.name(hoist_bound(a))
+                for a in call.args]
+
+        if callee is range:
+            hoist_arguments(iterator)
+            return prelude + [loop]
+        if callee is reversed and _is_range_call(iterator.args[0], self.resolve):
+            hoist_arguments(iterator.args[0])
+            loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
+                lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
+            return prelude + [loop]
+        iterated = syntax.attribute(self.aliases.name_for(runtime), "iterated")
+
+        def hoist(expression, base):
+            # what the loop visits, evaluated once into a fresh name (whatever the body
+            # rebinds) and indexable: the sequence itself, or a dict's keys
+            name = self.namer.fresh(base)
+            prelude.append(gast.copy_location(syntax.assign(name, syntax.call(
+                syntax.deepcopy(iterated), expression)), loop))
+            return name
+
         index = self.namer.fresh("index")
-        targets = []  # (target node, sequence name)
-        if callee is enumerate:
-            sequence = hoist(iterator.args[0], "sequence")
-            count_target, item_target = loop.target.elts
-            targets = [(item_target, sequence)]
-            lengths = [sequence]
-            header = [gast.Assign(targets=[count_target], value=syntax.name(index),
-                                  type_comment=None)]
-        elif callee is zip:
-            sequences = [hoist(a, "sequence") for a in iterator.args]
-            targets = list(zip(loop.target.elts, sequences))
-            lengths = sequences
-            header = []
-        elif callee is reversed:
-            sequence = hoist(iterator.args[0], "sequence")
-            targets = [(loop.target, sequence)]
-            lengths = [sequence]
-            header = []
+        if callee is reversed:  # visit the sequence's indices backwards
+            lengths, item = self.items(iterator.args[0], hoist, prelude, loop)
         else:
-            sequence = hoist(iterator, "sequence")
-            targets = [(loop.target, sequence)]
-            lengths = [sequence]
-            header = []
+            lengths, item = self.items(iterator, hoist, prelude, loop)
         length_calls = [syntax.call(syntax.name("len"), syntax.name(n)) for n in lengths]
         length = length_calls[0] if len(length_calls) == 1 else syntax.call(
             syntax.name("min"), *length_calls)
@@ -157,15 +171,85 @@ class _LowerExits:
                                        ctx=gast.Load())
         else:
             loop.iter = syntax.call(syntax.name("range"), length)
-        for target, sequence in targets:
-            header.append(gast.copy_location(gast.Assign(
-                targets=[target], value=gast.Subscript(value=syntax.name(sequence),
-                                                       slice=syntax.name(index),
-                                                       ctx=gast.Load()),
-                type_comment=None), loop))
+        header = [gast.copy_location(statement, loop)
+                  for statement in _unpack(loop.target, item(syntax.name(index)))]
         loop.target = syntax.name(index, store=True)
         loop.body = header + loop.body
         return prelude + [loop]
+
+    def items(self, iterable, hoist, prelude, loop):
+        """What ``for ... in iterable`` visits, by index: (the sequences whose shortest
+        length is the trip count, item(index) -> the expression of the item at index).
+
+        ``enumerate``, ``zip`` and ``reversed`` nest (``enumerate(zip(u, v))``): their
+        items are built from the items of what they wrap; anything else is a sequence
+        evaluated once (``hoist``) and indexed.
+        """
+        callee = self.resolve(iterable.func) if isinstance(iterable, gast.Call) else None
+        if callee is enumerate and 1 <= len(iterable.args) <= 2 and not iterable.keywords:
+            lengths, inner = self.items(iterable.args[0], hoist, prelude, loop)
+            start = iterable.args[1] if len(iterable.args) == 2 else None
+            if start is not None and not isinstance(start, gast.Constant):
+                name = self.namer.fresh("start")
+                prelude.append(gast.copy_location(syntax.assign(name, start), loop))
+                start = syntax.name(name)
+
+            def counted(index):
+                count = index if start is None else gast.BinOp(
+                    left=index, op=gast.Add(), right=syntax.deepcopy(start))
+                return gast.Tuple(elts=[count, inner(syntax.deepcopy(index))], ctx=gast.Load())
+            return lengths, counted
+        if callee is zip and iterable.args and not iterable.keywords and not any(
+                isinstance(a, gast.Starred) for a in iterable.args):
+            parts = [self.items(a, hoist, prelude, loop) for a in iterable.args]
+            lengths = [n for part_lengths, _ in parts for n in part_lengths]
+            return lengths, lambda index: gast.Tuple(
+                elts=[item(syntax.deepcopy(index)) for _, item in parts], ctx=gast.Load())
+        if callee is reversed and len(iterable.args) == 1 and not iterable.keywords:
+            sequence = hoist(iterable.args[0], "sequence")
+            last = gast.BinOp(left=syntax.call(syntax.name("len"), syntax.name(sequence)),
+                              op=gast.Sub(), right=syntax.constant(1))
+            return [sequence], lambda index: gast.Subscript(
+                value=syntax.name(sequence), slice=gast.BinOp(
+                    left=syntax.deepcopy(last), op=gast.Sub(), right=index), ctx=gast.Load())
+        sequence = hoist(iterable, "sequence")
+        return [sequence], lambda index: gast.Subscript(value=syntax.name(sequence),
+                                                        slice=index, ctx=gast.Load())
+
+    def dict_views(self, loop, prelude):
+        """``for v in d.values()`` and ``for k, v in d.items()`` iterate over d's keys.
+
+        The loop then reads ``v = d[key]`` itself (``d.keys()`` is just ``d``).
+        """
+        iterator = loop.iter
+        if not (isinstance(iterator, gast.Call) and isinstance(iterator.func, gast.Attribute)
+                and iterator.func.attr in ("keys", "values", "items")
+                and not iterator.args and not iterator.keywords
+                and self.resolve(iterator.func) is UNRESOLVED):
+            return
+        view = iterator.func.attr
+        mapping = iterator.func.value
+        if view != "keys" and not isinstance(mapping, gast.Name):
+            name = self.namer.fresh("mapping")
+            prelude.append(gast.copy_location(syntax.assign(name, mapping), loop))
+            mapping = syntax.name(name)
+        loop.iter = mapping
+        if view == "keys":
+            return
+        key = self.namer.fresh("key")
+        value = gast.Subscript(value=syntax.deepcopy(mapping), slice=syntax.name(key),
+                               ctx=gast.Load())
+        if view == "values":
+            header = [gast.Assign(targets=[loop.target], value=value, type_comment=None)]
+        elif isinstance(loop.target, (gast.Tuple, gast.List)) and len(loop.target.elts) == 2:
+            header = [gast.Assign(targets=[loop.target.elts[0]], value=syntax.name(key),
+                                  type_comment=None),
+                      gast.Assign(targets=[loop.target.elts[1]], value=value, type_comment=None)]
+        else:
+            header = [gast.Assign(targets=[loop.target], value=gast.Tuple(
+                elts=[syntax.name(key), value], ctx=gast.Load()), type_comment=None)]
+        loop.target = syntax.name(key, store=True)
+        loop.body = [gast.copy_location(h, loop) for h in header] + loop.body
 
     # ---- exits become flags
     def block(self, statements):
@@ -186,7 +270,8 @@ class _LowerExits:
         """Flags the statement may set that end the rest of the current block."""
         flags = []
         loop_break, loop_continue = self.loop_flags[-1] if self.loop_flags else (None, None)
-        if isinstance(s, (gast.If, gast.Break, gast.Continue, gast.Return)):
+        if isinstance(s, (gast.If, gast.Break, gast.Continue, gast.Return, gast.For,
+                          gast.While)):
             probe = [s]
             if loop_break and _contains(probe, gast.Break):
                 flags.append(loop_break)
@@ -261,6 +346,16 @@ class _LowerExits:
         for node in before + after + [new]:
             gast.copy_location(node, loop)
         return before + [new] + after
+
+
+def _unpack(target, value) -> list:
+    """``target = value`` as assignments, pairing a tuple target with a tuple value."""
+    if (isinstance(target, (gast.Tuple, gast.List)) and isinstance(value, gast.Tuple)
+            and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, gast.Starred) for e in target.elts)):
+        return [statement for part, item in zip(target.elts, value.elts)
+                for statement in _unpack(part, item)]
+    return [gast.Assign(targets=[target], value=value, type_comment=None)]
 
 
 def _all_not(flags):

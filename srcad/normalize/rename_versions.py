@@ -21,7 +21,11 @@ After this pass:
   so inside the body ``x`` is the value at the start of the iteration and
   ``x_2`` the value at its end. A loop nested in another loop carries its
   variables in fresh names (``x_3 = x`` before it), so no name is carried by
-  two loops.
+  two loops;
+* a copy never reads a name Python may not have bound: a version that a merge or a
+  carry reads but that only some paths assign (``if x > 0: y = ...`` in a loop,
+  with ``y`` read only on those paths) starts as a placeholder ``y = None``
+  (annotations.is_placeholder) at the top of the function.
 """
 
 from __future__ import annotations
@@ -29,18 +33,37 @@ from __future__ import annotations
 import gast
 
 from .. import syntax
-from ..annotations import mark_carry, set_origin
+from ..annotations import mark_carry, mark_placeholder, set_origin
 from ..naming import Namer
 
 
 def rename_versions(tree: gast.FunctionDef, namer: Namer) -> gast.FunctionDef:
     params = {a.id for a in tree.args.args}
-    tree.body = _Versions(namer).block(tree.body, {p: p for p in params}, set(params), False)
+    versions = _Versions(namer)
+    body = versions.block(tree.body, {p: p for p in params}, set(params), set(params), False)
+    placeholders = [mark_placeholder(gast.copy_location(syntax.assign(name, syntax.constant(
+        None)), tree)) for name in sorted(versions.placeholders - params)]
+    tree.body = placeholders + body
     return tree
 
 
 def _assigned(statements) -> set:
     return syntax.stored_names(gast.Module(body=list(statements), type_ignores=[]))
+
+
+def _loop_targets(statements) -> set:
+    """Names bound only as the target of a ``for`` inside ``statements``.
+
+    Each such loop assigns them before reading them, and they are never renamed (the
+    header binds them as they are), so they are not carried by an enclosing loop.
+    """
+    targets, others = set(), set()
+    for node in gast.walk(gast.Module(body=list(statements), type_ignores=[])):
+        if isinstance(node, gast.For):
+            targets |= syntax.stored_names(node.target)
+        elif isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            others |= syntax.stored_names(node)
+    return targets - others
 
 
 def _read_before_assigned(statements, seen=None) -> set:
@@ -72,14 +95,35 @@ def _read_before_assigned(statements, seen=None) -> set:
 
 
 class _Versions:
+    """Renames one function. ``bound`` (threaded like ``current``) holds the versions
+    surely assigned at the current point; a copy that reads any other version (a merge
+    after a branch, a carry) reads a name Python may never have bound, so that version
+    is bound to a placeholder ``None`` at the start of the function."""
+
     def __init__(self, namer: Namer):
         self.namer = namer
+        self.placeholders: set = set()
 
-    def block(self, statements, current: dict, defined: set, in_loop: bool) -> list:
+    def copy(self, target: str, version: str, bound: set, like) -> gast.Assign:
+        if version not in bound:
+            self.placeholders.add(version)
+        return set_origin(gast.copy_location(syntax.assign(target, syntax.name(version)), like),
+                          like)
+
+    def reads(self, node, current: dict, bound: set) -> None:
+        """Rename what ``node`` reads; a version it reads that only some paths bind (valid
+        Python where the other paths never get here) gets a placeholder, because the
+        derivative code may still read it on those paths (a zero adjoint's shape)."""
+        syntax.rename(node, current, loads_only=True)
+        versions = set(current.values())
+        self.placeholders |= (syntax.load_names(node) & versions) - bound
+
+    def block(self, statements, current: dict, defined: set, bound: set,
+              in_loop: bool) -> list:
         out = []
         for s in statements:
             if isinstance(s, gast.Assign):
-                syntax.rename(s.value, current, loads_only=True)
+                self.reads(s.value, current, bound)
                 for target in s.targets:
                     for n in gast.walk(target):
                         if isinstance(n, gast.Name):
@@ -88,24 +132,27 @@ class _Versions:
                                 n.id = self.namer.fresh(original)
                             current[original] = n.id
                             defined.add(original)
+                            bound.add(n.id)
                 out.append(s)
             elif isinstance(s, gast.If):
-                out.extend(self.branch(s, current, defined, in_loop))
+                out.extend(self.branch(s, current, defined, bound, in_loop))
             elif isinstance(s, (gast.For, gast.While)):
-                out.extend(self.loop(s, current, defined, in_loop))
+                out.extend(self.loop(s, current, defined, bound, in_loop))
             else:
-                syntax.rename(s, current, loads_only=True)
+                self.reads(s, current, bound)
                 out.append(s)
         return out
 
-    def branch(self, s, current, defined, in_loop):
-        syntax.rename(s.test, current, loads_only=True)
+    def branch(self, s, current, defined, bound, in_loop):
+        self.reads(s.test, current, bound)
         results = []
         for part in (s.body, s.orelse):
-            part_current, part_defined = dict(current), set(defined)
-            results.append((self.block(part, part_current, part_defined, in_loop),
-                            part_current, part_defined))
-        (body, body_current, body_defined), (orelse, else_current, else_defined) = results
+            part_current, part_defined, part_bound = dict(current), set(defined), set(bound)
+            results.append((self.block(part, part_current, part_defined, part_bound, in_loop),
+                            part_current, part_defined, part_bound))
+        (body, body_current, body_defined, body_bound), \
+            (orelse, else_current, else_defined, else_bound) = results
+        merged_names = set()
         for original in sorted(set(body_current) | set(else_current)):
             in_body, in_else = body_current.get(original), else_current.get(original)
             if in_body == in_else:
@@ -114,24 +161,23 @@ class _Versions:
                 current[original] = in_body or in_else  # only defined when that branch ran
             else:
                 merged = self.namer.fresh(original)
-                body.append(set_origin(gast.copy_location(
-                    syntax.assign(merged, syntax.name(in_body)), s), s))
-                orelse.append(set_origin(gast.copy_location(
-                    syntax.assign(merged, syntax.name(in_else)), s), s))
+                body.append(self.copy(merged, in_body, body_bound, s))
+                orelse.append(self.copy(merged, in_else, else_bound, s))
                 current[original] = merged
+                merged_names.add(merged)
         s.body = [b for b in body if not isinstance(b, gast.Pass)] or [gast.Pass()]
         s.orelse = [b for b in orelse if not isinstance(b, gast.Pass)]
         defined |= body_defined | else_defined
+        bound |= (body_bound & else_bound) | merged_names
         return [s]
 
-    def loop(self, s, current, defined, in_loop):
+    def loop(self, s, current, defined, bound, in_loop):
         before = []
-        if isinstance(s, gast.For):
-            syntax.rename(s.iter, current, loads_only=True)
-        else:
-            syntax.rename(s.test, current, loads_only=True)
+        self.reads(s.iter if isinstance(s, gast.For) else s.test, current, bound)
         assigned = _assigned(s.body)
-        carried = sorted(assigned & (defined | _read_before_assigned(s.body)))
+        inner_targets = _loop_targets(s.body)
+        carried = sorted((assigned - inner_targets)
+                         & (defined | _read_before_assigned(s.body)))
         loop_names = {}
         for original in carried:
             if original not in defined:
@@ -140,33 +186,40 @@ class _Versions:
             elif in_loop:
                 # a loop inside a loop carries its values in names of its own
                 loop_names[original] = self.namer.fresh(original)
-                before.append(syntax.assign(loop_names[original],
-                                            syntax.name(current[original])))
+                before.append(self.copy(loop_names[original], current[original], bound, s))
             else:
                 loop_names[original] = current[original]
+        bound |= {n.targets[0].id for n in before}
         if isinstance(s, gast.While) and isinstance(s.test, gast.Name):
             s.test.id = loop_names.get(s.test.id, s.test.id)
         body_current = dict(current)
         body_current.update(loop_names)
         body_defined = set(defined) | set(carried)
+        body_bound = set(bound)
         if isinstance(s, gast.For):
             for n in gast.walk(s.target):
                 if isinstance(n, gast.Name):
                     body_current.pop(n.id, None)
-        body = self.block(s.body, body_current, body_defined, True)
+                    body_bound.add(n.id)
+        body = self.block(s.body, body_current, body_defined, body_bound, True)
         body = [b for b in body if not isinstance(b, gast.Pass)]
+        origin_node = s.body[-1] if s.body else s
         for original in carried:
             if body_current[original] != loop_names[original]:
-                carry = syntax.assign(loop_names[original], syntax.name(body_current[original]))
-                origin_node = s.body[-1] if s.body else s
-                body.append(set_origin(gast.copy_location(mark_carry(carry), origin_node),
-                                       origin_node))
+                carry = self.copy(loop_names[original], body_current[original], body_bound,
+                                  origin_node)
+                body.append(mark_carry(carry))
         s.body = body or [gast.Pass()]
         for original in carried:
             current[original] = loop_names[original]
         for original in assigned - set(carried):
             if original in body_current:
                 current[original] = body_current[original]
+        loop_targets = inner_targets
+        if isinstance(s, gast.For):
+            loop_targets = loop_targets | syntax.stored_names(s.target)
+        for original in loop_targets:  # after the loop the name holds its last value
+            current[original] = original
         defined |= assigned
         for node in before:
             gast.copy_location(node, s)

@@ -50,23 +50,48 @@ def split_tuples(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.Function
         parts = {name: [namer.fresh("%s_%s" % (name, _suffix(key))) for key in keys]
                  for name, keys in shapes.items()}
         _Split(shapes, parts, resolve).visit(tree)
-    _IndexUnpacking().visit(tree)
+    _IndexUnpacking(namer).visit(tree)
     return tree
 
 
 class _IndexUnpacking(gast.NodeTransformer):
-    """``a, b = t`` for a container that stays whole: ``a = t[0]; b = t[1]``."""
+    """``a, b = t`` for a container that stays whole: ``a = t[0]; b = t[1]``.
+
+    A nested target unpacks through a fresh name: ``a, (b, c) = t`` becomes
+    ``a = t[0]; t_1 = t[1]; b = t_1[0]; c = t_1[1]``.
+    """
+
+    def __init__(self, namer: Namer):
+        self.namer = namer
 
     def visit_Assign(self, node):
         target = node.targets[0]
         if (len(node.targets) == 1 and isinstance(target, (gast.Tuple, gast.List))
-                and isinstance(node.value, gast.Name)
-                and all(isinstance(e, gast.Name) for e in target.elts)):
-            return [_like(gast.Assign(targets=[element], value=gast.Subscript(
-                value=syntax.name(node.value.id), slice=syntax.constant(index),
-                ctx=gast.Load()), type_comment=None), node)
-                for index, element in enumerate(target.elts)]
+                and isinstance(node.value, gast.Name) and _plain_unpacking(target)):
+            return self.unpack(target, node.value.id, node)
         return node
+
+    def unpack(self, target, source, like) -> list:
+        out = []
+        for index, element in enumerate(target.elts):
+            item = gast.Subscript(value=syntax.name(source), slice=syntax.constant(index),
+                                  ctx=gast.Load())
+            if isinstance(element, gast.Name):
+                out.append(_like(gast.Assign(targets=[element], value=item, type_comment=None),
+                                 like))
+                continue
+            part = self.namer.fresh("%s_%d" % (source, index))
+            out.append(_like(syntax.assign(part, item), like))
+            out.extend(self.unpack(element, part, like))
+        return out
+
+
+def _plain_unpacking(target) -> bool:
+    """Names, or tuples and lists of such targets, nested to any depth (nothing starred)."""
+    if isinstance(target, gast.Name):
+        return True
+    return isinstance(target, (gast.Tuple, gast.List)) and all(
+        _plain_unpacking(e) for e in target.elts)
 
 
 def _unpacks(target, keys) -> bool:

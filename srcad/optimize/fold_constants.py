@@ -5,6 +5,7 @@ remain: ``e * 1.0``, ``1.0 * e``, ``e / 1.0``, ``e ** 1``, ``e + 0`` (with
 a literal zero), ``--e``::
 
     pow_bar * 2 * x ** (2 - 1)   ->   pow_bar * 2 * x
+    5.0 * (4 * a ** 3)           ->   20.0 * a ** 3
     div_bar = 1.0 / n            ->   (unchanged: n is not a constant)
 
 A multiplication by one is dropped only when the other operand cannot be an
@@ -60,6 +61,14 @@ class _Fold(gast.NodeTransformer):
                 return node
             if isinstance(value, _FOLDABLE):
                 return gast.copy_location(syntax.constant(value), node)
+        if isinstance(op, gast.Mult) and _number(left) and isinstance(right, gast.BinOp) \
+                and isinstance(right.op, gast.Mult) and _number(right.left):
+            # c1 * (c2 * e) -> (c1 * c2) * e: templates multiply a constant by a
+            # coefficient (5.0 * (4 * a ** 3) is 20.0 * a ** 3)
+            folded = self.visit_BinOp(gast.BinOp(left=left, op=gast.Mult(), right=right.left))
+            if _number(folded):
+                return gast.copy_location(
+                    gast.BinOp(left=folded, op=gast.Mult(), right=right.right), node)
         if isinstance(op, gast.Mult):
             if _is(right, 1) and (self.floating(left) or isinstance(right.value, int)):
                 return left

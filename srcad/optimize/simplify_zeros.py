@@ -22,16 +22,23 @@ import numpy as np
 from .. import runtime, syntax
 from ..analysis import shapes
 
-_LINEAR_IN_EACH = {np.dot, np.matmul, np.outer, np.multiply, np.tensordot, np.inner,
-                   runtime.dot_adjoint_left, runtime.dot_adjoint_right,
-                   runtime.matmul_adjoint_left, runtime.matmul_adjoint_right}
+# functions that are zero when any one of the arguments at these positions is zero
+_LINEAR_IN = {
+    np.dot: (0, 1), np.matmul: (0, 1), np.outer: (0, 1), np.multiply: (0, 1),
+    np.tensordot: (0, 1), np.inner: (0, 1),
+    runtime.dot_adjoint_left: (0, 2), runtime.dot_adjoint_right: (0, 1),
+    runtime.matmul_adjoint_left: (0, 2), runtime.matmul_adjoint_right: (0, 1),
+    runtime.unbroadcast: (0,), runtime.match_tangent: (0,), runtime.expand_reduced: (0,),
+    runtime.unindex: (0,), runtime.without: (0,), runtime.if_inexact: (0,),
+    np.expand_dims: (0,),
+}
 
 
 def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
                    aliases) -> gast.FunctionDef:
     """``primal_of(name)`` gives the value a tangent variable belongs to (None otherwise)."""
     _Simplify(env, resolve, primal_of, aliases).visit(tree)
-    return tree
+    return _Restore().visit(tree)  # zeros outside an assignment (a returned tuple) stay as written
 
 
 class _Zero(gast.AST):
@@ -116,8 +123,8 @@ class _Simplify(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         callee = self.resolve(node.func)
-        if any(callee is f for f in _LINEAR_IN_EACH) and any(
-                self.is_zero(a) for a in node.args[:2]):
+        positions = next((p for f, p in _LINEAR_IN.items() if callee is f), ())
+        if any(p < len(node.args) and self.is_zero(node.args[p]) for p in positions):
             return _Zero(node)
         if any(callee is f for f in (np.sum, np.mean)) and node.args and self.is_zero(
                 node.args[0]):

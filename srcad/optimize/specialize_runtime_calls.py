@@ -77,12 +77,13 @@ def _unbroadcast(pass_, args, kinds):
     kept = []
     for axis, x_one in enumerate(x_kind.ones):
         g_one = g_kind.ones[lead + axis]
-        if x_one is False or g_one is True:
+        if x_one is g_one and x_one is not None:  # both 1, or both larger (equal: NumPy)
             continue
         if x_one is True and g_one is False:
             kept.append(axis)
             continue
-        return None  # a size only known at run time decides
+        # g of size 1 where x is larger must be broadcast; an unknown size decides at run time
+        return None
     # the array method: same result as np.sum, without np.sum's Python-level dispatch
     result = g
     if lead:
@@ -108,9 +109,9 @@ def _match_type(pass_, args, kinds):
         if isinstance(g_kind, Scalar):
             return syntax.call(syntax.name("float"), g)
         return None
-    if isinstance(x_kind, (Array, Scalar)):
+    if isinstance(x_kind, Array):
         return g
-    return None
+    return None  # a name that held a Python float at one point and a NumPy scalar at another
 
 
 def _check_scalar_output(pass_, args, kinds):
@@ -172,11 +173,55 @@ def _match_tangent(pass_, args, kinds):
     if isinstance(value, Scalar) and isinstance(tangent, Scalar):
         if value.kind == "float" and tangent.kind != "float":
             return syntax.call(syntax.name("float"), args[0])
-        return args[0]
+        if value.kind != "scalar":
+            return args[0]
     return None
 
 
+def _number(node):
+    """The value of a numeric literal (``2.0``, ``-1``), or None."""
+    sign = 1
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        sign, node = -1, node.operand
+    if isinstance(node, gast.Constant) and type(node.value) in (int, float):
+        return sign * node.value
+    return None
+
+
+def _power_derivative(pass_, args, kinds):
+    """``rt.power_derivative(x, 3.0, 1)`` -> ``3.0 * x ** 2.0``, for a constant exponent.
+
+    Kept as a call where the helper's care is needed: a zero coefficient (``x ** 0``),
+    or a negative power of a Python float, which raises ZeroDivisionError at 0.
+    """
+    if len(args) not in (2, 3):
+        return None
+    exponent = _number(args[1])
+    order = _number(args[2]) if len(args) == 3 else 1
+    if exponent is None or type(order) is not int or order < 0:
+        return None
+    coefficient = 1
+    for j in range(order):
+        coefficient *= exponent - j
+    power = exponent - order
+    python_scalar = isinstance(kinds[0], Scalar) and kinds[0].kind in ("float", "int", "bool")
+    if coefficient == 0 or (power < 0 and python_scalar) or not isinstance(
+            kinds[0], (Scalar, Array)):
+        return None
+    return gast.BinOp(left=syntax.constant(coefficient), op=gast.Mult(), right=gast.BinOp(
+        left=args[0], op=gast.Pow(), right=syntax.constant(power)))
+
+
+def _iterated(pass_, args, kinds):
+    """``rt.iterated(x)``, its adjoint and its tangent are x (or g, t) unless x is a dict."""
+    return args[0] if isinstance(kinds[-1], (Array, Scalar)) else None
+
+
 _RULES = {
+    "power_derivative": _power_derivative,
+    "iterated": _iterated,
+    "iterated_adjoint": _iterated,
+    "iterated_tangent": _iterated,
     "match_tangent": _match_tangent,
     "owned": _owned,
     "owned_tuple": _owned_tuple,

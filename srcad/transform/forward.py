@@ -29,8 +29,9 @@ import gast
 
 from .. import runtime, syntax
 from ..analysis.activity import carries_gradient
+from ..analysis.in_place import updates_in_place
 from ..analysis.operations import IDENTITY, TUPLE, operation_of
-from ..annotations import comment, not_inlined, origin, position
+from ..annotations import comment, is_placeholder, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
 from ..normalize.inline import Recursive
 from ..recursion import jvp_of
@@ -49,7 +50,8 @@ def forward(tree: gast.FunctionDef, context: ReverseContext, request: ForwardReq
     body = [syntax.deepcopy(s) for s in tree.body]
     returned = body.pop()
     rt = context.aliases.name_for(runtime)
-    tangents = _Tangents(context, rt)
+    tangents = _Tangents(context, rt, updates_in_place(body, context.parsed.params,
+                                                           context.resolve))
     namer = context.namer
     # a parameter without a tangent that later takes a varied value starts from zero
     statements = [syntax.assign(namer.tangent(p), tangents.zeros(syntax.name(p)))
@@ -72,10 +74,14 @@ def forward(tree: gast.FunctionDef, context: ReverseContext, request: ForwardReq
     return syntax.function_def(name, syntax.arguments(params), statements)
 
 
+_IN_PLACE_HELPERS = (runtime.add_at, runtime.append_in_place, runtime.pop_in_place)
+
+
 class _Tangents:
-    def __init__(self, context: ReverseContext, rt: str):
+    def __init__(self, context: ReverseContext, rt: str, in_place: set):
         self.context = context
         self.rt = rt
+        self.in_place = in_place  # ids of the update calls run in place (analysis/in_place.py)
 
     def varied(self, name: str) -> bool:
         return name in self.context.activity.varied
@@ -108,14 +114,24 @@ class _Tangents:
                 continue
             targets = [n.id for t in statement.targets for n in gast.walk(t)
                        if isinstance(n, gast.Name)]
-            if any(self.varied(t) for t in targets):
-                out.extend(self.tangent(statement))
+            if not any(self.varied(t) for t in targets):
+                continue
+            # srcad's in-place helpers called as such (forward code differentiated again)
+            # change their first argument too
+            runs_in_place = id(statement.value) in self.in_place or operation_of(
+                statement.value, self.context.resolve).primitive in _IN_PLACE_HELPERS
+            tangent = self.tangent(statement)
+            if runs_in_place:  # the tangent reads the list (or its zeros) before it changes
+                out[-1:-1] = tangent
+            else:
+                out.extend(tangent)
         return out
 
     def recursive_call(self, operation, result) -> list:
         """``y = f(a, b)`` with f recursive: ``y_dot = jvp_of(f)(a, b, a_dot, b_dot)[1]``."""
         function = operation.primitive
-        bound = inspect.signature(function).bind(*operation.args, **operation.keywords)
+        signature = inspect.signature(function, follow_wrapped=False)
+        bound = signature.bind(*operation.args, **operation.keywords)
         bound.apply_defaults()
         args = [value if isinstance(value, gast.AST) else syntax.constant(value)
                 for value in bound.arguments.values()]
@@ -131,10 +147,12 @@ class _Tangents:
                  runtime.added_at: "add_at"}
 
     def list_in_place(self, statement, operation, result) -> list:
-        """Appends, pops and indexed accumulations happen in place in forward mode.
+        """Appends, pops and indexed accumulations the source made in place stay in place.
 
-        (Reverse mode keeps every version of a list or array; forward mode never
-        reads an old one, so ``items.append(v)`` can stay what it was: no copy.)
+        (Reverse mode keeps every version of a list or array; forward mode does
+        not need the old one where the source updated in place, so
+        ``items.append(v)`` can stay what it was: no copy. analysis/in_place.py
+        decides where that is safe.)
         """
         helper = self._IN_PLACE[operation.primitive]
         args = [syntax.deepcopy(a) for a in operation.args]
@@ -159,6 +177,8 @@ class _Tangents:
                                          "Assign each value to its own name.")
         name = target.id
         result = namer.tangent(name)
+        if is_placeholder(statement):  # never read: neither is its tangent
+            return [syntax.assign(result, syntax.constant(None))]
         operation = operation_of(statement.value, context.resolve)
         if not carries_gradient(operation) or not any(
                 self.varied(n) for n in operation.argument_names()):
@@ -176,7 +196,15 @@ class _Tangents:
             else:
                 value = type(operation.node)(elts=parts, ctx=gast.Load())
             return [syntax.assign(result, value)]
-        if primitive in (runtime.appended, runtime.all_but_last, runtime.added_at):
+        if primitive is TUPLE:  # a dict: its values' tangents under the same keys
+            if not all(isinstance(k, gast.Constant) for k in operation.node.keys):
+                raise UnsupportedSyntaxError(
+                    "srcad cannot differentiate through a dict whose keys are not constants",
+                    location, "Write the keys as constants: {'w': w, 'b': b}.")
+            return [syntax.assign(result, gast.Dict(
+                keys=[syntax.deepcopy(k) for k in operation.node.keys],
+                values=[self.tangent_of(a) for a in operation.args]))]
+        if id(statement.value) in self.in_place:
             return self.list_in_place(statement, operation, result)
         reason = not_inlined(operation.node) if operation.node is not None else None
         if isinstance(reason, Recursive):
@@ -188,7 +216,8 @@ class _Tangents:
                 return namer.tangent(value.id)
             return None
 
-        bindings, derivatives = bind_template(template, operation, name, location, tangent_name)
+        bindings, derivatives = bind_template(template, operation, name, location, tangent_name,
+                                              context.resolve)
         result_param = next(iter(template.signature.parameters))
         derivatives[result_param] = result
 

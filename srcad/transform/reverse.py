@@ -87,15 +87,28 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     statements = sweeps.forward(body)
     if sweeps.uses_tape:
         statements.insert(0, syntax.assign(sweeps.tape, gast.List(elts=[], ctx=gast.Load())))
+    # grad of a function returning a tuple, list or dict: rt.check_scalar_output raises
+    # when the code runs, so no adjoint is seeded (it would index the seed 1.0)
+    no_adjoint = request.check_scalar_output and _returns_a_literal_container(output, body)
     if request.check_scalar_output:
         where = context.parsed.location(origin(returned) or returned)
         statements.append(gast.Expr(value=syntax.call(
             syntax.attribute(rt, "check_scalar_output"), syntax.deepcopy(output),
             syntax.constant("%s:%d:%d" % (where.filename, where.lineno, where.col)))))
 
+    if request.return_value or request.has_aux:
+        # the adjoint sweep restores loop variables to earlier values: read the returned
+        # value (and aux) now, as the primal sweep left them
+        kept, returned_value = _keep_loop_results(returned.value, body, context.namer)
+        statements.extend(kept)
+        if request.has_aux:
+            aux = returned_value.elts[1]
+
     seed = (syntax.name(request.seed) if isinstance(request.seed, str)
             else syntax.constant(request.seed))
-    if isinstance(output, gast.Name) and context.activity.is_active(output.id):
+    if no_adjoint:
+        pass
+    elif isinstance(output, gast.Name) and context.activity.is_active(output.id):
         statements.append(gast.AugAssign(target=syntax.name(context.namer.adjoint(output.id), True),
                                          op=gast.Add(), value=seed))
     elif isinstance(output, (gast.Tuple, gast.List)) and isinstance(request.seed, str):
@@ -106,17 +119,27 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
                 statements.append(gast.AugAssign(
                     target=syntax.name(context.namer.adjoint(element.id), True), op=gast.Add(),
                     value=part))
-    statements.extend(sweeps.adjoint(body))
+    if not no_adjoint:
+        statements.extend(sweeps.adjoint(body))
 
+    # a gradient has its argument's type: read it from the argument as passed, not from a
+    # loop variable of the same name that the sweeps left holding another value
+    rebound = syntax.stored_names(gast.Module(body=body, type_ignores=[]))
+    arguments = {}
+    for param in request.wrt:
+        if param in rebound:
+            arguments[param] = context.namer.fresh(param + "_argument")
+            statements.insert(0, syntax.assign(arguments[param], syntax.name(param)))
     results = [syntax.call(syntax.attribute(rt, "match_type"),
-                           syntax.name(context.namer.adjoint(param)), syntax.name(param))
+                           syntax.name(context.namer.adjoint(param)),
+                           syntax.name(arguments.get(param, param)))
                for param in request.wrt]
     # gradients are fresh, writable arrays: never a read-only view, never one object twice
     gradients = syntax.call(syntax.attribute(rt, "owned"), *results)
     if not request.single:
         gradients = syntax.call(syntax.attribute(rt, "owned_tuple"), *results)
     if request.return_value:
-        gradients = gast.Tuple(elts=[syntax.deepcopy(returned.value), gradients], ctx=gast.Load())
+        gradients = gast.Tuple(elts=[returned_value, gradients], ctx=gast.Load())
     elif request.has_aux:
         gradients = gast.Tuple(elts=[gradients, syntax.deepcopy(aux)], ctx=gast.Load())
     statements.append(gast.Return(value=gradients))
@@ -124,6 +147,32 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
     return syntax.function_def(name, args, statements)
 
 
+
+
+def _returns_a_literal_container(output, body) -> bool:
+    """The output is a tuple, list or dict written as such (``return a, b``, ``y = {...}``)."""
+    if isinstance(output, (gast.Tuple, gast.List, gast.Dict)):
+        return True
+    return isinstance(output, gast.Name) and any(
+        isinstance(statement, gast.Assign) and syntax.stored_names(statement) == {output.id}
+        and isinstance(statement.value, (gast.Tuple, gast.List, gast.Dict))
+        for statement in body)
+
+
+def _keep_loop_results(returned, body, namer) -> tuple[list, gast.expr]:
+    """``c_result = c`` for each returned name a loop assigns, and ``returned`` reading those."""
+    returned = syntax.deepcopy(returned)
+    in_loops = set()
+    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, (gast.For, gast.While)):
+            in_loops |= syntax.stored_names(node)
+    kept, renames = [], {}
+    for node in syntax.names(returned):
+        if node.id in in_loops and node.id not in renames:
+            renames[node.id] = namer.fresh(node.id + "_result")
+            kept.append(syntax.assign(renames[node.id], syntax.name(node.id)))
+    syntax.rename(returned, renames)
+    return kept, returned
 
 
 def _is_active_assignment(statement, context) -> bool:
@@ -194,6 +243,7 @@ class _Sweeps:
             elif isinstance(node, gast.If):
                 self.needed |= syntax.load_names(node.test)
         self.plans = {}
+        self.kept = {}  # loop -> (name, copy) pairs: see keep_overwritten
         self.prepare(body, in_loop=False)
 
     def prepare(self, statements, in_loop):
@@ -204,6 +254,9 @@ class _Sweeps:
                 plan = self.plan(id(statement), statement.body, recompute=True)
                 for recomputed in plan.recomputed:
                     self.needed |= syntax.load_names(recomputed.value)
+                # its reverse starts from the end values of what it carries: an enclosing
+                # loop must restore those for each of its own iterations
+                self.needed |= {carried for _, carried in plan.end_values}
             elif isinstance(statement, gast.If):
                 for index, part in enumerate((statement.body, statement.orelse)):
                     self.prepare(part, in_loop)
@@ -226,6 +279,23 @@ class _Sweeps:
                                               self.trip_counters)
         return self.plans[key]
 
+    def keep_overwritten(self, loop, plan) -> list:
+        """Copies of what a loop outside loops overwrites and its reverse does not restore.
+
+        Such a loop carries its variables in the names they had before it
+        (normalize/rename_versions.py), so the loop overwrites values that statements
+        before it read. Its reverse restores the start values it records; any other
+        carried value the adjoint sweep reads (say the loop has nothing to
+        differentiate) is copied here and put back after the loop's reverse.
+        """
+        carried = {s.targets[0].id for s in loop.body if is_carry(s)}
+        out = []
+        for name in sorted((carried & self.needed) - set(plan.taped)):
+            kept = self.context.namer.fresh(name + "_before")
+            self.kept.setdefault(id(loop), []).append((name, kept))
+            out.append(syntax.assign(kept, syntax.name(name)))
+        return out
+
     def push(self, plan):
         self.uses_tape = True
         return gast.Expr(value=syntax.call(syntax.attribute(self.tape, "append"),
@@ -243,6 +313,8 @@ class _Sweeps:
         for statement in statements:
             if isinstance(statement, (gast.For, gast.While)):
                 plan = self.plan(id(statement), statement.body, recompute=True)
+                if not in_loop:
+                    out.extend(self.keep_overwritten(statement, plan))
                 body = self.forward([s for s in statement.body if not is_carry(s)], True)
                 if plan.taped:
                     body.append(self.push(plan))
@@ -273,6 +345,8 @@ class _Sweeps:
         for statement in reversed(statements):
             if isinstance(statement, (gast.For, gast.While)):
                 out.extend(self.adjoint_loop(statement))
+                out.extend(syntax.assign(name, syntax.name(kept))
+                           for name, kept in self.kept.get(id(statement), ()))
                 last_origin = None
                 continue
             if isinstance(statement, gast.If):
@@ -501,9 +575,20 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
         out.append(_reset(namer.adjoint(name)))
         return out
     if primitive is TUPLE:
-        raise UnsupportedSyntaxError(
-            "srcad cannot differentiate through a dict it cannot split into variables",
-            location, "Read and write it only with constant string keys, and do not pass it on.")
+        # a dict {key: value}: each value's adjoint is the whole's (an Entries) at its key
+        if not all(isinstance(k, gast.Constant) for k in operation.node.keys):
+            raise UnsupportedSyntaxError(
+                "srcad cannot differentiate through a dict whose keys are not constants",
+                location, "Write the keys as constants: {'w': w, 'b': b}.")
+        out = []
+        for key, item in zip(operation.node.keys, operation.args):
+            if isinstance(item, gast.Name) and context.activity.is_active(item.id):
+                part = gast.Subscript(value=syntax.name(namer.adjoint(name)),
+                                      slice=syntax.deepcopy(key), ctx=gast.Load())
+                out.append(gast.AugAssign(target=syntax.name(namer.adjoint(item.id), True),
+                                          op=gast.Add(), value=part))
+        out.append(_reset(namer.adjoint(name)))
+        return out
     reason = not_inlined(operation.node) if operation.node is not None else None
     if isinstance(reason, Recursive) and template_of(primitive, "adjoint") is None:
         return _adjoint_of_recursive_call(name, operation, context)
@@ -514,7 +599,8 @@ def _adjoint_of(statement, context: ReverseContext) -> list:
             return namer.adjoint(value.id)
         return None
 
-    bindings, derivatives = bind_template(template, operation, name, location, adjoint_name)
+    bindings, derivatives = bind_template(template, operation, name, location, adjoint_name,
+                                          context.resolve)
     parameters = template.signature.parameters
     result_param = next(iter(parameters))
     out = []
@@ -537,7 +623,7 @@ def _adjoint_of_recursive_call(name, operation, context) -> list:
     """``y = f(a, b)`` with f recursive: ``f_grads = vjp_of(f)(a, b, y_bar)``, then accumulate."""
     namer = context.namer
     function = operation.primitive
-    signature = inspect.signature(function)
+    signature = inspect.signature(function, follow_wrapped=False)
     bound = signature.bind(*operation.args, **operation.keywords)
     bound.apply_defaults()
     args = [value if isinstance(value, gast.AST) else syntax.constant(value)

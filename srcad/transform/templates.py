@@ -24,7 +24,7 @@ import gast
 
 from .. import registry, syntax
 from ..analysis.operations import UNRESOLVED
-from ..errors import MissingTemplateError, SrcadError, TemplateError
+from ..errors import MissingTemplateError, SrcadError, TemplateError, UnsupportedOperationError
 from ..registry import Template, is_derivative_ref
 
 _UNBOUND = object()
@@ -97,17 +97,23 @@ def template_for(operation, kind: str, location, not_inlined_reason=None) -> Tem
         hint = ("srcad differentiates through Python functions by inlining them, which this "
                 "one does not allow; register a template for it with %s(%s)." % (decorator, what))
     else:
-        hint = ("Register one with %s(%s): a function (result, *args) in the notation of "
-                "DESIGN.md; or mark it @srcad.nondifferentiable." % (decorator, what))
+        body = ("accumulates d[arg] += ... for each argument" if kind == "adjoint"
+                else "sets d[result] = ... from the arguments' tangents d[arg]")
+        hint = ("Register one with %s(%s): a function (result, *args) whose body %s "
+                "(docs/templates.md); or mark it @srcad.nondifferentiable."
+                % (decorator, what, body))
     raise MissingTemplateError("no %s template for %s" % (
         "gradient" if kind == "adjoint" else "tangent", what), location, hint)
 
 
-def bind_template(template: Template, operation, result_name: str, location, derivative_name):
+def bind_template(template: Template, operation, result_name: str, location, derivative_name,
+                  resolve=None):
     """Bind a template's parameters to one operation: (bindings, derivatives).
 
     ``derivative_name(value_node)`` gives the derivative variable of an argument,
     or None when it has none; the result's entry is left for the caller.
+    ``resolve`` (static references to objects) is passed on to the primitive's
+    constraints (registry.constraint).
     """
     args = list(operation.args)
     if operation.primitive is operator.getitem:
@@ -135,6 +141,25 @@ def bind_template(template: Template, operation, result_name: str, location, der
             raise TemplateError("templates cannot take **kwargs (%s)" % template.where)
         bindings[param_name] = value
         derivatives[param_name] = derivative_name(value)
+        root = value
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if root is not value and derivatives[param_name] is None and isinstance(
+                root, gast.Name) and derivative_name(root) is not None:
+            # normalize leaves `name.attr` as an operand only for static references (np.pi):
+            # one rooted in a differentiated value would silently lose its derivative
+            raise AssertionError("operand %s of %s is not an atom"
+                                 % (registry.describe(operation.primitive), param_name))
+    def carries(expression):
+        return any(derivative_name(n) is not None for n in gast.walk(expression)
+                   if isinstance(n, gast.Name))
+
+    entry = registry.lookup(operation.primitive)
+    for check in entry.constraints if entry is not None else ():
+        problem = check(bindings, carries, resolve or (lambda node: UNRESOLVED))
+        if problem is not None:
+            why, hint = problem
+            raise UnsupportedOperationError(why, location, hint)
     return bindings, derivatives
 
 

@@ -1,0 +1,86 @@
+"""Arrays made from values: np.full, np.full_like, np.linspace, np.arange.
+
+Their results depend on the values passed (the fill value, the start, stop and
+step), so they are differentiable in those; only shapes, counts and dtypes are
+not. An integer result (an explicit integer dtype, or the dtype of an integer
+array for np.full_like) is rounded: its derivative is 0 (``rt.if_inexact``).
+"""
+
+import gast
+import numpy as np
+
+from srcad import runtime as rt
+from srcad.analysis import shapes
+from srcad.registry import adjoint, constraint, d, nondifferentiable, shape_rule, tangent
+
+
+@adjoint(np.full_like)
+def full_like(y, a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    d[fill_value] += rt.unbroadcast(rt.if_inexact(d[y], y), fill_value)
+
+
+@tangent(np.full_like)
+def full_like(y, a, fill_value, dtype=None, order="K", subok=True, shape=None):  # noqa: F811
+    d[y] = rt.if_inexact(rt.match_tangent(d[fill_value], y), y)
+
+
+@adjoint(np.full)
+def full(y, shape, fill_value, dtype=None, order="C"):
+    d[fill_value] += rt.unbroadcast(rt.if_inexact(d[y], y), fill_value)
+
+
+@tangent(np.full)
+def full(y, shape, fill_value, dtype=None, order="C"):  # noqa: F811
+    d[y] = rt.if_inexact(rt.match_tangent(d[fill_value], y), y)
+
+
+# y = start (1 - t) + stop t, t = 0, 1/(num - 1), ..., 1 along the new axis
+@adjoint(np.linspace)
+def linspace(y, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    d[start] += rt.unbroadcast(np.sum(d[y] * rt.linspace_weights(y, num, endpoint, axis, 0),
+                                      axis=axis), start)
+    d[stop] += rt.unbroadcast(np.sum(d[y] * rt.linspace_weights(y, num, endpoint, axis, 1),
+                                     axis=axis), stop)
+
+
+@tangent(np.linspace)
+def linspace(y, start, stop, num=50, endpoint=True, retstep=False, dtype=None,  # noqa: F811
+             axis=0):
+    d[y] = rt.if_inexact(np.linspace(d[start], d[stop], num, endpoint, axis=axis), y)
+
+
+def _without_step(arguments, carries, resolve):
+    retstep = arguments.get("retstep")
+    if isinstance(retstep, gast.Constant) and retstep.value is False:
+        return None
+    return ("srcad differentiates np.linspace(start, stop, ...) without retstep=True",
+            "Compute the step from start and stop: (stop - start) / (num - 1).")
+
+
+constraint(_without_step, np.linspace)
+
+
+# np.arange(start, stop, step) = start + step * [0, 1, ...]; the stop only sets the length
+@adjoint(np.arange)
+def arange(y, start, stop=None, step=None, dtype=None):
+    d[start] += np.sum(d[y] * rt.arange_weights(y, stop, 0))
+    d[step] += np.sum(d[y] * rt.arange_weights(y, stop, 1))
+
+
+@tangent(np.arange)
+def arange(y, start, stop=None, step=None, dtype=None):  # noqa: F811
+    d[y] = d[start] * rt.arange_weights(y, stop, 0) + d[step] * rt.arange_weights(y, stop, 1)
+
+
+@adjoint(rt.if_inexact)
+def if_inexact(z, g, y):
+    d[g] += rt.if_inexact(d[z], y)
+
+
+@tangent(rt.if_inexact)
+def if_inexact(z, g, y):  # noqa: F811
+    d[z] = rt.if_inexact(d[g], y)
+
+
+nondifferentiable(rt.linspace_weights, rt.arange_weights)
+shape_rule(shapes.same_as_first, rt.if_inexact, rt.linspace_weights, rt.arange_weights)

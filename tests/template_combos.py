@@ -1,0 +1,1563 @@
+"""The case table of tests/test_template_combos.py: every template on broadcast combinations.
+
+Each ``Case`` is a small module-level function applying one primitive (or one
+runtime helper that generated code calls), the domain of each parameter, the
+combinations of parameter shapes to try, and which parameters are
+differentiable. The test module enumerates, for every case, every shape
+combination and every non-empty subset of the differentiable parameters.
+
+Shapes are written as tuples; ``()`` is a Python float, ``F64`` a NumPy
+float64 scalar and ``ZERO_D`` a 0-d array. The five kinds an operand of an
+elementwise primitive takes (``KINDS``): a scalar, a vector (3,), a row (1, 3),
+a column (2, 1) and a full array (2, 3), so that every pair broadcasts.
+
+Inputs stay inside each primitive's domain and away from its kinks and jumps
+(``accept`` rejects draws too close to one); seeds come from ``zlib.crc32`` of
+the case and combination, never from Python's salted ``hash``.
+"""
+
+from __future__ import annotations
+
+import collections
+import inspect
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from srcad import runtime as rt
+
+F64 = "float64"
+ZERO_D = "0-d"
+SCALAR = ()
+VECTOR = (3,)
+ROW = (1, 3)
+COLUMN = (2, 1)
+FULL = (2, 3)
+KINDS = (SCALAR, VECTOR, ROW, COLUMN, FULL)
+ARRAYS = (VECTOR, ROW, COLUMN, FULL)
+
+
+def shape_text(shape) -> str:
+    if shape == ():
+        return "float"
+    if isinstance(shape, str):
+        return shape
+    if shape is None:
+        return "-"
+    return "x".join(map(str, shape)) if shape else "0d"
+
+
+# ------------------------------------------------------------------ domains
+# A domain draws a value of a given shape: domain(shape, rng).
+
+
+def _typed(values, shape):
+    """``values`` (an array of ``shape``'s size) as the kind ``shape`` names."""
+    if shape == ():
+        return float(values)
+    if shape == F64:
+        return np.float64(values)
+    if shape == ZERO_D:
+        return np.array(float(values))
+    return values
+
+
+def _draw(low, high):
+    def draw(shape, rng):
+        size = () if isinstance(shape, str) else shape
+        return _typed(rng.uniform(low, high, size), shape)
+    return draw
+
+
+anything = _draw(-2.0, 2.0)
+positive = _draw(0.5, 2.0)
+unit = _draw(-0.8, 0.8)
+above_one = _draw(1.5, 3.0)
+small = _draw(-1.2, 1.2)
+exponent = _draw(-1.5, 2.5)
+wide = _draw(-5.0, 5.0)
+
+
+def nonzero(shape, rng):
+    """Magnitude in [0.5, 2], either sign: away from the kink of abs and the pole of 1/x."""
+    size = () if isinstance(shape, str) else shape
+    values = rng.uniform(0.5, 2.0, size) * rng.choice([-1.0, 1.0], size=size)
+    return _typed(values, shape)
+
+
+def spread(shape, rng):
+    """Elements at least 0.2 apart (max and min over axes: no ties), in random order."""
+    size = () if isinstance(shape, str) else shape
+    count = int(np.prod(size))
+    values = (rng.permutation(count) - count / 2) * 0.25 + rng.uniform(-0.02, 0.02, count)
+    return _typed(np.reshape(values, size), shape)
+
+
+Pair = collections.namedtuple("Pair", "w b")
+
+
+@dataclass
+class Layer:
+    w: object
+    b: float
+
+
+def pair(shape, rng):
+    """A namedtuple of an operand of ``shape`` and a vector."""
+    return Pair(anything(shape, rng), anything(VECTOR, rng))
+
+
+def layer(shape, rng):
+    """A dataclass of an operand of ``shape`` and a Python float."""
+    return Layer(anything(shape, rng), anything(SCALAR, rng))
+
+
+def fixed(value):
+    """A parameter that is not an array operand (an index, a list): always ``value``."""
+    return lambda shape, rng: value
+
+
+# -------------------------------------------------------------- acceptance
+
+def far_apart(*positions, gap=0.1):
+    """Operands at ``positions`` differ by at least ``gap`` everywhere (max, min, ties)."""
+    def accept(args):
+        a, b = (np.asarray(args[p], dtype=float) for p in positions)
+        return np.min(np.abs(a - b)) > gap
+    return accept
+
+
+def away_from_jumps(args):
+    """x % y and floor division: x / y at least 0.05 from every integer."""
+    quotient = np.asarray(args[0], dtype=float) / np.asarray(args[1], dtype=float)
+    return np.min(np.abs(quotient - np.round(quotient))) > 0.05
+
+
+def away_from_origin(args):
+    return np.min(np.asarray(args[0]) ** 2 + np.asarray(args[1]) ** 2) > 0.25
+
+
+# -------------------------------------------------------------------- cases
+
+
+@dataclass
+class Case:
+    name: str
+    f: object
+    domains: tuple  # one per parameter of f
+    combos: list  # tuples of shapes, one per parameter
+    differentiable: tuple = (0,)  # positions that carry derivatives
+    accept: object = None  # accept(args) -> bool: redraw otherwise
+    forward_only: bool = False  # in-place helpers reverse mode refuses on purpose
+    wrap: str = "numpy"  # how the output is made scalar: "numpy" or "math" (Python floats)
+    zero_derivative: tuple = ()  # positions whose derivative is 0 (wherever it is defined)
+
+    def subsets(self):
+        """Every non-empty subset of the operands with a derivative; an operand whose
+        derivative is zero (a helper reads only its shape) joins only the whole set."""
+        positions = [p for p in self.differentiable if p not in self.zero_derivative]
+        subsets = [subset for size in range(1, len(positions) + 1)
+                   for subset in itertools.combinations(positions, size)]
+        if tuple(positions) != self.differentiable:
+            subsets.append(self.differentiable)
+        return subsets
+
+
+CASES: list[Case] = []
+
+
+def case(f, domains, combos, differentiable=(0,), name=None, **options):
+    name = name or f.__name__
+    assert all(c.name != name for c in CASES), "duplicate case %s" % name
+    if len(inspect.signature(f).parameters) == 1:  # each combination is one shape
+        combos = [(c,) for c in combos]
+    CASES.append(Case(name, f, tuple(domains), combos, tuple(differentiable), **options))
+
+
+def pairs(left=KINDS, right=KINDS):
+    return list(itertools.product(left, right))
+
+
+# ------------------------------------------------------ operators: binary
+
+def add(x, y):
+    return x + y
+
+
+def sub(x, y):
+    return x - y
+
+
+def mul(x, y):
+    return x * y
+
+
+def truediv(x, y):
+    return x / y
+
+
+def power(x, y):
+    return x ** y
+
+
+def mod(x, y):
+    return x % y
+
+
+def np_add(x, y):
+    return np.add(x, y)
+
+
+def np_subtract(x, y):
+    return np.subtract(x, y)
+
+
+def np_multiply(x, y):
+    return np.multiply(x, y)
+
+
+def np_divide(x, y):
+    return np.divide(x, y)
+
+
+def np_true_divide(x, y):
+    return np.true_divide(x, y)
+
+
+def np_power(x, y):
+    return np.power(x, y)
+
+
+def np_mod(x, y):
+    return np.mod(x, y)
+
+
+def np_remainder(x, y):
+    return np.remainder(x, y)
+
+
+def np_arctan2(y, x):
+    return np.arctan2(y, x)
+
+
+def np_hypot(x, y):
+    return np.hypot(x, y)
+
+
+def np_maximum(x, y):
+    return np.maximum(x, y)
+
+
+def np_minimum(x, y):
+    return np.minimum(x, y)
+
+
+# the operators also meet NumPy scalars and 0-d arrays
+SCALAR_MIXES = [(F64, VECTOR), (FULL, F64), (ZERO_D, FULL), (COLUMN, ZERO_D), (F64, ZERO_D)]
+
+for _f, _domains, _accept in [
+        (add, (anything, anything), None), (sub, (anything, anything), None),
+        (mul, (anything, anything), None), (truediv, (anything, nonzero), None),
+        (power, (positive, exponent), None), (mod, (wide, nonzero), away_from_jumps)]:
+    case(_f, _domains, pairs() + SCALAR_MIXES, (0, 1), accept=_accept)
+
+# The NumPy twins share the operators' templates; only their shape rule differs (for
+# two scalars: a NumPy scalar, not a Python float), so every kind is met, not every pair.
+SOME_PAIRS = [(SCALAR, SCALAR), (SCALAR, FULL), (COLUMN, SCALAR), (VECTOR, FULL), (ROW, COLUMN),
+              (FULL, ROW), (COLUMN, FULL), (FULL, FULL), (F64, VECTOR)]
+
+for _f, _domains, _accept in [
+        (np_add, (anything, anything), None), (np_subtract, (anything, anything), None),
+        (np_multiply, (anything, anything), None), (np_divide, (anything, nonzero), None),
+        (np_true_divide, (anything, nonzero), None), (np_power, (positive, exponent), None),
+        (np_mod, (wide, nonzero), away_from_jumps),
+        (np_remainder, (wide, nonzero), away_from_jumps),
+        (np_arctan2, (anything, anything), away_from_origin),
+        (np_hypot, (anything, anything), away_from_origin),
+        (np_maximum, (anything, anything), far_apart(0, 1)),
+        (np_minimum, (anything, anything), far_apart(0, 1))]:
+    case(_f, _domains, SOME_PAIRS, (0, 1), accept=_accept)
+
+
+def power_of_negative_base(x):
+    return x ** 3
+
+
+def power_by_float_constant(x):
+    return x ** 2.0
+
+
+def power_of_constant(x):
+    return 2.0 ** x
+
+
+def power_by_zero(x):
+    return x ** 0.0
+
+
+def power_by_one(x):
+    return np.power(x, 1.0)
+
+
+def power_by_int(x, n):
+    return x ** n
+
+
+for _f in (power_of_negative_base, power_by_float_constant, power_of_constant, power_by_one):
+    case(_f, (anything,), KINDS)
+case(power_by_zero, (anything,), KINDS, zero_derivative=(0,))
+case(power_by_int, (anything, fixed(3)), [(k, None) for k in KINDS])
+
+
+def constant_minus(x):
+    return 2.0 - x
+
+
+def constant_over(x):
+    return 1.0 / x
+
+
+def constant_mod(x):
+    return 3.5 % x
+
+
+case(constant_minus, (anything,), KINDS)
+case(constant_over, (nonzero,), KINDS)
+case(constant_mod, (_draw(1.2, 1.6),), KINDS)
+
+
+# ------------------------------------------------------- operators: unary
+
+def neg(x):
+    return -x
+
+
+def pos(x):
+    return +x
+
+
+def np_negative(x):
+    return np.negative(x)
+
+
+def np_positive(x):
+    return np.positive(x)
+
+
+def copy_by_assignment(x):
+    y = x
+    return y
+
+
+for _f in (neg, pos, np_negative, np_positive, copy_by_assignment):
+    case(_f, (anything,), KINDS + (F64, ZERO_D))
+
+
+# ------------------------------------------------------ operators: matmul
+
+def matmul(x, y):
+    return x @ y
+
+
+def np_matmul(x, y):
+    return np.matmul(x, y)
+
+
+MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+                 ((1, 3), (3, 1)), ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)),
+                 ((5, 2, 3), (5, 3, 4)), ((5, 2, 3), (3,)), ((3,), (5, 3, 4)),
+                 ((2, 1, 2, 3), (4, 3, 2)), ((1, 2, 3), (4, 3, 2))]
+
+case(matmul, (anything, anything), MATMUL_SHAPES, (0, 1))
+case(np_matmul, (anything, anything), MATMUL_SHAPES[:6], (0, 1))
+
+
+# ---------------------------------------------------- operators: indexing
+
+def item_int(x):
+    return x[1]
+
+
+def item_negative(x):
+    return x[-1]
+
+
+def item_slice(x):
+    return x[1:]
+
+
+def item_step(x):
+    return x[::-2]
+
+
+def item_element(x):
+    return x[1, 2]
+
+
+def item_column(x):
+    return x[:, 0]
+
+
+def item_block(x):
+    return x[0:2, ::-1]
+
+
+def item_ellipsis(x):
+    return x[..., 1]
+
+
+def item_new_axis(x):
+    return x[None, :, 1]
+
+
+def item_fancy(x, index):
+    return x[index]
+
+
+def item_mask(x, mask):
+    return x[mask]
+
+
+def item_pairs(x, rows, columns):
+    return x[rows, columns]
+
+
+def item_by_argument(x, i):
+    return x[i]
+
+
+def item_slice_by_argument(x, i, j):
+    return x[i:j]
+
+
+def item_of_list(x, y):
+    items = [x, y * 2.0, x * y]
+    return items[1] + items[-1]
+
+
+THREE_D = (2, 3, 3)
+case(item_int, (anything,), [VECTOR, FULL, COLUMN, THREE_D])
+case(item_negative, (anything,), [VECTOR, FULL, THREE_D])
+case(item_slice, (anything,), [VECTOR, FULL, COLUMN, THREE_D])
+case(item_step, (anything,), [VECTOR, FULL, THREE_D])
+case(item_element, (anything,), [FULL, THREE_D])
+case(item_column, (anything,), [FULL, COLUMN, THREE_D])
+case(item_block, (anything,), [FULL, THREE_D])
+case(item_ellipsis, (anything,), [FULL, THREE_D])
+case(item_new_axis, (anything,), [FULL, THREE_D])
+case(item_fancy, (anything, fixed(np.array([0, 2, 0]))), [(VECTOR, None), ((3, 2), None)])
+case(item_mask, (anything, fixed(np.array([True, False, True]))), [(VECTOR, None), ((3, 2), None)],
+     name="item_mask[first axis]")
+case(item_mask, (anything, fixed(np.array([[True, False, True], [False, True, True]]))),
+     [(FULL, None)], name="item_mask[full]")
+case(item_pairs, (anything, fixed(np.array([1, 0, 1])), fixed(np.array([2, 2, 0]))),
+     [(FULL, None, None), (THREE_D, None, None)])
+case(item_by_argument, (anything, fixed(2)), [(VECTOR, None), ((3, 3), None)])
+case(item_slice_by_argument, (anything, fixed(0), fixed(2)), [(VECTOR, None, None),
+                                                              (FULL, None, None)])
+case(item_of_list, (anything, anything), SOME_PAIRS, (0, 1))
+
+
+def set_item(x, v):
+    y = x * 1.0
+    y[1] = v
+    return y
+
+
+def set_slice(x, v):
+    y = x * 1.0
+    y[:, 1:] = v
+    return y
+
+
+def set_fancy(x, v):
+    y = x * 1.0
+    y[np.array([0, 2])] = v
+    return y
+
+
+def updated_directly(x, v):
+    return rt.updated(x, (0, 1), v)
+
+
+case(set_item, (anything, anything), [(VECTOR, SCALAR), (FULL, SCALAR), (FULL, VECTOR),
+                                      (FULL, ROW), ((2, 3, 3), (3,)), ((2, 3, 3), (3, 1))],
+     (0, 1))
+case(set_slice, (anything, anything), [(FULL, SCALAR), (FULL, (2, 2)), (FULL, (1, 2)),
+                                       (FULL, COLUMN), (THREE_D, (3,)), (THREE_D, (2, 1, 3))],
+     (0, 1))
+case(set_fancy, (anything, anything), [(VECTOR, SCALAR), (VECTOR, (2,)), ((3, 2), (2, 2)),
+                                       ((3, 2), (1, 2))], (0, 1))
+case(updated_directly, (anything, anything), [(FULL, SCALAR), (THREE_D, VECTOR),
+                                              (THREE_D, (1, 3))], (0, 1))
+
+
+# ----------------------------------------------- operators: builtins and lists
+
+def builtin_max(x, y):
+    return max(x, y)
+
+
+def builtin_min(x, y):
+    return min(x, y)
+
+
+def builtin_sum(x):
+    return sum(x)
+
+
+def builtin_sum_start(x, s):
+    return sum(x, s)
+
+
+def builtin_sum_of_list(x, y):
+    return sum([x, y, x * y])
+
+
+case(builtin_max, (anything, anything), [(SCALAR, SCALAR), (F64, SCALAR)], (0, 1),
+     accept=far_apart(0, 1), wrap="math")
+case(builtin_min, (anything, anything), [(SCALAR, SCALAR), (F64, SCALAR)], (0, 1),
+     accept=far_apart(0, 1))
+case(builtin_sum, (anything,), ARRAYS + (THREE_D,))
+case(builtin_sum_start, (anything, anything), [(VECTOR, SCALAR), (FULL, VECTOR),
+                                                (FULL, SCALAR)], (0, 1))
+case(builtin_sum_of_list, (anything, anything), SOME_PAIRS, (0, 1))
+
+
+def append_items(x, y):
+    items = [x * 2.0]
+    items.append(y * x)
+    return np.array(items)
+
+
+def appended_directly(x, y):
+    return np.array(rt.appended([x, y], x * y))
+
+
+def pop_items(x, y):
+    items = [x * 2.0, y * x, y]
+    last = items.pop()
+    return np.array(items) * last
+
+
+def all_but_last_directly(x, y):
+    items = rt.all_but_last([x, y, x * y])
+    return items[0] * items[1]
+
+
+def append_ragged(x, y):
+    items = [x]
+    items.append(y * 2.0)
+    return items[0] * 3.0 + np.sum(items[1])
+
+
+for _f in (append_items, appended_directly, pop_items):
+    case(_f, (anything, anything), [(SCALAR, SCALAR), (VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+case(all_but_last_directly, (anything, anything), SOME_PAIRS, (0, 1))
+case(append_ragged, (anything, anything), [(SCALAR, VECTOR), (VECTOR, FULL)], (0, 1))
+
+
+# ------------------------------------------------------- numpy_elementwise.py
+
+def np_sin(x):
+    return np.sin(x)
+
+
+def np_cos(x):
+    return np.cos(x)
+
+
+def np_tan(x):
+    return np.tan(x)
+
+
+def np_arcsin(x):
+    return np.arcsin(x)
+
+
+def np_arccos(x):
+    return np.arccos(x)
+
+
+def np_arctan(x):
+    return np.arctan(x)
+
+
+def np_sinh(x):
+    return np.sinh(x)
+
+
+def np_cosh(x):
+    return np.cosh(x)
+
+
+def np_tanh(x):
+    return np.tanh(x)
+
+
+def np_arcsinh(x):
+    return np.arcsinh(x)
+
+
+def np_arccosh(x):
+    return np.arccosh(x)
+
+
+def np_arctanh(x):
+    return np.arctanh(x)
+
+
+def np_exp(x):
+    return np.exp(x)
+
+
+def np_exp2(x):
+    return np.exp2(x)
+
+
+def np_expm1(x):
+    return np.expm1(x)
+
+
+def np_log(x):
+    return np.log(x)
+
+
+def np_log2(x):
+    return np.log2(x)
+
+
+def np_log10(x):
+    return np.log10(x)
+
+
+def np_log1p(x):
+    return np.log1p(x)
+
+
+def np_sqrt(x):
+    return np.sqrt(x)
+
+
+def np_cbrt(x):
+    return np.cbrt(x)
+
+
+def np_square(x):
+    return np.square(x)
+
+
+def square_by_product(x):
+    return x * x
+
+
+def np_reciprocal(x):
+    return np.reciprocal(x)
+
+
+def np_abs(x):
+    return np.abs(x)
+
+
+def np_absolute(x):
+    return np.absolute(x)
+
+
+def np_fabs(x):
+    return np.fabs(x)
+
+
+def builtin_abs(x):
+    return abs(x)
+
+
+UNARY = [
+    (np_sin, anything), (np_cos, anything), (np_tan, unit), (np_arcsin, unit),
+    (np_arccos, unit), (np_arctan, anything), (np_sinh, anything), (np_cosh, anything),
+    (np_tanh, anything), (np_arcsinh, anything), (np_arccosh, above_one), (np_arctanh, unit),
+    (np_exp, anything), (np_exp2, anything), (np_expm1, anything), (np_log, positive),
+    (np_log2, positive), (np_log10, positive), (np_log1p, _draw(-0.5, 2.0)),
+    (np_sqrt, positive), (np_cbrt, nonzero), (np_square, anything), (square_by_product, anything),
+    (np_reciprocal, nonzero), (np_abs, nonzero), (np_absolute, nonzero), (np_fabs, nonzero),
+    (builtin_abs, nonzero),
+]
+for _f, _domain in UNARY:
+    case(_f, (_domain,), KINDS + (F64,))
+
+
+def to_float(x):
+    return float(x)
+
+
+def to_float_of_item(x):
+    return float(x[0, 1])
+
+
+def to_float_of_sum(x):
+    return float(np.sum(x * x))
+
+
+case(to_float, (anything,), [SCALAR, F64, ZERO_D], wrap="math")
+case(to_float_of_item, (anything,), [FULL, (3, 2)], wrap="math")
+case(to_float_of_sum, (anything,), [VECTOR, FULL], wrap="math")
+
+
+# ----------------------------------------------------------- math_module.py
+
+def math_sin(x):
+    return math.sin(x)
+
+
+def math_cos(x):
+    return math.cos(x)
+
+
+def math_tan(x):
+    return math.tan(x)
+
+
+def math_asin(x):
+    return math.asin(x)
+
+
+def math_acos(x):
+    return math.acos(x)
+
+
+def math_atan(x):
+    return math.atan(x)
+
+
+def math_sinh(x):
+    return math.sinh(x)
+
+
+def math_cosh(x):
+    return math.cosh(x)
+
+
+def math_tanh(x):
+    return math.tanh(x)
+
+
+def math_asinh(x):
+    return math.asinh(x)
+
+
+def math_acosh(x):
+    return math.acosh(x)
+
+
+def math_atanh(x):
+    return math.atanh(x)
+
+
+def math_exp(x):
+    return math.exp(x)
+
+
+def math_expm1(x):
+    return math.expm1(x)
+
+
+def math_log(x):
+    return math.log(x)
+
+
+def math_log2(x):
+    return math.log2(x)
+
+
+def math_log10(x):
+    return math.log10(x)
+
+
+def math_log1p(x):
+    return math.log1p(x)
+
+
+def math_sqrt(x):
+    return math.sqrt(x)
+
+
+def math_fabs(x):
+    return math.fabs(x)
+
+
+def math_erf(x):
+    return math.erf(x)
+
+
+def math_erfc(x):
+    return math.erfc(x)
+
+
+def math_degrees(x):
+    return math.degrees(x)
+
+
+def math_radians(x):
+    return math.radians(x)
+
+
+def math_log_base(x, base):
+    return math.log(x, base)
+
+
+def math_atan2(y, x):
+    return math.atan2(y, x)
+
+
+def math_pow(x, y):
+    return math.pow(x, y)
+
+
+def math_hypot(x, y):
+    return math.hypot(x, y)
+
+
+MATH_UNARY = [
+    (math_sin, anything), (math_cos, anything), (math_tan, unit), (math_asin, unit),
+    (math_acos, unit), (math_atan, anything), (math_sinh, anything), (math_cosh, anything),
+    (math_tanh, anything), (math_asinh, anything), (math_acosh, above_one),
+    (math_atanh, unit), (math_exp, anything), (math_expm1, anything), (math_log, positive),
+    (math_log2, positive), (math_log10, positive), (math_log1p, _draw(-0.5, 2.0)),
+    (math_sqrt, positive), (math_fabs, nonzero), (math_erf, anything), (math_erfc, anything),
+    (math_degrees, anything), (math_radians, anything),
+]
+for _f, _domain in MATH_UNARY:
+    case(_f, (_domain,), [SCALAR, F64], wrap="math")
+
+case(math_log_base, (positive, _draw(1.5, 4.0)), [(SCALAR, SCALAR)], (0, 1), wrap="math")
+case(math_log_base, (positive, _draw(0.3, 0.7)), [(SCALAR, SCALAR)], (0, 1), wrap="math",
+     name="math_log_base[base<1]")
+case(math_atan2, (anything, anything), [(SCALAR, SCALAR)], (0, 1), accept=away_from_origin,
+     wrap="math")
+case(math_pow, (positive, exponent), [(SCALAR, SCALAR)], (0, 1), wrap="math")
+case(math_hypot, (anything, anything), [(SCALAR, SCALAR)], (0, 1), accept=away_from_origin,
+     wrap="math")
+
+
+# ------------------------------------------------------- numpy_reductions.py
+
+def sum_all(x):
+    return np.sum(x)
+
+
+def sum_axis0(x):
+    return np.sum(x, axis=0)
+
+
+def sum_last_axis(x):
+    return np.sum(x, -1)
+
+
+def sum_axes_keepdims(x):
+    return np.sum(x, axis=(0, -1), keepdims=True)
+
+
+def sum_keepdims(x):
+    return np.sum(x, axis=1, keepdims=True)
+
+
+def sum_method(x):
+    return x.sum()
+
+
+def sum_method_axis(x):
+    return x.sum(axis=1)
+
+
+def mean_all(x):
+    return np.mean(x)
+
+
+def mean_axis0(x):
+    return np.mean(x, axis=0)
+
+
+def mean_axes(x):
+    return np.mean(x, axis=(0, 1))
+
+
+def mean_keepdims(x):
+    return np.mean(x, axis=-1, keepdims=True)
+
+
+def mean_method(x):
+    return x.mean()
+
+
+def mean_method_axis(x):
+    return x.mean(0)
+
+
+REDUCED = [VECTOR, ROW, COLUMN, FULL, THREE_D]
+case(sum_all, (anything,), [SCALAR] + REDUCED)
+case(sum_axis0, (anything,), REDUCED)
+case(sum_last_axis, (anything,), REDUCED)
+case(sum_axes_keepdims, (anything,), REDUCED[1:])
+case(sum_keepdims, (anything,), REDUCED[1:])
+case(sum_method, (anything,), REDUCED)
+case(sum_method_axis, (anything,), REDUCED[1:])
+case(mean_all, (anything,), [SCALAR] + REDUCED)
+case(mean_axis0, (anything,), REDUCED)
+case(mean_axes, (anything,), REDUCED[1:])
+case(mean_keepdims, (anything,), REDUCED)
+case(mean_method, (anything,), REDUCED)
+case(mean_method_axis, (anything,), REDUCED)
+
+
+def max_all(x):
+    return np.max(x)
+
+
+def max_axis(x):
+    return np.max(x, axis=1)
+
+
+def amax_keepdims(x):
+    return np.amax(x, axis=0, keepdims=True)
+
+
+def max_method(x):
+    return x.max(axis=-1)
+
+
+def min_all(x):
+    return np.min(x)
+
+
+def amin_axis(x):
+    return np.amin(x, axis=1)
+
+
+def min_method(x):
+    return x.min()
+
+
+def min_method_keepdims(x):
+    return x.min(axis=(0, 1), keepdims=True)
+
+
+for _f, _combos in [(max_all, [SCALAR] + REDUCED), (max_axis, REDUCED[1:]),
+                    (amax_keepdims, REDUCED), (max_method, REDUCED), (min_all, REDUCED),
+                    (amin_axis, REDUCED[1:]), (min_method, REDUCED),
+                    (min_method_keepdims, REDUCED[1:])]:
+    case(_f, (spread,), _combos)
+
+
+def norm(x):
+    return np.linalg.norm(x)
+
+
+def norm_axis(x):
+    return np.linalg.norm(x, axis=1)
+
+
+def norm_axis_keepdims(x):
+    return np.linalg.norm(x, axis=0, keepdims=True)
+
+
+def norm_two(x):
+    return np.linalg.norm(x, 2)
+
+
+case(norm, (nonzero,), [VECTOR, FULL, THREE_D])
+case(norm_axis, (nonzero,), [FULL, COLUMN, THREE_D])
+case(norm_axis_keepdims, (nonzero,), [FULL, ROW, THREE_D])
+case(norm_two, (nonzero,), [VECTOR])
+
+
+# ----------------------------------------------------------- numpy_linalg.py
+
+def dot(x, y):
+    return np.dot(x, y)
+
+
+def dot_method(x, y):
+    return x.dot(y)
+
+
+def outer(x, y):
+    return np.outer(x, y)
+
+
+DOT_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((), (3,)),
+              ((3, 2), ()), ((), ()), ((2, 3, 4), (4, 5)), ((2, 3), (4, 3, 5)),
+              ((2, 3, 4), (4,)), ((1, 3), (3, 1))]
+case(dot, (anything, anything), DOT_SHAPES, (0, 1))
+case(dot_method, (anything, anything), DOT_SHAPES[:4] + DOT_SHAPES[7:8], (0, 1))
+case(outer, (anything, anything), [((3,), (4,)), ((2, 2), (3,)), ((), (3,)), ((), ()),
+                                   ((1, 3), (2, 1))], (0, 1))
+
+
+# ------------------------------------------------------------ numpy_shape.py
+
+def reshape(x):
+    return np.reshape(x, (3, 2))
+
+
+def reshape_fortran(x):
+    return np.reshape(x, (3, -1), order="F")
+
+
+def reshape_method(x):
+    return x.reshape(3, 2)
+
+
+def reshape_method_tuple(x):
+    return x.reshape((1, -1))
+
+
+def ravel(x):
+    return np.ravel(x)
+
+
+def ravel_method(x):
+    return x.ravel()
+
+
+def flatten_method(x):
+    return x.flatten()
+
+
+def transpose(x):
+    return np.transpose(x)
+
+
+def transpose_axes(x):
+    return np.transpose(x, (1, 2, 0))
+
+
+def transpose_method(x):
+    return x.transpose()
+
+
+def transpose_method_axes(x):
+    return x.transpose(2, 0, 1)
+
+
+def transpose_attribute(x):
+    return x.T
+
+
+def squeeze(x):
+    return np.squeeze(x)
+
+
+def squeeze_axis(x):
+    return np.squeeze(x, axis=0)
+
+
+def squeeze_method(x):
+    return x.squeeze()
+
+
+def expand_dims(x):
+    return np.expand_dims(x, 0)
+
+
+def expand_dims_last(x):
+    return np.expand_dims(x, axis=-1)
+
+
+def copy_method(x):
+    return x.copy()
+
+
+def np_copy(x):
+    return np.copy(x)
+
+
+def np_array(x):
+    return np.array(x)
+
+
+def np_asarray(x):
+    return np.asarray(x)
+
+
+def astype(x):
+    return x.astype(np.float64)
+
+
+def broadcast_to(x):
+    return np.broadcast_to(x, (2, 3)) * 1.0  # a read-only view: multiplied, as user code would
+
+
+case(broadcast_to, (anything,), [SCALAR, VECTOR, ROW, COLUMN, FULL, F64])
+
+
+SIX = [(6,), FULL, (3, 2), (1, 6), (6, 1), (1, 2, 3)]
+case(reshape, (anything,), SIX)
+case(reshape_fortran, (anything,), SIX)
+case(reshape_method, (anything,), SIX)
+case(reshape_method_tuple, (anything,), SIX)
+for _f in (ravel, ravel_method, flatten_method):
+    case(_f, (anything,), [VECTOR, ROW, COLUMN, FULL, THREE_D])
+case(transpose, (anything,), [VECTOR, ROW, COLUMN, FULL, THREE_D])
+case(transpose_axes, (anything,), [THREE_D, (1, 2, 3)])
+case(transpose_method, (anything,), [VECTOR, COLUMN, FULL, THREE_D])
+case(transpose_method_axes, (anything,), [THREE_D, (3, 1, 2)])
+case(transpose_attribute, (anything,), [VECTOR, ROW, COLUMN, FULL, THREE_D])
+case(squeeze, (anything,), [ROW, COLUMN, (1, 3, 1), (2, 1, 3)])
+case(squeeze_axis, (anything,), [ROW, (1, 2, 3), (1, 1)])
+case(squeeze_method, (anything,), [ROW, COLUMN, (2, 1, 3)])
+case(expand_dims, (anything,), [SCALAR, VECTOR, FULL])
+case(expand_dims_last, (anything,), [VECTOR, ROW, FULL])
+for _f in (copy_method, astype):
+    case(_f, (anything,), ARRAYS + (ZERO_D, F64))
+case(np_copy, (anything,), KINDS + (ZERO_D, F64))
+for _f in (np_array, np_asarray):
+    case(_f, (anything,), KINDS + (F64, ZERO_D))
+
+
+def np_array_of_items(x, y):
+    return np.array([x, y, x * y])
+
+
+case(np_array_of_items, (anything, anything), [(SCALAR, SCALAR), (VECTOR, VECTOR),
+                                               (FULL, FULL)], (0, 1))
+
+
+# ----------------------------------------------------------- numpy_creation.py
+
+def full_like(a, v):
+    return np.full_like(a, v)
+
+
+def full_like_of_ints(v):
+    return np.full_like(np.arange(3), v) * v  # an integer array: v is rounded, derivative 0
+
+
+def full(v):
+    return np.full((2, 3), v)
+
+
+def linspace(start, stop):
+    return np.linspace(start, stop, 5)
+
+
+def linspace_open(start, stop):
+    return np.linspace(start, stop, 4, endpoint=False)
+
+
+def linspace_axis(start, stop):
+    return np.linspace(start, stop, 3, axis=-1)
+
+
+def linspace_one(start, stop):
+    return np.linspace(start, stop, 1)
+
+
+def arange_from(start):
+    return np.arange(start, 3.0)
+
+
+def arange_by(start, step):
+    return np.arange(start, 2.0, step)
+
+
+def arange_to(stop):
+    return np.arange(stop) * stop  # one argument: the stop, derivative 0 but in the product
+
+
+case(full_like, (anything, anything), [(FULL, SCALAR), (FULL, VECTOR), (FULL, COLUMN),
+                                       (VECTOR, SCALAR), (ROW, F64)], (0, 1),
+     zero_derivative=(0,))
+case(full_like_of_ints, (_draw(1.2, 1.8),), [SCALAR])
+case(full, (anything,), [SCALAR, VECTOR, ROW, COLUMN, FULL])
+LINSPACE = [(SCALAR, SCALAR), (SCALAR, VECTOR), (VECTOR, SCALAR), (VECTOR, FULL), (ROW, COLUMN),
+            (F64, SCALAR)]
+case(linspace, (anything, anything), LINSPACE, (0, 1))
+case(linspace_open, (anything, anything), LINSPACE[:4], (0, 1))
+case(linspace_axis, (anything, anything), LINSPACE[1:5], (0, 1))
+case(linspace_one, (anything, anything), [(SCALAR, SCALAR), (VECTOR, VECTOR)], (0, 1),
+     zero_derivative=(1,))
+case(arange_from, (_draw(-0.95, 0.95),), [SCALAR, F64])
+case(arange_by, (_draw(-0.9, -0.1), _draw(0.35, 0.45)), [(SCALAR, SCALAR)], (0, 1),
+     accept=lambda args: abs((2.0 - args[0]) / args[1] % 1 - 0.5) < 0.4)
+case(arange_to, (_draw(2.2, 2.8),), [SCALAR])
+
+
+# np.r_, np.c_ (rt.concatenated), np.concatenate, np.stack: pieces of a list
+
+def r_of(x, y):
+    return np.r_[x, y, 2.0 * x]
+
+
+def c_of(x, y):
+    return np.c_[x, y]
+
+
+def r_with_range(x):
+    return np.r_[0:2, x]
+
+
+def concatenate(x, y):
+    return np.concatenate([x, y * 2.0])
+
+
+def concatenate_axis(x, y):
+    return np.concatenate([x, y], axis=-1)
+
+
+def concatenate_flat(x, y):
+    return np.concatenate([x, y], axis=None)
+
+
+def stack(x, y):
+    return np.stack([x, y * x])
+
+
+def stack_axis(x, y):
+    return np.stack([x, y], axis=-1)
+
+
+case(r_of, (anything, anything), [(SCALAR, SCALAR), (VECTOR, SCALAR), (VECTOR, (2,)),
+                                  (FULL, (1, 3)), (F64, VECTOR)], (0, 1))
+case(c_of, (anything, anything), [(VECTOR, VECTOR), (FULL, COLUMN), (FULL, FULL),
+                                  (SCALAR, SCALAR)], (0, 1))
+case(r_with_range, (anything,), [SCALAR, VECTOR])
+case(concatenate, (anything, anything), [(VECTOR, (2,)), (FULL, ROW), (THREE_D, (1, 3, 3))],
+     (0, 1))
+case(concatenate_axis, (anything, anything), [(FULL, COLUMN), (THREE_D, (2, 3, 1))], (0, 1))
+case(concatenate_flat, (anything, anything), [(FULL, VECTOR), (COLUMN, ROW)], (0, 1))
+case(stack, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+case(stack_axis, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+
+
+def pieces_of(g):
+    return rt.pieces_of(g, np.r_, [np.ones(2), 0.5, np.ones(3)])[2]
+
+
+def pieces_of_columns(g):
+    parts = rt.pieces_of(g, np.c_, [np.ones(2), np.ones((2, 3))])
+    return parts[0] * parts[1][:, 1]
+
+
+def split_along(g):
+    return rt.split_along(g, [np.ones((2, 3)), np.ones((1, 3))], 0)[0]
+
+
+def unstacked(g):
+    parts = rt.unstacked(g, [np.ones(3), np.ones(3)], 1)
+    return parts[0] * parts[1]
+
+
+case(pieces_of, (anything,), [(6,)])
+case(pieces_of_columns, (anything,), [(2, 4)])
+case(split_along, (anything,), [(3, 3)])
+case(unstacked, (anything,), [(3, 2)])
+
+
+def copysign(x, y):
+    return math.copysign(x, y)
+
+
+case(copysign, (nonzero, nonzero), [(SCALAR, SCALAR)], (0, 1), zero_derivative=(1,),
+     wrap="math")
+
+
+# ------------------------------------------- records and loops (containers)
+
+def attribute_of_pair(p):
+    return p.w * p.b
+
+
+def field_of_layer(layer):
+    return np.sin(layer.w) * layer.b
+
+
+def loop_over(x):
+    s = 0.0
+    for v in x:  # for v in rt.iterated(x)
+        s = s + np.sin(v) * v
+    return s
+
+
+case(attribute_of_pair, (pair,), [SCALAR, VECTOR, FULL])
+case(field_of_layer, (layer,), [SCALAR, VECTOR, COLUMN])
+case(loop_over, (anything,), [VECTOR, FULL, COLUMN])
+
+
+# -------------------------------------------- runtime helpers (generated code's)
+# Generated code calls these; differentiating it again (hvp, grad of grad) uses
+# their templates, so each is checked like any primitive, on the shapes it meets.
+
+def unbroadcast(g, x):
+    return rt.unbroadcast(g, x)
+
+
+def _unbroadcast_shapes():
+    combos = []
+    for g, x in pairs():
+        if np.broadcast_shapes(np.shape(np.zeros(g)), np.shape(np.zeros(x))) == g:
+            combos.append((g, x))
+    return combos + [(SCALAR, VECTOR), (SCALAR, FULL), (THREE_D, VECTOR), (THREE_D, (3, 1)),
+                     (THREE_D, SCALAR)]
+
+
+case(unbroadcast, (anything, anything), _unbroadcast_shapes(), (0, 1), zero_derivative=(1,))
+
+
+def expand_reduced_all(g, x):
+    return rt.expand_reduced(g, x)
+
+
+def expand_reduced_axis(g, x):
+    return rt.expand_reduced(g, x, 1)
+
+
+def expand_reduced_keepdims(g, x):
+    return rt.expand_reduced(g, x, (0, -1), True)
+
+
+def _adjoint_shapes(primal, shapes):
+    """(g, x) shapes: g shaped like primal(x), the adjoint a helper maps back to x's shape."""
+    return [(np.shape(primal(np.zeros(x))), x) for x in shapes]
+
+
+case(expand_reduced_all, (anything, anything), [(SCALAR, VECTOR), (SCALAR, FULL),
+                                                (SCALAR, SCALAR)], (0, 1), zero_derivative=(1,))
+case(expand_reduced_axis, (anything, anything),
+     _adjoint_shapes(lambda x: np.sum(x, axis=1), [FULL, COLUMN, THREE_D]), (0, 1),
+     zero_derivative=(1,))
+case(expand_reduced_keepdims, (anything, anything),
+     _adjoint_shapes(lambda x: np.sum(x, axis=(0, -1), keepdims=True), [FULL, THREE_D]),
+     (0, 1), zero_derivative=(1,))
+
+
+def unindex_int(g, x):
+    return rt.unindex(g, x, 1)
+
+
+def unindex_slice(g, x):
+    return rt.unindex(g, x, (slice(None), slice(1, None)))
+
+
+def unindex_fancy(g, x):
+    return rt.unindex(g, x, np.array([0, 2, 0]))
+
+
+case(unindex_int, (anything, anything), _adjoint_shapes(lambda x: x[1], [VECTOR, FULL, THREE_D]),
+     (0, 1), zero_derivative=(1,))
+case(unindex_slice, (anything, anything), _adjoint_shapes(lambda x: x[:, 1:], [FULL, THREE_D]),
+     (0, 1), zero_derivative=(1,))
+case(unindex_fancy, (anything, anything),
+     _adjoint_shapes(lambda x: x[np.array([0, 2, 0])], [VECTOR, (4, 3)]), (0, 1),
+     zero_derivative=(1,))
+
+
+def without_int(g):
+    return rt.without(g, 1)
+
+
+def without_slice(g):
+    return rt.without(g, (slice(None), slice(0, 2)))
+
+
+case(without_int, (anything,), [VECTOR, FULL, THREE_D])
+case(without_slice, (anything,), [FULL, THREE_D])
+
+
+def match_type(g, x):
+    return rt.match_type(g, x)
+
+
+def owned(g):
+    return rt.owned(g)
+
+
+def match_tangent(t, value):
+    return rt.match_tangent(t, value)
+
+
+case(match_type, (anything, anything), [(SCALAR, SCALAR), (F64, SCALAR), (ZERO_D, SCALAR),
+                                        (FULL, FULL), (VECTOR, VECTOR)], (0, 1),
+     zero_derivative=(1,))
+case(owned, (anything,), KINDS + (F64,))
+case(match_tangent, (anything, anything), [(SCALAR, SCALAR), (F64, SCALAR), (SCALAR, VECTOR),
+                                           (SCALAR, FULL), (VECTOR, FULL), (ROW, FULL),
+                                           (COLUMN, FULL), (FULL, FULL)], (0, 1),
+     zero_derivative=(1,))
+
+
+def log_of_base(a):
+    return rt.log_of_base(a)
+
+
+case(log_of_base, (positive,), KINDS + (F64,))
+
+
+def field_of(t):
+    return rt.field_of(t, PAIR, "b")
+
+
+def unfield(g):
+    return np.array(rt.unfield(g, PAIR, "b"))
+
+
+def iterated(x):
+    return rt.iterated(x)
+
+
+def iterated_adjoint(g, x):
+    return rt.iterated_adjoint(g, x)
+
+
+def iterated_tangent(t, x):
+    return rt.iterated_tangent(t, x)
+
+
+PAIR = Pair(np.ones(3), np.ones(3))
+case(field_of, (pair,), [VECTOR])
+case(unfield, (anything,), [VECTOR])
+case(iterated, (anything,), [VECTOR, FULL])
+case(iterated_adjoint, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1),
+     zero_derivative=(1,))
+case(iterated_tangent, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1),
+     zero_derivative=(1,))
+
+
+def power_derivative(x, y):
+    return rt.power_derivative(x, y, 2)
+
+
+def falling_factorial(y):
+    return rt.falling_factorial(y, 3, 1)
+
+
+def if_inexact(g):
+    return rt.if_inexact(g, np.ones(3))
+
+
+def check_scalar_output(x):
+    return rt.check_scalar_output(x * 2.0, "here:1:0")
+
+
+case(power_derivative, (positive, exponent), SOME_PAIRS, (0, 1))
+case(falling_factorial, (anything,), KINDS + (F64,))
+case(if_inexact, (anything,), KINDS)
+case(check_scalar_output, (anything,), [SCALAR, F64, ZERO_D])
+
+
+def extremum_adjoint_all(g, x):
+    return rt.extremum_adjoint(g, x, np.max(x))
+
+
+def extremum_adjoint_axis(g, x):
+    return rt.extremum_adjoint(g, x, np.min(x, axis=1), 1)
+
+
+def extremum_adjoint_keepdims(g, x):
+    return rt.extremum_adjoint(g, x, np.max(x, axis=0, keepdims=True), 0, True)
+
+
+case(extremum_adjoint_all, (anything, spread), [(SCALAR, VECTOR), (SCALAR, FULL)], (0, 1),
+     zero_derivative=(1,))
+case(extremum_adjoint_axis, (anything, spread),
+     _adjoint_shapes(lambda x: np.min(x, axis=1), [FULL, THREE_D]), (0, 1),
+     zero_derivative=(1,))
+case(extremum_adjoint_keepdims, (anything, spread),
+     _adjoint_shapes(lambda x: np.max(x, axis=0, keepdims=True), [FULL, THREE_D]), (0, 1),
+     zero_derivative=(1,))
+
+
+def norm_adjoint_all(g, x, y):
+    return rt.norm_adjoint(g, x, y)
+
+
+def norm_adjoint_axis(g, x, y):
+    return rt.norm_adjoint(g, x, y, None, 1)
+
+
+def norm_adjoint_keepdims(g, x, y):
+    return rt.norm_adjoint(g, x, y, None, 0, True)
+
+
+case(norm_adjoint_all, (anything, anything, positive), [(SCALAR, VECTOR, SCALAR),
+                                                        (SCALAR, FULL, SCALAR)], (0, 1, 2))
+case(norm_adjoint_axis, (anything, anything, positive),
+     [(g, x, g) for g, x in _adjoint_shapes(lambda x: np.sum(x, axis=1), [FULL, THREE_D])],
+     (0, 1, 2))
+case(norm_adjoint_keepdims, (anything, anything, positive), [(ROW, FULL, ROW)], (0, 1, 2))
+
+
+def dot_adjoint_left(g, a, b):
+    return rt.dot_adjoint_left(g, a, b)
+
+
+def dot_adjoint_right(g, a, b):
+    return rt.dot_adjoint_right(g, a, b)
+
+
+def matmul_adjoint_left(g, a, b):
+    return rt.matmul_adjoint_left(g, a, b)
+
+
+def matmul_adjoint_right(g, a, b):
+    return rt.matmul_adjoint_right(g, a, b)
+
+
+def _product_shapes(product, shapes):
+    """(g, a, b) shapes: g shaped like product(a, b)."""
+    out = []
+    for a, b in shapes:
+        g = np.shape(product(np.zeros(a), np.zeros(b)))
+        out.append((g, a, b))
+    return out
+
+
+case(dot_adjoint_left, (anything, anything, anything), _product_shapes(np.dot, DOT_SHAPES),
+     (0, 1, 2), zero_derivative=(1,))
+case(dot_adjoint_right, (anything, anything, anything), _product_shapes(np.dot, DOT_SHAPES),
+     (0, 1, 2), zero_derivative=(2,))
+case(matmul_adjoint_left, (anything, anything, anything),
+     _product_shapes(np.matmul, MATMUL_SHAPES), (0, 1, 2), zero_derivative=(1,))
+case(matmul_adjoint_right, (anything, anything, anything),
+     _product_shapes(np.matmul, MATMUL_SHAPES), (0, 1, 2), zero_derivative=(2,))
+
+
+def added_at_int(x, g):
+    return rt.added_at(x, 1, g)
+
+
+def added_at_fancy(x, g):
+    return rt.added_at(x, np.array([0, 2, 0]), g)
+
+
+case(added_at_int, (anything, anything), [(VECTOR, SCALAR), (FULL, VECTOR), (FULL, SCALAR),
+                                          (THREE_D, ROW)], (0, 1))
+case(added_at_fancy, (anything, anything), [(VECTOR, VECTOR), (VECTOR, SCALAR),
+                                            ((3, 2), (3, 2)), ((3, 2), (2,))], (0, 1))
+
+
+# forward mode's in-place helpers: followed by forward mode only
+def add_at_in_place(x, g):
+    total = x * 1.0
+    total = rt.add_at(total, 1, g)
+    return total
+
+
+def append_in_place(x, y):
+    items = [x * 2.0]
+    items = rt.append_in_place(items, y * x)
+    return np.array(items)
+
+
+def pop_in_place(x, y):
+    items = [x * 2.0, y * x, y]
+    items = rt.pop_in_place(items)
+    return np.array(items)
+
+
+case(add_at_in_place, (anything, anything), [(VECTOR, SCALAR), (FULL, VECTOR)], (0, 1),
+     forward_only=True)
+case(append_in_place, (anything, anything), [(SCALAR, SCALAR), (VECTOR, VECTOR)], (0, 1),
+     forward_only=True)
+case(pop_in_place, (anything, anything), [(SCALAR, SCALAR), (VECTOR, VECTOR)], (0, 1),
+     forward_only=True)

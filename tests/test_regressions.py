@@ -1,0 +1,533 @@
+"""Minimal programs that once gave wrong derivatives or crashed, each checked against the math.
+
+Every test names the pass that was at fault; the program is the smallest one found
+that showed the defect (most come from the reproducers of issue 9 and the fuzzer).
+Values are checked against central finite differences or closed forms, in every
+mode the defect touched.
+"""
+
+import numpy as np
+import pytest
+
+import srcad
+from tests._fd import assert_close, numeric_grad
+
+
+def hvp_by_differences(function, args, position, direction, eps=1e-5):
+    """Finite differences of srcad's gradient in ``direction`` (the second-order reference)."""
+    gradient = srcad.grad(function, wrt=position)
+    shifted = []
+    for sign in (1.0, -1.0):
+        moved = list(args)
+        moved[position] = args[position] + sign * eps * direction
+        shifted.append(np.asarray(gradient(*moved), dtype=float))
+    return (shifted[0] - shifted[1]) / (2 * eps)
+
+
+def check_all_modes(function, args, position, direction=None, second_order=True):
+    """Value, gradient vs differences, jvp vs gradient, and hvp vs differences of the gradient."""
+    value, gradient = srcad.value_and_grad(function, wrt=position)(*args)
+    assert_close(value, function(*args))
+    assert_close(gradient, numeric_grad(function, args, position))
+    x = args[position]
+    if direction is None:
+        direction = np.linspace(0.5, 1.5, np.size(x)).reshape(np.shape(x))
+        if np.ndim(x) == 0:
+            direction = 1.0
+    tangents = [None] * len(args)
+    tangents[position] = direction
+    output, output_tangent = srcad.jvp(function, args, tangents)
+    assert_close(output, function(*args))
+    assert_close(output_tangent, np.sum(np.asarray(gradient) * direction))
+    if second_order:
+        product = srcad.hvp(function, wrt=position)(*args, direction)
+        assert_close(product, hvp_by_differences(function, args, position, direction),
+                     rtol=1e-4, atol=1e-6)
+
+
+# ---- emit: a negative constant printed without parentheses -----------------------------
+
+
+def negative_base_power(x, n):
+    return np.sum((-0.9) ** n * x)
+
+
+def negative_base_power_of_constant(a):
+    return (-0.9) ** 2 * a
+
+
+def test_negative_constant_base_keeps_its_parentheses():
+    """emit.py: ``(-0.9) ** n`` was printed ``-0.9 ** n`` (= -(0.9 ** n))."""
+    x = np.array([1.0, 2.0])
+    assert_close(srcad.grad(negative_base_power)(x, 2), np.full(2, 0.81))
+    assert_close(srcad.grad(negative_base_power)(x, 3), np.full(2, -0.729))
+    for optimize in (True, False):
+        value, gradient = srcad.value_and_grad(negative_base_power_of_constant,
+                                               optimize=optimize)(1.0)
+        assert_close(value, 0.81)
+        assert_close(gradient, 0.81)
+
+
+# ---- normalize/anf: an attribute of a temporary taken for a static reference -----------
+
+
+def transpose_of_expression(A):
+    return np.sum((A * 2.0).T * np.arange(6.0).reshape(3, 2))
+
+
+def test_attribute_of_an_expression_is_differentiated():
+    """anf.py: temporaries were not local names, so ``mul.T`` passed for ``np.pi``."""
+    A = np.array([[0.5, -1.0, 0.3], [0.2, 0.7, -0.4]])
+    check_all_modes(transpose_of_expression, (A,), 0)
+
+
+# ---- transform/reverse: the returned value read after the adjoint sweep ----------------
+
+
+def rebound_in_loop(c, y):
+    for i in range(2):
+        c = c * y[i]
+    return c
+
+
+def rebound_in_loop_with_aux(c, y):
+    for i in range(3):
+        c = c * y[i]
+    return c, c + 1.0
+
+
+def test_value_and_aux_are_read_before_the_adjoint_sweep_restores_loop_variables():
+    """reverse.py: value_and_grad returned ``c`` after the tape had restored its start value."""
+    y = np.array([0.6, -1.1, 0.7])
+    value, (c_bar, y_bar) = srcad.value_and_grad(rebound_in_loop, wrt=(0, 1))(0.5, y)
+    assert_close(value, rebound_in_loop(0.5, y))
+    assert_close(c_bar, numeric_grad(rebound_in_loop, (0.5, y), 0))
+    assert_close(y_bar, numeric_grad(rebound_in_loop, (0.5, y), 1))
+    (value, aux), c_bar = srcad.value_and_grad(rebound_in_loop_with_aux, has_aux=True)(0.5, y)
+    assert_close(value, 0.5 * 0.6 * -1.1 * 0.7)
+    assert_close(aux, value + 1.0)
+    c_bar, aux = srcad.grad(rebound_in_loop_with_aux, has_aux=True)(0.5, y)
+    assert_close(aux, 0.5 * 0.6 * -1.1 * 0.7 + 1.0)
+    assert_close(c_bar, 0.6 * -1.1 * 0.7)
+
+
+# ---- normalize/lower_exits: a loop header read again after the body rebound its names --
+
+
+def iterate_rebound_sequence(x):
+    s = 0.0
+    for e in x:
+        x = x * 2.0
+        s = s + e * e
+    return s + np.sum(x)
+
+
+def iterate_rebound_enumerate(x):
+    s = 0.0
+    for i, e in enumerate(x):
+        x = x * 1.5
+        s = s + e * i
+    return s
+
+
+def range_bound_rebound(a, n):
+    s = 0.0
+    for i in range(n):
+        n = n - 1
+        s = s * a + 1.0
+    return s
+
+
+def range_bound_grows(a, n):
+    s = 0.0
+    for i in range(1, n, 1):
+        n = n + 1
+        s = s + a * i
+    return s
+
+
+@pytest.mark.parametrize("function", [iterate_rebound_sequence, iterate_rebound_enumerate])
+def test_loop_over_a_sequence_the_body_rebinds(function):
+    """lower_exits.py: ``for e in x`` read the new ``x`` after the body rebound it."""
+    check_all_modes(function, (np.array([1.0, 2.0, 3.0]),), 0)
+
+
+@pytest.mark.parametrize("function", [range_bound_rebound, range_bound_grows])
+def test_range_bound_the_body_rebinds(function):
+    """lower_exits.py: the reverse loop evaluated ``range(n)`` with the final ``n``."""
+    check_all_modes(function, (1.5, 4), 0)
+
+
+# ---- transform/reverse: an inner loop's reverse starts from its end values --------------
+# The reverse of an inner loop begins with the carried variables' values at the end of
+# that inner loop; for every outer iteration but the last, the enclosing loop must
+# restore them (they were not marked as needed, so the reverse read stale values).
+
+
+def inner_loop_in_outer(b, a):
+    for i in range(2):
+        a = a * a
+        for j in range(2):
+            a = a / b
+    return a
+
+
+def inner_loop_through_max(x):
+    b = 0.0
+    for i in range(2):
+        for j in range(1):
+            b = np.max(x * (i + 1.0))
+        b = b + 1.0
+    return b
+
+
+def while_counter_in_for(x):
+    s = 0.0
+    for j in range(2):
+        p = x
+        k = 0
+        while k < 2:
+            k += 1
+            p = np.array([p[k] * 1.5, p[0], p[1]])
+        s = s + np.sum(p * np.array([1.0, 2.0, 3.0]))
+    return s
+
+
+def three_nested_loops(a, b):
+    for i in range(2):
+        a = a * b
+        for j in range(2):
+            a = np.sin(a) + b
+            for k in range(2):
+                a = a * a + 0.1
+    return a
+
+
+def test_inner_loop_reverse_restores_end_values():
+    """reverse.py: a**4 / b**6: d/db was right only for the last outer iteration."""
+    gradients = srcad.grad(inner_loop_in_outer, wrt=(0, 1))(0.8, 0.7)
+    assert_close(gradients, (-6 * 0.7 ** 4 / 0.8 ** 7, 4 * 0.7 ** 3 / 0.8 ** 6))
+    check_all_modes(inner_loop_in_outer, (0.8, 0.7), 0)
+    check_all_modes(inner_loop_in_outer, (0.8, 0.7), 1)
+
+
+def test_inner_loop_reverse_through_max_has_no_nan():
+    x = np.array([-0.57, -0.55, -1.05])
+    assert_close(srcad.grad(inner_loop_through_max)(x), np.array([0.0, 2.0, 0.0]))
+    check_all_modes(inner_loop_through_max, (x,), 0, second_order=False)
+
+
+def test_while_counter_inside_for_is_restored():
+    x = np.array([-0.435, 1.147, 0.643])
+    check_all_modes(while_counter_in_for, (x,), 0)
+
+
+def test_three_nested_loops():
+    check_all_modes(three_nested_loops, (0.3, 0.4), 0)
+    check_all_modes(three_nested_loops, (0.3, 0.4), 1)
+
+
+# ---- normalize/rename_versions: loop targets of nested loops ----------------------------
+
+
+def nested_loops_power(a):
+    for i in range(2):
+        for j in range(2):
+            a = a * a
+    return a
+
+
+def test_hvp_of_nested_loops():
+    """rename_versions.py: the inner loop's target was carried by the reverse outer loop
+    of the gradient code (KeyError when forward mode normalized that code)."""
+    assert_close(srcad.hvp(nested_loops_power)(0.9, 1.0), 240 * 0.9 ** 14)
+    check_all_modes(nested_loops_power, (0.9,), 0)
+
+
+# ---- normalize/rename_versions: names only some paths bind ------------------------------
+# Python lets a function read a name only on the paths that assign it; the derivative
+# code copied such names at every branch join (and read them for a zero adjoint's shape)
+# on every path. They now start as placeholders (None) that are never used.
+
+
+def branch_in_loop_not_taken(x, b):
+    for i in range(2):
+        if x[i] > 5.0:
+            b = b * x[i]
+    return b
+
+
+def return_in_if_assign_in_else(x):
+    if x[0] > 0.0:
+        return x @ x
+    else:
+        y = x * 2.0
+    return np.sum(y * y)
+
+
+def loop_temporary_read_on_some_paths(x, n):
+    s = 0.0
+    k = 0
+    while k < n:
+        if x[k] > 0:
+            t = x[k] * 2.0
+        else:
+            t = x[k] * x[k]
+        s = s + t * x[0]
+        k += 1
+    for i in range(n):
+        u = np.sin(x[i])
+        for j in range(n):
+            s = s + u * u
+    return s + np.sum(x)
+
+
+def test_hvp_when_a_branch_in_a_loop_is_never_taken():
+    x = np.array([0.5, -0.2])
+    assert srcad.hvp(branch_in_loop_not_taken, wrt=1)(x, 0.3, 1.0) == 0.0
+    check_all_modes(branch_in_loop_not_taken, (x, 0.3), 1)
+    check_all_modes(branch_in_loop_not_taken, (np.array([6.0, 0.5]), 0.3), 1)
+
+
+@pytest.mark.parametrize("x", [np.array([0.5, -0.2]), np.array([-0.5, 0.2])])
+def test_return_in_if_and_assignment_in_else(x):
+    check_all_modes(return_in_if_assign_in_else, (x,), 0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_loop_temporaries_and_zero_trip_loops(n):
+    check_all_modes(loop_temporary_read_on_some_paths, (np.array([0.3, -0.4]), n), 0)
+
+
+# ---- normalize/lower_exits: break/continue in a nested loop's `else` --------------------
+
+
+def continue_in_inner_for_else(x, a):
+    for e in x:
+        for i in range(2):
+            a = a * e
+        else:
+            if e > 0.0:
+                continue
+        a = a + e
+    return a
+
+
+def break_in_inner_while_else(x, a):
+    for e in x:
+        k = 0
+        while k < 2:
+            a = a * e + 0.1
+            k += 1
+        else:
+            if e < 0.0:
+                break
+        a = a * 1.5
+    return a
+
+
+@pytest.mark.parametrize("function", [continue_in_inner_for_else, break_in_inner_while_else])
+def test_exit_in_the_else_of_an_inner_loop_belongs_to_the_outer_loop(function):
+    """lower_exits.py looked for the outer loop's continue/break only outside inner loops."""
+    x = np.array([0.5, -0.2, 0.7])
+    assert type(srcad.grad(function, wrt=1)(x, 1.5)) is float
+    check_all_modes(function, (x, 1.5), 0)
+    check_all_modes(function, (x, 1.5), 1)
+
+
+def float_carried_through_numpy_scalars(x, a):
+    for e in x:
+        a = a * e
+    return a
+
+
+def test_gradient_of_a_float_stays_a_float_when_the_name_holds_numpy_scalars():
+    """specialize_runtime_calls.py: match_type was dropped for a name whose kind was
+    "some scalar" (a float parameter rebound to NumPy scalars), leaking np.float64."""
+    x = np.array([0.5, -0.2])
+    gradient = srcad.grad(float_carried_through_numpy_scalars, wrt=1)(x, 1.5)
+    assert type(gradient) is float
+    output, tangent = srcad.jvp(float_carried_through_numpy_scalars, (x, 1.5), (None, 1.0))
+    assert_close(tangent, -0.1)
+
+
+# ---- normalize: summed comprehensions anywhere, lowered where Python evaluates them ------
+# lower_comprehensions ran as a pass of its own before A-normal form: it hoisted every
+# sum in front of its statement, so a sum in a loop header was missed (an internal
+# AssertionError), a `while` test's sum was rejected, and a nested sum reading the outer
+# variable was hoisted out of the outer loop (NameError). to_anf now lowers each sum
+# where it evaluates it.
+
+
+def summed_genexp_in_loop_iterable(x, a):
+    s = 0.0
+    for e in (a, sum(k * a for k in x)):
+        s = s + e * e
+    return s
+
+
+def nested_summed_genexps(x):
+    return sum(sum(x[i] * x[j] for j in range(i + 1)) for i in range(3))
+
+
+def summed_genexp_in_while_test(x, a):
+    while sum(e * a for e in x) < 5.0:
+        a = a * 1.5
+    return a * a
+
+
+def summed_genexp_short_circuit(x, n):
+    # the sum divides by n: it must only run when n > 0, as in Python
+    if n > 0 and sum(x[i] for i in range(n)) / n > 0.1:
+        return np.sum(x * x)
+    return np.sum(x) if n == 0 or sum(x[i] * x[i] for i in range(n)) < 1.0 else 0.0
+
+
+def summed_comprehension_with_two_clauses(x):
+    square = lambda t: t * t  # noqa: E731
+    return sum(square(x[i] - x[j]) for i in range(3) for j in range(i) if i != j)
+
+
+def test_summed_generator_in_a_loop_iterable():
+    check_all_modes(summed_genexp_in_loop_iterable, (np.array([0.5, -0.2, 0.9]), 0.3), 0)
+    check_all_modes(summed_genexp_in_loop_iterable, (np.array([0.5, -0.2, 0.9]), 0.3), 1)
+
+
+def test_nested_summed_generators():
+    x = np.array([0.5, -0.2, 0.4])
+    check_all_modes(nested_summed_genexps, (x,), 0)
+
+
+def test_summed_generator_in_a_while_test_is_evaluated_each_iteration():
+    x = np.array([0.5, 0.2])
+    assert_close(summed_genexp_in_while_test(x, 1.0), 1.5 ** 10)
+    check_all_modes(summed_genexp_in_while_test, (x, 1.0), 1)
+
+
+@pytest.mark.parametrize("n", [0, 2, 3])
+def test_summed_generator_under_and_or_runs_only_when_python_runs_it(n):
+    check_all_modes(summed_genexp_short_circuit, (np.array([0.5, -0.2, 0.4]), n), 0)
+
+
+def test_summed_comprehension_with_two_clauses_and_a_lambda():
+    check_all_modes(summed_comprehension_with_two_clauses, (np.array([0.5, -0.2, 0.4]),), 0)
+
+
+# ---- normalize/inline: a callee's renaming reached into its nested functions ------------
+
+
+def helper_with_nested_keyword_default(p):
+    def g(t, c=0.5):
+        c += t
+        return t * c
+    return g(p, c=0.9)
+
+
+def helper_shadowing_its_nested_parameter(p):
+    c = p * 3.0
+
+    def g(t, c=0.5):
+        return t * c
+    return g(p, c=c) + g(c)
+
+
+def calls_the_helpers_twice(x):
+    return (helper_with_nested_keyword_default(x) + helper_with_nested_keyword_default(x * 2.0)
+            + helper_shadowing_its_nested_parameter(x)
+            + helper_shadowing_its_nested_parameter(x - 1.0))
+
+
+def test_nested_function_keeps_its_parameter_names_when_its_parent_is_inlined_twice():
+    """inline.py renamed the nested def's parameter ``c`` with its parent's locals, so the
+    second inlining's keyword call ``g(p, c=0.9)`` no longer matched (a false rejection)."""
+    assert_close(srcad.grad(calls_the_helpers_twice)(0.3), numeric_grad(
+        calls_the_helpers_twice, (0.3,), 0))
+    check_all_modes(calls_the_helpers_twice, (0.3,), 0)
+
+
+# ---- transform/reverse: a loop outside loops overwrites values read before it ----------
+# rename_versions lets such a loop carry its variables in the names they had before it.
+# The loop's reverse restores the start values it records, but a loop with nothing to
+# differentiate has no reverse: the adjoint of `a = s * a` read the loop's final `s`.
+
+
+def inactive_loop_overwrites_a_value_read_before_it(a, x):
+    s = 0.0
+    a = s * a + a * 0.5
+    if a > -0.2:
+        k = 0
+        while k < 2:
+            k += 1
+            s = s * 0.9 + 0.1
+        for i in range(2):
+            x = x * 0.5
+    return s * a + np.sum(x)
+
+
+def test_loop_without_derivative_does_not_change_values_read_before_it():
+    check_all_modes(inactive_loop_overwrites_a_value_read_before_it, (0.37, 1.5), 0)
+    assert_close(srcad.grad(inactive_loop_overwrites_a_value_read_before_it)(0.37, 1.5),
+                 0.5 * 0.19)
+
+
+# ---- templates: range in generated code is not differentiable --------------------------
+
+
+def summed_generator_in_a_loop(x, y):
+    for i in range(2):
+        y = 0.5 * y + np.tanh(sum(e for e in x))
+    return np.sin(y)
+
+
+def test_hvp_through_a_summed_generator_in_a_loop():
+    """The gradient code tapes len(x) with floats; forward mode over it asked range(...)
+    for a tangent (a false rejection): range and slice are non-differentiable."""
+    check_all_modes(summed_generator_in_a_loop, (np.array([0.1, 0.2, 0.3]), 0.3), 0)
+    check_all_modes(summed_generator_in_a_loop, (np.array([0.1, 0.2, 0.3]), 0.3), 1)
+
+
+# ---- normalize/lower_exits: iteration helpers nested in each other -----------------------
+
+
+def enumerate_of_zip(u, v):
+    s = 0.0
+    for k, (a, b) in enumerate(zip(u, v)):
+        s = s + k * a * b + a
+    return s
+
+
+def zip_of_enumerate_and_reversed(u, v):
+    s = 0.0
+    for (k, a), b in zip(enumerate(u, 1), reversed(v)):
+        s = s + k * a * np.sin(b)
+    for pair in zip(u, v):
+        s = s + pair[0] * pair[1]
+    for i, a in enumerate(reversed(u)):
+        s = s * 0.9 + i * a
+    return s
+
+
+@pytest.mark.parametrize("function", [enumerate_of_zip, zip_of_enumerate_and_reversed])
+def test_nested_iteration_helpers(function):
+    """lower_exits.py indexed ``enumerate(zip(u, v))`` as a sequence: len() of a zip."""
+    u, v = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0, 4.0])
+    for position in (0, 1):
+        check_all_modes(function, (u, v), position)
+
+
+# ---- normalize: a nested function's default is evaluated where the def runs -------------
+
+
+def nested_default_reads_a_variable(x):
+    s = 0.5 * x
+
+    def inner(u, c=s):
+        return u * c
+    scale = lambda t, k=s * s: t * k  # noqa: E731
+    s = s * 10.0
+    return inner(x) + s * x + scale(x) + inner(x, c=s)
+
+
+def test_nested_function_default_naming_a_variable():
+    """A default that is not a constant was rejected; it is the value at the def."""
+    check_all_modes(nested_default_reads_a_variable, (0.7,), 0)
