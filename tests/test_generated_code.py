@@ -26,13 +26,11 @@ import scipy.special
 import srcad
 from srcad import emit, runtime
 from srcad.analysis.operations import UNRESOLVED
-from srcad.naming import Namer
-from srcad.normalize.lower_exits import lower_exits
 from srcad.optimize.remove_dead_code import remove_dead_code
-from srcad.parse import all_identifiers
 from tests import construct_functions as cf
 from tests._fd import assert_close, numeric_grad
 from tests.test_control_flow import CASES as FLOW_CASES
+from tests.test_golden import exits  # lower_exits on a function written as text
 
 # helpers generated code needs only when argument kinds are unknown at generation time
 SHAPE_HELPERS = ("rt.unbroadcast", "rt.match_type", "rt.match_tangent", "rt.check_scalar_output")
@@ -213,12 +211,6 @@ def text(source):
     return textwrap.dedent(source).lstrip("\n")
 
 
-def resolve_builtins(node):
-    if isinstance(node, gast.Name) and hasattr(builtins, node.id):
-        return getattr(builtins, node.id)
-    return UNRESOLVED
-
-
 _MODULES = {"np": np, "rt": runtime, "special": scipy.special}
 
 
@@ -232,7 +224,7 @@ def resolve_modules(node):
 
 
 def test_lower_exits_guards_only_what_a_continue_can_skip():
-    tree = function_tree("""
+    assert exits("""
         def f(x, n):
             s = x
             for i in range(n):
@@ -242,9 +234,7 @@ def test_lower_exits_guards_only_what_a_continue_can_skip():
                     s = s * 0.5
                 s = s * x
             return s
-        """)
-    out = lower_exits(tree, Namer(all_identifiers(tree)), resolve_builtins)
-    assert emit.to_source(out) == text("""
+        """) == text("""
         def f(x, n):
             s = x
             for i in range(n):
