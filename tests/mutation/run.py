@@ -66,15 +66,16 @@ EQUIVALENT_LIST = os.path.join(HERE, "equivalent.txt")
 TRACE_CACHE = os.path.join(HERE, ".trace-cache")
 
 # Test files in the order they run: quick ones that exercise every pass first, so most
-# mutants die within seconds; the slowest last. test_examples is left out: it runs the
-# examples in processes of their own, which the line tracer does not see, and they use
-# nothing the other files do not.
+# mutants die within seconds; the slowest last. Left out: test_examples and test_docs run
+# their code in processes of their own, which the line tracer does not see (and use
+# nothing the other files do not); test_template_combos checks each template on 14,000
+# broadcast combinations (minutes, the primitives rather than the passes).
 FIRST_TESTS = ["test_golden.py", "test_control_flow.py", "test_calls.py",
                "test_containers.py", "test_inplace.py", "test_api.py", "test_errors.py",
                "test_cache_and_emit.py"]
 LAST_TESTS = ["test_modes.py", "test_templates.py", "test_codegen.py", "test_cli.py",
               "test_persistent_cache.py"]
-EXCLUDED_TESTS = ["test_examples.py"]
+EXCLUDED_TESTS = ["test_examples.py", "test_docs.py", "test_template_combos.py"]
 
 COPY_IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".pytest_cache",
                                       "build", "dist", "report.json", ".trace-cache")
