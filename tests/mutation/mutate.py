@@ -13,7 +13,8 @@ The operators:
 ``return``        ``return x`` -> ``return None``; for a truth value also ``True``/``False``
 ``statement``     an expression statement, assignment, ``raise``, ``break``/``continue``
                   or ``del`` replaced by ``pass``
-``arith``         ``+`` <-> ``-``, ``*`` -> ``/``, ``/`` -> ``*``, ``//`` -> ``*``, unary ``-x`` -> ``x``
+``arith``         ``+`` <-> ``-``, ``*`` -> ``/``, ``/`` -> ``*``, ``//`` -> ``*``,
+                  unary ``-x`` -> ``x``
 ``loop-jump``     ``break`` <-> ``continue``
 ``any-all``       ``any(...)`` <-> ``all(...)``
 

@@ -233,7 +233,7 @@ class Worker:
 
     def child_imports_copy(self) -> bool:
         result = subprocess.run([sys.executable, "-c", CHILD_CHECK, self.root], cwd=self.root,
-                                env=self.environment())
+                                env=self.environment(), check=False)
         return result.returncode == 0
 
     def remove(self):
@@ -451,7 +451,7 @@ def git_state() -> dict:
     def git(*args):
         try:
             return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                                  timeout=30).stdout.strip()
+                                  timeout=30, check=False).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return None
 
