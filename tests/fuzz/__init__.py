@@ -1,0 +1,18 @@
+"""A differential fuzzer for srcad: random valid programs, every derivative checked.
+
+- ``generate.py``: ``generate(seed, size)`` -> a random, valid program (module text, its
+  arguments, which to differentiate) using only constructs README lists as supported;
+  ``python tests/fuzz/generate.py SEED`` prints one.
+- ``check.py``: ``check(program)`` runs every check (value, gradient vs central
+  differences, vjp, forward vs reverse dot-product test, hvp vs differences of the
+  gradient, optimize=False, no mutated argument) -> ok / wrong / crash / rejected /
+  inconclusive / invalid.
+- ``run.py``: ``python tests/fuzz/run.py --n 10000 --seed S [--size small|medium|large]
+  [--jobs K] [--save DIR]``: counts by outcome; failing programs saved as standalone
+  scripts.
+- ``reduce.py``: ``python tests/fuzz/reduce.py --run-seed S --index I`` (or ``--script
+  FILE``): shrinks a failing program while the same failure persists.
+- ``report.py``: the standalone script of a failing program.
+
+``tests/test_fuzz.py`` runs a fixed-seed batch of small programs and the fuzzer's self-tests.
+"""

@@ -1,0 +1,136 @@
+"""A fixed-seed batch of generated programs through every check of the differential fuzzer.
+
+Each program (tests/fuzz/generate.py) uses only constructs README says are supported, so
+every one must come out ``ok`` (or ``inconclusive``: a finite-difference reference that
+cannot be trusted at that point, see tests/fuzz/check.py). A ``wrong`` result, a crash, a
+rejection (a ``SrcadError`` for a supported construct) or an invalid program (a fuzzer bug)
+fails the test, which prints each failing program as a standalone script. The long run is
+``python tests/fuzz/run.py --n 10000 --seed S``; ``python tests/fuzz/reduce.py`` shrinks a
+failing program.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+from tests.fuzz.run import check_one, summarize
+
+RUN_SEED = 20261201
+# Each program costs about nine code generations (grad, optimize=False, vjp, jvp, hvp...):
+# about 0.55 s of CPU for a small one on this machine (measured 2026-12-01: 58 s of CPU for
+# 100 programs). 70 programs in two processes: about 40 s of CPU, about 20 s on two idle
+# cores, about a minute at the load average of 5-7 this shared machine usually has. The long
+# runs (tests/fuzz/run.py) are where the volume is.
+PROGRAMS = int(os.environ.get("SRCAD_FUZZ_PROGRAMS", "70"))
+JOBS = int(os.environ.get("SRCAD_FUZZ_JOBS", "2"))
+SIZE = "small"
+SHOWN = 5  # failing programs printed in full; the others are listed by seed
+
+
+def test_generated_programs_pass_every_check(monkeypatch):
+    monkeypatch.setenv("SRCAD_CACHE", "0")  # one-off programs: no use caching their code
+    work = [(RUN_SEED, index, SIZE) for index in range(PROGRAMS)]
+    if JOBS > 1:
+        with multiprocessing.get_context("fork").Pool(JOBS) as pool:
+            results = pool.map(check_one, work, chunksize=4)
+    else:
+        results = list(map(check_one, work))
+    outcomes = [outcome for _, outcome, _ in results]
+    failures = [(index, outcome, script) for index, outcome, script in results
+                if outcome.status not in ("ok", "inconclusive")]
+    inconclusive = sum(o.status == "inconclusive" for o in outcomes)
+    # a check that could rarely conclude would check nothing
+    assert inconclusive <= 0.05 * PROGRAMS, summarize(outcomes)
+    if failures:
+        shown = "\n\n".join("program %d of run %d:\n%s" % (
+            index, RUN_SEED, script.split("\n# ----------------")[0])
+            for index, _, script in failures[:SHOWN])
+        rest = ", ".join("%d (seed %d: %s)" % (index, outcome.seed, outcome.summary()[:80])
+                         for index, outcome, _ in failures[SHOWN:])
+        raise AssertionError("%s\n\n%s%s\n\nreproduce one with: python tests/fuzz/reduce.py "
+                             "--run-seed %d --index I --size %s" % (
+                                 summarize(outcomes), shown,
+                                 "\n\nalso failing: " + rest if rest else "", RUN_SEED, SIZE))
+
+
+# ------------------------------------------------------- the fuzzer's own machinery
+
+
+def _program(source, arguments, wrt):
+    from tests.fuzz.generate import Program
+
+    return Program(seed=1, source="import numpy as np\n\n\n" + source, function_name="f",
+                   arguments=[], argument_source="arguments = %s\n" % arguments, wrt=wrt)
+
+
+def test_same_seed_gives_the_same_program_and_inputs():
+    from tests.fuzz.generate import generate
+
+    first, second = generate(12345), generate(12345)
+    assert first.source == second.source
+    assert first.argument_source == second.argument_source
+    assert first.wrt == second.wrt
+    assert generate(12346).source != first.source
+
+
+def test_a_wrong_gradient_is_reported_wrong(monkeypatch):
+    import srcad
+    from tests.fuzz import check as checking
+
+    program = _program("def f(x, p):\n    return np.sum(np.sin(x)) * p['b']\n",
+                       "[np.array([0.1, 0.2, 0.3]), {'b': 1.5}]", (0,))
+    assert checking.check(program, only={"gradient"}).status == "ok"
+    real = srcad.value_and_grad
+
+    def off_by_a_little(*args, **kwargs):
+        derivative = real(*args, **kwargs)
+        return lambda *a: (lambda v, g: (v, tuple(x + 1e-4 for x in g)))(*derivative(*a))
+
+    monkeypatch.setattr(checking.srcad, "value_and_grad", off_by_a_little)
+    outcome = checking.check(program, only={"gradient"})
+    assert outcome.status == "wrong" and outcome.problems[0].check == "gradient"
+
+
+def test_a_kink_between_the_finite_difference_points_is_inconclusive():
+    from tests.fuzz.check import check
+
+    # f jumps at x = 0.3; the point is 1e-7 away, inside the finite-difference step
+    program = _program("def f(x):\n    if x > 0.3:\n        return x * x + 1.0\n"
+                       "    return 2.0 * x\n", "[0.3 + 1e-7]", 0)
+    outcome = check(program, only={"gradient"})
+    assert outcome.status == "inconclusive" and outcome.kink
+
+
+def test_a_kink_of_abs_between_the_finite_difference_points_is_inconclusive():
+    from tests.fuzz.check import check
+
+    program = _program("def f(x):\n    return np.sum(np.abs(x - 0.3))\n",
+                       "[np.array([0.3 + 1e-7, 1.0])]", 0)
+    outcome = check(program, only={"gradient"})
+    assert outcome.status == "inconclusive" and outcome.kink
+
+
+def test_the_reducer_keeps_the_failure_and_drops_the_rest(monkeypatch):
+    import srcad
+    from tests.fuzz import check as checking
+    from tests.fuzz.reduce import reduce_program
+
+    program = _program("def f(x, y):\n    a = np.sin(x)\n    b = np.cos(y) * 2.0\n"
+                       "    c = a + b\n    return np.sum(c) + np.sum(x ** 2)\n",
+                       "[np.array([0.1, 0.2]), np.array([0.3, 0.4])]", (0, 1))
+    real = srcad.value_and_grad
+
+    def wrong_for_cosines(f, **kwargs):  # a stand-in bug: gradients wrong when f has `cos`
+        import inspect
+
+        derivative = real(f, **kwargs)
+        if "cos" not in inspect.getsource(f):
+            return derivative
+        return lambda *a: (lambda v, g: (v, tuple(x + 1e-3 for x in g)))(*derivative(*a))
+
+    monkeypatch.setattr(checking.srcad, "value_and_grad", wrong_for_cosines)
+    reduced, problem = reduce_program(program, budget_seconds=60)
+    assert problem.status == "wrong"
+    assert "cos" in reduced.source and "sin" not in reduced.source
+    assert reduced.source.count("\n") < program.source.count("\n")
