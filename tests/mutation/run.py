@@ -69,13 +69,16 @@ TRACE_CACHE = os.path.join(HERE, ".trace-cache")
 # mutants die within seconds; the slowest last. Left out: test_examples and test_docs run
 # their code in processes of their own, which the line tracer does not see (and use
 # nothing the other files do not); test_template_combos checks each template on 14,000
-# broadcast combinations (minutes, the primitives rather than the passes).
+# broadcast combinations (minutes, the primitives rather than the passes); test_fuzz
+# takes about a minute per run (add it with --tests: it then runs in one process, so the
+# tracer sees it).
 FIRST_TESTS = ["test_golden.py", "test_control_flow.py", "test_calls.py",
                "test_containers.py", "test_inplace.py", "test_api.py", "test_errors.py",
                "test_cache_and_emit.py"]
 LAST_TESTS = ["test_modes.py", "test_templates.py", "test_codegen.py", "test_cli.py",
               "test_persistent_cache.py"]
-EXCLUDED_TESTS = ["test_examples.py", "test_docs.py", "test_template_combos.py"]
+EXCLUDED_TESTS = ["test_examples.py", "test_docs.py", "test_template_combos.py",
+                  "test_fuzz.py"]
 
 COPY_IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".pytest_cache",
                                       "build", "dist", "report.json", ".trace-cache")
@@ -208,7 +211,8 @@ class Worker:
     def environment(self, **extra):
         env = dict(os.environ)
         env.update(PYTHONPATH=self.root, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1",
-                   OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+                   OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+                   SRCAD_FUZZ_JOBS="1")  # test_fuzz in this process: the tracer sees it
         for name in ("SRCAD_CACHE", "SRCAD_CACHE_DIR", "SRCAD_CACHE_DEBUG"):
             env.pop(name, None)  # tests/conftest.py gives each run a fresh cache directory
         env.update(extra)
