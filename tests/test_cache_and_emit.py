@@ -260,6 +260,28 @@ def test_changed_function_regenerates(module_file):
     _fd.assert_close(gx, _fd.numeric_grad(module.loss, (0.5, 2.0), 0))
 
 
+def test_function_whose_code_is_replaced_in_place_regenerates(module_file):
+    """IPython's autoreload (and hot-reloading tools) edit a function object in place:
+    they assign the new ``__code__`` to the function users already hold. Its gradient
+    must follow the new code, not the derivative cached on the function object."""
+    name, path = module_file
+    path.write_text(MODULE_V1)
+    module = importlib.import_module(name)
+    held = module.loss
+    gx, gy = srcad.grad(held, wrt=(0, 1))(0.5, 2.0)
+    _fd.assert_close(gx, 2 * 0.5 * 2.0)
+
+    path.write_text(MODULE_V2)
+    linecache.checkcache(str(path))
+    new_namespace = {}
+    exec(compile(MODULE_V2, str(path), "exec"), new_namespace)
+    held.__code__ = new_namespace["loss"].__code__  # what autoreload does
+    gx, gy = srcad.grad(held, wrt=(0, 1))(0.5, 2.0)
+    _fd.assert_close(gx, 3.0 * np.cos(0.5))
+    _fd.assert_close(gy, 9.0 * 2.0 * 2.0)
+    _fd.assert_close(gx, _fd.numeric_grad(held, (0.5, 2.0), 0))
+
+
 def test_same_source_other_function_object_still_correct(module_file):
     name, path = module_file
     path.write_text(MODULE_V1)

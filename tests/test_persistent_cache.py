@@ -260,6 +260,30 @@ def test_in_process_hit_after_the_memory_cache_is_cleared(fresh):
     assert srcad.grad(cubic_loop, wrt=(0, 1)).source == srcad.source(cubic_loop, wrt=(0, 1))
 
 
+def scaled_energy(x, scale=2.5, shift=-0.5):
+    return scale * np.sum(np.sin(x + shift) ** 2)
+
+
+def scaled_energy_gradient(x, scale=2.5, shift=-0.5):
+    return scale * np.sin(2.0 * (x + shift))
+
+
+def test_gradient_code_from_the_cache_keeps_the_functions_defaults(fresh):
+    """The compiled gradient (``.generated_for(...).function``, which users call and
+    differentiate again) takes the defaults of the function, whether generated now or
+    read back from the cache."""
+    x = np.array([0.3, -0.5, 1.1])
+    for attempt in ("generated", "read from the cache"):
+        gradient = srcad.grad(scaled_energy)
+        compiled = gradient.generated_for(x).function
+        np.testing.assert_allclose(compiled(x), scaled_energy_gradient(x), rtol=1e-12)
+        np.testing.assert_allclose(compiled(x, 1.0), scaled_energy_gradient(x, 1.0), rtol=1e-12)
+        np.testing.assert_allclose(gradient(x, shift=0.25),
+                                   scaled_energy_gradient(x, shift=0.25), rtol=1e-12)
+        cache.clear()
+    assert persistent_cache.statistics["hits"] == 2  # the generic and the specialized code
+
+
 def test_argument_kinds_and_options_are_part_of_the_key(fresh):
     gradient = srcad.grad(cubic_loop)
     gradient(1.5, 0.5)

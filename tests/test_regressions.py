@@ -531,3 +531,20 @@ def nested_default_reads_a_variable(x):
 def test_nested_function_default_naming_a_variable():
     """A default that is not a constant was rejected; it is the value at the def."""
     check_all_modes(nested_default_reads_a_variable, (0.7,), 0)
+
+
+# ---- transform/forward: a zero tangent of an in-place update reads its result ----------
+
+
+def append_a_constant_then_varied_values(x):
+    lst = []
+    lst.append(0.5)
+    for i in range(2):
+        lst.append(x[i] * x[i])
+    return sum(lst) + lst[0] * x[0]
+
+
+def test_jvp_of_an_append_with_nothing_varied():
+    """forward.py put every in-place update's tangent before the update; a zero tangent is
+    ``rt.zeros_like(result)``, which read the result before it was assigned."""
+    check_all_modes(append_a_constant_then_varied_values, (np.array([0.3, 0.4]),), 0)

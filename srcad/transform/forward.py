@@ -118,14 +118,21 @@ class _Tangents:
                 continue
             # srcad's in-place helpers called as such (forward code differentiated again)
             # change their first argument too
-            runs_in_place = id(statement.value) in self.in_place or operation_of(
-                statement.value, self.context.resolve).primitive in _IN_PLACE_HELPERS
+            operation = operation_of(statement.value, self.context.resolve)
+            runs_in_place = id(statement.value) in self.in_place or \
+                operation.primitive in _IN_PLACE_HELPERS
             tangent = self.tangent(statement)
-            if runs_in_place:  # the tangent reads the list (or its zeros) before it changes
+            if runs_in_place and self.carries_tangent(operation):
+                # the tangent reads the list before it changes (a zero tangent reads the result)
                 out[-1:-1] = tangent
             else:
                 out.extend(tangent)
         return out
+
+    def carries_tangent(self, operation) -> bool:
+        """False when the result's tangent is zero: nothing varied flows into it."""
+        return carries_gradient(operation) and any(
+            self.varied(n) for n in operation.argument_names())
 
     def recursive_call(self, operation, result) -> list:
         """``y = f(a, b)`` with f recursive: ``y_dot = jvp_of(f)(a, b, a_dot, b_dot)[1]``."""
@@ -180,8 +187,7 @@ class _Tangents:
         if is_placeholder(statement):  # never read: neither is its tangent
             return [syntax.assign(result, syntax.constant(None))]
         operation = operation_of(statement.value, context.resolve)
-        if not carries_gradient(operation) or not any(
-                self.varied(n) for n in operation.argument_names()):
+        if not self.carries_tangent(operation):
             return [syntax.assign(result, self.zeros(syntax.name(name)))]
         primitive = operation.primitive
         if primitive is IDENTITY:
