@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from . import emit, registry, syntax
+from . import emit, invariants, registry, syntax
 from .analysis import shapes
 from .analysis.activity import analyze_activity
 from .analysis.operations import UNRESOLVED
@@ -96,13 +96,26 @@ def make_resolver(parsed: ParsedFunction, aliases: Aliases | None, tree):
     return resolve
 
 
+def checked(pass_name: str, tree, parsed: ParsedFunction, aliases: Aliases | None):
+    """The debug hook run after every pass: when invariant checks are on (tests switch them
+    on), check that ``tree`` holds what ``pass_name``'s docstring promises (invariants.py)."""
+    if invariants.enabled():
+        def lookup(name):
+            if aliases is not None and name in aliases.bindings:
+                return aliases.bindings[name]
+            return parsed.resolve_name(name, invariants.MISSING)
+
+        invariants.check(pass_name, tree, invariants.Context(lookup))
+    return tree
+
+
 def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
               inlined: list | None = None, kinds=None) -> gast.FunctionDef:
     """The normalize stage; ``kinds`` (the parameters' abstract values, when specializing)
     tells propagate_writes which values are scalars, never written in place."""
     tree = _normalize_values(parsed, namer, aliases, inlined)
     if _generated_by_srcad(parsed):
-        return rename_versions(tree, namer)
+        return checked("rename_versions", rename_versions(tree, namer), parsed, aliases)
     resolve = make_resolver(parsed, aliases, tree)
     is_scalar = holds_nothing = None
     if kinds is not None:
@@ -116,19 +129,22 @@ def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
 
     tree = propagate_writes(tree, resolve, namer, aliases, is_scalar=is_scalar,
                             holds_nothing=holds_nothing, callee_writes=parameters_written_by)
-    return rename_versions(tree, namer)
+    tree = checked("propagate_writes", tree, parsed, aliases)
+    return checked("rename_versions", rename_versions(tree, namer), parsed, aliases)
 
 
 def _normalize_values(parsed, namer, aliases, inlined=None) -> gast.FunctionDef:
     """normalize up to (not including) the last propagate_writes and rename_versions."""
     tree = syntax.deepcopy(parsed.tree)
     resolve = make_resolver(parsed, aliases, tree)
-    tree = lower_exits(tree, namer, resolve, aliases)
-    tree = to_anf(parsed, tree, namer, aliases, inlined)
+    tree = checked("lower_exits", lower_exits(tree, namer, resolve, aliases), parsed, aliases)
+    tree = checked("to_anf", to_anf(parsed, tree, namer, aliases, inlined), parsed, aliases)
     if not _generated_by_srcad(parsed):
         tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases,
                                 guard=False)
-    return split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
+        tree = checked("propagate_writes", tree, parsed, aliases)
+    tree = split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
+    return checked("split_tuples", tree, parsed, aliases)
 
 
 def _generated_by_srcad(parsed) -> bool:
@@ -191,9 +207,11 @@ def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Gen
         kinds = None
     stages = {}
     parsed = parse_function(function)
+    checked("parse", parsed.tree, parsed, None)
     if keep_stages:
         stages["parse"] = emit.to_source(parsed.tree)
     fence(parsed, has_aux=getattr(request, "has_aux", False))
+    checked("fence", parsed.tree, parsed, None)
     namer = Namer(parsed.identifiers)
     aliases = Aliases(parsed, namer)
     callees = []
@@ -216,13 +234,14 @@ def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Gen
                              recompute="recompute" in enabled)
     if mode == "reverse":
         name = name or namer.fresh("grad_" + parsed.name)
-        generated = reverse(tree, context, request, name)
+        generated = checked("reverse", reverse(tree, context, request, name), parsed, aliases)
         generated = lower_accumulations(generated, namer, aliases)
+        generated = checked("lower_accumulations", generated, parsed, aliases)
         label = "grad of %s" % parsed.function.__qualname__
         defaults = function.__defaults__ if not request.extra_params else None
     else:
         name = name or namer.fresh("jvp_" + parsed.name)
-        generated = forward(tree, context, request, name)
+        generated = checked("forward", forward(tree, context, request, name), parsed, aliases)
         label = "jvp of %s" % parsed.function.__qualname__
         defaults = None
     if keep_stages:
@@ -245,28 +264,33 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
         params = [a.id for a in tree.args.args]
         env = shapes.infer(tree, dict(zip(params, kinds)), resolve)
         tree = specialize_runtime_calls(tree, env, resolve, aliases)
+        tree = checked("specialize_runtime_calls", tree, parsed, aliases)
     # dropping zero tangent terms is not only faster: 0 * log(x) is nan for x < 0
     tree = simplify_zeros(tree, env, make_resolver(parsed, aliases, tree), namer.primal_of,
                           aliases)
+    tree = checked("simplify_zeros", tree, parsed, aliases)
 
     def is_floating(identifier):
         return namer.primal_of(identifier) is not None or env.get(identifier) == shapes.FLOAT
 
     for _ in range(2):  # folding makes constants to propagate, propagating makes folds
         if "fold_constants" in enabled:
-            tree = fold_constants(tree, is_floating)
+            tree = checked("fold_constants", fold_constants(tree, is_floating), parsed, aliases)
         if "propagate_copies" in enabled:
-            tree = propagate_copies(tree)
+            tree = checked("propagate_copies", propagate_copies(tree), parsed, aliases)
     if "fold_constants" in enabled:
-        tree = fold_constants(tree, is_floating)
+        tree = checked("fold_constants", fold_constants(tree, is_floating), parsed, aliases)
     if "remove_dead_code" in enabled:
         tree = remove_dead_code(tree, make_resolver(parsed, aliases, tree))
+        tree = checked("remove_dead_code", tree, parsed, aliases)
     if "accumulate_in_place" in enabled:
         tree = accumulate_in_place(tree, lambda n: namer.primal_of(n) is not None,
                                    make_resolver(parsed, aliases, tree))
+        tree = checked("accumulate_in_place", tree, parsed, aliases)
     if "fuse_single_use" in enabled:
         # the user's own names and the derivatives stay; srcad's temporaries may go
         keep = set(parsed.identifiers) | {n for n in namer.taken
                                           if namer.primal_of(n) is not None}
         tree = fuse_single_use(tree, make_resolver(parsed, aliases, tree), keep)
+        tree = checked("fuse_single_use", tree, parsed, aliases)
     return tree

@@ -15,6 +15,11 @@ _SESSION_CACHE = tempfile.mkdtemp(prefix="srcad-test-cache-")
 os.environ["SRCAD_CACHE_DIR"] = _SESSION_CACHE
 os.environ.pop("SRCAD_CACHE", None)
 
+# The debug mode: after every pass, check what its docstring says holds after it
+# (srcad/invariants.py), so a pass that breaks its contract fails at that pass. Off for
+# users (it costs time); on for every test, and for the subprocesses tests start.
+os.environ.setdefault("SRCAD_CHECK_INVARIANTS", "1")
+
 
 def pytest_unconfigure(config):
     shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
