@@ -20,11 +20,12 @@ from .errors import InvalidArgumentError
 from .fence import fence
 from .naming import Namer
 from .namespace import Aliases
-from .normalize.anf import to_anf
 from .normalize.lower_exits import lower_exits
+from .normalize.lower_mutations import lower_mutations
 from .normalize.propagate_writes import parameters_written, propagate_writes
 from .normalize.rename_versions import rename_versions
 from .normalize.split_tuples import split_tuples
+from .normalize.to_anf import to_anf
 from .optimize.accumulate_in_place import accumulate_in_place
 from .optimize.fold_constants import fold_constants
 from .optimize.fuse_single_use import fuse_single_use
@@ -139,6 +140,7 @@ def _normalize_values(parsed, namer, aliases, inlined=None) -> gast.FunctionDef:
     resolve = make_resolver(parsed, aliases, tree)
     tree = checked("lower_exits", lower_exits(tree, namer, resolve, aliases), parsed, aliases)
     tree = checked("to_anf", to_anf(parsed, tree, namer, aliases, inlined), parsed, aliases)
+    tree = checked("lower_mutations", lower_mutations(tree, namer, aliases), parsed, aliases)
     if not _generated_by_srcad(parsed):
         tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases,
                                 guard=False)

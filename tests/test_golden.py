@@ -28,12 +28,13 @@ import srcad
 from srcad import emit, runtime
 from srcad.analysis import shapes
 from srcad.analysis.operations import UNRESOLVED
-from srcad.annotations import comment
+from srcad.annotations import comment, write_kind
 from srcad.naming import Namer
 from srcad.namespace import Aliases
-from srcad.normalize.anf import to_anf
 from srcad.normalize.lower_exits import lower_exits
+from srcad.normalize.lower_mutations import lower_mutations
 from srcad.normalize.rename_versions import rename_versions
+from srcad.normalize.to_anf import to_anf
 from srcad.optimize.fold_constants import fold_constants
 from srcad.optimize.propagate_copies import propagate_copies
 from srcad.optimize.remove_dead_code import remove_dead_code
@@ -185,7 +186,16 @@ def anf(function):
     return to_anf(parsed, parsed.tree, namer, Aliases(parsed, namer)), namer
 
 
-# ---- normalize/anf.py
+def anf_lowered(function):
+    """to_anf, then lower_mutations (what the passes after them see)."""
+    parsed = parse_function(function)
+    namer = Namer(parsed.identifiers)
+    aliases = Aliases(parsed, namer)
+    tree = to_anf(parsed, parsed.tree, namer, aliases)
+    return lower_mutations(tree, namer, aliases), namer
+
+
+# ---- normalize/to_anf.py
 
 
 def test_anf_docstring_example():
@@ -200,14 +210,15 @@ def test_anf_docstring_example():
 
 
 def test_anf_mixed_forms():
-    # docstring and pass dropped; augmented assignment made plain; -2.0 is an atom;
+    # docstring and pass dropped; augmented assignment kept (a write: lower_mutations); -2.0
+    # is an atom;
     # slices/index kept as an index of atoms; method call and keyword kept; np.pi is an
     # atom; the effectful print kept; the return becomes `return <atom>`
     tree, _ = anf(S.anf_mixed)
     assert emit.to_source(tree) == text("""
         def anf_mixed(x, y):
             a = -2.0 * x
-            a = a + y
+            a += y
             b = x[1:3, 0]
             total = x.sum(axis=0)
             c = total + np.pi
@@ -236,6 +247,104 @@ def test_anf_tuple_swap_is_simultaneous():
     assert namespace["anf_swap"](1.0, 2.0) == S.anf_swap(1.0, 2.0)
 
 
+def scaled(v, factor=2.0):
+    return v * factor
+
+
+def calls_a_helper(x):
+    def shifted(t, by=x):
+        return t + by
+
+    return scaled(shifted(x * 3.0))
+
+
+def test_to_anf_inlines_user_functions_and_nested_ones():
+    # normalize/inline.py: the arguments are evaluated where the call is, the callee's
+    # parameters and locals get fresh names (t and by are the nested def's own names, so
+    # fresh ones are t_2 and by_2), its default is bound, its return is a result; a nested
+    # def's default is evaluated where the def is
+    tree, _ = anf(calls_a_helper)
+    assert emit.to_source(tree) == text("""
+        def calls_a_helper(x):
+            default = x
+            mul = x * 3.0
+            t_2 = mul
+            by_2 = default
+            result = t_2 + by_2
+            v = result
+            factor = 2.0
+            scaled_2 = v * factor
+            return scaled_2
+        """)
+
+
+# ---- normalize/lower_mutations.py
+
+
+def mutations(y, v, i):
+    items = [v]
+    y[i + 1] = v * 2.0
+    y[i] += v
+    y += v
+    items.append(y)
+    last = items.pop()
+    return last
+
+
+def test_to_anf_leaves_writes_marked_for_lower_mutations():
+    tree, _ = anf(mutations)
+    assert emit.to_source(tree) == text("""
+        def mutations(y, v, i):
+            items = [v]
+            mul = v * 2.0
+            add = i + 1
+            y[add] = mul
+            part = y[i]
+            add_2 = part + v
+            y[i] = add_2
+            y += v
+            items.append(y)
+            last = items.pop()
+            return last
+        """)
+    kinds = [write_kind(statement) for statement in tree.body]
+    assert kinds == [None, None, None, "subscript", None, None, "subscript", "augmented",
+                     "append", "pop", None]
+
+
+def test_lower_mutations_docstring_example():
+    tree, _ = anf_lowered(mutations)
+    assert emit.to_source(tree) == text("""
+        def mutations(y, v, i):
+            items = [v]
+            mul = v * 2.0
+            add = i + 1
+            y = rt.updated(y, add, mul)
+            part = y[i]
+            add_2 = part + v
+            y = rt.updated(y, i, add_2)
+            y = y + v
+            items = rt.appended(items, y)
+            popped = items[-1]
+            items = rt.all_but_last(items)
+            last = popped
+            return last
+        """)
+    kinds = [write_kind(statement) for statement in tree.body]
+    assert kinds == [None, None, None, "subscript", None, None, "subscript", "augmented",
+                     "append", None, "pop", None, None]
+    assert all(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+               for s in tree.body[:-1])
+
+
+def test_lower_mutations_keeps_what_python_computes():
+    tree, _ = anf_lowered(mutations)
+    namespace = {"rt": runtime, "np": np}
+    exec(compile(emit.to_source(tree), "<lower_mutations>", "exec"), namespace)
+    y = np.arange(4.0)
+    assert np.array_equal(namespace["mutations"](y.copy(), 0.5, 1), mutations(y.copy(), 0.5, 1))
+
+
 # ---- normalize/rename_versions.py
 
 
@@ -245,7 +354,7 @@ def rename(source):
 
 
 def test_rename_versions_straight_line():
-    tree, namer = anf(S.anf_redefine)
+    tree, namer = anf_lowered(S.anf_redefine)
     assert emit.to_source(rename_versions(tree, namer)) == text("""
         def anf_redefine(x):
             x_2 = x * 2.0
@@ -273,7 +382,7 @@ def test_rename_versions_renames_reads_after_each_definition():
 
 
 def test_rename_versions_single_assignment_outside_loops():
-    tree, namer = anf(S.anf_mixed)
+    tree, namer = anf_lowered(S.anf_mixed)
     out = rename_versions(tree, namer)
     stored = [n.id for n in gast.walk(out) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Store)]

@@ -1,6 +1,8 @@
 """Inline calls to the user's own Python functions, nested functions and lambdas.
 
-Used by to_anf while it normalizes a call. After inlining, a call such as
+Used by to_anf (to_anf.py) while it normalizes a call, where Python makes the
+call: ``inline_call`` normalizes the arguments, then the callee's statements,
+in the caller. After inlining, a call such as
 ``k1x, k1y = rhs(x, y)`` has become the callee's own statements, in the
 caller, with
 
@@ -32,6 +34,7 @@ import gast
 from .. import derived, recursion, registry, syntax
 from ..errors import MissingTemplateError, SrcadError, UnsupportedSyntaxError
 from ..parse import ParsedFunction, parse_function, wrapper_error
+from .lower_exits import lower_exits
 
 MAX_DEPTH = 32
 
@@ -50,6 +53,110 @@ class Recursive:
     def __init__(self, function):
         self.function = function
 
+
+def is_static_reference(node, local_names) -> bool:
+    """``np.pi``, ``math.sqrt``: an attribute chain rooted in a free (non-local) name."""
+    if isinstance(node, gast.Attribute):
+        return is_static_reference(node.value, local_names)
+    return isinstance(node, gast.Name) and node.id not in local_names
+
+
+def capture_local_function(normalizer, name, definition):
+    """Remember a nested def, or a lambda assigned to ``name``: inlined where it is called
+    (``normalizer`` is to_anf's, at the definition)."""
+    definition = _with_defaults_evaluated(normalizer, definition)
+    normalizer.local_functions[name] = (definition, normalizer.source)
+
+
+def _with_defaults_evaluated(normalizer, definition):
+    """A nested def's (or lambda's) defaults are evaluated where it is defined: each one
+    that is not a constant or a static reference is computed here, into a name of its
+    own that calls made later read (whatever the variables it read hold by then)."""
+    definition = syntax.deepcopy(definition)
+    defaults = []
+    for default in definition.args.defaults:
+        value = normalizer.atom(default, hint="default")
+        if isinstance(value, gast.Name) and value.id in normalizer.locals:
+            copy = normalizer.fresh("default")
+            normalizer.assign(copy, value, default)
+            value = syntax.name(copy)
+        defaults.append(value)
+    definition.args.defaults = defaults
+    return definition
+
+
+def inline_call(normalizer, call):
+    """Inline a call to a user function, nested def or lambda; None if it is not one.
+
+    ``normalizer`` is to_anf's, at the point of the call: it normalizes the
+    arguments there, then the callee's statements (its locals renamed to fresh
+    names of the caller), and returns the name holding the call's value.
+    Raises CannotInline for a call that must stay a call (a recursive one).
+    """
+    func = call.func
+    if isinstance(func, gast.Name) and func.id in normalizer.local_functions:
+        definition, source = normalizer.local_functions[func.id]
+        tree, mapping, signature = prepare_local(definition, normalizer.namer)
+        function, key, leading = None, definition, []
+    else:
+        if not is_static_reference(func, normalizer.locals):
+            return None
+        function, leading = made_callee(
+            normalizer.resolve(func), normalizer.parsed.location(normalizer.source.origin(call)))
+        if not is_inlinable(function):
+            return None
+        key = function
+        if key in normalizer.inlining or len(normalizer.inlining) >= MAX_DEPTH:
+            raise CannotInline(Recursive(function))
+        try:
+            source, tree, mapping = prepare_callee(function, normalizer.namer, normalizer.aliases)
+        except UnsupportedSyntaxError as error:
+            raise CannotInline(error) from None
+        signature = inspect.signature(function, follow_wrapped=False)
+        if function not in normalizer.inlined:
+            normalizer.inlined.append(function)
+    if key in normalizer.inlining:
+        raise recursion_error(normalizer.source, call, function)
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords):
+        return None
+    args = [value_node(value, normalizer.aliases) for value in leading]
+    args += [normalizer.atom(a) for a in call.args]
+    keywords = {k.arg: normalizer.atom(k.value) for k in call.keywords}
+
+    def error(message):
+        location = normalizer.parsed.location(normalizer.source.origin(call))
+        return UnsupportedSyntaxError(message, location, "Call it with the arguments it declares.")
+
+    pairs = bind_arguments(signature, mapping, args, keywords, normalizer.aliases, error)
+    body = lower_exits(tree, normalizer.namer, normalizer.resolve, normalizer.aliases).body
+    saved = (normalizer.source, normalizer.current)
+    new_locals = {renamed for _, renamed in mapping.items()} | syntax.stored_names(
+        gast.Module(body=body, type_ignores=[]))
+    new_locals -= set(normalizer.aliases.bindings)
+    normalizer.locals |= new_locals
+    normalizer.inlining.append(key)
+    try:
+        for param, value in pairs:
+            normalizer.assign(param, normalizer.operation(value), call)
+        normalizer.source = source
+        for statement in body[:-1]:
+            normalizer.current = statement
+            normalizer.statement(statement)
+        returned = body[-1]
+        normalizer.current = returned
+        result = normalizer.fresh(getattr(function, "__name__", "result") or "result")
+        normalizer.locals.add(result)
+        if isinstance(returned, gast.Return):
+            value = returned.value if returned.value is not None else syntax.constant(None)
+            normalizer.assign(result, normalizer.operation(value), returned)
+        else:  # no return statement: the call's value is None
+            normalizer.statement(returned)
+            normalizer.assign(result, syntax.constant(None), returned)
+    finally:
+        normalizer.inlining.pop()
+        normalizer.source, normalizer.current = saved
+    return syntax.name(result)
 
 
 def is_inlinable(obj) -> bool:

@@ -1,0 +1,557 @@
+"""Normalize to A-normal form: one operation per statement.
+
+After this pass the function body contains only:
+
+* ``name = <operation>`` where <operation> is an atom, ``atom op atom``,
+  ``op atom``, ``atom cmp atom``, ``f(atom, ..., key=atom)``, ``atom.attr``,
+  ``atom[index]`` (index made of atoms and slices of atoms) or ``(atom, ...)``;
+* ``a, b = atom`` (unpacking);
+* ``expression_statement(atom, ...)`` kept for its effect (e.g. ``print``);
+* writes into an existing object, each marked as one (annotations.write_kind)
+  for lower_mutations, the next pass: ``name[index] = atom`` (also what
+  ``y[i] += v`` becomes: ``part = y[i]``, ``add = part + v``, ``y[i] = add``),
+  ``name op= atom``, ``items.append(atom)`` and ``target = items.pop()`` on a
+  local list, and srcad's own ``rt.add_at(total, atom, atom)``;
+* ``for name in range(atom, ...):`` (or ``for name in atom:`` over a range
+  object) and ``while atom:`` whose test is recomputed at the end of the body,
+  and ``if atom: ... else: ...``, with bodies again in this form;
+* a final ``return atom`` (or ``return (atom, atom)`` for has_aux).
+
+An *atom* is a Name, a Constant, or a static reference such as ``np.pi``.
+Conditional expressions, ``and``/``or`` and chained comparisons become
+``if`` statements (keeping Python's short-circuit evaluation), a summed
+comprehension an accumulating loop where Python evaluates it
+(lower_comprehensions.py), and calls to the user's own functions, nested
+functions and lambdas their inlined statements (inline.py). Each statement
+records the user statement it came from (annotations.origin), for comments
+and errors.
+
+Example::
+
+    h = np.tanh(np.dot(x, W1) + b1)      dot = np.dot(x, W1)
+                                    ->   add = dot + b1
+                                         h = np.tanh(add)
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from .. import runtime, syntax
+from ..analysis.operations import UNRESOLVED
+from ..annotations import mark_write, set_not_inlined, set_origin, set_position
+from ..naming import Namer
+from ..parse import ParsedFunction
+from . import inline
+from .inline import is_static_reference
+from .lower_comprehensions import is_summation, summation_loop, summed_literal
+from .lower_exits import index_loops
+
+_BINOP_NAMES = {
+    gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
+    gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "power", gast.MatMult: "matmul",
+    gast.BitAnd: "bitand", gast.BitOr: "bitor", gast.BitXor: "bitxor",
+    gast.LShift: "lshift", gast.RShift: "rshift",
+}
+_UNARY_NAMES = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not", gast.Invert: "invert"}
+
+
+def is_atom(node, local_names) -> bool:
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    return is_static_reference(node, local_names)
+
+
+class _ToANF:
+    def __init__(self, parsed: ParsedFunction, namer: Namer, aliases):
+        self.parsed = parsed
+        self.source = parsed  # the function whose statements are being normalized (callees too)
+        self.namer = namer
+        self.aliases = aliases
+        self.locals = set(parsed.local_names)
+        self.local_functions = {}  # name -> (FunctionDef or Lambda, source it was written in)
+        self.inlining = [parsed.function]  # the function and the callees being inlined in it
+        self.inlined = []  # every user function inlined (their sources shape the result)
+        self.out: list = []
+        self.current = None
+
+    def fresh(self, base: str) -> str:
+        """A new temporary: a local name, so ``temporary.attr`` is never taken for ``np.pi``."""
+        name = self.namer.fresh(base)
+        self.locals.add(name)
+        return name
+
+    def resolve(self, node):
+        """The object a static reference means (srcad's aliases, then the user's names)."""
+        if isinstance(node, gast.Name):
+            if node.id in self.aliases.bindings:
+                return self.aliases.bindings[node.id]
+            if node.id in self.locals:
+                return UNRESOLVED
+            return self.parsed.resolve_name(node.id, UNRESOLVED)
+        if isinstance(node, gast.Attribute):
+            base = self.resolve(node.value)
+            return UNRESOLVED if base is UNRESOLVED else getattr(base, node.attr, UNRESOLVED)
+        return UNRESOLVED
+
+    def statements(self, statements):
+        for statement in statements:
+            self.current = statement
+            self.statement(statement)
+        return self.out
+
+    def emit(self, statement, like):
+        gast.copy_location(statement, like)
+        set_origin(statement, self.source.origin(self.current))
+        set_position(statement, self.source.origin(like))
+        self.out.append(statement)
+        return statement
+
+    def statement(self, s):
+        """Emit ``s`` in A-normal form (a ``visit_<statement type>`` method each)."""
+        visit = getattr(self, "visit_" + type(s).__name__, None)
+        if visit is None:
+            raise AssertionError("fence let through %s" % type(s).__name__)
+        visit(s)
+
+    def visit_FunctionDef(self, s):
+        inline.capture_local_function(self, s.name, s)  # inlined where it is called
+
+    def visit_Pass(self, s):
+        pass
+
+    def visit_Assert(self, s):
+        self.emit(syntax.deepcopy(s), s)  # checks: kept in the primal sweep as written
+
+    visit_Raise = visit_Assert
+
+    def visit_Expr(self, s):
+        if isinstance(s.value, gast.Constant):
+            return  # docstring or bare constant
+        value = s.value
+        if (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+                and value.func.attr == "append" and self._is_local_name(value.func.value)
+                and len(value.args) == 1 and not value.keywords):
+            # xs.append(v) on a local list: a write into xs (lower_mutations)
+            call = _copy(value, gast.Call(func=syntax.deepcopy(value.func),
+                                          args=[self.atom(value.args[0])], keywords=[]))
+            mark_write(self.emit(gast.Expr(value=call), s), "append")
+            return
+        if (isinstance(value, gast.Call) and self.resolve(value.func) is runtime.add_at
+                and len(value.args) == 3 and isinstance(value.args[0], gast.Name)):
+            # srcad's own in-place accumulation, in code being differentiated again
+            call = _copy(value, gast.Call(func=value.func, args=[syntax.name(value.args[0].id)]
+                                          + [self.atom(a) for a in value.args[1:]],
+                                          keywords=[]))
+            mark_write(self.emit(gast.Expr(value=call), s), "add_at")
+            return
+        self.emit(gast.Expr(value=self.operation(value)), s)
+
+    def visit_Assign(self, s):
+        if len(s.targets) == 1:
+            target = s.targets[0]
+            if isinstance(target, gast.Name) and isinstance(s.value, gast.Lambda):
+                inline.capture_local_function(self, target.id, s.value)
+                return
+            if self._is_pop_of_local_list(s.value):
+                # x = items.pop() on a local list: a write into items (lower_mutations)
+                value = _copy(s.value, gast.Call(func=syntax.deepcopy(s.value.func), args=[],
+                                                 keywords=[]))
+                set_position(value, self.source.origin(s.value))
+                mark_write(self.emit(gast.Assign(targets=[_store(target)], value=value,
+                                                 type_comment=None), s), "pop")
+                return
+            if isinstance(target, gast.Subscript):
+                self.write_item(target, self.atom(s.value), s)
+                return
+            if isinstance(target, gast.Name):
+                self.assign(target.id, self.operation(s.value), s)
+                return
+            if (isinstance(target, (gast.Tuple, gast.List))
+                    and isinstance(s.value, (gast.Tuple, gast.List))
+                    and len(s.value.elts) == len(target.elts)):
+                self.assign_simultaneously(target, s.value, s)
+                return
+        value = self.atom(s.value)
+        for target in s.targets:
+            self.emit(gast.Assign(targets=[_store(target)], value=value, type_comment=None), s)
+
+    def assign_simultaneously(self, target, value, s):
+        """``a, b = b, a``: evaluate every right-hand side before assigning any name."""
+        targets = {n.id for n in syntax.names(target)}
+        values = []
+        for element_target, element in zip(target.elts, value.elts):
+            element_value = self.atom(element)
+            if isinstance(element_value, gast.Name) and element_value.id in targets or (
+                    not isinstance(element_target, gast.Name)
+                    and not isinstance(element_value, gast.Name)):
+                # keep the old value (a, b = b, a), or name a nested target's value
+                copy = self.fresh(element_value.id if isinstance(element_value, gast.Name)
+                                  else "item")
+                self.assign(copy, element_value, s)
+                element_value = syntax.name(copy)
+            values.append(element_value)
+        for element_target, element_value in zip(target.elts, values):
+            if isinstance(element_target, gast.Name):
+                self.assign(element_target.id, element_value, s)
+            else:  # (W, b), rest = ...: split_tuples unpacks the name
+                self.emit(gast.Assign(targets=[_store(element_target)], value=element_value,
+                                      type_comment=None), s)
+
+    def visit_AnnAssign(self, s):
+        self.assign(s.target.id, self.operation(s.value), s)
+
+    def visit_AugAssign(self, s):
+        if isinstance(s.target, gast.Subscript):  # y[i] += v: y[i] = y[i] + v
+            part = self.atom(gast.copy_location(gast.Subscript(
+                value=s.target.value, slice=s.target.slice, ctx=gast.Load()), s.target), "part")
+            combined = self.atom(gast.copy_location(gast.BinOp(left=part, op=s.op,
+                                                                right=s.value), s))
+            self.write_item(s.target, combined, s)
+            return
+        # y += v: a write into y's object if it is an array or a list (lower_mutations)
+        statement = gast.AugAssign(target=_store(s.target), op=s.op, value=self.atom(s.value))
+        mark_write(self.emit(statement, s), "augmented")
+
+    def visit_Return(self, s):
+        value = s.value
+        if isinstance(value, gast.Tuple):
+            value = gast.Tuple(elts=[self.atom(e) for e in value.elts], ctx=gast.Load())
+        else:
+            value = self.atom(value, hint="result")
+        self.emit(gast.Return(value=value), s)
+
+    def visit_For(self, s):
+        iterator = s.iter
+        if isinstance(iterator, gast.Call) and not iterator.keywords:
+            iterator = _copy(iterator, gast.Call(func=iterator.func, keywords=[],
+                                                 args=[self.atom(a) for a in iterator.args]))
+        else:
+            iterator = self.atom(iterator, hint="steps")
+        loop = gast.For(target=_store(s.target), iter=iterator, body=self.nested(s.body),
+                        orelse=[], type_comment=None)
+        self.emit(loop, s)
+
+    def visit_While(self, s):
+        test_name = self.fresh("more")
+        self.assign(test_name, self.operation(s.test), s)
+        body = self.nested(s.body)
+        outer, self.out = self.out, body
+        self.current = s
+        self.assign(test_name, self.operation(syntax.deepcopy(s.test)), s)
+        self.out = outer
+        loop = gast.While(test=syntax.name(test_name), body=body, orelse=[])
+        self.emit(loop, s)
+
+    def visit_If(self, s):
+        test = self.atom(s.test, hint="cond")
+        branch = gast.If(test=test, body=self.nested(s.body), orelse=self.nested(s.orelse))
+        self.emit(branch, s)
+
+    def _is_local_name(self, node) -> bool:
+        return isinstance(node, gast.Name) and node.id in self.locals
+
+    def _is_pop_of_local_list(self, value) -> bool:
+        return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+                and value.func.attr == "pop" and not value.args and not value.keywords
+                and self._is_local_name(value.func.value))
+
+    def write_item(self, target, value, like):
+        """``y[index] = value`` with the index's operands atoms: a write into y's object,
+        which lower_mutations makes the functional ``y = rt.updated(y, index, value)``."""
+        item = gast.Subscript(value=syntax.name(target.value.id), slice=self.index(target.slice),
+                              ctx=gast.Store())
+        statement = gast.Assign(targets=[item], value=value, type_comment=None)
+        mark_write(self.emit(statement, like), "subscript")
+
+    def nested(self, statements):
+        """``statements`` (a loop or branch body) in A-normal form."""
+        outer, self.out = self.out, []
+        current = self.current
+        for inner in statements:
+            self.current = inner
+            self.statement(inner)
+        body, self.out = self.out, outer
+        self.current = current
+        return body or [gast.Pass()]
+
+    def branch(self, test, body, orelse, like):
+        """Emit ``if test: body else: orelse`` (body/orelse: callables emitting statements)."""
+        parts = []
+        for emit_part in (body, orelse):
+            outer, self.out = self.out, []
+            if emit_part is not None:
+                emit_part()
+            parts.append(self.out)
+            self.out = outer
+        self.emit(gast.If(test=test, body=parts[0] or [gast.Pass()], orelse=parts[1]), like)
+
+    def assign(self, name, value, like) -> gast.Assign:
+        target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+        statement = gast.Assign(targets=[target], value=value, type_comment=None)
+        self.emit(statement, like)
+        return statement
+
+    def atom(self, node, hint=None):
+        if is_atom(node, self.locals):
+            return _constant_fold_sign(node)
+        operation = self.operation(node)
+        if is_atom(operation, self.locals):
+            return operation
+        name = self.fresh(hint or _describe(operation))
+        self.assign(name, operation, node)
+        return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+    def operation(self, node):
+        """``node`` as a single operation whose operands are atoms (an ``operation_<type>``
+        method each; the operands' own operations are emitted first, in Python's order)."""
+        node = _constant_fold_sign(node)
+        if is_atom(node, self.locals):
+            return node
+        normalize = getattr(self, "operation_" + type(node).__name__, None)
+        if normalize is None:
+            raise AssertionError("fence let through %s" % type(node).__name__)
+        return normalize(node)
+
+    def operation_BinOp(self, node):
+        return _copy(node, gast.BinOp(left=self.atom(node.left), op=node.op,
+                                      right=self.atom(node.right)))
+
+    def operation_UnaryOp(self, node):
+        return _copy(node, gast.UnaryOp(op=node.op, operand=self.atom(node.operand)))
+
+    def operation_Compare(self, node):
+        if len(node.ops) == 1:
+            return _copy(node, gast.Compare(left=self.atom(node.left), ops=node.ops,
+                                            comparators=[self.atom(c) for c in node.comparators]))
+        # a < b < c: b evaluated once, c only if a < b
+        result = self.fresh("cond")
+        left = self.atom(node.left)
+        self.chain(result, left, list(zip(node.ops, node.comparators)), node)
+        return syntax.name(result)
+
+    def operation_IfExp(self, node):
+        result = self.fresh("choice")
+        test = self.atom(node.test, hint="cond")
+        self.branch(test, lambda: self.assign(result, self.operation(node.body), node),
+                    lambda: self.assign(result, self.operation(node.orelse), node), node)
+        return syntax.name(result)
+
+    def operation_BoolOp(self, node):  # short-circuit: later operands only when needed
+        result = self.fresh("both" if isinstance(node.op, gast.And) else "either")
+        self.assign(result, self.operation(node.values[0]), node)
+        self.bool_rest(result, node.op, node.values[1:], node)
+        return syntax.name(result)
+
+    def operation_Call(self, node):
+        if is_summation(node, self.resolve):
+            summed = self.summation(node)
+            if summed is not None:
+                return summed
+        generated = inline.generated_callee(node.func, self.resolve)
+        if generated is not None:  # vjp_of(f)(...) in gradient code differentiated again
+            node = _copy(node, gast.Call(func=syntax.name(self.aliases.name_for(
+                generated, preferred=generated.__name__)), args=node.args,
+                keywords=node.keywords))
+        try:
+            inlined = inline.inline_call(self, node)
+        except inline.CannotInline as reason:
+            inlined, failure = None, reason.error
+        else:
+            failure = None
+        if inlined is not None:
+            return inlined
+        func = node.func
+        packed = self.array_literal(node)
+        if packed is not None:
+            return packed
+        if not is_static_reference(func, self.locals):
+            if isinstance(func, gast.Attribute):  # a method call: x.sum(axis=0)
+                func = _copy(func, gast.Attribute(value=self.atom(func.value), attr=func.attr,
+                                                  ctx=gast.Load()))
+            else:
+                func = self.atom(func)
+        args = [self.atom(a) for a in node.args]
+        keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
+        call = _copy(node, gast.Call(func=func, args=args, keywords=keywords))
+        if failure is not None:  # left as a call; an error only if a gradient flows in
+            set_not_inlined(call, failure)
+        return call
+
+    def operation_Attribute(self, node):
+        return _copy(node, gast.Attribute(value=self.atom(node.value), attr=node.attr,
+                                          ctx=gast.Load()))
+
+    def operation_Subscript(self, node):
+        joined = self.index_trick(node)
+        if joined is not None:
+            return joined
+        return _copy(node, gast.Subscript(value=self.atom(node.value),
+                                          slice=self.index(node.slice), ctx=gast.Load()))
+
+    def operation_Tuple(self, node):
+        return _copy(node, type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load()))
+
+    operation_List = operation_Tuple
+
+    def operation_Dict(self, node):
+        return _copy(node, gast.Dict(keys=[syntax.deepcopy(k) for k in node.keys],
+                                     values=[self.atom(v) for v in node.values]))
+
+    def summation(self, call):
+        """``sum(... for ...)`` as an accumulating loop emitted here, where Python runs it."""
+        literal = summed_literal(call)
+        if literal is not None:
+            return self.operation(literal)
+        lowered = summation_loop(call, self.namer)
+        if lowered is None:
+            return None
+        statements, total = lowered
+        statements = index_loops(statements, self.namer, self.resolve, self.aliases)
+        self.locals |= syntax.stored_names(gast.Module(body=statements, type_ignores=[]))
+        current = self.current
+        for statement in statements:
+            self.statement(statement)
+        self.current = current
+        return syntax.name(total)
+
+    def array_literal(self, call):
+        """``np.array([a, b])``: an array built from values, each with its own derivative."""
+        if (len(call.args) != 1 or call.keywords
+                or not isinstance(call.args[0], (gast.List, gast.Tuple))
+                or self.resolve(call.func) not in (np.array, np.asarray)):
+            return None
+        items = []
+        for element in call.args[0].elts:
+            if isinstance(element, (gast.List, gast.Tuple)):
+                nested = gast.Call(func=call.func, args=[element], keywords=[])
+                items.append(self.atom(gast.copy_location(nested, element), hint="row"))
+            else:
+                items.append(self.atom(element))
+        helper = syntax.attribute(self.aliases.name_for(runtime), "array_of")
+        return _copy(call, gast.Call(func=helper, args=items, keywords=[]))
+
+    def index_trick(self, node):
+        """``np.r_[a, b]`` / ``np.c_[a, b]``: ``rt.concatenated(np.r_, [a, b])``.
+
+        The pieces are values to differentiate, not an index (an index never carries
+        a derivative). A slice among them (``np.r_[0:3, x]``) stays its own
+        ``np.r_[0:3]``; string directives (``np.r_['0,2', a, b]``) are left alone.
+        """
+        if not is_static_reference(node.value, self.locals):
+            return None
+        trick = self.resolve(node.value)
+        if not any(trick is known for known in (np.r_, np.c_)):
+            return None
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if len(parts) == 1 and isinstance(parts[0], gast.Slice) or any(
+                isinstance(p, gast.Constant) and isinstance(p.value, str) for p in parts):
+            return None
+        pieces = []
+        for part in parts:
+            if isinstance(part, gast.Slice):
+                part = _copy(part, gast.Subscript(value=syntax.deepcopy(node.value), slice=part,
+                                                  ctx=gast.Load()))
+            pieces.append(self.atom(part))
+        listed = self.atom(_copy(node, gast.List(elts=pieces, ctx=gast.Load())), hint="pieces")
+        helper = syntax.attribute(self.aliases.name_for(runtime), "concatenated")
+        return _copy(node, gast.Call(func=helper, args=[syntax.deepcopy(node.value), listed],
+                                     keywords=[]))
+
+    def chain(self, result, left, rest, like):
+        op, right = rest[0]
+        right = self.atom(right)
+        self.assign(result, _copy(like, gast.Compare(left=left, ops=[op], comparators=[right])),
+                    like)
+        if rest[1:]:
+            self.branch(syntax.name(result), lambda: self.chain(result, right, rest[1:], like),
+                        None, like)
+
+    def bool_rest(self, result, op, values, like):
+        if not values:
+            return
+        test = syntax.name(result)
+        if isinstance(op, gast.Or):
+            negated = self.fresh("neither")
+            self.assign(negated, gast.UnaryOp(op=gast.Not(), operand=test), like)
+            test = syntax.name(negated)
+
+        def rest():
+            self.assign(result, self.operation(values[0]), like)
+            self.bool_rest(result, op, values[1:], like)
+
+        self.branch(test, rest, None, like)
+
+    def index(self, node):
+        if isinstance(node, gast.Slice):
+            return gast.Slice(*(None if part is None else self.atom(part)
+                                for part in (node.lower, node.upper, node.step)))
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple(elts=[self.index(e) for e in node.elts], ctx=gast.Load())
+        return self.atom(node)
+
+
+def _store(target):
+    if isinstance(target, gast.Name):
+        return gast.Name(id=target.id, ctx=gast.Store(), annotation=None, type_comment=None)
+    if isinstance(target, gast.Starred):
+        return gast.Starred(value=_store(target.value), ctx=gast.Store())
+    return type(target)(elts=[_store(e) for e in target.elts], ctx=gast.Store())
+
+
+def _copy(old, new):
+    return gast.copy_location(new, old)
+
+
+def _constant_fold_sign(node):
+    """``-2.0`` is an atom, not an operation."""
+    if (isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd))
+            and isinstance(node.operand, gast.Constant)
+            and isinstance(node.operand.value, (int, float, complex))
+            and not isinstance(node.operand.value, bool)):
+        value = node.operand.value
+        return gast.copy_location(gast.Constant(value=-value if isinstance(node.op, gast.USub)
+                                                else value, kind=None), node)
+    return node
+
+
+def _describe(node) -> str:
+    """A readable base name for a temporary holding ``node``'s value."""
+    if isinstance(node, gast.BinOp):
+        return _BINOP_NAMES.get(type(node.op), "binop")
+    if isinstance(node, gast.UnaryOp):
+        return _UNARY_NAMES.get(type(node.op), "unary")
+    if isinstance(node, gast.Compare):
+        return "cond"
+    if isinstance(node, gast.Call):
+        func = node.func
+        if isinstance(func, gast.Attribute):
+            return func.attr
+        if isinstance(func, gast.Name):
+            return func.id
+        return "call"
+    if isinstance(node, gast.Attribute):
+        base = node.value.id if isinstance(node.value, gast.Name) else "value"
+        return "%s_%s" % (base, node.attr)
+    if isinstance(node, gast.Subscript):
+        base = node.value.id if isinstance(node.value, gast.Name) else "value"
+        return "%s_item" % base
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return "items"
+    return "tmp"
+
+
+def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
+           aliases, inlined: list | None = None) -> gast.FunctionDef:
+    """Return a copy of ``tree`` whose body is in A-normal form, user calls inlined.
+
+    ``inlined``, if given, receives every user function inlined into it.
+    """
+    normalizer = _ToANF(parsed, namer, aliases)
+    # names the earlier passes introduced (loop indices, flags, totals) are locals too
+    normalizer.locals |= syntax.stored_names(tree)
+    body = normalizer.statements(tree.body)
+    if inlined is not None:
+        inlined.extend(normalizer.inlined)
+    return gast.copy_location(syntax.function_def(tree.name, tree.args, body), tree)
