@@ -947,13 +947,15 @@ class _Rewrite:
 
         before, after = [], []
         own = self.rebinding(effects.rebound, name, s) + views_of(name, name)
+        in_place = None  # `y += v` writes in place only into arrays and lists
+        if kind == "augmented":
+            in_place = self.namer.fresh("in_place")
+            before.append(_like(syntax.assign(in_place, syntax.call(
+                self.rt("written_in_place"), syntax.name(name))), s))
         if kind != "augmented":
             after += own
-        elif own:  # `y += v` writes in place only into arrays and lists
-            flag = self.namer.fresh("in_place")
-            before.append(_like(syntax.assign(flag, syntax.call(
-                self.rt("written_in_place"), syntax.name(name))), s))
-            after.append(_like(gast.If(test=syntax.name(flag), body=own, orelse=[]), s))
+        elif own:
+            after.append(_like(gast.If(test=syntax.name(in_place), body=own, orelse=[]), s))
         block, current = after, name
         for base, fact in effects.chain:
             flag, index = self.fact_flag(fact, "writes_through")
@@ -968,12 +970,19 @@ class _Rewrite:
             before.append(_like(gast.Expr(value=syntax.call(
                 self.rt("check_writable"), syntax.name(name), syntax.constant(_place(where)),
                 syntax.constant(_written_name(where, name)))), s))
+        checks = []
         if self.full:
             shared = self.shared(name, kind, state, live - effects.family)
-            before = [check for other in shared
-                      for check in self.guard(s, name, other, state)] + before
+            checks = [check for other in shared for check in self.guard(s, name, other, state)]
             self.separate(s, name, state, live)
-        return before, after
+        if in_place is not None:
+            if checks:  # a float's `+=` makes a new one: it cannot change another name
+                before.append(_like(gast.If(test=syntax.name(in_place), body=checks,
+                                            orelse=[]), s))
+            elif not own and not after:
+                before = []  # nothing reads the flag
+            return before, after
+        return checks + before, after
 
     def stored(self, base, how, current) -> list:
         """Statements giving ``base`` the new value ``current`` of its part (see _view_of)."""
