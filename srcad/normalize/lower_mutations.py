@@ -26,15 +26,8 @@ from __future__ import annotations
 import gast
 
 from .. import runtime, syntax
-from ..annotations import (
-    mark_in_place,
-    mark_write,
-    origin,
-    position,
-    set_origin,
-    set_position,
-    write_kind,
-)
+from ..annotations import (located_like, mark_in_place, mark_write, origin, position,
+                           set_origin, set_position, write_kind)
 from ..naming import Namer
 
 
@@ -68,9 +61,9 @@ class _LowerMutations:
 
     def write(self, name: str, value, like, kind: str) -> gast.Assign:
         """``name = value``, standing where ``like`` stood, marked as a write of ``kind``."""
-        statement = gast.copy_location(gast.Assign(
-            targets=[syntax.name(name, store=True)], value=value, type_comment=None), like)
-        return mark_write(_annotated_like(statement, like), kind)
+        statement = gast.Assign(targets=[syntax.name(name, store=True)], value=value,
+                                type_comment=None)
+        return mark_write(located_like(statement, like), kind)
 
     def lower_subscript(self, statement):
         """``y[index] = v`` -> ``y = rt.updated(y, index, v)``."""
@@ -121,14 +114,7 @@ class _LowerMutations:
         set_position(read, position(call))  # the pop itself, not the whole statement
         rest = mark_in_place(gast.copy_location(gast.Call(
             func=self.helper("all_but_last"), args=[syntax.name(items)], keywords=[]), call))
-        assign = gast.copy_location(gast.Assign(targets=statement.targets, value=syntax.name(
-            popped), type_comment=None), statement)
-        return [read, self.write(items, rest, statement, "pop"),
-                _annotated_like(assign, statement)]
+        assign = gast.Assign(targets=statement.targets, value=syntax.name(popped),
+                             type_comment=None)
+        return [read, self.write(items, rest, statement, "pop"), located_like(assign, statement)]
 
-
-def _annotated_like(statement, like):
-    """``statement`` with the user statement and position ``like`` records."""
-    set_origin(statement, origin(like))
-    set_position(statement, position(like))
-    return statement
