@@ -33,14 +33,20 @@ def tuple_helper(x):
     return a * b
 
 
-@pytest.fixture(autouse=True)
-def _no_disk_cache(monkeypatch):
-    """Every test runs the pipeline (a cached result would skip the broken pass)."""
-    monkeypatch.setenv("SRCAD_CACHE", "0")
+# what tests/conftest.py switched on for the whole session (read before any fixture runs)
+CHECKED_SESSION = invariants.enabled()
 
 
 def test_the_test_suite_runs_with_checks_on():
-    assert invariants.enabled()
+    assert CHECKED_SESSION
+
+
+@pytest.fixture(autouse=True)
+def _checks_on_and_no_disk_cache(monkeypatch):
+    """Every test runs the pipeline (a cached result would skip the broken pass), with the
+    checks on even where the suite is run without them (to time it)."""
+    monkeypatch.setenv("SRCAD_CACHE", "0")
+    monkeypatch.setenv(invariants.ENVIRONMENT_VARIABLE, "1")
 
 
 def test_checks_are_off_by_default(monkeypatch):
