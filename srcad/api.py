@@ -10,40 +10,9 @@ import numpy as np
 from . import arguments, cache, derived, persistent_cache, pipeline, trees
 from .analysis import shapes
 from .errors import InvalidArgumentError, NonScalarOutputError
+from .request import parse_wrt, shift_positions
 from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
-
-
-def _wrt_names(target, wrt) -> tuple[list[str], bool]:
-    """``wrt`` as parameter names, and whether a single gradient (not a tuple) is wanted.
-
-    ``target`` is a plain function or the registration of a function srcad made.
-    """
-    params = list(derived.signature_of_target(target).parameters)
-    what = derived.name_of(target)
-    single = not isinstance(wrt, (tuple, list))
-    items = [wrt] if single else list(wrt)
-    if not items:
-        raise InvalidArgumentError("wrt is empty: name at least one argument to differentiate")
-    names = []
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, (int, str)):
-            raise InvalidArgumentError(
-                "wrt must be argument positions or parameter names, got %r" % (item,))
-        if isinstance(item, int):
-            if not -len(params) <= item < len(params):
-                raise InvalidArgumentError(
-                    "wrt=%d is out of range: %s has %d parameter(s) (%s)"
-                    % (item, what, len(params), ", ".join(params)))
-            item = params[item]
-        elif item not in params:
-            raise InvalidArgumentError(
-                "wrt=%r is not a parameter of %s; its parameters are: %s"
-                % (item, what, ", ".join(params)))
-        if item in names:
-            raise InvalidArgumentError("wrt names %r twice" % item)
-        names.append(item)
-    return names, single
 
 
 def _derivative(function, wrt, *, kind, has_aux=False, optimize=True, **options):
@@ -57,11 +26,12 @@ def _derivative(function, wrt, *, kind, has_aux=False, optimize=True, **options)
     if first is not None:
         # a bound method (or a bound derivative): differentiate the function, with `self`
         # passed first, and count wrt positions from the first argument after it
-        offset_wrt = _shift_positions(wrt, len(first))
+        offset_wrt = shift_positions(wrt, len(first))
         inner = _derivative(unbound, offset_wrt, kind=kind, has_aux=has_aux, optimize=enabled)
         return _bind_first(inner, first[0])
     target = derived.target_of(function)
-    names, single = _wrt_names(target, wrt)
+    wrt = parse_wrt(target, wrt)
+    names, single = list(wrt.names), wrt.single
     key = (kind, tuple(names), single, has_aux, enabled)
     wrapper = cache.lookup(function, key)
     if wrapper is None:
@@ -70,14 +40,6 @@ def _derivative(function, wrt, *, kind, has_aux=False, optimize=True, **options)
         wrapper = _Derivative(function, target, request, enabled, kind).wrapper()
         cache.store(function, key, wrapper)
     return wrapper
-
-
-def _shift_positions(wrt, offset):
-    if isinstance(wrt, (tuple, list)):
-        return tuple(_shift_positions(item, offset) for item in wrt)
-    if isinstance(wrt, int) and not isinstance(wrt, bool) and wrt >= 0:
-        return wrt + offset
-    return wrt
 
 
 def _bind_first(derivative, first):
@@ -233,11 +195,12 @@ def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages:
     if first is not None:  # as grad does: self first, wrt counted after it
         if example_args is not None:
             example_args = first + tuple(example_args)
-        return source(unbound, _shift_positions(wrt, len(first)), mode,
+        return source(unbound, shift_positions(wrt, len(first)), mode,
                       example_args=example_args, stages=stages, has_aux=has_aux,
                       optimize=optimize)
     target = derived.target_of(function)
-    names, single = _wrt_names(target, wrt)
+    wrt = parse_wrt(target, wrt)
+    names, single = list(wrt.names), wrt.single
     kinds = None
     if example_args is not None:
         example_args = arguments.bind(derived.signature_of_target(target), example_args, {})
@@ -278,8 +241,8 @@ def check_grad(function, *args, wrt=0, eps: float = 1e-6, rtol: float = 1e-5,
     args = arguments.bind(signature, args, {})
     gradient = grad(function, wrt=wrt)(*args)
     params = list(signature.parameters)
-    names, single = _wrt_names(derived.Made(derived.name_of(function), signature, function),
-                               wrt)
+    parsed_wrt = parse_wrt(derived.Made(derived.name_of(function), signature, function), wrt)
+    names, single = parsed_wrt.names, parsed_wrt.single
     gradients = (gradient,) if single else gradient
     for name, g in zip(names, gradients):
         index = params.index(name)

@@ -10,6 +10,7 @@ exception.
 from __future__ import annotations
 
 import gast
+import numpy
 
 from . import syntax
 from .errors import UnsupportedSyntaxError
@@ -59,11 +60,8 @@ _WRITING_FUNCTIONS = ("copyto", "put", "place", "putmask", "fill_diagonal", "put
 
 
 def _writes_into_argument(function) -> bool:
-    import numpy
-
-    from . import runtime
-
-    del runtime  # rt.add_at in srcad's own code: forward mode follows it, reverse mode refuses it
+    # (rt.add_at in srcad's own code is not one: forward mode follows it, reverse mode
+    # refuses it)
     return any(getattr(numpy, name, None) is function for name in _WRITING_FUNCTIONS)
 
 

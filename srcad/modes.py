@@ -15,7 +15,9 @@ import numpy as np
 
 from . import arguments, cache, derived, persistent_cache, pipeline, recursion, trees
 from .analysis import shapes
+from .api import grad
 from .errors import InvalidArgumentError
+from .request import parse_wrt, shift_positions
 from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
 
@@ -186,26 +188,6 @@ def _vjp(function, primals, wanted, optimize):
     return output, vjp_fn
 
 
-def _wrt_positions(target, wrt):
-    params = _params(target)
-    what = derived.name_of(target)
-    single = not isinstance(wrt, (tuple, list))
-    if not single and not wrt:
-        raise InvalidArgumentError("wrt is empty: name at least one argument to differentiate")
-    positions = []
-    for item in [wrt] if single else wrt:
-        if isinstance(item, str):
-            if item not in params:
-                raise InvalidArgumentError("wrt=%r is not a parameter of %s" % (item, what))
-            item = params.index(item)
-        if isinstance(item, bool) or not isinstance(item, int) or not -len(params) <= item < len(
-                params):
-            raise InvalidArgumentError("wrt=%r is not a parameter position of %s"
-                                       % (item, what))
-        positions.append(item % len(params))
-    return positions, single
-
-
 def _check_wrt(target, positions, args):
     params = _params(target)
     arguments.check(derived.origin_of(target), [params[p] for p in positions],
@@ -224,13 +206,12 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
         raise InvalidArgumentError("mode must be 'reverse' or 'forward', not %r" % (mode,))
     unbound, first = derived.split_bound(function)
     if first is not None:  # as grad does: self held constant, wrt counted after it
-        from .api import _shift_positions
-
-        inner = jacobian(unbound, _shift_positions(wrt, len(first)), mode, optimize=optimize)
+        inner = jacobian(unbound, shift_positions(wrt, len(first)), mode, optimize=optimize)
         return _held(inner, first)
     target = derived.target_of(function)
     signature = derived.signature_of_target(target)
-    positions, single = _wrt_positions(target, wrt)
+    parsed_wrt = parse_wrt(target, wrt)
+    positions, single = parsed_wrt.positions, parsed_wrt.single
 
     def jacobian_function(*args, **kwargs):
         args = arguments.bind(signature, args, kwargs)
@@ -304,15 +285,14 @@ def hvp(function, wrt=0, *, optimize=True):
     tape and in-place accumulations included). ``v`` is the last positional
     argument; the others (and keywords) bind to the function's parameters.
     """
-    from .api import _shift_positions, grad
-
     unbound, first = derived.split_bound(function)
     if first is not None:
-        inner = hvp(unbound, _shift_positions(wrt, len(first)), optimize=optimize)
+        inner = hvp(unbound, shift_positions(wrt, len(first)), optimize=optimize)
         return _held(inner, first)
     target = derived.target_of(function)
     signature = derived.signature_of_target(target)
-    positions, single = _wrt_positions(target, wrt)
+    parsed_wrt = parse_wrt(target, wrt)
+    positions, single = parsed_wrt.positions, parsed_wrt.single
     if not single:
         raise InvalidArgumentError("hvp differentiates with respect to one argument")
     position = positions[0]
@@ -344,16 +324,14 @@ def hessian(function, wrt=0, *, optimize=True):
     the leaves ``p["w"]`` and ``p["b"]``, of shape w.shape + b.shape (None
     where either leaf is held constant).
     """
-    from .api import _shift_positions
-
     unbound, first = derived.split_bound(function)
     if first is not None:
-        inner = hessian(unbound, _shift_positions(wrt, len(first)), optimize=optimize)
+        inner = hessian(unbound, shift_positions(wrt, len(first)), optimize=optimize)
         return _held(inner, first)
     target = derived.target_of(function)
     signature = derived.signature_of_target(target)
     product = hvp(function, wrt, optimize=optimize)
-    position = _wrt_positions(target, wrt)[0][0]
+    position = parse_wrt(target, wrt).positions[0]
 
     def hessian_function(*args, **kwargs):
         args = arguments.bind(signature, args, kwargs)

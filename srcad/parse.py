@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import linecache
+import os
 import textwrap
 from dataclasses import dataclass, field
 
@@ -61,6 +62,19 @@ class ParsedFunction:
             lines = self.source.splitlines()
             text = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
         return Location(self.filename, file_line, node.col_offset + self.col_offset, text)
+
+    def source_text(self, node) -> str:
+        """The source line ``node`` comes from, for comments in generated code ("grad of: ...")."""
+        location = self.location(node) if node is not None else None
+        if location is None or not location.line:
+            return "?"
+        text = location.line.strip()
+        end = getattr(node, "end_lineno", None)
+        if end is not None and end != node.lineno:
+            text += " ..."
+        if location.filename != self.filename:  # inlined from another file
+            text += "  (%s:%d)" % (os.path.basename(location.filename), location.lineno)
+        return text
 
     def resolve_name(self, name: str, default=None):
         """The object a free name refers to in the function's closure/globals/builtins."""

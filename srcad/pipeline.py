@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 
 import gast
 
-from . import emit, registry, syntax
+from . import emit, recursion, registry, syntax
 from .analysis import shapes
 from .analysis.activity import analyze_activity
 from .analysis.operations import UNRESOLVED
 from .errors import InvalidArgumentError
 from .fence import fence
-from .naming import Namer
 from .namespace import Aliases
+from .naming import Namer
 from .normalize.anf import to_anf
 from .normalize.lower_exits import lower_exits
 from .normalize.propagate_writes import parameters_written, propagate_writes
@@ -32,10 +32,11 @@ from .optimize.propagate_copies import propagate_copies
 from .optimize.remove_dead_code import remove_dead_code
 from .optimize.simplify_zeros import simplify_zeros
 from .optimize.specialize_runtime_calls import specialize_runtime_calls
-from .parse import ParsedFunction, parse_function
-from .transform.lower_accumulations import lower_accumulations
+from .parse import ParsedFunction, parse_function, signature_of
+from .transform.context import TransformContext
 from .transform.forward import ForwardRequest, forward
-from .transform.reverse import ReverseContext, ReverseRequest, reverse
+from .transform.lower_accumulations import lower_accumulations
+from .transform.reverse import ReverseRequest, reverse
 
 STAGES = ("parse", "fence", "normalize", "analyze", "transform", "optimize", "emit")
 
@@ -185,6 +186,25 @@ def generate_forward(function, request: ForwardRequest, kinds=None, *, name=None
     return _generate(function, "forward", request, kinds, name, keep_stages, enabled)
 
 
+def _vjp_of_recursive(function):
+    """``vjp_f(a, b, cotangent)``: the adjoint of every parameter (srcad/recursion.py)."""
+    params = list(signature_of(function).parameters)
+    cotangent = recursion.cotangent_name(params)
+    request = ReverseRequest(wrt=params, single=False, seed=cotangent,
+                             check_scalar_output=False, extra_params=[cotangent])
+    return generate_reverse(function, request, None, name="vjp_%s" % function.__name__).function
+
+
+def _jvp_of_recursive(function):
+    """``jvp_f(a, b, a_dot, b_dot) -> (value, tangent)`` (srcad/recursion.py)."""
+    params = list(signature_of(function).parameters)
+    return generate_forward(function, ForwardRequest(wrt=params), None,
+                            name="jvp_%s" % function.__name__).function
+
+
+recursion.install_generators(vjp=_vjp_of_recursive, jvp=_jvp_of_recursive)
+
+
 def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Generated:
     registry.load_templates()
     if "specialize" not in enabled:
@@ -212,7 +232,7 @@ def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Gen
         stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
     kinds_env = (shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
                  if kinds is not None else {})
-    context = ReverseContext(parsed, namer, aliases, activity, resolve, kinds_env,
+    context = TransformContext(parsed, namer, aliases, activity, resolve, kinds_env,
                              recompute="recompute" in enabled)
     if mode == "reverse":
         name = name or namer.fresh("grad_" + parsed.name)

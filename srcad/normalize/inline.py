@@ -31,6 +31,7 @@ import gast
 
 from .. import derived, recursion, registry, syntax
 from ..errors import MissingTemplateError, SrcadError, UnsupportedSyntaxError
+from ..fence import fence
 from ..parse import ParsedFunction, parse_function, wrapper_error
 
 MAX_DEPTH = 32
@@ -111,8 +112,6 @@ def generated_callee(callee, resolve):
 
 def prepare_callee(function, namer, aliases):
     """Parse, check and rename a module-level callee: (parsed, tree, renaming)."""
-    from ..fence import fence
-
     callee = parse_function(function)
     fence(callee, inlined=True)
     tree = syntax.deepcopy(callee.tree)
