@@ -50,9 +50,7 @@ from .analysis import shapes
 from .errors import InvalidArgumentError, SrcadError
 from .files import write_atomically
 from .parse import signature_of
-from .request import parse_wrt
-from .transform.forward import ForwardRequest
-from .transform.reverse import ReverseRequest
+from .request import ForwardRequest, ReverseRequest, optimizations, parse_wrt
 from .version import __version__
 
 
@@ -162,7 +160,7 @@ def _generate(target: Target) -> None:
     kinds = None
     if target.example_args is not None:
         kinds = tuple(shapes.of_value(a) for a in target.example_args)
-    enabled = pipeline.optimizations(target.optimize)
+    enabled = optimizations(target.optimize)
     if target.mode == "reverse":
         request = ReverseRequest(wrt=names, single=single, has_aux=target.has_aux)
         target.generated = pipeline.generate_reverse(function, request, kinds,

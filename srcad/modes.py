@@ -9,37 +9,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 
 import numpy as np
 
-from . import arguments, cache, derived, persistent_cache, pipeline, recursion, trees
+from . import arguments, cache, derived, persistent_cache, recursion, trees
 from .analysis import shapes
-from .api import grad
+from .api import Specializations, grad
 from .errors import InvalidArgumentError
-from .request import parse_wrt, shift_positions
-from .transform.forward import ForwardRequest
-from .transform.reverse import ReverseRequest
-
-
-class _Specializations:
-    """Generated code for one request, one compiled function per tuple of argument kinds."""
-
-    def __init__(self, generate):
-        self.generate = generate
-        self.functions = {}
-        self.lock = threading.Lock()
-
-    def function_for(self, values):
-        kinds = tuple(map(shapes.of_value, values))
-        generated = self.functions.get(kinds)
-        if generated is None:
-            with self.lock:
-                generated = self.functions.get(kinds)
-                if generated is None:
-                    generated = self.functions[kinds] = self.generate(kinds)
-                    cache.statistics["generated"] += 1
-        return generated
+from .request import ForwardRequest, ReverseRequest, optimizations, parse_wrt, shift_positions
 
 
 def _cached(function, key, make):
@@ -54,22 +31,22 @@ def _params(function):
     return list(derived.signature_of_target(function).parameters)
 
 
-def _forward(function, names, enabled, tangent_only=False) -> _Specializations:
-    request = ForwardRequest(wrt=list(names), tangent_only=tangent_only)
+def _forward(function, names, enabled, tangent_only=False) -> Specializations:
+    request = ForwardRequest(names, tangent_only=tangent_only, enabled=enabled)
     return _cached(function, ("jvp", tuple(names), tangent_only, enabled),
-                   lambda: _Specializations(lambda kinds: persistent_cache.generate_forward(
-                       function, request, kinds, enabled=enabled)))
+                   lambda: Specializations(lambda kinds: persistent_cache.generate_forward(
+                       function, request, kinds, enabled=request.enabled)))
 
 
-def _reverse_vjp(function, enabled, names) -> _Specializations:
+def _reverse_vjp(function, enabled, names) -> Specializations:
     """Cotangents for the parameters ``names`` (not a bound method's self, not a string...)."""
     cotangent = recursion.cotangent_name(_params(function))
-    request = ReverseRequest(wrt=list(names), single=False, seed=cotangent,
-                             check_scalar_output=False, extra_params=[cotangent])
+    request = ReverseRequest(names, single=False, seed=cotangent, check_scalar_output=False,
+                             extra_params=[cotangent], enabled=enabled)
     return _cached(function, ("vjp", enabled, tuple(names)),
-                   lambda: _Specializations(lambda kinds: persistent_cache.generate_reverse(
+                   lambda: Specializations(lambda kinds: persistent_cache.generate_reverse(
                        function, request, kinds, name="vjp_" + function.__name__,
-                       enabled=enabled)))
+                       enabled=request.enabled)))
 
 
 def _code(target, args):
@@ -133,8 +110,8 @@ def jvp(function, primals, tangents, *, optimize=True):
     given = [trees.tangent_for(t, primals[i], params[i]) if trees.is_container(primals[i])
              else t for i, t in zip(positions, given)]
     code = _code(target, primals)
-    specializations = _forward(code, names, pipeline.optimizations(optimize))
-    generated = specializations.function_for(primals + tuple(given))
+    specializations = _forward(code, names, optimizations(optimize))
+    generated = specializations.for_values(primals + tuple(given))
     return generated.function(*primals, *given)
 
 
@@ -165,7 +142,7 @@ def _vjp(function, primals, wanted, optimize):
                   if arguments.nondifferentiable(primals[i]) is None]
     code = _code(target, primals)
     output = code(*map(trees.copied, primals))  # (it may write into its arguments)
-    enabled = pipeline.optimizations(optimize)
+    enabled = optimizations(optimize)
     specializations = (_reverse_vjp(code, enabled, [params[i] for i in wanted])
                        if wanted else None)
 
@@ -176,7 +153,7 @@ def _vjp(function, primals, wanted, optimize):
             cotangent = trees.tangent_for(cotangent, output, "cotangent")
         cotangents = [None] * len(primals)
         if specializations is not None:
-            generated = specializations.function_for(primals + (cotangent,))
+            generated = specializations.for_values(primals + (cotangent,))
             for position, value in zip(wanted, generated.function(*primals, cotangent)):
                 cotangents[position] = value
         return tuple(cotangents[held:given])
@@ -296,7 +273,7 @@ def hvp(function, wrt=0, *, optimize=True):
     if not single:
         raise InvalidArgumentError("hvp differentiates with respect to one argument")
     position = positions[0]
-    gradient = grad(function, wrt=position, optimize=pipeline.optimizations(optimize))
+    gradient = grad(function, wrt=position, optimize=optimizations(optimize))
 
     def hvp_function(*args_and_v, **kwargs):
         if not args_and_v:

@@ -23,7 +23,6 @@ remove where the shapes allow.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 
 import gast
 
@@ -35,17 +34,12 @@ from ..annotations import comment, is_placeholder, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
 from ..normalize.inline import Recursive
 from ..recursion import jvp_of
+from ..request import Request
 from .context import TransformContext
 from .templates import bind_template, instantiate, template_for
 
 
-@dataclass
-class ForwardRequest:
-    wrt: list  # parameters with a tangent, in the order the tangents are passed
-    tangent_only: bool = False  # return only the output tangent (to differentiate it again)
-
-
-def forward(tree: gast.FunctionDef, context: TransformContext, request: ForwardRequest,
+def forward(tree: gast.FunctionDef, context: TransformContext, request: Request,
             name: str) -> gast.FunctionDef:
     body = [syntax.deepcopy(s) for s in tree.body]
     returned = body.pop()

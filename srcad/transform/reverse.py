@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import gast
 
@@ -32,22 +32,12 @@ from ..errors import UnsupportedSyntaxError
 from ..normalize.inline import Recursive
 from ..optimize.specialize_runtime_calls import specialize_runtime_calls
 from ..recursion import vjp_of
+from ..request import Request
 from .context import TransformContext
 from .templates import bind_template, instantiate, template_for, template_of
 
 
-@dataclass
-class ReverseRequest:
-    wrt: list  # parameter names, in the order the gradients are returned
-    single: bool = True  # return one gradient, not a tuple of them
-    seed: object = 1.0  # a constant, or the name of a cotangent parameter (vjp)
-    check_scalar_output: bool = True
-    return_value: bool = False  # value_and_grad
-    has_aux: bool = False
-    extra_params: list = field(default_factory=list)  # e.g. the cotangent parameter
-
-
-def reverse(tree: gast.FunctionDef, context: TransformContext, request: ReverseRequest,
+def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
             name: str) -> gast.FunctionDef:
     body = [syntax.deepcopy(s) for s in tree.body]
     returned = body.pop()
