@@ -31,7 +31,8 @@ from .optimize.fuse_single_use import fuse_single_use
 from .optimize.propagate_copies import propagate_copies
 from .optimize.remove_dead_code import remove_dead_code
 from .optimize.simplify_zeros import simplify_zeros
-from .optimize.specialize_runtime_calls import specialize_runtime_calls
+from .optimize.specialize_runtime_calls import (names_read_once_specialized,
+                                                specialize_runtime_calls)
 from .parse import ParsedFunction, parse_function
 from .transform.lower_accumulations import lower_accumulations
 from .transform.forward import ForwardRequest, forward
@@ -213,7 +214,9 @@ def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Gen
     kinds_env = (shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
                  if kinds is not None else {})
     context = ReverseContext(parsed, namer, aliases, activity, resolve, kinds_env,
-                             recompute="recompute" in enabled)
+                             recompute="recompute" in enabled,
+                             reads_once_optimized=_reads_once_specialized(
+                                 kinds_env, namer, resolve, aliases) if kinds_env else None)
     if mode == "reverse":
         name = name or namer.fresh("grad_" + parsed.name)
         generated = reverse(tree, context, request, name)
@@ -234,6 +237,21 @@ def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Gen
     compiled = emit.compile_function(source, name, aliases.bindings, parsed.function,
                                      label, defaults)
     return Generated(name, source, compiled, stages, dict(aliases.bindings), callees)
+
+
+def _reads_once_specialized(kinds_env, namer, resolve, aliases):
+    """The transform's hook: the names adjoint statements read once specialized, an
+    adjoint (``x_bar``) having its primal's kind."""
+
+    def reads(statements):
+        env = dict(kinds_env)
+        for name in syntax.load_names(statements):
+            primal = namer.primal_of(name)
+            if primal in kinds_env:
+                env[name] = kinds_env[primal]
+        return names_read_once_specialized(statements, env, resolve, aliases)
+
+    return reads
 
 
 def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATIONS)):
