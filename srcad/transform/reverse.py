@@ -28,7 +28,7 @@ from ..analysis import shapes
 from ..annotations import (comment, is_carry, is_restore, mark_restore, not_inlined, origin,
                            position)
 from ..analysis.activity import Activity, carries_gradient
-from ..analysis.operations import IDENTITY, TUPLE, UNRESOLVED, operation_of
+from ..analysis.operations import IDENTITY, TUPLE, operation_of
 from ..errors import UnsupportedSyntaxError
 from ..naming import Namer
 from ..namespace import Aliases
