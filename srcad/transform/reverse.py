@@ -17,53 +17,25 @@ lower_accumulations.py turns into plain Python.
 
 from __future__ import annotations
 
-import copy
 import inspect
-import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import gast
 
-from .. import syntax
+from .. import runtime, syntax
 from ..analysis import shapes
-from ..annotations import (comment, is_carry, is_restore, mark_restore, not_inlined, origin,
-                           position)
-from ..analysis.activity import Activity, carries_gradient
-from ..analysis.operations import IDENTITY, TUPLE, UNRESOLVED, operation_of
+from ..analysis.activity import carries_gradient
+from ..analysis.operations import IDENTITY, TUPLE, operation_of
+from ..annotations import comment, is_carry, is_restore, mark_restore, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
-from ..naming import Namer
-from ..namespace import Aliases
-from ..parse import ParsedFunction
-from .. import runtime
 from ..normalize.inline import Recursive
-from ..optimize.specialize_runtime_calls import specialize_runtime_calls
 from ..recursion import vjp_of
+from ..request import Request
+from .context import TransformContext
 from .templates import bind_template, instantiate, template_for, template_of
 
 
-@dataclass
-class ReverseRequest:
-    wrt: list  # parameter names, in the order the gradients are returned
-    single: bool = True  # return one gradient, not a tuple of them
-    seed: object = 1.0  # a constant, or the name of a cotangent parameter (vjp)
-    check_scalar_output: bool = True
-    return_value: bool = False  # value_and_grad
-    has_aux: bool = False
-    extra_params: list = field(default_factory=list)  # e.g. the cotangent parameter
-
-
-@dataclass
-class ReverseContext:
-    parsed: ParsedFunction
-    namer: Namer
-    aliases: Aliases
-    activity: Activity
-    resolve: object
-    kinds: dict = field(default_factory=dict)  # abstract values, when specializing
-    recompute: bool = True  # recompute cheap loop intermediates rather than record them
-
-
-def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseRequest,
+def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
             name: str) -> gast.FunctionDef:
     body = [syntax.deepcopy(s) for s in tree.body]
     returned = body.pop()
@@ -82,7 +54,7 @@ def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseReq
                 context.parsed.location(position(node) or node),
                 "Differentiate it in forward mode, or generate the gradient code to "
                 "differentiate with optimize= without 'accumulate_in_place'.")
-    sweeps = _Sweeps(context, _primal_names_read_by_adjoints(body, context), body)
+    sweeps = _Sweeps(context, body)
 
     statements = sweeps.forward(body)
     if sweeps.uses_tape:
@@ -181,36 +153,14 @@ def _is_active_assignment(statement, context) -> bool:
         if isinstance(n, gast.Name))
 
 
-def _primal_names_read_by_adjoints(body, context) -> set:
-    """Primal variables some adjoint template reads (what the reverse sweep needs)."""
-    scratch = copy.copy(context)
-    scratch.namer = copy.deepcopy(context.namer)
-    produced = []
-    for node in body:
-        for statement in gast.walk(node):
-            if _is_active_assignment(statement, context):
-                produced.extend(_adjoint_of(statement, scratch))
-    if context.kinds:
-        # reads that specialization removes (the shape argument of rt.unbroadcast...)
-        # are not needed: do not record them
-        env = dict(context.kinds)
-        for name in list(env):
-            env[scratch.namer.adjoint(name)] = env[name]
-        aliases = context.aliases
-
-        def resolve(node):
-            if isinstance(node, gast.Name) and node.id in aliases.bindings:
-                return aliases.bindings[node.id]
-            if isinstance(node, gast.Attribute):
-                base = resolve(node.value)
-                return UNRESOLVED if base is UNRESOLVED else getattr(base, node.attr, UNRESOLVED)
-            return context.resolve(node)
-
-        module = gast.Module(body=produced, type_ignores=[])
-        specialize_runtime_calls(module, env, resolve, aliases)
-        produced = module.body
-    return {n for statement in produced for n in syntax.load_names(statement)
-            if scratch.namer.primal_of(n) is None}
+def _primal_names_read(adjoints: dict, context) -> set:
+    """Primal variables the adjoint statements read (what the reverse sweep needs)."""
+    produced = [statement for statements in adjoints.values() for statement in statements]
+    if context.reads_once_optimized is not None:
+        read = context.reads_once_optimized(produced)
+    else:
+        read = {n for statement in produced for n in syntax.load_names(statement)}
+    return {n for n in read if context.namer.primal_of(n) is None}
 
 
 class _Sweeps:
@@ -227,24 +177,39 @@ class _Sweeps:
     its iterations; its reverse is a ``for`` over that count.
     """
 
-    def __init__(self, context: ReverseContext, needed: set, body: list):
+    def __init__(self, context: TransformContext, body: list):
         self.context = context
-        self.needed = set(needed)
         self.uses_tape = False
         self.tape = context.namer.fresh("tape", private=True)  # _tape, unless that is taken
         self.trip_counters = {}
         for node in gast.walk(gast.Module(body=body, type_ignores=[])):
             if isinstance(node, gast.While):
-                counter = context.namer.fresh("trips")
-                self.trip_counters[id(node)] = counter
-                self.needed.add(counter)
-            elif isinstance(node, gast.For):
+                self.trip_counters[id(node)] = context.namer.fresh("trips")
+        # every adjoint is generated once, here, in the order of the adjoint sweep (which
+        # then places them): what they read decides what the primal sweep records
+        self.adjoints = {}  # id(assignment) -> its adjoint statements
+        self.generate_adjoints(body)
+        self.needed = _primal_names_read(self.adjoints, context)
+        self.needed |= set(self.trip_counters.values())
+        for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+            if isinstance(node, gast.For):
                 self.needed |= syntax.load_names(node.iter)
             elif isinstance(node, gast.If):
                 self.needed |= syntax.load_names(node.test)
         self.plans = {}
         self.kept = {}  # loop -> (name, copy) pairs: see keep_overwritten
         self.prepare(body, in_loop=False)
+
+    def generate_adjoints(self, statements):
+        """The adjoint statements of every active assignment, last first, as the sweep goes."""
+        for statement in reversed(statements):
+            if isinstance(statement, (gast.For, gast.While)):
+                self.generate_adjoints(statement.body)
+            elif isinstance(statement, gast.If):
+                self.generate_adjoints(statement.body)
+                self.generate_adjoints(statement.orelse)
+            elif _is_active_assignment(statement, self.context):
+                self.adjoints[id(statement)] = _adjoint_of(statement, self.context)
 
     def prepare(self, statements, in_loop):
         """Plan blocks innermost first: what an inner loop recomputes, outer ones must keep."""
@@ -359,9 +324,8 @@ class _Sweeps:
             origin_key = _position(statement_origin)
             if origin_key != last_origin:
                 last_origin = origin_key
-                out.append(comment("grad of: " + _source_text(self.context.parsed,
-                                                              statement_origin)))
-            out.extend(_adjoint_of(statement, self.context))
+                out.append(comment("grad of: " + self.context.parsed.source_text(statement_origin)))
+            out.extend(self.adjoints.pop(id(statement)))
         return out
 
     def adjoint_branch(self, branch, in_loop) -> list:
@@ -376,8 +340,7 @@ class _Sweeps:
             parts.append(code + self.adjoint(part, in_loop))
         if not pops and not any(_has_adjoint_code(p) for p in parts):
             return []  # (a branch that recorded values must pop them, to keep the tape in step)
-        header = comment("grad of: " + _source_text(self.context.parsed,
-                                                    origin(branch) or branch))
+        header = comment("grad of: " + self.context.parsed.source_text(origin(branch) or branch))
         return [header, gast.If(test=syntax.deepcopy(branch.test), body=parts[0] or [gast.Pass()],
                                 orelse=parts[1])]
 
@@ -400,7 +363,7 @@ class _Sweeps:
             target = syntax.name(self.context.namer.fresh("iteration"), store=True)
             iterator = syntax.call(syntax.name("range"),
                                    syntax.name(self.trip_counters[id(loop)]))
-        header = comment("grad of: " + _source_text(self.context.parsed, origin(loop) or loop))
+        header = comment("grad of: " + self.context.parsed.source_text(origin(loop) or loop))
         return [header, gast.For(target=target, iter=iterator, body=body, orelse=[],
                                  type_comment=None)]
 
@@ -523,20 +486,7 @@ def _position(node):
             getattr(node, "col_offset", None))
 
 
-def _source_text(parsed, node) -> str:
-    location = parsed.location(node) if node is not None else None
-    if location is None or not location.line:
-        return "?"
-    text = location.line.strip()
-    end = getattr(node, "end_lineno", None)
-    if end is not None and end != node.lineno:
-        text += " ..."
-    if location.filename != parsed.filename:  # inlined from another file
-        text += "  (%s:%d)" % (os.path.basename(location.filename), location.lineno)
-    return text
-
-
-def _adjoint_of(statement, context: ReverseContext) -> list:
+def _adjoint_of(statement, context: TransformContext) -> list:
     """The adjoint statements of one active ``target = operation`` statement."""
     namer = context.namer
     target = statement.targets[0]
