@@ -5,7 +5,7 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import adjoint, constraint, d, shape_rule, tangent
+from srcad.registry import adjoint, constraint, d, facts, shape_rule, tangent
 
 
 @adjoint(np.sum, np.ndarray.sum)
@@ -28,6 +28,7 @@ def mean(y, x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: F811
     d[y] = np.mean(d[x], axis=axis, keepdims=keepdims)
 
 
+facts(np.sum, np.mean, linear_in=(0,), allocating=True)
 shape_rule(shapes.reduction, np.sum, np.ndarray.sum, np.mean, np.ndarray.mean, np.max, np.min,
            np.prod, np.ndarray.max, np.ndarray.min, np.ndarray.prod)
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import adjoint, d, shape_rule, tangent
+from srcad.registry import adjoint, d, facts, shape_rule, tangent
 
 
 @adjoint(np.reshape)
@@ -98,6 +98,7 @@ def as_array(y, x):  # noqa: F811
 
 
 shape_rule(shapes.reshape, np.reshape)
+facts(np.expand_dims, linear_in=(0,))
 shape_rule(shapes.method_reshape, np.ndarray.reshape)
 shape_rule(shapes.transpose, np.transpose, np.ndarray.T)
 shape_rule(shapes.method_transpose, np.ndarray.transpose)

@@ -8,7 +8,8 @@ import numpy as np
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.analysis.operations import ATTRIBUTE, IDENTITY
-from srcad.registry import adjoint, constraint, d, nondifferentiable, shape_rule, tangent
+from srcad.registry import (adjoint, constraint, d, facts, nondifferentiable, shape_rule,
+                            tangent)
 
 
 @adjoint(operator.add, np.add)
@@ -160,6 +161,8 @@ shape_rule(shapes.comparison, operator.lt, operator.le, operator.gt, operator.ge
 shape_rule(shapes.elementwise, np.add, np.subtract, np.multiply, np.divide, np.true_divide,
            np.power, np.mod, np.remainder, np.negative, np.positive, np.floor_divide)
 shape_rule(shapes.matmul, operator.matmul, np.matmul)
+facts(np.matmul, linear_in=(0, 1), allocating=True)
+facts(np.multiply, linear_in=(0, 1))
 shape_rule(shapes.getitem, operator.getitem)
 shape_rule(shapes.same_as_first, IDENTITY)
 
@@ -239,20 +242,6 @@ def all_but_last(z, items):
 @tangent(rt.all_but_last)
 def all_but_last(z, items):  # noqa: F811
     d[z] = rt.all_but_last(d[items])
-
-
-# ``for x in items`` iterates over rt.iterated(items): the items themselves, or a dict's keys
-@adjoint(rt.iterated)
-def iterated(y, items):
-    d[items] += rt.iterated_adjoint(d[y], items)
-
-
-@tangent(rt.iterated)
-def iterated(y, items):  # noqa: F811
-    d[y] = rt.iterated_tangent(d[items], items)
-
-
-shape_rule(shapes.same_as_first, rt.iterated)
 
 
 # p.w for a namedtuple or dataclass p: its adjoint is a Parts (by position) or an Entries

@@ -4,7 +4,7 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import adjoint, d, shape_rule, tangent
+from srcad.registry import adjoint, d, facts, shape_rule, tangent
 
 
 @adjoint(np.dot, np.ndarray.dot)
@@ -30,3 +30,6 @@ def outer(z, x, y):  # noqa: F811
 
 
 shape_rule(shapes.dot, np.dot, np.ndarray.dot)
+# products: zero when either factor is zero, and a fresh array
+facts(np.dot, np.outer, np.tensordot, linear_in=(0, 1), allocating=True)
+facts(np.inner, linear_in=(0, 1))

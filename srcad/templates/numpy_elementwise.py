@@ -6,8 +6,8 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.api import stop_gradient
-from srcad.registry import adjoint, d, nondifferentiable, shape_rule, tangent
+from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, stop_gradient,
+                            tangent)
 
 
 @adjoint(np.sin)
@@ -326,3 +326,6 @@ nondifferentiable(
     np.ndarray.argmin, np.ndarray.argsort, builtins.len, builtins.range, builtins.int,
     builtins.bool, builtins.round, builtins.isinstance, builtins.type, stop_gradient,
 )
+
+# fresh arrays (ufuncs are known to allocate without being listed)
+facts(np.zeros, np.zeros_like, np.ones_like, np.where, allocating=True)
