@@ -167,3 +167,17 @@ def broadcast_to(y, x, shape, subok=False):
 @tangent(np.broadcast_to)
 def broadcast_to(y, x, shape, subok=False):  # noqa: F811
     d[y] = np.broadcast_to(d[x], shape)
+
+
+# the result is a list: its adjoint is a list of one adjoint per part (rt.Parts), parts of
+# unequal lengths included; joining them back is the adjoint, splitting the tangent the tangent
+@adjoint(np.split)
+def split(y, x, indices_or_sections, axis=0):
+    d[x] += np.concatenate(d[y], axis=axis)
+
+
+@tangent(np.split)
+def split(y, x, indices_or_sections, axis=0):  # noqa: F811
+    d[y] = np.split(d[x], indices_or_sections, axis=axis)
+
+# no shape rule: the result is a list, whose parts' shapes shape inference does not follow
