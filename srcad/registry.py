@@ -162,6 +162,11 @@ def tangent(*primitives):
     return _template_decorator("tangent", primitives)
 
 
+def set_template(primitive, template: Template) -> None:
+    """Make ``template`` the adjoint or tangent (its kind) of ``primitive``."""
+    setattr(_entry(primitive), template.kind, template)
+
+
 def _template_decorator(kind, primitives):
     if not primitives:
         raise TemplateError("@%s(...) needs the primitive(s) the template is for" % kind)

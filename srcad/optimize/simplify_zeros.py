@@ -110,8 +110,10 @@ class _Simplify(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         callee = self.resolve(node.func)
-        # linear in each of these positions: a zero argument there makes the result zero
-        positions = registry.fact(callee, "linear_in", ())
+        # linear in each of these positions: a zero argument there makes the result zero (a
+        # call with an effect, such as a check, stays)
+        entry = registry.lookup(callee)
+        positions = entry.linear_in if entry is not None and entry.pure else ()
         if any(p < len(node.args) and self.is_zero(node.args[p]) for p in positions):
             return _Zero(node)
         return node

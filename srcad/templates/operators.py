@@ -1,6 +1,12 @@
-"""Python's arithmetic operators (and their NumPy function twins), and min/max/sum."""
+"""Python's arithmetic operators (and their NumPy function twins), and min/max/sum.
+
+``binary(operator.mul, np.multiply, dx="g * y", dy="x * g")`` writes both adjoints
+(summed back to each argument's shape by rt.unbroadcast) and the tangent
+``d[x] * y + x * d[y]`` (srcad/vocabulary.py).
+"""
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -10,107 +16,26 @@ from srcad.analysis import shapes
 from srcad.analysis.operations import ATTRIBUTE, IDENTITY
 from srcad.registry import (adjoint, constraint, d, facts, nondifferentiable, shape_rule,
                             tangent)
+from srcad.vocabulary import binary, elementwise
 
 
-@adjoint(operator.add, np.add)
-def add(z, x, y):
-    d[x] += rt.unbroadcast(d[z], x)
-    d[y] += rt.unbroadcast(d[z], y)
-
-
-@tangent(operator.add, np.add)
-def add(z, x, y):  # noqa: F811 - the tangent sits beside its adjoint
-    d[z] = d[x] + d[y]
-
-
-@adjoint(operator.sub, np.subtract)
-def sub(z, x, y):
-    d[x] += rt.unbroadcast(d[z], x)
-    d[y] -= rt.unbroadcast(d[z], y)
-
-
-@tangent(operator.sub, np.subtract)
-def sub(z, x, y):  # noqa: F811
-    d[z] = d[x] - d[y]
-
-
-@adjoint(operator.mul, np.multiply)
-def mul(z, x, y):
-    d[x] += rt.unbroadcast(d[z] * y, x)
-    d[y] += rt.unbroadcast(x * d[z], y)
-
-
-@tangent(operator.mul, np.multiply)
-def mul(z, x, y):  # noqa: F811
-    d[z] = d[x] * y + x * d[y]
-
-
-@adjoint(operator.truediv, np.divide, np.true_divide)
-def truediv(z, x, y):
-    d[x] += rt.unbroadcast(d[z] / y, x)
-    d[y] -= rt.unbroadcast(d[z] * z / y, y)
-
-
-@tangent(operator.truediv, np.divide, np.true_divide)
-def truediv(z, x, y):  # noqa: F811
-    d[z] = (d[x] - z * d[y]) / y
-
-
+binary(operator.add, np.add, dx="g", dy="g")
+binary(operator.sub, np.subtract, dx="g", dy="-g")
+binary(operator.mul, np.multiply, dx="g * y", dy="x * g")
+binary(operator.truediv, np.divide, np.true_divide, dx="g / y", dy="-g * z / y",
+       tangent="(d[x] - z * d[y]) / y")
 # d/dx x ** y is rt.power_derivative(x, y, 1), not y * x ** (y - 1): that is 0 * inf at
 # x = 0 for y = 0 (ZeroDivisionError for Python floats), where x ** 0 has derivative 0
-@adjoint(operator.pow, np.power)
-def pow(z, x, y):
-    d[x] += rt.unbroadcast(d[z] * rt.power_derivative(x, y, 1), x)
-    d[y] += rt.unbroadcast(d[z] * z * rt.log_of_base(x), y)
-
-
-@tangent(operator.pow, np.power)
-def pow(z, x, y):  # noqa: F811
-    d[z] = d[x] * rt.power_derivative(x, y, 1) + d[y] * z * rt.log_of_base(x)
-
-
-@adjoint(operator.mod, np.mod, np.remainder)
-def mod(z, x, y):
-    d[x] += rt.unbroadcast(d[z], x)
-    d[y] -= rt.unbroadcast(d[z] * np.floor_divide(x, y), y)
-
-
-@tangent(operator.mod, np.mod, np.remainder)
-def mod(z, x, y):  # noqa: F811
-    # every term has z's shape: optimize/simplify_zeros drops the product when y has no
-    # tangent, and what remains must still be the whole result's tangent
-    d[z] = rt.match_tangent(d[x], z) - d[y] * np.floor_divide(x, y)
-
-
-@adjoint(operator.neg, np.negative)
-def neg(y, x):
-    d[x] -= d[y]
-
-
-@tangent(operator.neg, np.negative)
-def neg(y, x):  # noqa: F811
-    d[y] = -d[x]
-
-
-@adjoint(operator.pos, np.positive, IDENTITY)
-def pos(y, x):
-    d[x] += d[y]
-
-
-@tangent(operator.pos, np.positive, IDENTITY)
-def pos(y, x):  # noqa: F811
-    d[y] = d[x]
-
-
-@adjoint(operator.matmul, np.matmul)
-def matmul(z, x, y):
-    d[x] += rt.matmul_adjoint_left(d[z], x, y)
-    d[y] += rt.matmul_adjoint_right(d[z], x, y)
-
-
-@tangent(operator.matmul, np.matmul)
-def matmul(z, x, y):  # noqa: F811
-    d[z] = d[x] @ y + x @ d[y]
+binary(operator.pow, np.power, math.pow, dx="g * rt.power_derivative(x, y, 1)",
+       dy="g * z * rt.log_of_base(x)")
+# every tangent term has z's shape: optimize/simplify_zeros drops the product when y has no
+# tangent, and what remains must still be the whole result's tangent
+binary(operator.mod, np.mod, np.remainder, dx="g", dy="-g * np.floor_divide(x, y)",
+       tangent="rt.match_tangent(d[x], z) - d[y] * np.floor_divide(x, y)")
+binary(operator.matmul, np.matmul, dx="rt.matmul_adjoint_left(g, x, y)",
+       dy="rt.matmul_adjoint_right(g, x, y)", tangent="d[x] @ y + x @ d[y]", unbroadcast=False)
+elementwise(operator.neg, np.negative, derivative="-g")
+elementwise(operator.pos, np.positive, IDENTITY, derivative="g")
 
 
 @adjoint(operator.getitem)
@@ -181,26 +106,10 @@ def updated(z, y, index, v):  # noqa: F811
 shape_rule(shapes.same_as_first, rt.updated)
 
 
-@adjoint(builtins.max)
-def maximum_of_two(z, x, y):
-    d[x] += d[z] * (x >= y)
-    d[y] += d[z] * (x < y)
-
-
-@tangent(builtins.max)
-def maximum_of_two(z, x, y):  # noqa: F811
-    d[z] = d[x] if x >= y else d[y]
-
-
-@adjoint(builtins.min)
-def minimum_of_two(z, x, y):
-    d[x] += d[z] * (x <= y)
-    d[y] += d[z] * (x > y)
-
-
-@tangent(builtins.min)
-def minimum_of_two(z, x, y):  # noqa: F811
-    d[z] = d[x] if x <= y else d[y]
+binary(builtins.max, dx="g * (x >= y)", dy="g * (x < y)", tangent="d[x] if x >= y else d[y]",
+       unbroadcast=False)
+binary(builtins.min, dx="g * (x <= y)", dy="g * (x > y)", tangent="d[x] if x <= y else d[y]",
+       unbroadcast=False)
 
 
 @adjoint(builtins.sum)

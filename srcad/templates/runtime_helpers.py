@@ -16,16 +16,52 @@ from srcad.analysis import shapes
 from srcad.analysis.shapes import ANY_SCALAR, FLOAT, UNKNOWN, Array, Scalar, plain
 from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, specializer,
                             tangent)
+from srcad.vocabulary import elementwise, linear
 
 
-@adjoint(rt.log_of_base)
-def log_of_base(y, a):
-    d[a] += d[y] / a
+# ---- shape rules
 
 
-@tangent(rt.log_of_base)
-def log_of_base(y, a):  # noqa: F811
-    d[y] = d[a] / a
+def _like(position):
+    def rule(*args, **kwargs):
+        value = plain(args[position]) if len(args) > position else UNKNOWN
+        return ANY_SCALAR if isinstance(value, Scalar) else value
+    return rule
+
+
+def _match_type_shape(g, x, *rest, **kwargs):
+    x = plain(x)
+    if isinstance(x, Scalar) and x.kind in ("float", "int", "bool"):
+        return FLOAT
+    return plain(g) if plain(g) != UNKNOWN else x
+
+
+def _zeros_like_shape(x, *rest, **kwargs):
+    x = plain(x)
+    return FLOAT if isinstance(x, Scalar) else x
+
+
+def _unbroadcast_shape(g, x, *rest, **kwargs):
+    g, x = plain(g), plain(x)
+    if isinstance(x, Scalar):
+        return g if isinstance(g, Scalar) else ANY_SCALAR
+    return x
+
+
+def _log_of_base_shape(a, *rest, **kwargs):  # a Python float for any scalar, as at run time
+    return FLOAT if isinstance(plain(a), Scalar) else shapes.elementwise(a)
+
+
+def _array_of_shape(*items, **kwargs):
+    parts = [plain(i) for i in items]
+    if all(isinstance(p, Scalar) for p in parts):
+        return Array((len(parts) == 1,))
+    if all(isinstance(p, Array) for p in parts) and len({p.ones for p in parts}) == 1:
+        return Array((len(parts) == 1,) + parts[0].ones)
+    return UNKNOWN
+
+
+elementwise(rt.log_of_base, derivative="g / x", shape=_log_of_base_shape)
 
 
 # power_derivative(x, y, n) = falling_factorial(y, n) * x ** (y - n), the n-th derivative
@@ -53,36 +89,11 @@ def falling_factorial(f, y, n, k=0):  # noqa: F811
     d[f] = d[y] * rt.falling_factorial(y, n, k + 1)
 
 
-@adjoint(rt.match_tangent)
-def match_tangent(y, t, value):
-    d[t] += rt.unbroadcast(d[y], t)
-
-
-@tangent(rt.match_tangent)
-def match_tangent(y, t, value):  # noqa: F811
-    d[y] = rt.match_tangent(d[t], value)
-
-
+linear(rt.match_tangent, parameters="y, t, value", transpose="rt.unbroadcast(g, t)")
 # match_type and owned change a gradient's type or ownership, never its value; their
 # tangents keep doing so (the tangent of a Python float's gradient is a Python float)
-@adjoint(rt.match_type)
-def match_type(y, g, x):
-    d[g] += d[y]
-
-
-@tangent(rt.match_type)
-def match_type(y, g, x):  # noqa: F811
-    d[y] = rt.match_type(d[g], x)
-
-
-@adjoint(rt.owned)
-def owned(y, g):
-    d[g] += d[y]
-
-
-@tangent(rt.owned)
-def owned(y, g):  # noqa: F811
-    d[y] = rt.owned(d[g])
+linear(rt.match_type, parameters="y, a, x", transpose="g")
+linear(rt.owned, parameters="y, a", transpose="g")
 
 
 nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size,
@@ -90,117 +101,31 @@ nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.r
                   rt.views_whole)
 
 
-@adjoint(rt.check_scalar_output)
-def check_scalar_output(y, value, where):
-    d[value] += d[y]
-
-
-@tangent(rt.check_scalar_output)
-def check_scalar_output(y, value, where):  # noqa: F811
-    d[y] = d[value]
+linear(rt.check_scalar_output, parameters="y, value, where", transpose="g",
+       tangent="d[value]")
 shape_rule(shapes.elementwise, np.where)
 
 
 # The helpers below are linear in the adjoint they transform: each tangent applies the
 # helper to the tangent; each adjoint is the transposed map.
-@adjoint(rt.unbroadcast)
-def unbroadcast(y, g, x):
-    d[g] += rt.unbroadcast(d[y], g)
-
-
-@tangent(rt.unbroadcast)
-def unbroadcast(y, g, x):  # noqa: F811
-    d[y] = rt.unbroadcast(d[g], x)
-
-
-@adjoint(rt.expand_reduced)
-def expand_reduced(y, g, x, axis=None, keepdims=False):
-    d[g] += np.sum(d[y], axis=axis, keepdims=keepdims)
-
-
-@tangent(rt.expand_reduced)
-def expand_reduced(y, g, x, axis=None, keepdims=False):  # noqa: F811
-    d[y] = rt.expand_reduced(d[g], x, axis, keepdims)
-
-
-@adjoint(rt.unindex)
-def unindex(y, g, x, index):
-    d[g] += d[y][index]
-
-
-@tangent(rt.unindex)
-def unindex(y, g, x, index):  # noqa: F811
-    d[y] = rt.unindex(d[g], x, index)
-
-
+linear(rt.unbroadcast, parameters="y, a, x", transpose="rt.unbroadcast(g, a)")
+linear(rt.expand_reduced, parameters="y, a, x, axis=None, keepdims=False",
+       transpose="np.sum(g, axis=axis, keepdims=keepdims)")
+linear(rt.unindex, parameters="y, a, x, index", transpose="g[index]")
 # iterated_adjoint(g, items) and iterated_tangent(t, items) are linear maps (the identity,
 # or zero for a dict), each the transpose of the other
-@adjoint(rt.iterated_adjoint)
-def iterated_adjoint(y, g, items):
-    d[g] += rt.iterated_tangent(d[y], items)
-
-
-@tangent(rt.iterated_adjoint)
-def iterated_adjoint(y, g, items):  # noqa: F811
-    d[y] = rt.iterated_adjoint(d[g], items)
-
-
-@adjoint(rt.iterated_tangent)
-def iterated_tangent(y, t, items):
-    d[t] += rt.iterated_adjoint(d[y], items)
-
-
-@tangent(rt.iterated_tangent)
-def iterated_tangent(y, t, items):  # noqa: F811
-    d[y] = rt.iterated_tangent(d[t], items)
-
-
+linear(rt.iterated_adjoint, parameters="y, a, items", transpose="rt.iterated_tangent(g, items)")
+linear(rt.iterated_tangent, parameters="y, a, items", transpose="rt.iterated_adjoint(g, items)")
 shape_rule(shapes.same_as_first, rt.iterated_adjoint, rt.iterated_tangent)
-
-
 # unfield(g, x, name) and field_of(t, x, name) are linear maps, each the other's transpose
-@adjoint(rt.unfield)
-def unfield(y, g, x, name):
-    d[g] += rt.field_of(d[y], x, name)
+linear(rt.unfield, parameters="y, a, x, name", transpose="rt.field_of(g, x, name)")
+linear(rt.field_of, parameters="y, a, x, name", transpose="rt.unfield(g, x, name)")
+linear(rt.without, parameters="y, a, index", transpose="rt.without(g, index)")
+linear(rt.extremum_adjoint, parameters="out, a, x, y, axis=None, keepdims=False",
+       transpose="np.sum(g * rt.extremum_adjoint(np.ones_like(y), x, y, axis, keepdims), "
+       "axis=axis, keepdims=keepdims)")
 
 
-@tangent(rt.unfield)
-def unfield(y, g, x, name):  # noqa: F811
-    d[y] = rt.unfield(d[g], x, name)
-
-
-@adjoint(rt.field_of)
-def field_of(y, t, x, name):
-    d[t] += rt.unfield(d[y], x, name)
-
-
-@tangent(rt.field_of)
-def field_of(y, t, x, name):  # noqa: F811
-    d[y] = rt.field_of(d[t], x, name)
-
-
-@adjoint(rt.without)
-def without(y, g, index):
-    d[g] += rt.without(d[y], index)
-
-
-@tangent(rt.without)
-def without(y, g, index):  # noqa: F811
-    d[y] = rt.without(d[g], index)
-
-
-@adjoint(rt.extremum_adjoint)
-def extremum_adjoint(out, g, x, y, axis=None, keepdims=False):
-    d[g] += np.sum(d[out] * rt.extremum_adjoint(np.ones_like(y), x, y, axis, keepdims),
-                   axis=axis, keepdims=keepdims)
-
-
-@tangent(rt.extremum_adjoint)
-def extremum_adjoint(out, g, x, y, axis=None, keepdims=False):  # noqa: F811
-    d[out] = rt.extremum_adjoint(d[g], x, y, axis, keepdims)
-
-
-# dot_adjoint_left(g, a, b) is the gradient of w -> <g, dot(w, b)>: bilinear in g and b
 @adjoint(rt.dot_adjoint_left)
 def dot_adjoint_left(y, g, a, b):
     d[g] += np.dot(d[y], b)
@@ -296,90 +221,18 @@ def added_at(z, total, index, g):  # noqa: F811
 
 # cutting an adjoint into one part per piece (np.r_/np.c_, np.concatenate, np.stack) is
 # linear: the tangent cuts the tangent, the adjoint joins the parts' adjoints back
-@adjoint(rt.pieces_of)
-def pieces_of(parts, g, trick, pieces):
-    d[g] += rt.concatenated(trick, d[parts])
-
-
-@tangent(rt.pieces_of)
-def pieces_of(parts, g, trick, pieces):  # noqa: F811
-    d[parts] = rt.pieces_of(d[g], trick, pieces)
-
-
-@adjoint(rt.split_along)
-def split_along(parts, g, pieces, axis=0):
-    d[g] += np.concatenate(d[parts], axis=axis)
-
-
-@tangent(rt.split_along)
-def split_along(parts, g, pieces, axis=0):  # noqa: F811
-    d[parts] = rt.split_along(d[g], pieces, axis)
-
-
-@adjoint(rt.unstacked)
-def unstacked(parts, g, pieces, axis=0):
-    d[g] += np.stack(d[parts], axis=axis)
-
-
-@tangent(rt.unstacked)
-def unstacked(parts, g, pieces, axis=0):  # noqa: F811
-    d[parts] = rt.unstacked(d[g], pieces, axis)
+linear(rt.pieces_of, parameters="parts, a, trick, pieces", transpose="rt.concatenated(trick, g)")
+linear(rt.split_along, parameters="parts, a, pieces, axis=0",
+       transpose="np.concatenate(g, axis=axis)")
+linear(rt.unstacked, parameters="parts, a, pieces, axis=0", transpose="np.stack(g, axis=axis)")
 
 
 # ``for x in items`` iterates over rt.iterated(items): the items themselves, or a dict's keys
-@adjoint(rt.iterated)
-def iterated(y, items):
-    d[items] += rt.iterated_adjoint(d[y], items)
-
-
-@tangent(rt.iterated)
-def iterated(y, items):  # noqa: F811
-    d[y] = rt.iterated_tangent(d[items], items)
+linear(rt.iterated, parameters="y, items", transpose="rt.iterated_adjoint(g, items)",
+       tangent="rt.iterated_tangent(d[items], items)")
 
 
 shape_rule(shapes.same_as_first, rt.iterated)
-
-
-# ---- shape rules
-
-
-def _like(position):
-    def rule(*args, **kwargs):
-        value = plain(args[position]) if len(args) > position else UNKNOWN
-        return ANY_SCALAR if isinstance(value, Scalar) else value
-    return rule
-
-
-def _match_type_shape(g, x, *rest, **kwargs):
-    x = plain(x)
-    if isinstance(x, Scalar) and x.kind in ("float", "int", "bool"):
-        return FLOAT
-    return plain(g) if plain(g) != UNKNOWN else x
-
-
-def _zeros_like_shape(x, *rest, **kwargs):
-    x = plain(x)
-    return FLOAT if isinstance(x, Scalar) else x
-
-
-def _unbroadcast_shape(g, x, *rest, **kwargs):
-    g, x = plain(g), plain(x)
-    if isinstance(x, Scalar):
-        return g if isinstance(g, Scalar) else ANY_SCALAR
-    return x
-
-
-def _log_of_base_shape(a, *rest, **kwargs):  # a Python float for any scalar, as at run time
-    return FLOAT if isinstance(plain(a), Scalar) else shapes.elementwise(a)
-
-
-def _array_of_shape(*items, **kwargs):
-    parts = [plain(i) for i in items]
-    if all(isinstance(p, Scalar) for p in parts):
-        return Array((len(parts) == 1,))
-    if all(isinstance(p, Array) for p in parts) and len({p.ones for p in parts}) == 1:
-        return Array((len(parts) == 1,) + parts[0].ones)
-    return UNKNOWN
 
 
 shape_rule(_unbroadcast_shape, rt.unbroadcast, rt.expand_reduced)
@@ -391,7 +244,6 @@ shape_rule(shapes.same_as_first, rt.owned)
 shape_rule(lambda t, value, *a, **k: plain(value) if plain(value) != UNKNOWN else plain(t),
            rt.match_tangent)
 shape_rule(_zeros_like_shape, rt.zeros_like)
-shape_rule(_log_of_base_shape, rt.log_of_base)
 shape_rule(lambda x, y, *rest, **kwargs: shapes.operator_elementwise(x, y), rt.power_derivative)
 shape_rule(lambda y, *rest, **kwargs: shapes.operator_elementwise(y), rt.falling_factorial)
 shape_rule(shapes.same_as_first, rt.check_scalar_output)
@@ -445,7 +297,8 @@ def _unbroadcast(pass_, args, kinds):
     # the array method: same result as np.sum, without np.sum's Python-level dispatch
     result = g
     if lead:
-        result = syntax.call(syntax.attribute(result, "sum"), axis=_axes_constant(list(range(lead))))
+        result = syntax.call(syntax.attribute(result, "sum"),
+                             axis=_axes_constant(list(range(lead))))
     if kept:
         result = syntax.call(syntax.attribute(result, "sum"), axis=_axes_constant(kept),
                              keepdims=syntax.constant(True))
