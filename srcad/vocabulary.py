@@ -17,11 +17,16 @@ the template's parameters and ``g``, the derivative flowing through:
   are summed back to each argument's shape with ``rt.unbroadcast``; a math
   function's arguments are floats and need none. The tangent is the sum of both
   terms with g = d[x] and g = d[y], unless ``tangent=`` says otherwise.
-* ``linear(rt.unbroadcast, "y, g, x", transpose="rt.unbroadcast(g, g)")``: y = f(g,
-  ...) linear in its first argument. The adjoint applies the transposed map (an
-  expression of g = d[y] and the parameters); the tangent is f applied to the
-  argument's tangent, every other argument unchanged (as autograd's ``def_linear``
-  and JAX's ``deflinear``). Its record says it is linear in that argument.
+* ``linear(rt.unbroadcast, parameters="y, a, x", transpose="rt.unbroadcast(g, a)")``:
+  y = f(a, ...) linear in its first argument. The adjoint applies the transposed
+  map (an expression of g = d[y] and the parameters); the tangent is f applied to
+  the argument's tangent, every other argument unchanged (as autograd's
+  ``def_linear`` and JAX's ``deflinear``). Its record says it is linear there.
+* ``multilinear(np.outer, parameters="z, x, y", transposes={"x": ..., "y": ...})``:
+  linear in each of several arguments (JAX's ``defbilinear``); the tangent is the
+  sum of f with one argument's tangent in its place at a time.
+* ``reduction(np.sum, np.ndarray.sum, transpose="rt.expand_reduced(g, x, axis,
+  keepdims)")``: a linear reduction with NumPy's ``axis``/``keepdims`` parameters.
 
 Anything these do not fit is written as a pair of templates with ``@adjoint`` and
 ``@tangent`` (registry.py), in the same file.
@@ -86,34 +91,65 @@ def binary(*primitives: object, dx: str, dy: str, tangent: str | None = None,
 
 
 def linear(*primitives: object, parameters: str, transpose: str, tangent: str | None = None,
-           shape=None) -> None:
+           call: str | None = None, shape=None, _depth: int = 2) -> None:
     """y = f(a, ...) linear in a: ``parameters`` "y, a, ..." (result first); ``transpose``
     is the adjoint flowing back to a, from g = d[y]."""
-    origin, caller = _caller()
-    names = [p.split("=")[0].strip(" *") for p in parameters.split(",")]
-    result, argument, rest = names[0], names[1], names[2:]
+    argument = _names(parameters)[1]
+    multilinear(*primitives, parameters=parameters, transposes={argument: transpose},
+                tangent=tangent, call=call, shape=shape, _depth=_depth + 1)
+
+
+def multilinear(*primitives: object, parameters: str, transposes: dict,
+                tangent: str | None = None, call: str | None = None, shape=None,
+                _depth: int = 2) -> None:
+    """y = f(...) linear in each argument named in ``transposes`` separately (a product,
+    np.dot, the dot-adjoint helpers). ``transposes`` maps each to the adjoint flowing back
+    to it, from g = d[y]. Unless given, the tangent is the sum over those arguments of f
+    applied with that argument's tangent in its place (``call`` spells f, when it is not
+    ``np.name`` or ``rt.name``)."""
+    origin, caller = _caller(_depth)
+    names = _names(parameters)
+    result, arguments = names[0], names[1:]
     for primitive in primitives:
         namespace = _namespace(caller, primitive)
         applied = tangent
         if applied is None:
-            applied = "%s(%s)" % (_spelling(primitive), ", ".join(
-                ["d[%s]" % argument] + rest))
-        _register(primitive, "adjoint", parameters,
-                  ["d[%s] += %s" % (argument, _with_g(transpose, "d[%s]" % result))],
-                  namespace, origin)
+            spelled = call or _spelling(primitive)
+            applied = " + ".join("%s(%s)" % (spelled, ", ".join(
+                "d[%s]" % a if a == linear_argument else a for a in arguments))
+                for linear_argument in transposes)
+        adjoint = ["d[%s] += %s" % (argument, _with_g(transpose, "d[%s]" % result))
+                   for argument, transpose in transposes.items()]
+        _register(primitive, "adjoint", parameters, adjoint, namespace, origin)
         _register(primitive, "tangent", parameters, ["d[%s] = %s" % (result, applied)],
                   namespace, origin)
-        registry.facts(primitive, linear_in=(0,))
+        registry.facts(primitive, linear_in=[arguments.index(a) for a in transposes])
         if shape is not None:
             registry.shape_rule(shape, primitive)
+
+
+def reduction(*primitives: object, transpose: str) -> None:
+    """y = f(x, axis=None, dtype=None, out=None, keepdims=False), linear in x (np.sum,
+    np.mean and their methods): ``transpose`` spreads g = d[y] back over x's shape. The
+    tangent reduces the tangent the same way; the result is a fresh array."""
+    name = primitives[0].__name__
+    linear(*primitives, parameters="y, x, axis=None, dtype=None, out=None, keepdims=False",
+           transpose=transpose, tangent="np.%s(d[x], axis=axis, keepdims=keepdims)" % name,
+           shape=shapes.reduction, _depth=3)
+    registry.facts(*primitives, allocating=True)
 
 
 # ---- helpers of the helpers
 
 
-def _caller():
-    """Where the rule was written ("file:line") and that module's globals."""
-    frame = sys._getframe(2)
+def _names(parameters: str) -> list:
+    return [p.split("=")[0].strip(" *") for p in parameters.split(",")]
+
+
+def _caller(depth: int = 2):
+    """Where the rule was written ("file:line") and that module's globals (``depth``
+    frames up: the helper's caller, past helpers that call helpers)."""
+    frame = sys._getframe(depth)
     return "%s:%d" % (frame.f_code.co_filename, frame.f_lineno), frame.f_globals
 
 

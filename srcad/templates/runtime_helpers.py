@@ -16,7 +16,7 @@ from srcad.analysis import shapes
 from srcad.analysis.shapes import ANY_SCALAR, FLOAT, UNKNOWN, Array, Scalar, plain
 from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, specializer,
                             tangent)
-from srcad.vocabulary import elementwise, linear
+from srcad.vocabulary import elementwise, linear, multilinear
 
 
 # ---- shape rules
@@ -126,48 +126,15 @@ linear(rt.extremum_adjoint, parameters="out, a, x, y, axis=None, keepdims=False"
        "axis=axis, keepdims=keepdims)")
 
 
-@adjoint(rt.dot_adjoint_left)
-def dot_adjoint_left(y, g, a, b):
-    d[g] += np.dot(d[y], b)
-    d[b] += rt.dot_adjoint_right(g, d[y], b)
-
-
-@tangent(rt.dot_adjoint_left)
-def dot_adjoint_left(y, g, a, b):  # noqa: F811
-    d[y] = rt.dot_adjoint_left(d[g], a, b) + rt.dot_adjoint_left(g, a, d[b])
-
-
-@adjoint(rt.dot_adjoint_right)
-def dot_adjoint_right(y, g, a, b):
-    d[g] += np.dot(a, d[y])
-    d[a] += rt.dot_adjoint_left(g, a, d[y])
-
-
-@tangent(rt.dot_adjoint_right)
-def dot_adjoint_right(y, g, a, b):  # noqa: F811
-    d[y] = rt.dot_adjoint_right(d[g], a, b) + rt.dot_adjoint_right(g, d[a], b)
-
-
-@adjoint(rt.matmul_adjoint_left)
-def matmul_adjoint_left(y, g, a, b):
-    d[g] += np.matmul(d[y], b)
-    d[b] += rt.matmul_adjoint_right(g, d[y], b)
-
-
-@tangent(rt.matmul_adjoint_left)
-def matmul_adjoint_left(y, g, a, b):  # noqa: F811
-    d[y] = rt.matmul_adjoint_left(d[g], a, b) + rt.matmul_adjoint_left(g, a, d[b])
-
-
-@adjoint(rt.matmul_adjoint_right)
-def matmul_adjoint_right(y, g, a, b):
-    d[g] += np.matmul(a, d[y])
-    d[a] += rt.matmul_adjoint_left(g, a, d[y])
-
-
-@tangent(rt.matmul_adjoint_right)
-def matmul_adjoint_right(y, g, a, b):  # noqa: F811
-    d[y] = rt.matmul_adjoint_right(d[g], a, b) + rt.matmul_adjoint_right(g, d[a], b)
+# dot_adjoint_left(h, a, b) is the gradient of w -> <h, dot(w, b)>: bilinear in h and b
+multilinear(rt.dot_adjoint_left, parameters="y, h, a, b",
+            transposes={"h": "np.dot(g, b)", "b": "rt.dot_adjoint_right(h, g, b)"})
+multilinear(rt.dot_adjoint_right, parameters="y, h, a, b",
+            transposes={"h": "np.dot(a, g)", "a": "rt.dot_adjoint_left(h, a, g)"})
+multilinear(rt.matmul_adjoint_left, parameters="y, h, a, b",
+            transposes={"h": "np.matmul(g, b)", "b": "rt.matmul_adjoint_right(h, g, b)"})
+multilinear(rt.matmul_adjoint_right, parameters="y, h, a, b",
+            transposes={"h": "np.matmul(a, g)", "a": "rt.matmul_adjoint_left(h, a, g)"})
 
 
 # norm_adjoint(g, x, y) = g * x / y, with g and y expanded over the reduced axes
@@ -253,11 +220,8 @@ shape_rule(_array_of_shape, rt.array_of)
 
 # ---- facts for the optimizer
 
-# linear in the adjoint (or tangent) they transform, and in the factor of a product
-facts(rt.dot_adjoint_left, rt.matmul_adjoint_left, linear_in=(0, 2))
-facts(rt.dot_adjoint_right, rt.matmul_adjoint_right, linear_in=(0, 1))
-facts(rt.unbroadcast, rt.match_tangent, rt.expand_reduced, rt.unindex, rt.without,
-      rt.if_inexact, linear_in=(0,))
+# (the others' linear_in: declared by linear() and multilinear() with their templates)
+facts(rt.if_inexact, linear_in=(0,))  # its templates are in numpy_creation.py
 facts(rt.zeros_like, rt.unindex, allocating=True)
 # checks raise located errors at run time, and add_at writes into its first argument: a call
 # is kept even when its result is not read
