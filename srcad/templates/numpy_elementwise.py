@@ -11,9 +11,8 @@ import math
 import numpy as np
 
 from srcad.analysis import shapes
-from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, stop_gradient,
-                            tangent)
-from srcad.vocabulary import binary, elementwise
+from srcad.registry import facts, nondifferentiable, shape_rule, stop_gradient
+from srcad.vocabulary import binary, elementwise, linear
 
 elementwise(np.sin, math.sin, derivative="g * xp.cos(x)")
 elementwise(np.cos, math.cos, derivative="-g * xp.sin(x)")
@@ -51,14 +50,7 @@ binary(np.minimum, dx="g * (x <= y)", dy="g * (x > y)", tangent="np.where(x <= y
        shape=shapes.elementwise)
 
 
-@adjoint(builtins.float)
-def to_float(y, x):
-    d[x] += d[y]
-
-
-@tangent(builtins.float)
-def to_float(y, x):  # noqa: F811
-    d[y] = d[x]
+linear(builtins.float, parameters="y, x", transpose="g", tangent="d[x]")
 
 
 shape_rule(shapes.elementwise, np.sign, np.floor, np.ceil, np.round, np.where, np.logical_and,

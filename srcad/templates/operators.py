@@ -16,7 +16,7 @@ from srcad.analysis import shapes
 from srcad.analysis.operations import ATTRIBUTE, IDENTITY
 from srcad.registry import (adjoint, constraint, d, facts, nondifferentiable, shape_rule,
                             tangent)
-from srcad.vocabulary import binary, elementwise
+from srcad.vocabulary import binary, elementwise, linear
 
 
 binary(operator.add, np.add, dx="g", dy="g")
@@ -38,14 +38,8 @@ elementwise(operator.neg, np.negative, derivative="-g")
 elementwise(operator.pos, np.positive, IDENTITY, derivative="g")
 
 
-@adjoint(operator.getitem)
-def getitem(y, x, index):
-    d[x] += rt.unindex(d[y], x, index)
-
-
-@tangent(operator.getitem)
-def getitem(y, x, index):  # noqa: F811
-    d[y] = d[x][index]
+linear(operator.getitem, parameters="y, x, index", transpose="rt.unindex(g, x, index)",
+       tangent="d[x][index]")
 
 
 # NumPy's index tricks: objects indexed with values to build an array (np.r_ and np.c_
@@ -143,22 +137,9 @@ def appended(z, items, value):  # noqa: F811
     d[z] = rt.appended(d[items], d[value])
 
 
-@adjoint(rt.all_but_last)
-def all_but_last(z, items):
-    d[items] += rt.unindex(d[z], items, slice(None, -1))
-
-
-@tangent(rt.all_but_last)
-def all_but_last(z, items):  # noqa: F811
-    d[z] = rt.all_but_last(d[items])
+linear(rt.all_but_last, parameters="z, items", transpose="rt.unindex(g, items, slice(None, -1))")
 
 
 # p.w for a namedtuple or dataclass p: its adjoint is a Parts (by position) or an Entries
-@adjoint(ATTRIBUTE)
-def attribute(y, x, name):
-    d[x] += rt.unfield(d[y], x, name)
-
-
-@tangent(ATTRIBUTE)
-def attribute(y, x, name):  # noqa: F811
-    d[y] = rt.field_of(d[x], x, name)
+linear(ATTRIBUTE, parameters="y, x, name", transpose="rt.unfield(g, x, name)",
+       tangent="rt.field_of(d[x], x, name)")

@@ -221,7 +221,6 @@ shape_rule(_array_of_shape, rt.array_of)
 # ---- facts for the optimizer
 
 # (the others' linear_in: declared by linear() and multilinear() with their templates)
-facts(rt.if_inexact, linear_in=(0,))  # its templates are in numpy_creation.py
 facts(rt.zeros_like, rt.unindex, allocating=True)
 # checks raise located errors at run time, and add_at writes into its first argument: a call
 # is kept even when its result is not read
