@@ -6,8 +6,8 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import adjoint, d, shape_rule, tangent
-from srcad.vocabulary import linear
+from srcad.registry import shape_rule
+from srcad.vocabulary import linear, multilinear
 
 
 linear(np.reshape, parameters='y, x, shape, order="C"',
@@ -30,14 +30,8 @@ linear(np.squeeze, np.ndarray.squeeze, np.expand_dims, parameters="y, x, axis=No
 linear(np.ndarray.copy, np.copy, parameters="y, x", transpose="g", tangent="d[x]")
 
 
-@adjoint(np.array, np.asarray)
-def as_array(y, x):
-    d[x] += d[y]
-
-
-@tangent(np.array, np.asarray)
-def as_array(y, x):  # noqa: F811
-    d[y] = np.asarray(d[x])  # the tangent of a list of values is a list: make it an array
+# the tangent of a list of values is a list: make it an array
+linear(np.array, np.asarray, parameters="y, x", transpose="g", tangent="np.asarray(d[x])")
 
 
 shape_rule(shapes.reshape, np.reshape)
@@ -63,14 +57,8 @@ shape_rule(shapes.same_as_first, np.ndarray.astype)
 
 
 # np.r_[a, b] and np.c_[a, b] (normalize/anf.py writes them rt.concatenated(np.r_, [a, b]))
-@adjoint(rt.concatenated)
-def concatenated(y, trick, pieces):
-    d[pieces] += rt.pieces_of(d[y], trick, pieces)
-
-
-@tangent(rt.concatenated)
-def concatenated(y, trick, pieces):  # noqa: F811
-    d[y] = rt.concatenated(trick, d[pieces])
+multilinear(rt.concatenated, parameters="y, trick, pieces",
+            transposes={"pieces": "rt.pieces_of(g, trick, pieces)"})
 
 
 # a list's adjoint is a list of its elements' adjoints (rt.Parts): one part per piece

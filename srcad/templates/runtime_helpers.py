@@ -218,9 +218,8 @@ shape_rule(shapes.integer, rt.reduced_size)
 shape_rule(_array_of_shape, rt.array_of)
 
 
-# ---- facts for the optimizer
+# ---- facts for the optimizer (linear() and multilinear() above record linearity)
 
-# (the others' linear_in: declared by linear() and multilinear() with their templates)
 facts(rt.zeros_like, rt.unindex, allocating=True)
 # checks raise located errors at run time, and add_at writes into its first argument: a call
 # is kept even when its result is not read
