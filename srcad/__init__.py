@@ -5,10 +5,10 @@ from .codegen import codegen
 from .errors import SrcadError
 from .modes import hessian, hvp, jacobian, jvp, vjp
 from .registry import adjoint, d, nondifferentiable, stop_gradient, tangent
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
+    "__version__",
     "SrcadError",
     "adjoint",
     "check_grad",

@@ -9,35 +9,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 
 import numpy as np
 
-from . import arguments, cache, derived, persistent_cache, pipeline, recursion, trees
+from . import arguments, cache, derived, persistent_cache, recursion, trees
 from .analysis import shapes
+from .api import Specializations, grad
 from .errors import InvalidArgumentError
-from .transform.forward import ForwardRequest
-from .transform.reverse import ReverseRequest
-
-
-class _Specializations:
-    """Generated code for one request, one compiled function per tuple of argument kinds."""
-
-    def __init__(self, generate):
-        self.generate = generate
-        self.functions = {}
-        self.lock = threading.Lock()
-
-    def function_for(self, values):
-        kinds = tuple(map(shapes.of_value, values))
-        generated = self.functions.get(kinds)
-        if generated is None:
-            with self.lock:
-                generated = self.functions.get(kinds)
-                if generated is None:
-                    generated = self.functions[kinds] = self.generate(kinds)
-                    cache.statistics["generated"] += 1
-        return generated
+from .request import ForwardRequest, ReverseRequest, optimizations, parse_wrt, shift_positions
 
 
 def _cached(function, key, make):
@@ -52,22 +31,22 @@ def _params(function):
     return list(derived.signature_of_target(function).parameters)
 
 
-def _forward(function, names, enabled, tangent_only=False) -> _Specializations:
-    request = ForwardRequest(wrt=list(names), tangent_only=tangent_only)
+def _forward(function, names, enabled, tangent_only=False) -> Specializations:
+    request = ForwardRequest(names, tangent_only=tangent_only, enabled=enabled)
     return _cached(function, ("jvp", tuple(names), tangent_only, enabled),
-                   lambda: _Specializations(lambda kinds: persistent_cache.generate_forward(
-                       function, request, kinds, enabled=enabled)))
+                   lambda: Specializations(lambda kinds: persistent_cache.generate_forward(
+                       function, request, kinds, enabled=request.enabled)))
 
 
-def _reverse_vjp(function, enabled, names) -> _Specializations:
+def _reverse_vjp(function, enabled, names) -> Specializations:
     """Cotangents for the parameters ``names`` (not a bound method's self, not a string...)."""
     cotangent = recursion.cotangent_name(_params(function))
-    request = ReverseRequest(wrt=list(names), single=False, seed=cotangent,
-                             check_scalar_output=False, extra_params=[cotangent])
+    request = ReverseRequest(names, single=False, seed=cotangent, check_scalar_output=False,
+                             extra_params=[cotangent], enabled=enabled)
     return _cached(function, ("vjp", enabled, tuple(names)),
-                   lambda: _Specializations(lambda kinds: persistent_cache.generate_reverse(
+                   lambda: Specializations(lambda kinds: persistent_cache.generate_reverse(
                        function, request, kinds, name="vjp_" + function.__name__,
-                       enabled=enabled)))
+                       enabled=request.enabled)))
 
 
 def _code(target, args):
@@ -131,8 +110,8 @@ def jvp(function, primals, tangents, *, optimize=True):
     given = [trees.tangent_for(t, primals[i], params[i]) if trees.is_container(primals[i])
              else t for i, t in zip(positions, given)]
     code = _code(target, primals)
-    specializations = _forward(code, names, pipeline.optimizations(optimize))
-    generated = specializations.function_for(primals + tuple(given))
+    specializations = _forward(code, names, optimizations(optimize))
+    generated = specializations.for_values(primals + tuple(given))
     return generated.function(*primals, *given)
 
 
@@ -163,7 +142,7 @@ def _vjp(function, primals, wanted, optimize):
                   if arguments.nondifferentiable(primals[i]) is None]
     code = _code(target, primals)
     output = code(*map(trees.copied, primals))  # (it may write into its arguments)
-    enabled = pipeline.optimizations(optimize)
+    enabled = optimizations(optimize)
     specializations = (_reverse_vjp(code, enabled, [params[i] for i in wanted])
                        if wanted else None)
 
@@ -174,7 +153,7 @@ def _vjp(function, primals, wanted, optimize):
             cotangent = trees.tangent_for(cotangent, output, "cotangent")
         cotangents = [None] * len(primals)
         if specializations is not None:
-            generated = specializations.function_for(primals + (cotangent,))
+            generated = specializations.for_values(primals + (cotangent,))
             for position, value in zip(wanted, generated.function(*primals, cotangent)):
                 cotangents[position] = value
         return tuple(cotangents[held:given])
@@ -184,26 +163,6 @@ def _vjp(function, primals, wanted, optimize):
                         _HIGHER_ORDER_HINT, inspect.Signature([inspect.Parameter(
                             "cotangent", inspect.Parameter.POSITIONAL_OR_KEYWORD)]), target)
     return output, vjp_fn
-
-
-def _wrt_positions(target, wrt):
-    params = _params(target)
-    what = derived.name_of(target)
-    single = not isinstance(wrt, (tuple, list))
-    if not single and not wrt:
-        raise InvalidArgumentError("wrt is empty: name at least one argument to differentiate")
-    positions = []
-    for item in [wrt] if single else wrt:
-        if isinstance(item, str):
-            if item not in params:
-                raise InvalidArgumentError("wrt=%r is not a parameter of %s" % (item, what))
-            item = params.index(item)
-        if isinstance(item, bool) or not isinstance(item, int) or not -len(params) <= item < len(
-                params):
-            raise InvalidArgumentError("wrt=%r is not a parameter position of %s"
-                                       % (item, what))
-        positions.append(item % len(params))
-    return positions, single
 
 
 def _check_wrt(target, positions, args):
@@ -224,13 +183,12 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
         raise InvalidArgumentError("mode must be 'reverse' or 'forward', not %r" % (mode,))
     unbound, first = derived.split_bound(function)
     if first is not None:  # as grad does: self held constant, wrt counted after it
-        from .api import _shift_positions
-
-        inner = jacobian(unbound, _shift_positions(wrt, len(first)), mode, optimize=optimize)
+        inner = jacobian(unbound, shift_positions(wrt, len(first)), mode, optimize=optimize)
         return _held(inner, first)
     target = derived.target_of(function)
     signature = derived.signature_of_target(target)
-    positions, single = _wrt_positions(target, wrt)
+    parsed_wrt = parse_wrt(target, wrt)
+    positions, single = parsed_wrt.positions, parsed_wrt.single
 
     def jacobian_function(*args, **kwargs):
         args = arguments.bind(signature, args, kwargs)
@@ -304,19 +262,18 @@ def hvp(function, wrt=0, *, optimize=True):
     tape and in-place accumulations included). ``v`` is the last positional
     argument; the others (and keywords) bind to the function's parameters.
     """
-    from .api import _shift_positions, grad
-
     unbound, first = derived.split_bound(function)
     if first is not None:
-        inner = hvp(unbound, _shift_positions(wrt, len(first)), optimize=optimize)
+        inner = hvp(unbound, shift_positions(wrt, len(first)), optimize=optimize)
         return _held(inner, first)
     target = derived.target_of(function)
     signature = derived.signature_of_target(target)
-    positions, single = _wrt_positions(target, wrt)
+    parsed_wrt = parse_wrt(target, wrt)
+    positions, single = parsed_wrt.positions, parsed_wrt.single
     if not single:
         raise InvalidArgumentError("hvp differentiates with respect to one argument")
     position = positions[0]
-    gradient = grad(function, wrt=position, optimize=pipeline.optimizations(optimize))
+    gradient = grad(function, wrt=position, optimize=optimizations(optimize))
 
     def hvp_function(*args_and_v, **kwargs):
         if not args_and_v:
@@ -344,16 +301,14 @@ def hessian(function, wrt=0, *, optimize=True):
     the leaves ``p["w"]`` and ``p["b"]``, of shape w.shape + b.shape (None
     where either leaf is held constant).
     """
-    from .api import _shift_positions
-
     unbound, first = derived.split_bound(function)
     if first is not None:
-        inner = hessian(unbound, _shift_positions(wrt, len(first)), optimize=optimize)
+        inner = hessian(unbound, shift_positions(wrt, len(first)), optimize=optimize)
         return _held(inner, first)
     target = derived.target_of(function)
     signature = derived.signature_of_target(target)
     product = hvp(function, wrt, optimize=optimize)
-    position = _wrt_positions(target, wrt)[0][0]
+    position = parse_wrt(target, wrt).positions[0]
 
     def hessian_function(*args, **kwargs):
         args = arguments.bind(signature, args, kwargs)

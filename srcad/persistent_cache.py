@@ -63,7 +63,10 @@ import time
 import types
 import warnings
 
+from . import emit, pipeline, registry
 from .files import write_atomically
+from .pipeline import Generated
+from .version import __version__
 
 FORMAT = 1
 ENV_DIRECTORY = "SRCAD_CACHE_DIR"
@@ -147,8 +150,6 @@ def generate_forward(function, request, kinds=None, *, name=None, enabled=None):
 
 
 def _generate(mode, function, request, kinds, name, optimizations):
-    from . import pipeline
-
     if optimizations is None:
         optimizations = frozenset(pipeline.OPTIMIZATIONS)
     lookup = None
@@ -221,8 +222,6 @@ def _sha(text: str) -> str:
 
 
 def _srcad_version():
-    from . import __version__
-
     return __version__
 
 
@@ -235,8 +234,6 @@ def build_fingerprint() -> str:
     """Names, sizes and modification times of srcad's own files (its code and templates)."""
     global _build
     if _build is None:
-        from . import registry  # noqa: F401  (srcad.templates is a subpackage of srcad)
-
         roots = [os.path.dirname(os.path.abspath(__file__))]
         templates = sys.modules.get("srcad.templates")
         if templates is None:
@@ -359,8 +356,6 @@ def _module_of(obj):
 
 def _registry_fingerprint() -> str:
     """Templates and non-differentiable declarations registered outside srcad itself."""
-    from . import registry
-
     parts = []
     for primitive in list(registry._REGISTRY.values()):
         for template in (primitive.adjoint, primitive.tangent):
@@ -532,8 +527,6 @@ def _load(lookup, mode, function, request):
     except Exception:
         statistics["stale"] += 1  # a module or name that is not there any more
         return None
-    from . import emit
-    from .pipeline import Generated
 
     source, name = entry["source"], entry["name"]
     compiled = emit.compile_function(source, name, aliases, function, _label(mode, function),

@@ -16,11 +16,21 @@ recursions (a function calling itself with a decreasing integer) it is for.
 
 from __future__ import annotations
 
-import inspect
 import threading
 
 _lock = threading.RLock()
 _generated: dict = {}
+
+# How to generate the derivative of one function, installed by the driver (srcad/pipeline.py)
+# when it is imported: generated code calls vjp_of and jvp_of at run time, the transforms
+# name them in the code they write, and neither may import the driver above them.
+_generators: dict = {}
+
+
+def install_generators(*, vjp, jvp) -> None:
+    """The driver's ``vjp(function)`` and ``jvp(function)``, each giving a compiled function."""
+    _generators["vjp"] = vjp
+    _generators["jvp"] = jvp
 
 
 def vjp_of(function):
@@ -29,17 +39,9 @@ def vjp_of(function):
     if cached is not None and cached[0] is function.__code__:
         return cached[1]
     with _lock:
-        from .pipeline import generate_reverse
-        from .transform.reverse import ReverseRequest
-
-        params = list(inspect.signature(function, follow_wrapped=False).parameters)
-        cotangent = cotangent_name(params)
-        request = ReverseRequest(wrt=params, single=False, seed=cotangent,
-                                 check_scalar_output=False, extra_params=[cotangent])
-        generated = generate_reverse(function, request, None,
-                                     name="vjp_%s" % function.__name__)
-        _generated[function] = (function.__code__, generated.function)
-        return generated.function
+        generated = _generators["vjp"](function)
+        _generated[function] = (function.__code__, generated)
+        return generated
 
 
 def cotangent_name(params) -> str:
@@ -65,11 +67,6 @@ def jvp_of(function):
     if cached is not None and cached[0] is function.__code__:
         return cached[1]
     with _lock:
-        from .pipeline import generate_forward
-        from .transform.forward import ForwardRequest
-
-        params = list(inspect.signature(function, follow_wrapped=False).parameters)
-        generated = generate_forward(function, ForwardRequest(wrt=params), None,
-                                     name="jvp_%s" % function.__name__)
-        _generated[key] = (function.__code__, generated.function)
-        return generated.function
+        generated = _generators["jvp"](function)
+        _generated[key] = (function.__code__, generated)
+        return generated
