@@ -27,7 +27,6 @@ import gast
 import numpy as np
 
 from .. import registry, syntax
-from .. import runtime as rt
 from ..annotations import is_placeholder, is_restore
 from .operations import UNRESOLVED, operation_of
 
