@@ -1,6 +1,6 @@
 """Turn ``sum`` over a generator expression or list comprehension into a loop.
 
-Used by to_anf (normalize/anf.py) at the very point where the sum is evaluated,
+Used by to_anf (normalize/to_anf.py) at the very point where the sum is evaluated,
 so a sum inside a loop header, a ``while`` test, a conditional expression, an
 ``and``/``or`` operand or another sum's element runs exactly when Python would
 run it (a ``while`` test's sum in every iteration, a nested sum once per outer

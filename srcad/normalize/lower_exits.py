@@ -60,7 +60,7 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve, aliases) -> gast.
 def index_loops(statements, namer: Namer, resolve, aliases) -> list:
     """Only the first step of this pass: loops over sequences become loops over ``range``.
 
-    For loops built after this pass ran (a summed comprehension's, normalize/anf.py).
+    For loops built after this pass ran (a summed comprehension's, normalize/to_anf.py).
     """
     return _LowerExits(namer, resolve, aliases).index_loops(statements)
 

@@ -56,7 +56,7 @@ linear(np.ndarray.astype, parameters='y, x, dtype, order="K", casting="unsafe", 
 shape_rule(shapes.same_as_first, np.ndarray.astype)
 
 
-# np.r_[a, b] and np.c_[a, b] (normalize/anf.py writes them rt.concatenated(np.r_, [a, b]))
+# np.r_[a, b] and np.c_[a, b] (normalize/to_anf.py writes them rt.concatenated(np.r_, [a, b]))
 multilinear(rt.concatenated, parameters="y, trick, pieces",
             transposes={"pieces": "rt.pieces_of(g, trick, pieces)"})
 

@@ -43,7 +43,7 @@ linear(operator.getitem, parameters="y, x, index", transpose="rt.unindex(g, x, i
 
 
 # NumPy's index tricks: objects indexed with values to build an array (np.r_ and np.c_
-# are rewritten to rt.concatenated by normalize/anf.py and never get here)
+# are rewritten to rt.concatenated by normalize/to_anf.py and never get here)
 _INDEX_TRICKS = tuple({type(np.r_), type(np.r_).__mro__[1], type(np.c_), type(np.mgrid),
                        type(np.ogrid), type(np.s_)})
 
