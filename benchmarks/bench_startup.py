@@ -95,7 +95,7 @@ CHILD = textwrap.dedent('''\
     started = time.perf_counter()
     import numpy as np
     import srcad
-    from srcad import persistent_cache
+    from srcad.cache import disk
     imported = time.perf_counter()
     sys.path.insert(0, sys.argv[1])
     from bench_workload import workload
@@ -106,8 +106,8 @@ CHILD = textwrap.dedent('''\
     done = time.perf_counter()
     print(json.dumps({"first": (done - started) * 1e3, "srcad": (done - before) * 1e3,
                       "import": (imported - started) * 1e3,
-                      "hits": persistent_cache.statistics["hits"],
-                      "stored": persistent_cache.statistics["stored"],
+                      "hits": disk.statistics["hits"],
+                      "stored": disk.statistics["stored"],
                       "gradient": gradient.tolist()}))
 ''')
 

@@ -5,8 +5,7 @@ from .codegen import codegen
 from .errors import SrcadError
 from .modes import hessian, hvp, jacobian, jvp, vjp
 from .registry import adjoint, d, nondifferentiable, tangent
-
-__version__ = "0.1.0"
+from .version import __version__ as __version__
 
 __all__ = [
     "SrcadError",

@@ -7,8 +7,9 @@ import threading
 
 import numpy as np
 
-from . import arguments, cache, derived, persistent_cache, pipeline, trees
+from . import arguments, cache, derived, pipeline, trees
 from .analysis import shapes
+from .cache import generation
 from .errors import InvalidArgumentError, NonScalarOutputError
 from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
@@ -119,9 +120,8 @@ class _Derivative:
         self.specialized = {}
 
     def generate(self, kinds):
-        generated = persistent_cache.generate_reverse(derived.code_of(self.target, kinds),
-                                                      self.request, kinds,
-                                                      enabled=self.enabled)
+        generated = generation.generate_reverse(derived.code_of(self.target, kinds),
+                                                self.request, kinds, enabled=self.enabled)
         cache.statistics["generated"] += 1
         return generated
 

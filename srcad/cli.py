@@ -17,6 +17,8 @@ import shlex
 import sys
 import traceback
 
+from .version import __version__
+
 DESCRIPTION = """\
 srcad: automatic differentiation for Python/NumPy by source transformation.
 
@@ -55,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="srcad", description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version="srcad " + _version())
+    parser.add_argument("--version", action="version", version="srcad " + __version__)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     show = commands.add_parser(
@@ -352,14 +354,14 @@ def _per_target(values, count, option):
 
 
 def _cache_info(args):
-    from . import persistent_cache
+    from .cache import disk
 
-    info = persistent_cache.info()
+    info = disk.info()
     size = info["bytes"]
     shown = "%d bytes" % size if size < 10240 else "%.1f KiB" % (size / 1024) \
         if size < 10 * 1024 * 1024 else "%.1f MiB" % (size / 1024 / 1024)
     state = "on" if info["enabled"] else "off (%s=%s)" % (
-        persistent_cache.ENV_SWITCH, os.environ.get(persistent_cache.ENV_SWITCH))
+        disk.ENV_SWITCH, os.environ.get(disk.ENV_SWITCH))
     if info["enabled"] and not info["usable"]:
         state = "off (the directory is not owned by you, or others can write to it)"
     print("location: %s%s" % (info["directory"], "" if info["exists"] else " (not created yet)"))
@@ -368,21 +370,15 @@ def _cache_info(args):
                               % info["invalid"] if info["invalid"] else ""))
     print("size:     %s" % shown)
     print("(set %s to move it, %s=0 to switch it off)"
-          % (persistent_cache.ENV_DIRECTORY, persistent_cache.ENV_SWITCH))
+          % (disk.ENV_DIRECTORY, disk.ENV_SWITCH))
 
 
 def _cache_clear(args):
-    from . import persistent_cache
+    from .cache import disk
 
-    removed = persistent_cache.clear()
+    removed = disk.clear()
     print("removed %d entr%s from %s" % (removed, "y" if removed == 1 else "ies",
-                                        persistent_cache.directory()))
-
-
-def _version():
-    from . import __version__
-
-    return __version__
+                                        disk.directory()))
 
 
 def console_main():

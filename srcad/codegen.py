@@ -44,7 +44,7 @@ import tokenize
 import types
 from dataclasses import dataclass, field
 
-from . import derived, persistent_cache, pipeline, runtime
+from . import derived, pipeline, runtime, serialize
 from .analysis import shapes
 from .errors import InvalidArgumentError, SrcadError
 from .files import write_atomically
@@ -251,8 +251,8 @@ def _bind(name, obj, origin, target, standalone) -> Binding:
         module = _module_name(obj.__name__, target)
         _check_standalone(name, module, obj, target, standalone)
         return Binding(name, "import", _import_module_text(module, name), ("module", module))
-    if persistent_cache._is_literal(obj):
-        text = persistent_cache._literal_text(obj)
+    if serialize.is_literal(obj):
+        text = serialize.literal_text(obj)
         return Binding(name, "literal", "%s = %s" % (name, text), ("literal", type(obj), text))
     located = _locate(obj, name, origin, target)
     if located is None:
@@ -299,7 +299,7 @@ def _check_standalone(name, module, obj, target, standalone):
 def _locate(obj, name, origin, target):
     """(module, qualified name) importing ``obj``, or None."""
     candidates = []
-    module = persistent_cache._module_of(obj)
+    module = serialize.module_of(obj)
     qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
     if isinstance(module, str) and isinstance(qualname, str) and "<" not in qualname \
             and callable(obj):
@@ -421,9 +421,9 @@ def _with_defaults(source: str, target: Target) -> tuple:
     first, newline, rest = source.partition("\n")
     params = list(signature_of(function).parameters)
     expected = "def %s(%s):" % (target.name, ", ".join(params))
-    if first == expected and all(persistent_cache._is_literal(d) for d in defaults):
+    if first == expected and all(serialize.is_literal(d) for d in defaults):
         start = len(params) - len(defaults)
-        shown = [p if i < start else "%s=%s" % (p, persistent_cache._literal_text(defaults[i -
+        shown = [p if i < start else "%s=%s" % (p, serialize.literal_text(defaults[i -
                  start])) for i, p in enumerate(params)]
         return "def %s(%s):" % (target.name, ", ".join(shown)) + newline + rest, ""
     return source, None  # the caller imports the original and copies its __defaults__

@@ -2,11 +2,12 @@
 
 ``to_source`` is the only place that turns trees into text (astor, falling
 back to ``ast.unparse`` where astor cannot print a node). ``compile_function``
-writes the text to a file of its own (under the temporary directory, one
-folder per user) and registers it with ``linecache``, so tracebacks, pdb and
-inspect all show the generated lines, and binds srcad's aliases and the user's
-closure cells as the generated function's free variables; its globals are the
-user function's own, so names the user's code reads stay live.
+writes the text to a file of its own (cache/generated_files.py: under the
+temporary directory, one folder per user) and registers it with
+``linecache``, so tracebacks, pdb and inspect all show the generated lines,
+and binds srcad's aliases and the user's closure cells as the generated
+function's free variables; its globals are the user function's own, so names
+the user's code reads stay live.
 """
 
 from __future__ import annotations
@@ -15,17 +16,13 @@ import ast
 import hashlib
 import linecache
 import math
-import os
-import re
-import tempfile
-import time
 import types
 
 import astor
 import gast
 
 from .annotations import COMMENT_PREFIX, comment_text
-from .files import write_atomically
+from .cache import generated_files
 
 
 def to_source(tree) -> str:
@@ -104,66 +101,6 @@ def _restore_comments(text: str) -> str:
 _FACTORY = "_srcad_bind"
 
 
-def source_directory() -> str:
-    """Where generated sources are written, so every traceback printer can show them."""
-    return os.path.join(tempfile.gettempdir(), "srcad-%s" % getpass_uid())
-
-
-def getpass_uid() -> str:
-    return str(os.getuid()) if hasattr(os, "getuid") else "user"
-
-
-def _slug(label: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_")[:60]
-
-
-_KEEP_SECONDS = 7 * 24 * 3600
-_cleaned = False
-
-
-def _remove_old_files(directory: str) -> None:
-    """Generated files are kept for a week after their last use, then removed.
-
-    The folder is swept at most once a day (a marker file records when), so
-    starting a process does not pay for a large folder.
-    """
-    global _cleaned
-    if _cleaned:
-        return
-    _cleaned = True
-    marker = os.path.join(directory, ".last-sweep")
-    try:
-        if time.time() - os.path.getmtime(marker) < 24 * 3600:
-            return
-    except OSError:
-        pass  # never swept
-    with open(marker, "w"):
-        pass
-    cutoff = time.time() - _KEEP_SECONDS
-    for entry in os.scandir(directory):
-        try:
-            if entry.is_file() and entry.stat().st_mtime < cutoff:
-                os.unlink(entry.path)
-        except OSError:
-            pass  # another process got there first
-
-
-def _write_source_file(text: str, stem: str) -> str | None:
-    """Write ``text`` to a file of its own (atomically); None if that is not possible."""
-    directory = source_directory()
-    path = os.path.join(directory, stem + ".py")
-    try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        _remove_old_files(directory)
-        if os.path.exists(path):
-            os.utime(path)  # in use: keep it
-        if not os.path.exists(path):
-            write_atomically(path, text)
-    except OSError:
-        return None
-    return path
-
-
 def compile_function(source: str, name: str, aliases: dict, user_function,
                      label: str, defaults=None) -> types.FunctionType:
     """Compile generated ``source`` (one ``def name``) into a function.
@@ -178,7 +115,7 @@ def compile_function(source: str, name: str, aliases: dict, user_function,
                        for line in source.splitlines(keepends=True))
     text = "def %s(%s):\n%s    return %s\n" % (_FACTORY, ", ".join(free), indented, name)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    filename = _write_source_file(text, "%s_%s" % (_slug(label), digest)) or \
+    filename = generated_files.write_source_file(text, label, digest) or \
         "<srcad %s %s>" % (label, digest)
     lines = text.splitlines(keepends=True)
     linecache.cache[filename] = (len(text), None, lines, filename)

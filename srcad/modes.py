@@ -13,8 +13,9 @@ import threading
 
 import numpy as np
 
-from . import arguments, cache, derived, persistent_cache, pipeline, recursion, trees
+from . import arguments, cache, derived, pipeline, recursion, trees
 from .analysis import shapes
+from .cache import generation
 from .errors import InvalidArgumentError
 from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
@@ -55,7 +56,7 @@ def _params(function):
 def _forward(function, names, enabled, tangent_only=False) -> _Specializations:
     request = ForwardRequest(wrt=list(names), tangent_only=tangent_only)
     return _cached(function, ("jvp", tuple(names), tangent_only, enabled),
-                   lambda: _Specializations(lambda kinds: persistent_cache.generate_forward(
+                   lambda: _Specializations(lambda kinds: generation.generate_forward(
                        function, request, kinds, enabled=enabled)))
 
 
@@ -65,7 +66,7 @@ def _reverse_vjp(function, enabled, names) -> _Specializations:
     request = ReverseRequest(wrt=list(names), single=False, seed=cotangent,
                              check_scalar_output=False, extra_params=[cotangent])
     return _cached(function, ("vjp", enabled, tuple(names)),
-                   lambda: _Specializations(lambda kinds: persistent_cache.generate_reverse(
+                   lambda: _Specializations(lambda kinds: generation.generate_reverse(
                        function, request, kinds, name="vjp_" + function.__name__,
                        enabled=enabled)))
 

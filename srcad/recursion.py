@@ -19,15 +19,16 @@ from __future__ import annotations
 import inspect
 import threading
 
+from . import cache
+
 _lock = threading.RLock()
-_generated: dict = {}
 
 
 def vjp_of(function):
-    """The generated vector-Jacobian product of ``function`` (cached per function)."""
-    cached = _generated.get(function)
-    if cached is not None and cached[0] is function.__code__:
-        return cached[1]
+    """The generated vector-Jacobian product of ``function`` (cached on the function)."""
+    cached = cache.lookup(function, "vjp_of")
+    if cached is not None:
+        return cached
     with _lock:
         from .pipeline import generate_reverse
         from .transform.reverse import ReverseRequest
@@ -38,7 +39,7 @@ def vjp_of(function):
                                  check_scalar_output=False, extra_params=[cotangent])
         generated = generate_reverse(function, request, None,
                                      name="vjp_%s" % function.__name__)
-        _generated[function] = (function.__code__, generated.function)
+        cache.store(function, "vjp_of", generated.function)
         return generated.function
 
 
@@ -60,10 +61,9 @@ def jvp_of(function):
     ``jvp_f(a, b, a_dot, b_dot) -> (value, tangent)``; forward mode through a
     recursive call calls it.
     """
-    key = ("jvp", function)
-    cached = _generated.get(key)
-    if cached is not None and cached[0] is function.__code__:
-        return cached[1]
+    cached = cache.lookup(function, "jvp_of")
+    if cached is not None:
+        return cached
     with _lock:
         from .pipeline import generate_forward
         from .transform.forward import ForwardRequest
@@ -71,5 +71,5 @@ def jvp_of(function):
         params = list(inspect.signature(function, follow_wrapped=False).parameters)
         generated = generate_forward(function, ForwardRequest(wrt=params), None,
                                      name="jvp_%s" % function.__name__)
-        _generated[key] = (function.__code__, generated.function)
+        cache.store(function, "jvp_of", generated.function)
         return generated.function

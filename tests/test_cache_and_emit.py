@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import cache, emit
+from srcad import cache
+from srcad.cache import generated_files
 
 try:
     from . import _fd
@@ -303,7 +304,7 @@ def _generated_frames(exc):
 
 def _is_generated(filename):
     """Generated code lives in files of its own under srcad's source directory."""
-    return filename.startswith(emit.source_directory() + os.sep)
+    return filename.startswith(generated_files.source_directory() + os.sep)
 
 
 def test_traceback_of_numpy_error_inside_generated_code():
