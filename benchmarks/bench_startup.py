@@ -114,7 +114,7 @@ CHILD = textwrap.dedent('''\
 
 def run_child(folder, cache_dir):
     # TMPDIR: srcad writes the generated sources it compiles under the temporary directory
-    # (for tracebacks, emit.py) and scans that folder once per process; give the benchmark
+    # (for tracebacks, cache/generated_files.py), pruned once per process; give the benchmark
     # its own, so the numbers do not depend on how many files earlier runs left there
     environment = dict(os.environ, SRCAD_CACHE_DIR=cache_dir, OPENBLAS_NUM_THREADS="1",
                        OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",

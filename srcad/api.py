@@ -15,7 +15,7 @@ from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
 
 
-def _wrt_names(target, wrt) -> tuple[list[str], bool]:
+def wrt_names(target, wrt) -> tuple[list[str], bool]:
     """``wrt`` as parameter names, and whether a single gradient (not a tuple) is wanted.
 
     ``target`` is a plain function or the registration of a function srcad made.
@@ -62,7 +62,7 @@ def _derivative(function, wrt, *, kind, has_aux=False, optimize=True, **options)
         inner = _derivative(unbound, offset_wrt, kind=kind, has_aux=has_aux, optimize=enabled)
         return _bind_first(inner, first[0])
     target = derived.target_of(function)
-    names, single = _wrt_names(target, wrt)
+    names, single = wrt_names(target, wrt)
     key = (kind, tuple(names), single, has_aux, enabled)
     wrapper = cache.lookup(function, key)
     if wrapper is None:
@@ -236,24 +236,8 @@ def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages:
         return source(unbound, _shift_positions(wrt, len(first)), mode,
                       example_args=example_args, stages=stages, has_aux=has_aux,
                       optimize=optimize)
-    target = derived.target_of(function)
-    names, single = _wrt_names(target, wrt)
-    kinds = None
-    if example_args is not None:
-        example_args = arguments.bind(derived.signature_of_target(target), example_args, {})
-        kinds = tuple(shapes.of_value(a) for a in example_args)
-    code = derived.code_of(target, kinds)
-    if mode == "forward":  # tangents have their primals' kinds
-        params = list(derived.signature_of_target(target).parameters)
-        if kinds is not None:
-            kinds = kinds + tuple(kinds[params.index(n)] for n in names)
-        generated = pipeline.generate_forward(code, ForwardRequest(wrt=names), kinds,
-                                              keep_stages=stages,
-                                              enabled=pipeline.optimizations(optimize))
-    else:
-        request = ReverseRequest(wrt=names, single=single, has_aux=has_aux)
-        generated = pipeline.generate_reverse(code, request, kinds, keep_stages=stages,
-                                              enabled=pipeline.optimizations(optimize))
+    generated = generate(function, wrt, mode, example_args=example_args, has_aux=has_aux,
+                         optimize=optimize, keep_stages=stages)
     if not stages:
         return generated.source
     parts = []
@@ -261,6 +245,36 @@ def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages:
         if stage in generated.stages:
             parts.append("# ---- after %s ----\n%s" % (stage, generated.stages[stage].rstrip()))
     return "\n\n".join(parts) + "\n"
+
+
+def generate(function, wrt=0, mode: str = "reverse", *, example_args=None,
+             has_aux: bool = False, optimize=True, name: str | None = None,
+             keep_stages: bool = False) -> pipeline.Generated:
+    """The derivative ``source`` prints (and ``srcad.codegen`` writes), freshly generated.
+
+    ``function`` is a function (not a bound method) or a function srcad made; the
+    code is for arguments of any type, or specialized for arguments like
+    ``example_args``; ``name`` names the generated function.
+    """
+    if mode not in ("reverse", "forward"):
+        raise InvalidArgumentError("mode must be 'reverse' or 'forward', not %r" % (mode,))
+    target = derived.target_of(function)
+    names, single = wrt_names(target, wrt)
+    kinds = None
+    if example_args is not None:
+        example_args = arguments.bind(derived.signature_of_target(target), example_args, {})
+        kinds = tuple(shapes.of_value(a) for a in example_args)
+    code = derived.code_of(target, kinds)
+    enabled = pipeline.optimizations(optimize)
+    if mode == "forward":  # tangents have their primals' kinds
+        params = list(derived.signature_of_target(target).parameters)
+        if kinds is not None:
+            kinds = kinds + tuple(kinds[params.index(n)] for n in names)
+        return pipeline.generate_forward(code, ForwardRequest(wrt=names), kinds, name=name,
+                                         keep_stages=keep_stages, enabled=enabled)
+    request = ReverseRequest(wrt=names, single=single, has_aux=has_aux)
+    return pipeline.generate_reverse(code, request, kinds, name=name, keep_stages=keep_stages,
+                                     enabled=enabled)
 
 
 def stop_gradient(x):
@@ -278,7 +292,7 @@ def check_grad(function, *args, wrt=0, eps: float = 1e-6, rtol: float = 1e-5,
     args = arguments.bind(signature, args, {})
     gradient = grad(function, wrt=wrt)(*args)
     params = list(signature.parameters)
-    names, single = _wrt_names(derived.Made(derived.name_of(function), signature, function),
+    names, single = wrt_names(derived.Made(derived.name_of(function), signature, function),
                                wrt)
     gradients = (gradient,) if single else gradient
     for name, g in zip(names, gradients):

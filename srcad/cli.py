@@ -268,11 +268,11 @@ def parse_wrt(text):
 
 
 def _check_wrt(function, wrt, spec):
-    from .api import _wrt_names
+    from .api import wrt_names
     from .errors import InvalidArgumentError
 
     try:
-        _wrt_names(function, wrt)
+        wrt_names(function, wrt)
     except InvalidArgumentError as exc:
         raise UsageError("%s: %s" % (spec, str(exc).replace("\n", " "))) from None
 

@@ -1,21 +1,24 @@
 """Stage 7, emit: syntax tree to source text, and source text to a live function.
 
 ``to_source`` is the only place that turns trees into text (astor, falling
-back to ``ast.unparse`` where astor cannot print a node). ``compile_function``
-writes the text to a file of its own (cache/generated_files.py: under the
-temporary directory, one folder per user) and registers it with
-``linecache``, so tracebacks, pdb and inspect all show the generated lines,
-and binds srcad's aliases and the user's closure cells as the generated
-function's free variables; its globals are the user function's own, so names
-the user's code reads stay live.
+back to ``ast.unparse`` where astor cannot print a node); ``parse_source``
+reads such text back (srcad.codegen changes generated code on its tree).
+``compile_function`` writes the text to a file of its own
+(cache/generated_files.py: under the temporary directory, one folder per
+user) and registers it with ``linecache``, so tracebacks, pdb and inspect
+all show the generated lines, and binds srcad's aliases and the user's
+closure cells as the generated function's free variables; its globals are
+the user function's own, so names the user's code reads stay live.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import linecache
 import math
+import tokenize
 import types
 
 import astor
@@ -98,6 +101,32 @@ def _restore_comments(text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def parse_source(text: str) -> gast.Module:
+    """The tree of source ``to_source`` printed, its ``# comment`` lines comment statements again.
+
+    ``to_source(parse_source(text)) == text`` for text ``to_source`` printed, so a tree
+    read back this way can be changed (names renamed, defaults added) and printed again.
+    Only comments on lines of their own, outside brackets, are kept: ``to_source`` writes
+    no other kind.
+    """
+    lines = text.splitlines(keepends=True)
+    depth = 0
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        elif token.type == tokenize.COMMENT and depth == 0:
+            row, column = token.start
+            line = lines[row - 1]
+            if line[:column].strip():
+                continue  # after code on its line
+            body = token.string[1:]
+            body = body.removeprefix(" ")
+            lines[row - 1] = line[:column] + repr(COMMENT_PREFIX + body) + "\n"
+    return gast.parse("".join(lines))
+
+
 _FACTORY = "_srcad_bind"
 
 
@@ -130,3 +159,4 @@ def compile_function(source: str, name: str, aliases: dict, user_function,
                                   defaults, closure or None)
     function.__source__ = source
     return function
+
