@@ -12,11 +12,17 @@ cannot differentiate the function or the user's module fails to import.
 from __future__ import annotations
 
 import argparse
+import importlib
+import inspect
 import os
 import shlex
 import sys
 import traceback
 
+from . import api
+from .cache import disk
+from .codegen import Target, module_name_for_path, module_source, write_module
+from .errors import InvalidArgumentError, SrcadError
 from .version import __version__
 
 DESCRIPTION = """\
@@ -136,8 +142,6 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     args.argv = argv
-    from .errors import SrcadError
-
     try:
         return args.run(args) or 0
     except UsageError as exc:
@@ -170,9 +174,6 @@ class _UserCodeFailed(Exception):
 
 def load_target(spec: str):
     """The function named by ``FILE.py:NAME``, and the module name its file was imported as."""
-    from .codegen import module_name_for_path
-    from .errors import InvalidArgumentError
-
     path, colon, name = spec.rpartition(":")
     if not colon or not path or not name:
         raise UsageError("%r: name a function as FILE.py:FUNCTION (for example "
@@ -193,24 +194,18 @@ def load_target(spec: str):
         obj = getattr(obj, part, None)
         if obj is None:
             raise UsageError("%s has no function %r%s" % (path, name, _functions_hint(module)))
-    import inspect
-
     if not inspect.isfunction(obj):
         raise UsageError("%s:%s is a %s, not a function" % (path, name, type(obj).__name__))
     return obj, module_name
 
 
 def _functions_hint(module) -> str:
-    import inspect
-
     names = [n for n, v in vars(module).items()
              if inspect.isfunction(v) and getattr(v, "__module__", None) == module.__name__]
     return "; its functions are: %s" % ", ".join(names) if names else ""
 
 
 def _import_file(path, module_name, folder):
-    import importlib
-
     path = os.path.abspath(path)
     loaded = sys.modules.get(module_name)
     if loaded is None:
@@ -233,8 +228,6 @@ def _import_file(path, module_name, folder):
 
 def _user_frames(exc) -> str:
     """The traceback of ``exc`` without importlib's and srcad's own frames."""
-    import importlib
-
     skipped = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
                os.path.dirname(os.path.abspath(importlib.__file__)) + os.sep, "<frozen ")
     frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
@@ -268,11 +261,8 @@ def parse_wrt(text):
 
 
 def _check_wrt(function, wrt, spec):
-    from .api import wrt_names
-    from .errors import InvalidArgumentError
-
     try:
-        wrt_names(function, wrt)
+        api.wrt_names(function, wrt)
     except InvalidArgumentError as exc:
         raise UsageError("%s: %s" % (spec, str(exc).replace("\n", " "))) from None
 
@@ -281,8 +271,6 @@ def _check_wrt(function, wrt, spec):
 
 
 def _show(args):
-    from . import api
-
     function, _ = load_target(args.target)
     wrt = parse_wrt(args.wrt)
     _check_wrt(function, wrt, args.target)
@@ -307,8 +295,6 @@ def _print_code(text, color):
 
 
 def _codegen(args):
-    from .codegen import Target, module_source, write_module
-
     count = len(args.targets)
     wrts = _per_target(args.wrt, count, "--wrt")
     names = _per_target(args.name, count, "--name")
@@ -354,8 +340,6 @@ def _per_target(values, count, option):
 
 
 def _cache_info(args):
-    from .cache import disk
-
     info = disk.info()
     size = info["bytes"]
     shown = "%d bytes" % size if size < 10240 else "%.1f KiB" % (size / 1024) \
@@ -374,8 +358,6 @@ def _cache_info(args):
 
 
 def _cache_clear(args):
-    from .cache import disk
-
     removed = disk.clear()
     print("removed %d entr%s from %s" % (removed, "y" if removed == 1 else "ies",
                                         disk.directory()))
