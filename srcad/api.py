@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import functools
-import threading
 
 import numpy as np
 
 from . import arguments, cache, derived, pipeline, trees
 from .analysis import shapes
 from .cache import generation
+from .cache.specializations import Specializations
 from .errors import InvalidArgumentError, NonScalarOutputError
 from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
@@ -115,27 +115,18 @@ class _Derivative:
         params = list(self.signature.parameters)
         self.nparams = len(params)
         self.wrt_positions = tuple(params.index(name) for name in request.wrt)
-        self.lock = threading.Lock()
         self.generic = self.generate(None)  # fails now, not at the first call, on bad code
-        self.specialized = {}
+        self.specializations = Specializations(self.generate)
 
     def generate(self, kinds):
-        generated = generation.generate_reverse(derived.code_of(self.target, kinds),
-                                                self.request, kinds, enabled=self.enabled)
-        cache.statistics["generated"] += 1
-        return generated
+        return generation.generate_reverse(derived.code_of(self.target, kinds), self.request,
+                                           kinds, enabled=self.enabled)
 
     def specialize(self, args):
-        return self.specialize_kinds(tuple(shapes.of_value(a) for a in args))
+        return self.specializations.for_values(args)
 
     def specialize_kinds(self, kinds):
-        generated = self.specialized.get(kinds)
-        if generated is None:
-            with self.lock:
-                generated = self.specialized.get(kinds)
-                if generated is None:
-                    generated = self.specialized[kinds] = self.generate(kinds)
-        return generated
+        return self.specializations.get(kinds)
 
     def code_for(self, kinds):
         """The generated code run for arguments of ``kinds`` (None: the generic code)."""
@@ -158,7 +149,7 @@ class _Derivative:
             "srcad.grad(f), srcad.hessian(f) is the same matrix)." % name)
 
     def wrapper(self):
-        specialized = self.specialized
+        specialized = self.specializations.by_kinds
         of_value = shapes.of_value
         nparams = self.nparams
         positions = self.wrt_positions

@@ -1,7 +1,7 @@
 """jvp, vjp, jacobian, hessian and hvp: the public functions beyond ``grad``.
 
 Each is a thin wrapper over pipeline.py, caching generated code on the
-function object like ``grad`` does (srcad/cache.py) and specializing it on
+function object like ``grad`` does (srcad/cache/) and specializing it on
 the kinds of the arguments it is called with.
 """
 
@@ -9,36 +9,16 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 
 import numpy as np
 
 from . import arguments, cache, derived, pipeline, recursion, trees
 from .analysis import shapes
 from .cache import generation
+from .cache.specializations import Specializations
 from .errors import InvalidArgumentError
 from .transform.forward import ForwardRequest
 from .transform.reverse import ReverseRequest
-
-
-class _Specializations:
-    """Generated code for one request, one compiled function per tuple of argument kinds."""
-
-    def __init__(self, generate):
-        self.generate = generate
-        self.functions = {}
-        self.lock = threading.Lock()
-
-    def function_for(self, values):
-        kinds = tuple(map(shapes.of_value, values))
-        generated = self.functions.get(kinds)
-        if generated is None:
-            with self.lock:
-                generated = self.functions.get(kinds)
-                if generated is None:
-                    generated = self.functions[kinds] = self.generate(kinds)
-                    cache.statistics["generated"] += 1
-        return generated
 
 
 def _cached(function, key, make):
@@ -53,20 +33,20 @@ def _params(function):
     return list(derived.signature_of_target(function).parameters)
 
 
-def _forward(function, names, enabled, tangent_only=False) -> _Specializations:
+def _forward(function, names, enabled, tangent_only=False) -> Specializations:
     request = ForwardRequest(wrt=list(names), tangent_only=tangent_only)
     return _cached(function, ("jvp", tuple(names), tangent_only, enabled),
-                   lambda: _Specializations(lambda kinds: generation.generate_forward(
+                   lambda: Specializations(lambda kinds: generation.generate_forward(
                        function, request, kinds, enabled=enabled)))
 
 
-def _reverse_vjp(function, enabled, names) -> _Specializations:
+def _reverse_vjp(function, enabled, names) -> Specializations:
     """Cotangents for the parameters ``names`` (not a bound method's self, not a string...)."""
     cotangent = recursion.cotangent_name(_params(function))
     request = ReverseRequest(wrt=list(names), single=False, seed=cotangent,
                              check_scalar_output=False, extra_params=[cotangent])
     return _cached(function, ("vjp", enabled, tuple(names)),
-                   lambda: _Specializations(lambda kinds: generation.generate_reverse(
+                   lambda: Specializations(lambda kinds: generation.generate_reverse(
                        function, request, kinds, name="vjp_" + function.__name__,
                        enabled=enabled)))
 
@@ -133,7 +113,7 @@ def jvp(function, primals, tangents, *, optimize=True):
              else t for i, t in zip(positions, given)]
     code = _code(target, primals)
     specializations = _forward(code, names, pipeline.optimizations(optimize))
-    generated = specializations.function_for(primals + tuple(given))
+    generated = specializations.for_values(primals + tuple(given))
     return generated.function(*primals, *given)
 
 
@@ -175,7 +155,7 @@ def _vjp(function, primals, wanted, optimize):
             cotangent = trees.tangent_for(cotangent, output, "cotangent")
         cotangents = [None] * len(primals)
         if specializations is not None:
-            generated = specializations.function_for(primals + (cotangent,))
+            generated = specializations.for_values(primals + (cotangent,))
             for position, value in zip(wanted, generated.function(*primals, cotangent)):
                 cotangents[position] = value
         return tuple(cotangents[held:given])

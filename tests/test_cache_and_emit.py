@@ -6,6 +6,7 @@ import inspect
 import linecache
 import os
 import sys
+import threading
 import textwrap
 import traceback
 import weakref
@@ -401,3 +402,26 @@ def test_generated_function_uses_its_own_numpy_alias():
     generated = next(iter(g.specializations.values()))
     assert generated.aliases.get("np") is np
     assert generated.function.__globals__ is cubic.__globals__
+
+
+def test_threads_asking_for_one_new_specialization_generate_it_once():
+    """srcad/cache/specializations.py checks its table again under a lock."""
+    g = srcad.grad(cubic_sum, wrt=(0, 1))
+    start = threading.Barrier(6)
+    results = []
+
+    def call():
+        start.wait()
+        results.append(g(np.full((2, 2), 0.5), 0.7))
+
+    before = counts()
+    threads = [threading.Thread(target=call) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert counts()["generated"] == before["generated"] + 1
+    assert len(results) == 6
+    for gx, gy in results:
+        _fd.assert_close(gx, results[0][0])
+        _fd.assert_close(gy, results[0][1])

@@ -125,7 +125,7 @@ def test_hvp_through_branches_and_loops():
 def _third_derivative(function, x):
     """d/dx of the Hessian: forward mode over reverse mode over forward mode."""
     directional = _forward(function, ["x"], pipeline.optimizations(True), tangent_only=True)
-    first = directional.function_for((x, 1.0)).function  # x, v -> f'(x) v
+    first = directional.for_values((x, 1.0)).function  # x, v -> f'(x) v
     second = srcad.grad(first, wrt=0)  # x, v -> f''(x) v (reverse over forward)
     _, third = srcad.jvp(_specialized(second, (x, 1.0)), (x, 1.0), (1.0, None))
     return third
@@ -229,7 +229,7 @@ def test_dot_product_forward_against_reverse_for_every_template(case):
 ])
 def test_forward_over_forward_second_derivative(function, second):
     directional = _forward(function, ["x"], pipeline.optimizations(True), tangent_only=True)
-    first = directional.function_for((0.7, 1.0)).function  # x, v -> f'(x) v
+    first = directional.for_values((0.7, 1.0)).function  # x, v -> f'(x) v
     _, curvature = srcad.jvp(first, (0.7, 1.0), (1.0, None))
     assert curvature == pytest.approx(second(0.7), rel=1e-10)
 
@@ -237,7 +237,7 @@ def test_forward_over_forward_second_derivative(function, second):
 def test_forward_over_forward_through_a_loop():
     directional = _forward(mf.with_branch_and_loop, ["x"], pipeline.optimizations(True),
                            tangent_only=True)
-    first = directional.function_for((0.7, 4, 1.0)).function
+    first = directional.for_values((0.7, 4, 1.0)).function
     _, curvature = srcad.jvp(first, (0.7, 4, 1.0), (1.0, None, None))
     assert curvature == pytest.approx(srcad.hessian(mf.with_branch_and_loop)(0.7, 4), rel=1e-8)
 

@@ -4,6 +4,7 @@ One file per job:
 
     memory.py           what srcad made for a function (derivative wrappers, vjps of
                         recursive functions), in the function's own __dict__
+    specializations.py  one request's code per tuple of argument kinds (grad, jvp, vjp)
     keys.py             fingerprints of what generated code depends on: the disk keys
     disk.py             the disk store: entries of generated code shared by processes
     generation.py       code generation through the disk store (hit, or pipeline + store)
