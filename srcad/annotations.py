@@ -57,6 +57,15 @@ _CARRY = "_srcad_carry"
 _RESTORE = "_srcad_restore"
 
 
+def located_like(new: gast.AST, old: gast.AST) -> gast.AST:
+    """``new``, made to stand for ``old``: its location, origin and user position."""
+    gast.copy_location(new, old)
+    set_origin(new, old)
+    if position(old) is not None:
+        set_position(new, position(old))
+    return new
+
+
 def mark_carry(node: gast.Assign) -> gast.Assign:
     """Mark ``x = x_2`` at the end of a loop body: the value carried to the next iteration."""
     setattr(node, _CARRY, True)

@@ -327,11 +327,25 @@ def _clean_lines(text: str) -> list[str]:
     return lines
 
 
+_TRACEBACK_MARKERS = re.compile(r"^\s*[\^~]*\^[\^~]+\s*$")
+
+
+def _without_traceback_markers(lines: list[str]) -> list[str]:
+    """A traceback as Python 3.10 prints it: 3.11 added the ``^^^^`` lines under the
+    failing expression (srcad's own single ``^`` under a column stays)."""
+    if not lines or not lines[0].startswith("Traceback"):
+        return lines
+    return [line for line in lines if not _TRACEBACK_MARKERS.match(line)]
+
+
 def output_matches(shown: str, actual: str, measured: str | None = None) -> bool:
     if measured:
         shown, actual = re.sub(measured, "<measured>", shown), re.sub(measured, "<measured>",
                                                                     actual)
-    return _gap_aware_match(_clean_lines(shown), _clean_lines(actual), anchored=True)
+    shown_lines = _clean_lines(shown)
+    if sys.version_info < (3, 11):
+        shown_lines = _without_traceback_markers(shown_lines)
+    return _gap_aware_match(shown_lines, _clean_lines(actual), anchored=True)
 
 
 def excerpt_matches(shown: str, actual: str) -> bool:

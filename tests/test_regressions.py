@@ -548,3 +548,28 @@ def test_jvp_of_an_append_with_nothing_varied():
     """forward.py put every in-place update's tangent before the update; a zero tangent is
     ``rt.zeros_like(result)``, which read the result before it was assigned."""
     check_all_modes(append_a_constant_then_varied_values, (np.array([0.3, 0.4]),), 0)
+
+
+# ---- normalize/propagate_writes: `+=` on a float never writes into another name ---------
+
+
+def augmented_float_shared_on_one_path(x):
+    k = 0
+    result = 0.0
+    while k < 3:
+        k = k + 1
+        if x > 5.0:
+            result = x
+            break
+        x = 0.5 * x + np.square(np.tanh((x * np.ones(3))[2]))
+        x += np.cos(x)
+    return x + result
+
+
+def test_augmented_assignment_of_a_float_that_may_share_with_another_name():
+    """The aliasing pass could not tell whether ``x += v`` changes ``result`` (``result =
+    x`` on another path) and raised AliasedWriteError when the write ran. A float's ``+=``
+    makes a new float: the check now runs only if the write is in place (found by the
+    fuzzer, seed 1202)."""
+    check_all_modes(augmented_float_shared_on_one_path, (-0.01,), 0)
+    check_all_modes(augmented_float_shared_on_one_path, (np.float64(0.3),), 0)

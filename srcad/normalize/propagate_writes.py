@@ -77,7 +77,7 @@ import numpy as np
 
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
-from ..annotations import not_inlined, position, set_origin, set_position, write_kind
+from ..annotations import located_like, not_inlined, position, write_kind
 from ..errors import Location, UnsupportedSyntaxError
 from .inline import Recursive
 
@@ -838,7 +838,7 @@ def _check_calls_not_inlined(tree, resolve, callee_writes, aliases) -> dict:
                 syntax.deepcopy(value), syntax.constant(_place(call_origin)),
                 syntax.constant(message), syntax.constant(hint))
             checks.setdefault(id(statement), []).append(
-                _like(gast.Expr(value=check), statement))
+                located_like(gast.Expr(value=check), statement))
     return checks
 
 
@@ -902,7 +902,7 @@ class _Rewrite:
                 else:
                     test = syntax.call(self.rt(helper), syntax.name(base),
                                        syntax.index_expression(index), syntax.name(part))
-                out.append(_like(syntax.assign(flag, test), s))
+                out.append(located_like(syntax.assign(flag, test), s))
         return out
 
     def fact_flag(self, fact, helper) -> tuple:
@@ -939,41 +939,50 @@ class _Rewrite:
             out = []
             for part, fact in effects.views.get(written, ()):
                 flag, index = self.fact_flag(fact, "views_into")
-                remade = _like(syntax.assign(part, _made_again(index, fact[1], current)), s)
+                remade = located_like(syntax.assign(part, _made_again(index, fact[1], current)), s)
                 inner = [remade] + self.rebinding(group(part) & live, part, s)
                 inner += views_of(part, part)
-                out.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
+                out.append(located_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
             return out
 
         before, after = [], []
         own = self.rebinding(effects.rebound, name, s) + views_of(name, name)
+        in_place = None  # `y += v` writes in place only into arrays and lists
+        if kind == "augmented":
+            in_place = self.namer.fresh("in_place")
+            before.append(located_like(syntax.assign(in_place, syntax.call(
+                self.rt("written_in_place"), syntax.name(name))), s))
         if kind != "augmented":
             after += own
-        elif own:  # `y += v` writes in place only into arrays and lists
-            flag = self.namer.fresh("in_place")
-            before.append(_like(syntax.assign(flag, syntax.call(
-                self.rt("written_in_place"), syntax.name(name))), s))
-            after.append(_like(gast.If(test=syntax.name(flag), body=own, orelse=[]), s))
+        elif own:
+            after.append(located_like(gast.If(test=syntax.name(in_place), body=own, orelse=[]), s))
         block, current = after, name
         for base, fact in effects.chain:
             flag, index = self.fact_flag(fact, "writes_through")
-            inner = [_like(statement, s) for statement in self.stored(base, index, current)]
+            inner = [located_like(statement, s) for statement in self.stored(base, index, current)]
             inner += self.rebinding(group(base) & live, base, s)
             inner += views_of(base, base)
-            block.append(_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
+            block.append(located_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
             block, current = inner, base
         if self.full and kind != "augmented" and memory(
                 state.points.get(name, frozenset())) & self.aliasing.read_only:
             where = position(s)
-            before.append(_like(gast.Expr(value=syntax.call(
+            before.append(located_like(gast.Expr(value=syntax.call(
                 self.rt("check_writable"), syntax.name(name), syntax.constant(_place(where)),
                 syntax.constant(_written_name(where, name)))), s))
+        checks = []
         if self.full:
             shared = self.shared(name, kind, state, live - effects.family)
-            before = [check for other in shared
-                      for check in self.guard(s, name, other, state)] + before
+            checks = [check for other in shared for check in self.guard(s, name, other, state)]
             self.separate(s, name, state, live)
-        return before, after
+        if in_place is not None:
+            if checks:  # a float's `+=` makes a new one: it cannot change another name
+                before.append(located_like(gast.If(test=syntax.name(in_place), body=checks,
+                                            orelse=[]), s))
+            elif not own and not after:
+                before = []  # nothing reads the flag
+            return before, after
+        return checks + before, after
 
     def stored(self, base, how, current) -> list:
         """Statements giving ``base`` the new value ``current`` of its part (see _view_of)."""
@@ -991,7 +1000,7 @@ class _Rewrite:
                                                 syntax.name(current)))]
 
     def rebinding(self, names, source, like) -> list:
-        return [_like(syntax.assign(other, syntax.name(source)), like)
+        return [located_like(syntax.assign(other, syntax.name(source)), like)
                 for other in sorted(names - {source})]
 
     def tokens(self, name, state) -> frozenset:
@@ -1042,7 +1051,7 @@ class _Rewrite:
         if any(not site[0].endswith("-part") for site in undecidable):
             # raised when (if) the write runs: the generic code, made for any argument
             # types, may not know what a specialization for arrays knows
-            return [_like(gast.Expr(value=syntax.call(self.rt("cannot_follow_write"),
+            return [located_like(gast.Expr(value=syntax.call(self.rt("cannot_follow_write"),
                                                       *strings)), s)]
         checks = []
         # an argument's elements, if it has any (a list of arrays, not an array): the
@@ -1055,7 +1064,7 @@ class _Rewrite:
         other_node = syntax.name(other) if other in self.local_names else syntax.dotted(other)
         checks.append(syntax.call(self.rt("check_unshared"), syntax.name(name), index,
                                   other_node, *strings))
-        return [_like(gast.Expr(value=call), s) for call in checks]
+        return [located_like(gast.Expr(value=call), s) for call in checks]
 
     def separate(self, s, name, state, live):
         """Check on entry that no argument the write reaches shares memory with another
@@ -1072,7 +1081,7 @@ class _Rewrite:
                     if key in self.entry:
                         continue
                     where = position(s)
-                    self.entry[key] = _like(gast.Expr(value=syntax.call(
+                    self.entry[key] = located_like(gast.Expr(value=syntax.call(
                         self.rt("check_separate"), _root_node(first), _root_node(second),
                         syntax.constant(_place(where)),
                         syntax.constant(_written_name(where, name)),
@@ -1122,9 +1131,3 @@ def _written_name(origin, name) -> str:
     return name
 
 
-def _like(new, old):
-    gast.copy_location(new, old)
-    set_origin(new, old)
-    if position(old) is not None:
-        set_position(new, position(old))
-    return new

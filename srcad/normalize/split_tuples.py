@@ -28,16 +28,8 @@ import dataclasses
 import gast
 
 from .. import syntax
-from ..annotations import position, set_origin, set_position
+from ..annotations import located_like
 from ..naming import Namer
-
-
-def _like(new, old):
-    gast.copy_location(new, old)
-    set_origin(new, old)
-    if position(old) is not None:
-        set_position(new, position(old))
-    return new
 
 
 def split_tuples(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionDef:
@@ -77,11 +69,11 @@ class _IndexUnpacking(gast.NodeTransformer):
             item = gast.Subscript(value=syntax.name(source), slice=syntax.constant(index),
                                   ctx=gast.Load())
             if isinstance(element, gast.Name):
-                out.append(_like(gast.Assign(targets=[element], value=item, type_comment=None),
+                out.append(located_like(gast.Assign(targets=[element], value=item, type_comment=None),
                                  like))
                 continue
             part = self.namer.fresh("%s_%d" % (source, index))
-            out.append(_like(syntax.assign(part, item), like))
+            out.append(located_like(syntax.assign(part, item), like))
             out.extend(self.unpack(element, part, like))
         return out
 
@@ -269,7 +261,7 @@ class _Split(gast.NodeTransformer):
                 sources[self.parts[container].index(self.element(container, key))] = new
             else:
                 sources = [node for _, node in _literal_items(value, self.resolve)]
-            return [_like(syntax.assign(part, source), node)
+            return [located_like(syntax.assign(part, source), node)
                     for part, source in zip(self.parts[target.id], sources)]
         if isinstance(value, gast.Name) and value.id in self.shapes and isinstance(
                 target, (gast.Tuple, gast.List)):
@@ -286,7 +278,7 @@ class _Split(gast.NodeTransformer):
                     elts=[syntax.name(p) for p in middle], ctx=gast.Load())))
                 pairs += [(e, syntax.name(p)) for e, p in zip(elements[star + 1:],
                                                               parts[len(parts) - after:])]
-            return [_like(gast.Assign(targets=[element], value=source, type_comment=None),
+            return [located_like(gast.Assign(targets=[element], value=source, type_comment=None),
                           node) for element, source in pairs]
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
                 and value.value.id in self.shapes:
