@@ -4,11 +4,11 @@ Usage (from the repository root, with srcad installed):
 
     python benchmarks/bench_codegen.py [REPEATS]
 
-srcad generates code twice per gradient: the *generic* code when
-``srcad.grad(f)`` is called (it fails early on unsupported code and is what
-``.source`` shows), and code *specialized* for the argument kinds at the first
-call with arguments of new kinds (what actually runs). Reported, as the median
-over REPEATS (default 15) in milliseconds:
+``srcad.grad(f)`` checks f (the stages up to the transform, so unsupported
+code fails early; with the persistent cache on it makes the *generic* code
+that ``.source`` shows instead), and the first call with arguments of new
+kinds generates code *specialized* for them (what actually runs). Reported,
+as the median over REPEATS (default 15) in milliseconds:
 
   cold, fresh process   a new Python process: import srcad, then grad() and the
                         first call; includes loading and parsing the templates
@@ -142,10 +142,10 @@ def main(argv) -> int:
           "specialized gradient: %d lines; median of %d repeats"
           % (len(_body_lines(layer_norm_mlp)), len(WRT), generated_lines, repeats))
     rows = [
-        ("cold, fresh process: grad() (generic generation, templates loaded)", fresh["generic"]),
+        ("cold, fresh process: grad() (check, templates loaded)", fresh["generic"]),
         ("cold, fresh process: first call (specialized generation + run)", fresh["first_call"]),
         ("cold, fresh process: second call (run only)", fresh["second_call"]),
-        ("warm, cache cleared: grad() (generic generation)", generic_ms),
+        ("warm, cache cleared: grad() (check)", generic_ms),
         ("warm, cache cleared: source_for() (specialized generation)", specialized_ms),
         ("cached: grad() on an already generated function", cached_grad_ms),
         ("cached: gradient call reusing its specialization", call_ms),

@@ -5,9 +5,10 @@ from .codegen import codegen
 from .errors import SrcadError
 from .modes import hessian, hvp, jacobian, jvp, vjp
 from .registry import adjoint, d, nondifferentiable, tangent
-from .version import __version__ as __version__
+from .version import __version__
 
 __all__ = [
+    "__version__",
     "SrcadError",
     "adjoint",
     "check_grad",

@@ -3,48 +3,23 @@
 from __future__ import annotations
 
 import functools
+import types
 
 import numpy as np
 
 from . import arguments, cache, derived, pipeline, trees
 from .analysis import shapes
-from .cache import generation
+from .cache import disk, generation
 from .cache.specializations import Specializations
 from .errors import InvalidArgumentError, NonScalarOutputError
-from .transform.forward import ForwardRequest
-from .transform.reverse import ReverseRequest
-
-
-def wrt_names(target, wrt) -> tuple[list[str], bool]:
-    """``wrt`` as parameter names, and whether a single gradient (not a tuple) is wanted.
-
-    ``target`` is a plain function or the registration of a function srcad made.
-    """
-    params = list(derived.signature_of_target(target).parameters)
-    what = derived.name_of(target)
-    single = not isinstance(wrt, (tuple, list))
-    items = [wrt] if single else list(wrt)
-    if not items:
-        raise InvalidArgumentError("wrt is empty: name at least one argument to differentiate")
-    names = []
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, (int, str)):
-            raise InvalidArgumentError(
-                "wrt must be argument positions or parameter names, got %r" % (item,))
-        if isinstance(item, int):
-            if not -len(params) <= item < len(params):
-                raise InvalidArgumentError(
-                    "wrt=%d is out of range: %s has %d parameter(s) (%s)"
-                    % (item, what, len(params), ", ".join(params)))
-            item = params[item]
-        elif item not in params:
-            raise InvalidArgumentError(
-                "wrt=%r is not a parameter of %s; its parameters are: %s"
-                % (item, what, ", ".join(params)))
-        if item in names:
-            raise InvalidArgumentError("wrt names %r twice" % item)
-        names.append(item)
-    return names, single
+from .request import (
+    ForwardRequest,
+    Request,
+    ReverseRequest,
+    optimizations,
+    parse_wrt,
+    shift_positions,
+)
 
 
 def _derivative(function, wrt, *, kind, has_aux=False, optimize=True, **options):
@@ -53,87 +28,112 @@ def _derivative(function, wrt, *, kind, has_aux=False, optimize=True, **options)
                                      **options)
     if options:
         raise InvalidArgumentError("unknown option(s): %s" % ", ".join(sorted(options)))
-    enabled = pipeline.optimizations(optimize)
+    enabled = optimizations(optimize)
     unbound, first = derived.split_bound(function)
     if first is not None:
         # a bound method (or a bound derivative): differentiate the function, with `self`
         # passed first, and count wrt positions from the first argument after it
-        offset_wrt = _shift_positions(wrt, len(first))
+        offset_wrt = shift_positions(wrt, len(first))
         inner = _derivative(unbound, offset_wrt, kind=kind, has_aux=has_aux, optimize=enabled)
-        return _bind_first(inner, first[0])
+        return BoundDerivative(inner, first[0])
     target = derived.target_of(function)
-    names, single = wrt_names(target, wrt)
-    key = (kind, tuple(names), single, has_aux, enabled)
-    wrapper = cache.lookup(function, key)
-    if wrapper is None:
-        request = ReverseRequest(wrt=names, single=single,
-                                 return_value=(kind == "value_and_grad"), has_aux=has_aux)
-        wrapper = _Derivative(function, target, request, enabled, kind).wrapper()
-        cache.store(function, key, wrapper)
-    return wrapper
+    wrt = parse_wrt(target, wrt)
+    key = (kind, wrt.names, wrt.single, has_aux, enabled)
+    derivative = cache.lookup(function, key)
+    if derivative is None:
+        request = ReverseRequest(wrt.names, single=wrt.single, has_aux=has_aux,
+                                 return_value=(kind == "value_and_grad"), enabled=enabled)
+        derivative = Derivative(function, target, request, kind)
+        cache.store(function, key, derivative)
+    return derivative
 
 
-def _shift_positions(wrt, offset):
-    if isinstance(wrt, (tuple, list)):
-        return tuple(_shift_positions(item, offset) for item in wrt)
-    if isinstance(wrt, int) and not isinstance(wrt, bool) and wrt >= 0:
-        return wrt + offset
-    return wrt
+class Derivative:
+    """What ``srcad.grad(f)`` and ``srcad.value_and_grad(f)`` return.
 
-
-def _bind_first(derivative, first):
-    """``derivative`` with its first argument (a bound method's ``self``) given."""
-
-    @functools.wraps(derivative)
-    def bound(*args, **kwargs):
-        return derivative(first, *args, **kwargs)
-
-    bound.source = derivative.source
-    bound.source_for = lambda *args, **kwargs: derivative.source_for(first, *args, **kwargs)
-    bound.generated_for = lambda *args, **kwargs: derivative.generated_for(first, *args,
-                                                                           **kwargs)
-    bound.specializations = derivative.specializations
-    return derived.register_bound(bound, derivative, first)
-
-
-class _Derivative:
-    """One requested derivative of one function: its specializations, made on demand.
+    Calling it runs the code generated for the arguments' kinds (made at the
+    first call with such arguments). ``source`` is the generic code (for
+    arguments of any kind), generated when first read; ``source_for(*args)``
+    and ``generated_for(*args)`` are the code a call with ``args`` runs.
+    ``f``'s unsupported syntax is reported when the Derivative is made.
 
     ``target`` is what is differentiated: the user's function, or the
     registration of a function srcad made (then its generated code for the
     arguments' kinds is differentiated, srcad/derived.py).
     """
 
-    def __init__(self, function, target, request: ReverseRequest, enabled: frozenset,
-                 kind: str = "grad"):
+    def __init__(self, function, target, request: Request, kind: str = "grad"):
+        functools.update_wrapper(self, function, updated=())
         self.function = function
         self.target = target
         self.kind = kind
         self.request = request
-        self.enabled = enabled
         self.signature = derived.signature_of_target(target)
         params = list(self.signature.parameters)
         self.nparams = len(params)
         self.wrt_positions = tuple(params.index(name) for name in request.wrt)
-        self.generic = self.generate(None)  # fails now, not at the first call, on bad code
-        self.specializations = Specializations(self.generate)
+        self.specialized = Specializations(self.generate)
+        self.specializations = self.specialized.table
+        self._generic = Specializations(self.generate)  # the code for kinds None, when asked
+        # What srcad cannot differentiate fails now, not at the first call. With the
+        # persistent cache on, the generic code is made (once per machine: a later process
+        # reads it back, the cheapest check there is); off, only the stages that can fail
+        # run, and code is generated for the kinds calls bring.
+        if isinstance(target, derived.Made):
+            pass  # code srcad generated: differentiated when called
+        elif disk.enabled():
+            self._generic.for_kinds(None)
+        else:
+            pipeline.check(request.of(target))
+        derived.register(self, derived.Made(
+            name="srcad.%s(%s)" % (kind, derived.name_of(target)),
+            signature=self.signature, origin=derived.origin_of(target),
+            code_for=self.code_for))
 
     def generate(self, kinds):
-        return generation.generate_reverse(derived.code_of(self.target, kinds), self.request,
-                                           kinds, enabled=self.enabled)
+        return generation.generate_reverse(derived.code_of(self.target, kinds),
+                                           self.request, kinds, enabled=self.request.enabled)
 
-    def specialize(self, args):
-        return self.specializations.for_values(args)
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != self.nparams:
+            args = arguments.bind(self.signature, args, kwargs)
+        for position in self.wrt_positions:
+            if type(args[position]) is not float:  # anything else is checked
+                self.check(args)
+                break
+        generated = self.specializations.get(tuple(map(shapes.of_value, args)))
+        if generated is None:
+            generated = self.specialized.for_values(args)
+        try:
+            return generated.function(*args)
+        except NonScalarOutputError as error:
+            if isinstance(self.target, derived.Made):  # say which function is not scalar
+                raise self.not_scalar(error) from None
+            raise
 
-    def specialize_kinds(self, kinds):
-        return self.specializations.get(kinds)
+    def __get__(self, instance, owner=None):
+        """As a function would: ``@srcad.grad(wrt=1)`` on a method binds to its instance."""
+        return self if instance is None else types.MethodType(self, instance)
+
+    @property
+    def generic(self):
+        """The generated code for arguments of any kind."""
+        return self._generic.for_kinds(None)
+
+    @property
+    def source(self) -> str:
+        return self.generic.source
+
+    def generated_for(self, *args, **kwargs):
+        """The generated code a call with these arguments runs (``.source``, ``.function``)."""
+        return self.specialized.for_values(arguments.bind(self.signature, args, kwargs))
+
+    def source_for(self, *args, **kwargs) -> str:
+        return self.generated_for(*args, **kwargs).source
 
     def code_for(self, kinds):
         """The generated code run for arguments of ``kinds`` (None: the generic code)."""
-        return (self.generic if kinds is None else self.specialize_kinds(kinds)).function
-
-    def bind(self, args, kwargs):
-        return arguments.bind(self.signature, args, kwargs)
+        return (self.generic if kinds is None else self.specialized.for_kinds(kinds)).function
 
     def check(self, args):
         params = list(self.signature.parameters)
@@ -148,42 +148,43 @@ class _Derivative:
             "Its derivative is a Jacobian: use srcad.jacobian(%s) (for a gradient "
             "srcad.grad(f), srcad.hessian(f) is the same matrix)." % name)
 
-    def wrapper(self):
-        specialized = self.specializations.by_kinds
-        of_value = shapes.of_value
-        nparams = self.nparams
-        positions = self.wrt_positions
-        check = self.check
+    def __repr__(self):
+        return "<srcad.%s(%s)>" % (self.kind, derived.name_of(self.target))
 
-        @functools.wraps(self.function)
-        def derivative(*args, **kwargs):
-            if kwargs or len(args) != nparams:
-                args = self.bind(args, kwargs)
-            for position in positions:
-                if type(args[position]) is not float:  # anything else is checked
-                    check(args)
-                    break
-            generated = specialized.get(tuple(map(of_value, args)))
-            if generated is None:
-                generated = self.specialize(args)
-            try:
-                return generated.function(*args)
-            except NonScalarOutputError as error:
-                if isinstance(self.target, derived.Made):  # say which function is not scalar
-                    raise self.not_scalar(error) from None
-                raise
 
-        derivative.__wrapped__ = self.function
-        derivative.source = self.generic.source
-        derivative.source_for = lambda *args, **kwargs: self.specialize(
-            self.bind(args, kwargs)).source
-        derivative.generated_for = lambda *args, **kwargs: self.specialize(
-            self.bind(args, kwargs))
-        derivative.specializations = specialized
-        return derived.register(derivative, derived.Made(
-            name="srcad.%s(%s)" % (self.kind, derived.name_of(self.target)),
-            signature=self.signature, origin=derived.origin_of(self.target),
-            code_for=self.code_for))
+class BoundDerivative:
+    """``srcad.grad(obj.method)``: the derivative of the method's function, ``obj`` passed first.
+
+    It has the same attributes as a Derivative, each taking the method's
+    arguments (without ``self``); ``source`` and ``specializations`` are those
+    of the function's derivative, which has ``self`` as its first parameter.
+    """
+
+    def __init__(self, derivative, first):
+        functools.update_wrapper(self, derivative, updated=())
+        self.derivative = derivative
+        self.first = first
+        derived.register_bound(self, derivative, first)
+
+    def __call__(self, *args, **kwargs):
+        return self.derivative(self.first, *args, **kwargs)
+
+    @property
+    def source(self) -> str:
+        return self.derivative.source
+
+    @property
+    def specializations(self) -> dict:
+        return self.derivative.specializations
+
+    def generated_for(self, *args, **kwargs):
+        return self.derivative.generated_for(self.first, *args, **kwargs)
+
+    def source_for(self, *args, **kwargs) -> str:
+        return self.derivative.source_for(self.first, *args, **kwargs)
+
+    def __repr__(self):
+        return "<%r bound to %r>" % (self.derivative, self.first)
 
 
 def grad(function=None, wrt=0, *, has_aux: bool = False, optimize=True, **options):
@@ -224,7 +225,7 @@ def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages:
     if first is not None:  # as grad does: self first, wrt counted after it
         if example_args is not None:
             example_args = first + tuple(example_args)
-        return source(unbound, _shift_positions(wrt, len(first)), mode,
+        return source(unbound, shift_positions(wrt, len(first)), mode,
                       example_args=example_args, stages=stages, has_aux=has_aux,
                       optimize=optimize)
     generated = generate(function, wrt, mode, example_args=example_args, has_aux=has_aux,
@@ -247,25 +248,22 @@ def generate(function, wrt=0, mode: str = "reverse", *, example_args=None,
     code is for arguments of any type, or specialized for arguments like
     ``example_args``; ``name`` names the generated function.
     """
-    if mode not in ("reverse", "forward"):
-        raise InvalidArgumentError("mode must be 'reverse' or 'forward', not %r" % (mode,))
     target = derived.target_of(function)
-    names, single = wrt_names(target, wrt)
+    wrt = parse_wrt(target, wrt)
     kinds = None
     if example_args is not None:
         example_args = arguments.bind(derived.signature_of_target(target), example_args, {})
         kinds = tuple(shapes.of_value(a) for a in example_args)
     code = derived.code_of(target, kinds)
-    enabled = pipeline.optimizations(optimize)
-    if mode == "forward":  # tangents have their primals' kinds
-        params = list(derived.signature_of_target(target).parameters)
-        if kinds is not None:
-            kinds = kinds + tuple(kinds[params.index(n)] for n in names)
-        return pipeline.generate_forward(code, ForwardRequest(wrt=names), kinds, name=name,
-                                         keep_stages=keep_stages, enabled=enabled)
-    request = ReverseRequest(wrt=names, single=single, has_aux=has_aux)
-    return pipeline.generate_reverse(code, request, kinds, name=name, keep_stages=keep_stages,
-                                     enabled=enabled)
+    if mode == "forward":
+        if kinds is not None:  # tangents have their primals' kinds
+            kinds = kinds + tuple(kinds[position] for position in wrt.positions)
+        request = ForwardRequest(wrt.names)
+    else:
+        request = ReverseRequest(wrt.names, single=wrt.single, has_aux=has_aux)
+    return pipeline.generate(request.of(code, kinds, name=name,
+                                        enabled=optimizations(optimize)),
+                             keep_stages=keep_stages)
 
 
 def stop_gradient(x):
@@ -283,8 +281,8 @@ def check_grad(function, *args, wrt=0, eps: float = 1e-6, rtol: float = 1e-5,
     args = arguments.bind(signature, args, {})
     gradient = grad(function, wrt=wrt)(*args)
     params = list(signature.parameters)
-    names, single = wrt_names(derived.Made(derived.name_of(function), signature, function),
-                               wrt)
+    parsed_wrt = parse_wrt(derived.Made(derived.name_of(function), signature, function), wrt)
+    names, single = parsed_wrt.names, parsed_wrt.single
     gradients = (gradient,) if single else gradient
     for name, g in zip(names, gradients):
         index = params.index(name)

@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 
 from .errors import NondifferentiableArgumentError, SrcadError
-from .parse import parse_function
+from .parse import read
 
 _NUMERIC_DTYPE_KINDS = frozenset("iufc")
 
@@ -71,7 +71,7 @@ def check(origin, names, values, what="differentiate with respect to") -> None:
 
 def _parameter_location(function, name):
     try:
-        parsed = parse_function(function)
+        parsed = read(function)
     except SrcadError:  # no source to point at: the message still names the parameter
         return None
     for arg in parsed.tree.args.args:

@@ -23,6 +23,7 @@ from . import api
 from .cache import disk
 from .codegen import Target, module_name_for_path, module_source, write_module
 from .errors import InvalidArgumentError, SrcadError
+from .request import parse_wrt as parse_wrt_for
 from .version import __version__
 
 DESCRIPTION = """\
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="srcad", description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version="srcad " + __version__)
+    parser.add_argument("--version", action="version", version="srcad " + _version())
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     show = commands.add_parser(
@@ -262,7 +263,7 @@ def parse_wrt(text):
 
 def _check_wrt(function, wrt, spec):
     try:
-        api.wrt_names(function, wrt)
+        parse_wrt_for(function, wrt)
     except InvalidArgumentError as exc:
         raise UsageError("%s: %s" % (spec, str(exc).replace("\n", " "))) from None
 
@@ -361,6 +362,10 @@ def _cache_clear(args):
     removed = disk.clear()
     print("removed %d entr%s from %s" % (removed, "y" if removed == 1 else "ies",
                                         disk.directory()))
+
+
+def _version():
+    return __version__
 
 
 def console_main():

@@ -10,11 +10,13 @@ exception.
 from __future__ import annotations
 
 import gast
+import numpy
 
 from . import syntax
 from .errors import UnsupportedSyntaxError
 from .parse import ParsedFunction
 from .registry import describe
+from .resolve import Resolver
 
 # node type -> (what it is called, what the user can do instead)
 _REJECTED_STATEMENTS = {
@@ -59,11 +61,8 @@ _WRITING_FUNCTIONS = ("copyto", "put", "place", "putmask", "fill_diagonal", "put
 
 
 def _writes_into_argument(function) -> bool:
-    import numpy
-
-    from . import runtime
-
-    del runtime  # rt.add_at in srcad's own code: forward mode follows it, reverse mode refuses it
+    # (rt.add_at in srcad's own code is not one: forward mode follows it, reverse mode
+    # refuses it)
     return any(getattr(numpy, name, None) is function for name in _WRITING_FUNCTIONS)
 
 
@@ -159,7 +158,7 @@ def _check_compound(parsed, statement, loop_depth) -> None:
 def _check_for_header(parsed, loop) -> None:
     """``for x in <expression>``; the items may be unpacked into names, nested to any depth."""
     iterator = loop.iter
-    helper = parsed.resolve(iterator.func, None) if isinstance(iterator, gast.Call) else None
+    helper = _static_object(parsed, iterator.func) if isinstance(iterator, gast.Call) else None
     if helper in _ITERATION_HELPERS and (iterator.keywords or not iterator.args):
         _reject(parsed, iterator, "%s(...) with keyword arguments" % helper.__name__,
                 "Pass positional arguments only.")
@@ -239,7 +238,7 @@ def _check_expressions(parsed, statement) -> None:
     for node in gast.walk(statement):
         if (isinstance(node, gast.Call) and node.args and not node.keywords
                 and isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp))
-                and parsed.resolve(node.func, None) is sum):
+                and _static_object(parsed, node.func) is sum):
             summed.add(id(node.args[0]))
     allowed_lambda = (statement.value if isinstance(statement, gast.Assign)
                       and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
@@ -277,9 +276,9 @@ def _check_expressions(parsed, statement) -> None:
                     and not (node.args == [] and id(node) == _assigned_value_id(statement))):
                 _reject(parsed, func, "a call to .pop() other than `x = items.pop()`",
                         "Pop the last item into a name: `x = items.pop()`.")
-            if _writes_into_argument(parsed.resolve(func, None)):
+            if _writes_into_argument(_static_object(parsed, func)):
                 _reject(parsed, func, "a call to %s, which writes into an array"
-                        % describe(parsed.resolve(func, None)),
+                        % describe(_static_object(parsed, func)),
                         "Assign the result instead (y = x.copy(), y[mask] = v ...).")
             if (isinstance(func, gast.Attribute) and func.attr in _MUTATING_METHODS
                     and isinstance(func.value, gast.Name) and func.value.id in parsed.local_names):
@@ -289,6 +288,11 @@ def _check_expressions(parsed, statement) -> None:
 
 def _assigned_value_id(statement):
     return id(statement.value) if isinstance(statement, gast.Assign) else None
+
+
+def _static_object(parsed, node):
+    """What ``node`` (a static reference to a free name) means; None if it is not one."""
+    return Resolver(parsed).object_or(node, None)
 
 
 def _reject(parsed: ParsedFunction, node, construct: str, hint: str):

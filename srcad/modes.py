@@ -1,7 +1,7 @@
 """jvp, vjp, jacobian, hessian and hvp: the public functions beyond ``grad``.
 
 Each is a thin wrapper over pipeline.py, caching generated code on the
-function object like ``grad`` does (srcad/cache/) and specializing it on
+function object like ``grad`` does (srcad/cache.py) and specializing it on
 the kinds of the arguments it is called with.
 """
 
@@ -12,13 +12,13 @@ import inspect
 
 import numpy as np
 
-from . import arguments, cache, derived, pipeline, recursion, trees
+from . import arguments, cache, derived, recursion, trees
 from .analysis import shapes
+from .api import grad
 from .cache import generation
 from .cache.specializations import Specializations
 from .errors import InvalidArgumentError
-from .transform.forward import ForwardRequest
-from .transform.reverse import ReverseRequest
+from .request import ForwardRequest, ReverseRequest, optimizations, parse_wrt, shift_positions
 
 
 def _cached(function, key, make):
@@ -34,21 +34,21 @@ def _params(function):
 
 
 def _forward(function, names, enabled, tangent_only=False) -> Specializations:
-    request = ForwardRequest(wrt=list(names), tangent_only=tangent_only)
+    request = ForwardRequest(names, tangent_only=tangent_only, enabled=enabled)
     return _cached(function, ("jvp", tuple(names), tangent_only, enabled),
                    lambda: Specializations(lambda kinds: generation.generate_forward(
-                       function, request, kinds, enabled=enabled)))
+                       function, request, kinds, enabled=request.enabled)))
 
 
 def _reverse_vjp(function, enabled, names) -> Specializations:
     """Cotangents for the parameters ``names`` (not a bound method's self, not a string...)."""
     cotangent = recursion.cotangent_name(_params(function))
-    request = ReverseRequest(wrt=list(names), single=False, seed=cotangent,
-                             check_scalar_output=False, extra_params=[cotangent])
+    request = ReverseRequest(names, single=False, seed=cotangent, check_scalar_output=False,
+                             extra_params=[cotangent], enabled=enabled)
     return _cached(function, ("vjp", enabled, tuple(names)),
                    lambda: Specializations(lambda kinds: generation.generate_reverse(
                        function, request, kinds, name="vjp_" + function.__name__,
-                       enabled=enabled)))
+                       enabled=request.enabled)))
 
 
 def _code(target, args):
@@ -112,7 +112,7 @@ def jvp(function, primals, tangents, *, optimize=True):
     given = [trees.tangent_for(t, primals[i], params[i]) if trees.is_container(primals[i])
              else t for i, t in zip(positions, given)]
     code = _code(target, primals)
-    specializations = _forward(code, names, pipeline.optimizations(optimize))
+    specializations = _forward(code, names, optimizations(optimize))
     generated = specializations.for_values(primals + tuple(given))
     return generated.function(*primals, *given)
 
@@ -144,7 +144,7 @@ def _vjp(function, primals, wanted, optimize):
                   if arguments.nondifferentiable(primals[i]) is None]
     code = _code(target, primals)
     output = code(*map(trees.copied, primals))  # (it may write into its arguments)
-    enabled = pipeline.optimizations(optimize)
+    enabled = optimizations(optimize)
     specializations = (_reverse_vjp(code, enabled, [params[i] for i in wanted])
                        if wanted else None)
 
@@ -167,26 +167,6 @@ def _vjp(function, primals, wanted, optimize):
     return output, vjp_fn
 
 
-def _wrt_positions(target, wrt):
-    params = _params(target)
-    what = derived.name_of(target)
-    single = not isinstance(wrt, (tuple, list))
-    if not single and not wrt:
-        raise InvalidArgumentError("wrt is empty: name at least one argument to differentiate")
-    positions = []
-    for item in [wrt] if single else wrt:
-        if isinstance(item, str):
-            if item not in params:
-                raise InvalidArgumentError("wrt=%r is not a parameter of %s" % (item, what))
-            item = params.index(item)
-        if isinstance(item, bool) or not isinstance(item, int) or not -len(params) <= item < len(
-                params):
-            raise InvalidArgumentError("wrt=%r is not a parameter position of %s"
-                                       % (item, what))
-        positions.append(item % len(params))
-    return positions, single
-
-
 def _check_wrt(target, positions, args):
     params = _params(target)
     arguments.check(derived.origin_of(target), [params[p] for p in positions],
@@ -205,13 +185,12 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
         raise InvalidArgumentError("mode must be 'reverse' or 'forward', not %r" % (mode,))
     unbound, first = derived.split_bound(function)
     if first is not None:  # as grad does: self held constant, wrt counted after it
-        from .api import _shift_positions
-
-        inner = jacobian(unbound, _shift_positions(wrt, len(first)), mode, optimize=optimize)
+        inner = jacobian(unbound, shift_positions(wrt, len(first)), mode, optimize=optimize)
         return _held(inner, first)
     target = derived.target_of(function)
     signature = derived.signature_of_target(target)
-    positions, single = _wrt_positions(target, wrt)
+    parsed_wrt = parse_wrt(target, wrt)
+    positions, single = parsed_wrt.positions, parsed_wrt.single
 
     def jacobian_function(*args, **kwargs):
         args = arguments.bind(signature, args, kwargs)
@@ -285,19 +264,18 @@ def hvp(function, wrt=0, *, optimize=True):
     tape and in-place accumulations included). ``v`` is the last positional
     argument; the others (and keywords) bind to the function's parameters.
     """
-    from .api import _shift_positions, grad
-
     unbound, first = derived.split_bound(function)
     if first is not None:
-        inner = hvp(unbound, _shift_positions(wrt, len(first)), optimize=optimize)
+        inner = hvp(unbound, shift_positions(wrt, len(first)), optimize=optimize)
         return _held(inner, first)
     target = derived.target_of(function)
     signature = derived.signature_of_target(target)
-    positions, single = _wrt_positions(target, wrt)
+    parsed_wrt = parse_wrt(target, wrt)
+    positions, single = parsed_wrt.positions, parsed_wrt.single
     if not single:
         raise InvalidArgumentError("hvp differentiates with respect to one argument")
     position = positions[0]
-    gradient = grad(function, wrt=position, optimize=pipeline.optimizations(optimize))
+    gradient = grad(function, wrt=position, optimize=optimizations(optimize))
 
     def hvp_function(*args_and_v, **kwargs):
         if not args_and_v:
@@ -325,16 +303,14 @@ def hessian(function, wrt=0, *, optimize=True):
     the leaves ``p["w"]`` and ``p["b"]``, of shape w.shape + b.shape (None
     where either leaf is held constant).
     """
-    from .api import _shift_positions
-
     unbound, first = derived.split_bound(function)
     if first is not None:
-        inner = hessian(unbound, _shift_positions(wrt, len(first)), optimize=optimize)
+        inner = hessian(unbound, shift_positions(wrt, len(first)), optimize=optimize)
         return _held(inner, first)
     target = derived.target_of(function)
     signature = derived.signature_of_target(target)
     product = hvp(function, wrt, optimize=optimize)
-    position = _wrt_positions(target, wrt)[0][0]
+    position = parse_wrt(target, wrt).positions[0]
 
     def hessian_function(*args, **kwargs):
         args = arguments.bind(signature, args, kwargs)

@@ -19,6 +19,7 @@ _INSTEAD_OF_BUILTIN = {"sum": "total", "abs": "absolute", "max": "maximum", "min
 class Namer:
     def __init__(self, taken=()):
         self.taken = set(taken)
+        self.made: set[str] = set()  # the names fresh() handed out: local variables
         self._derived: dict[tuple[str, str], str] = {}
         self._owner: dict[str, tuple[str, str]] = {}
 
@@ -41,6 +42,7 @@ class Namer:
             counter += 1
             name = "%s_%d" % (base, counter)
         self.taken.add(name)
+        self.made.add(name)
         return name
 
     def derived(self, name: str, suffix: str) -> str:

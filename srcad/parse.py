@@ -11,7 +11,9 @@ from __future__ import annotations
 import builtins
 import inspect
 import linecache
+import os
 import textwrap
+import weakref
 from dataclasses import dataclass, field
 
 import gast
@@ -32,6 +34,7 @@ class ParsedFunction:
     col_offset: int  # add to a node's col_offset to get the file's column
     local_names: frozenset = field(default_factory=frozenset)
     identifiers: frozenset = field(default_factory=frozenset)
+    raw_source: str = ""  # the source lines as in the file (not dedented), from line_offset + 1
 
     @property
     def name(self) -> str:
@@ -62,31 +65,24 @@ class ParsedFunction:
             text = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
         return Location(self.filename, file_line, node.col_offset + self.col_offset, text)
 
+    def source_text(self, node) -> str:
+        """The source line ``node`` comes from, for comments in generated code ("grad of: ...")."""
+        location = self.location(node) if node is not None else None
+        if location is None or not location.line:
+            return "?"
+        text = location.line.strip()
+        end = getattr(node, "end_lineno", None)
+        if end is not None and end != node.lineno:
+            text += " ..."
+        if location.filename != self.filename:  # inlined from another file
+            text += "  (%s:%d)" % (os.path.basename(location.filename), location.lineno)
+        return text
+
     def resolve_name(self, name: str, default=None):
         """The object a free name refers to in the function's closure/globals/builtins."""
         if name in self.local_names:
             return default
         return _lookup_free_name(self.function, name, default)
-
-    def resolve(self, node, default=_MISSING):
-        """The object a Name or a dotted Attribute chain of free names refers to.
-
-        Returns ``default`` (or raises LookupError) when the expression is not
-        a static reference: a local variable, or an attribute that does not exist.
-        """
-        if isinstance(node, gast.Name):
-            if node.id in self.local_names:
-                return _fail(default)
-            return _lookup_free_name(self.function, node.id, default)
-        if isinstance(node, gast.Attribute):
-            base = self.resolve(node.value, _MISSING_SENTINEL)
-            if base is _MISSING_SENTINEL:
-                return _fail(default)
-            value = getattr(base, node.attr, _MISSING_SENTINEL)
-            if value is _MISSING_SENTINEL:
-                return _fail(default)
-            return value
-        return _fail(default)
 
 
 _MISSING_SENTINEL = object()
@@ -134,6 +130,27 @@ def unwrap_function(function):
 def signature_of(function) -> inspect.Signature:
     """``function``'s own parameters (inspect.signature would follow ``__wrapped__``)."""
     return inspect.signature(function, follow_wrapped=False)
+
+
+_read: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # function -> (code, parsed)
+
+
+def read(function) -> ParsedFunction:
+    """``function`` parsed once (while its code object stays the same), shared by every
+    request for it: the pipeline, ``grad``'s check, error locations and the cache key.
+
+    A ParsedFunction is read-only: passes work on copies of its tree.
+    """
+    function = unwrap_function(function)
+    try:
+        cached = _read.get(function)
+    except TypeError:  # cannot be weakly referenced: nothing to share it with
+        return parse_function(function)
+    if cached is not None and cached[0] is getattr(function, "__code__", None):
+        return cached[1]
+    parsed = parse_function(function)
+    _read[function] = (function.__code__, parsed)
+    return parsed
 
 
 def parse_function(function) -> ParsedFunction:
@@ -190,6 +207,7 @@ def parse_function(function) -> ParsedFunction:
         col_offset=indent,
         local_names=frozenset(local_names),
         identifiers=frozenset(all_identifiers(tree)),
+        raw_source=raw,
     )
 
 

@@ -2,8 +2,11 @@
 
     parse -> fence -> normalize -> analyze -> transform -> optimize -> emit
 
-``generate`` runs them all; with ``keep_stages=True`` it also records the
-source after each stage (``srcad.source(..., stages=True)`` shows them).
+``generate(request)`` runs them all for one Request (srcad/request.py: the
+function, the mode, wrt, the argument kinds, the optimizations); with
+``keep_stages=True`` it also records the source after each stage
+(``srcad.source(..., stages=True)`` shows them). ``check(request)`` runs the
+stages up to the transform, for their errors.
 """
 
 from __future__ import annotations
@@ -12,14 +15,12 @@ from dataclasses import dataclass, field
 
 import gast
 
-from . import emit, registry, syntax
+from . import emit, recursion, registry, syntax
 from .analysis import shapes
 from .analysis.activity import analyze_activity
-from .analysis.operations import UNRESOLVED
-from .errors import InvalidArgumentError
 from .fence import fence
-from .naming import Namer
 from .namespace import Aliases
+from .naming import Namer
 from .normalize.anf import to_anf
 from .normalize.lower_exits import lower_exits
 from .normalize.propagate_writes import parameters_written, propagate_writes
@@ -32,38 +33,15 @@ from .optimize.propagate_copies import propagate_copies
 from .optimize.remove_dead_code import remove_dead_code
 from .optimize.simplify_zeros import simplify_zeros
 from .optimize.specialize_runtime_calls import specialize_runtime_calls
-from .parse import ParsedFunction, parse_function
+from .parse import ParsedFunction, read, signature_of
+from .request import OPTIMIZATIONS, ForwardRequest, Request, ReverseRequest
+from .resolve import Resolver
+from .transform.context import TransformContext
+from .transform.forward import forward
 from .transform.lower_accumulations import lower_accumulations
-from .transform.forward import ForwardRequest, forward
-from .transform.reverse import ReverseContext, ReverseRequest, reverse
+from .transform.reverse import reverse
 
 STAGES = ("parse", "fence", "normalize", "analyze", "transform", "optimize", "emit")
-
-# Optimizations that can be switched off (srcad.grad(f, optimize=...)), in the order they run.
-OPTIMIZATIONS = (
-    "recompute",  # transform: recompute cheap loop intermediates instead of recording them
-    "specialize",  # specialize code on the argument kinds (analysis/shapes.py)
-    "fold_constants",
-    "propagate_copies",
-    "remove_dead_code",
-    "accumulate_in_place",
-    "fuse_single_use",
-)
-
-
-def optimizations(optimize) -> frozenset:
-    """The set of optimizations meant by an ``optimize=`` option (True, False or names)."""
-    if optimize is True:
-        return frozenset(OPTIMIZATIONS)
-    if optimize is False or optimize is None:
-        return frozenset()
-    chosen = frozenset([optimize] if isinstance(optimize, str) else optimize)
-    unknown = chosen - set(OPTIMIZATIONS)
-    if unknown:
-        raise InvalidArgumentError("unknown optimization(s) %s; known: %s"
-                                   % (", ".join(sorted(unknown)), ", ".join(OPTIMIZATIONS)))
-    return chosen
-
 
 @dataclass
 class Generated:
@@ -75,35 +53,15 @@ class Generated:
     callees: list = field(default_factory=list)  # user functions inlined into the code
 
 
-def make_resolver(parsed: ParsedFunction, aliases: Aliases | None, tree):
-    """Resolve static references in ``tree``: srcad's aliases first, then the user's names."""
-    local = syntax.stored_names(tree) | {a.id for a in tree.args.args} | set(parsed.local_names)
-
-    def resolve(node):
-        if isinstance(node, gast.Name):
-            if aliases is not None and node.id in aliases.bindings:
-                return aliases.bindings[node.id]
-            if node.id in local:
-                return UNRESOLVED
-            return parsed.resolve_name(node.id, UNRESOLVED)
-        if isinstance(node, gast.Attribute):
-            base = resolve(node.value)
-            if base is UNRESOLVED:
-                return UNRESOLVED
-            return getattr(base, node.attr, UNRESOLVED)
-        return UNRESOLVED
-
-    return resolve
-
-
 def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
-              inlined: list | None = None, kinds=None) -> gast.FunctionDef:
+              inlined: list | None = None, kinds=None,
+              resolve: Resolver | None = None) -> gast.FunctionDef:
     """The normalize stage; ``kinds`` (the parameters' abstract values, when specializing)
     tells propagate_writes which values are scalars, never written in place."""
-    tree = _normalize_values(parsed, namer, aliases, inlined)
+    resolve = resolve or Resolver(parsed, aliases, namer)
+    tree = _normalize_values(parsed, namer, aliases, inlined, resolve)
     if _generated_by_srcad(parsed):
         return rename_versions(tree, namer)
-    resolve = make_resolver(parsed, aliases, tree)
     is_scalar = holds_nothing = None
     if kinds is not None:
         env = shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
@@ -119,16 +77,15 @@ def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
     return rename_versions(tree, namer)
 
 
-def _normalize_values(parsed, namer, aliases, inlined=None) -> gast.FunctionDef:
+def _normalize_values(parsed, namer, aliases, inlined=None, resolve=None) -> gast.FunctionDef:
     """normalize up to (not including) the last propagate_writes and rename_versions."""
+    resolve = resolve or Resolver(parsed, aliases, namer)
     tree = syntax.deepcopy(parsed.tree)
-    resolve = make_resolver(parsed, aliases, tree)
     tree = lower_exits(tree, namer, resolve, aliases)
     tree = to_anf(parsed, tree, namer, aliases, inlined)
     if not _generated_by_srcad(parsed):
-        tree = propagate_writes(tree, make_resolver(parsed, aliases, tree), namer, aliases,
-                                guard=False)
-    return split_tuples(tree, namer, make_resolver(parsed, aliases, tree))
+        tree = propagate_writes(tree, resolve, namer, aliases, guard=False)
+    return split_tuples(tree, namer, resolve)
 
 
 def _generated_by_srcad(parsed) -> bool:
@@ -150,12 +107,13 @@ def parameters_written_by(function) -> dict:
         return {}  # a recursive function asks about itself: its own body answers
     _written_by[function] = None
     try:
-        parsed = parse_function(function)
+        parsed = read(function)
         fence(parsed, inlined=True)
         namer = Namer(parsed.identifiers)
         aliases = Aliases(parsed, namer)
-        tree = _normalize_values(parsed, namer, aliases)
-        written = parameters_written(tree, make_resolver(parsed, aliases, tree))
+        resolve = Resolver(parsed, aliases, namer)
+        tree = _normalize_values(parsed, namer, aliases, resolve=resolve)
+        written = parameters_written(tree, resolve)
     except Exception:
         del _written_by[function]
         raise
@@ -163,58 +121,121 @@ def parameters_written_by(function) -> dict:
     return written
 
 
-def generate_reverse(function, request: ReverseRequest, kinds=None, *, name=None,
-                     keep_stages=False, enabled=frozenset(OPTIMIZATIONS)) -> Generated:
-    """Generate the reverse-mode derivative of ``function``.
+def check(request: Request) -> None:
+    """Run the stages up to the transform for their errors only.
 
-    ``kinds`` gives the abstract value (analysis/shapes.py) of each parameter,
-    to specialize the code for; None generates code for any argument types.
-    ``enabled`` names the optimizations to apply (all by default).
+    ``srcad.grad(f)`` reports what srcad cannot differentiate at once, with
+    its location (unsupported syntax, a call without a gradient template),
+    and generates code only when a call (or ``.source``) needs it.
     """
-    return _generate(function, "reverse", request, kinds, name, keep_stages, enabled)
-
-
-def generate_forward(function, request: ForwardRequest, kinds=None, *, name=None,
-                     keep_stages=False, enabled=frozenset(OPTIMIZATIONS)) -> Generated:
-    """Generate the forward-mode derivative (jvp) of ``function``.
-
-    The generated function takes the parameters, then the tangents of
-    ``request.wrt``, and returns ``(output, output_tangent)``. ``kinds`` covers
-    the parameters followed by the tangents.
-    """
-    return _generate(function, "forward", request, kinds, name, keep_stages, enabled)
-
-
-def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Generated:
     registry.load_templates()
-    if "specialize" not in enabled:
-        kinds = None
-    stages = {}
-    parsed = parse_function(function)
-    if keep_stages:
+    front = _front(request.function, request, None, None)
+    context = _context(front, None, request.enabled)
+    transform = reverse if request.mode == "reverse" else forward
+    transform(front.tree, context, request, front.namer.fresh("checked_" + front.parsed.name))
+
+
+def generate(request: Request, keep_stages: bool = False) -> Generated:
+    """Generate the derivative ``request`` asks for: ``request.function``'s, specialized for
+    arguments of ``request.kinds`` (the abstract value of each parameter, analysis/shapes.py;
+    None: code for arguments of any kind), with the optimizations ``request.enabled``.
+
+    In forward mode the generated function takes the parameters, then the tangents of
+    ``request.wrt``, and returns ``(output, output_tangent)``; ``kinds`` then covers the
+    parameters followed by the tangents.
+    """
+    return _generate(request, keep_stages)
+
+
+def generate_reverse(function, request: Request, kinds=None, *, name=None,
+                     keep_stages=False, enabled=frozenset(OPTIMIZATIONS)) -> Generated:
+    """``generate`` for a reverse-mode request, given its function, kinds, name, enabled."""
+    return generate(request.of(function, kinds, name=name, enabled=enabled), keep_stages)
+
+
+def generate_forward(function, request: Request, kinds=None, *, name=None,
+                     keep_stages=False, enabled=frozenset(OPTIMIZATIONS)) -> Generated:
+    """``generate`` for a forward-mode request, given its function, kinds, name, enabled."""
+    return generate(request.of(function, kinds, name=name, enabled=enabled), keep_stages)
+
+
+def _vjp_of_recursive(function):
+    """``vjp_f(a, b, cotangent)``: the adjoint of every parameter (srcad/recursion.py)."""
+    params = list(signature_of(function).parameters)
+    cotangent = recursion.cotangent_name(params)
+    request = ReverseRequest(params, single=False, seed=cotangent, check_scalar_output=False,
+                             extra_params=[cotangent], function=function,
+                             name="vjp_%s" % function.__name__)
+    return generate(request).function
+
+
+def _jvp_of_recursive(function):
+    """``jvp_f(a, b, a_dot, b_dot) -> (value, tangent)`` (srcad/recursion.py)."""
+    params = list(signature_of(function).parameters)
+    return generate(ForwardRequest(params, function=function,
+                                   name="jvp_%s" % function.__name__)).function
+
+
+recursion.install_generators(vjp=_vjp_of_recursive, jvp=_jvp_of_recursive)
+
+
+@dataclass
+class _Front:
+    """One request's function after the stages before the transform."""
+
+    parsed: ParsedFunction
+    namer: Namer
+    aliases: Aliases
+    resolve: Resolver
+    tree: gast.FunctionDef  # normalized
+    callees: list  # the user functions inlined into it
+    activity: object  # analysis/activity.Activity
+
+
+def _front(function, request, kinds, stages: dict | None) -> _Front:
+    """parse, fence, normalize and analyze activity (``stages``, if given, records them)."""
+    parsed = read(function)
+    if stages is not None:
         stages["parse"] = emit.to_source(parsed.tree)
-    fence(parsed, has_aux=getattr(request, "has_aux", False))
+    fence(parsed, has_aux=request.has_aux)
     namer = Namer(parsed.identifiers)
     aliases = Aliases(parsed, namer)
+    # one resolver for the whole run: the names srcad makes are local as soon as made
+    resolve = Resolver(parsed, aliases, namer, extra_locals=request.extra_params)
     callees = []
-    tree = normalize(parsed, namer, aliases, callees, kinds)
-    if keep_stages:
+    tree = normalize(parsed, namer, aliases, callees, kinds, resolve)
+    if stages is not None:
         stages["normalize"] = emit.to_source(tree)
     returned = tree.body[-1].value
-    output = returned.elts[0] if getattr(request, "has_aux", False) else returned
+    output = returned.elts[0] if request.has_aux else returned
     if isinstance(output, (gast.Tuple, gast.List)):  # several outputs (jvp, vjp, jacobian)
         outputs = [e.id for e in output.elts if isinstance(e, gast.Name)]
     else:
         outputs = [output.id] if isinstance(output, gast.Name) else []
-    resolve = make_resolver(parsed, aliases, tree)
     activity = analyze_activity(tree, request.wrt, outputs, resolve)
-    if keep_stages:
+    if stages is not None:
         stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
-    kinds_env = (shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
+    return _Front(parsed, namer, aliases, resolve, tree, callees, activity)
+
+
+def _context(front: _Front, kinds, enabled) -> TransformContext:
+    kinds_env = (shapes.infer(front.tree, dict(zip(front.parsed.params, kinds)), front.resolve)
                  if kinds is not None else {})
-    context = ReverseContext(parsed, namer, aliases, activity, resolve, kinds_env,
-                             recompute="recompute" in enabled)
-    if mode == "reverse":
+    return TransformContext(front.parsed, front.namer, front.aliases, front.activity,
+                            front.resolve, kinds_env, recompute="recompute" in enabled)
+
+
+def _generate(request: Request, keep_stages: bool) -> Generated:
+    registry.load_templates()
+    function, name, enabled = request.function, request.name, request.enabled
+    kinds = request.kinds if "specialize" in enabled else None
+    stages = {} if keep_stages else None
+    front = _front(function, request, kinds, stages)
+    parsed, namer, aliases, resolve = front.parsed, front.namer, front.aliases, front.resolve
+    tree, callees = front.tree, front.callees
+    stages = stages or {}
+    context = _context(front, kinds, enabled)
+    if request.mode == "reverse":
         name = name or namer.fresh("grad_" + parsed.name)
         generated = reverse(tree, context, request, name)
         generated = lower_accumulations(generated, namer, aliases)
@@ -227,7 +248,7 @@ def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Gen
         defaults = None
     if keep_stages:
         stages["transform"] = emit.to_source(generated)
-    generated = optimize(generated, parsed, namer, aliases, kinds, enabled)
+    generated = optimize(generated, parsed, namer, aliases, kinds, enabled, resolve)
     source = emit.to_source(generated)
     if keep_stages:
         stages["optimize"] = source
@@ -236,17 +257,18 @@ def _generate(function, mode, request, kinds, name, keep_stages, enabled) -> Gen
     return Generated(name, source, compiled, stages, dict(aliases.bindings), callees)
 
 
-def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATIONS)):
+def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATIONS),
+             resolve: Resolver | None = None):
     """Optimization passes, in order; each leaves valid code behind."""
+    resolve = resolve or Resolver(parsed, aliases, namer)
 
     env = {}
     if kinds is not None and "specialize" in enabled:
-        resolve = make_resolver(parsed, aliases, tree)
         params = [a.id for a in tree.args.args]
         env = shapes.infer(tree, dict(zip(params, kinds)), resolve)
         tree = specialize_runtime_calls(tree, env, resolve, aliases)
     # dropping zero tangent terms is not only faster: 0 * log(x) is nan for x < 0
-    tree = simplify_zeros(tree, env, make_resolver(parsed, aliases, tree), namer.primal_of,
+    tree = simplify_zeros(tree, env, resolve, namer.primal_of,
                           aliases)
 
     def is_floating(identifier):
@@ -260,13 +282,13 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
     if "fold_constants" in enabled:
         tree = fold_constants(tree, is_floating)
     if "remove_dead_code" in enabled:
-        tree = remove_dead_code(tree, make_resolver(parsed, aliases, tree))
+        tree = remove_dead_code(tree, resolve)
     if "accumulate_in_place" in enabled:
         tree = accumulate_in_place(tree, lambda n: namer.primal_of(n) is not None,
-                                   make_resolver(parsed, aliases, tree))
+                                   resolve)
     if "fuse_single_use" in enabled:
         # the user's own names and the derivatives stay; srcad's temporaries may go
         keep = set(parsed.identifiers) | {n for n in namer.taken
                                           if namer.primal_of(n) is not None}
-        tree = fuse_single_use(tree, make_resolver(parsed, aliases, tree), keep)
+        tree = fuse_single_use(tree, resolve, keep)
     return tree

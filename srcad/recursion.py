@@ -16,31 +16,32 @@ recursions (a function calling itself with a decreasing integer) it is for.
 
 from __future__ import annotations
 
-import inspect
 import threading
 
-from . import cache
-
 _lock = threading.RLock()
+_generated: dict = {}
+
+# How to generate the derivative of one function, installed by the driver (srcad/pipeline.py)
+# when it is imported: generated code calls vjp_of and jvp_of at run time, the transforms
+# name them in the code they write, and neither may import the driver above them.
+_generators: dict = {}
+
+
+def install_generators(*, vjp, jvp) -> None:
+    """The driver's ``vjp(function)`` and ``jvp(function)``, each giving a compiled function."""
+    _generators["vjp"] = vjp
+    _generators["jvp"] = jvp
 
 
 def vjp_of(function):
-    """The generated vector-Jacobian product of ``function`` (cached on the function)."""
-    cached = cache.lookup(function, "vjp_of")
-    if cached is not None:
-        return cached
+    """The generated vector-Jacobian product of ``function`` (cached per function)."""
+    cached = _generated.get(function)
+    if cached is not None and cached[0] is function.__code__:
+        return cached[1]
     with _lock:
-        from .pipeline import generate_reverse
-        from .transform.reverse import ReverseRequest
-
-        params = list(inspect.signature(function, follow_wrapped=False).parameters)
-        cotangent = cotangent_name(params)
-        request = ReverseRequest(wrt=params, single=False, seed=cotangent,
-                                 check_scalar_output=False, extra_params=[cotangent])
-        generated = generate_reverse(function, request, None,
-                                     name="vjp_%s" % function.__name__)
-        cache.store(function, "vjp_of", generated.function)
-        return generated.function
+        generated = _generators["vjp"](function)
+        _generated[function] = (function.__code__, generated)
+        return generated
 
 
 def cotangent_name(params) -> str:
@@ -61,15 +62,11 @@ def jvp_of(function):
     ``jvp_f(a, b, a_dot, b_dot) -> (value, tangent)``; forward mode through a
     recursive call calls it.
     """
-    cached = cache.lookup(function, "jvp_of")
-    if cached is not None:
-        return cached
+    key = ("jvp", function)
+    cached = _generated.get(key)
+    if cached is not None and cached[0] is function.__code__:
+        return cached[1]
     with _lock:
-        from .pipeline import generate_forward
-        from .transform.forward import ForwardRequest
-
-        params = list(inspect.signature(function, follow_wrapped=False).parameters)
-        generated = generate_forward(function, ForwardRequest(wrt=params), None,
-                                     name="jvp_%s" % function.__name__)
-        cache.store(function, "jvp_of", generated.function)
-        return generated.function
+        generated = _generators["jvp"](function)
+        _generated[key] = (function.__code__, generated)
+        return generated

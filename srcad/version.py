@@ -1,3 +1,3 @@
-"""srcad's version (in a module of its own, so srcad's modules can read it at import)."""
+"""srcad's version (pyproject.toml says the same)."""
 
 __version__ = "0.1.0"

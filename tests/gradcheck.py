@@ -44,7 +44,7 @@ import numpy as np
 
 import srcad
 from srcad import pipeline
-from srcad.transform.reverse import ReverseRequest
+from srcad.request import ReverseRequest
 
 PATHS = ("specialized", "generic")
 

@@ -18,13 +18,18 @@ import pytest
 
 import srcad
 from srcad import emit, runtime
-from srcad.errors import (AliasedWriteError, MissingTemplateError, UnsupportedOperationError,
-                          UnsupportedSyntaxError)
-from srcad.naming import Namer
+from srcad.errors import (
+    AliasedWriteError,
+    MissingTemplateError,
+    UnsupportedOperationError,
+    UnsupportedSyntaxError,
+)
 from srcad.namespace import Aliases
+from srcad.naming import Namer
 from srcad.normalize import propagate_writes as pw
 from srcad.parse import parse_function
-from srcad.pipeline import make_resolver, normalize
+from srcad.pipeline import normalize
+from srcad.resolve import Resolver
 from tests import alias_functions as af
 
 EPS = 1e-6
@@ -467,7 +472,7 @@ def test_parameters_written():
     from srcad.pipeline import _normalize_values
 
     tree = _normalize_values(parsed, namer, aliases)
-    written = pw.parameters_written(tree, make_resolver(parsed, aliases, tree))
+    written = pw.parameters_written(tree, Resolver(parsed, aliases, namer))
     assert list(written) == ["y"]
 
 

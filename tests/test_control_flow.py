@@ -79,7 +79,7 @@ def test_gradient_matches_finite_differences(case):
 def test_unspecialized_code_agrees(case):
     """Code generated for unknown argument types computes the same gradient."""
     from srcad import pipeline
-    from srcad.transform.reverse import ReverseRequest
+    from srcad.request import ReverseRequest
 
     function, args, wrt = case
     params = function.__code__.co_varnames[:function.__code__.co_argcount]

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import pipeline
 from srcad.analysis import shapes
 from srcad.modes import _forward
+from srcad.request import optimizations
 from tests import call_functions as calls
 from tests import control_flow_functions as flows
 from tests import mode_functions as mf
@@ -124,7 +124,7 @@ def test_hvp_through_branches_and_loops():
 
 def _third_derivative(function, x):
     """d/dx of the Hessian: forward mode over reverse mode over forward mode."""
-    directional = _forward(function, ["x"], pipeline.optimizations(True), tangent_only=True)
+    directional = _forward(function, ["x"], optimizations(True), tangent_only=True)
     first = directional.for_values((x, 1.0)).function  # x, v -> f'(x) v
     second = srcad.grad(first, wrt=0)  # x, v -> f''(x) v (reverse over forward)
     _, third = srcad.jvp(_specialized(second, (x, 1.0)), (x, 1.0), (1.0, None))
@@ -228,14 +228,14 @@ def test_dot_product_forward_against_reverse_for_every_template(case):
     (mf.cubic_log, lambda x: 6 * x * math.log(x) + 5 * x),
 ])
 def test_forward_over_forward_second_derivative(function, second):
-    directional = _forward(function, ["x"], pipeline.optimizations(True), tangent_only=True)
+    directional = _forward(function, ["x"], optimizations(True), tangent_only=True)
     first = directional.for_values((0.7, 1.0)).function  # x, v -> f'(x) v
     _, curvature = srcad.jvp(first, (0.7, 1.0), (1.0, None))
     assert curvature == pytest.approx(second(0.7), rel=1e-10)
 
 
 def test_forward_over_forward_through_a_loop():
-    directional = _forward(mf.with_branch_and_loop, ["x"], pipeline.optimizations(True),
+    directional = _forward(mf.with_branch_and_loop, ["x"], optimizations(True),
                            tangent_only=True)
     first = directional.for_values((0.7, 4, 1.0)).function
     _, curvature = srcad.jvp(first, (0.7, 4, 1.0), (1.0, None, None))

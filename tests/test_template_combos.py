@@ -49,13 +49,21 @@ import srcad
 from srcad import pipeline, registry, trees
 from srcad.analysis import shapes
 from srcad.analysis.operations import operation_of
-from srcad.naming import Namer
 from srcad.namespace import Aliases
+from srcad.naming import Namer
 from srcad.parse import parse_function
-from srcad.transform.forward import ForwardRequest
-from srcad.transform.reverse import ReverseRequest
-from tests.gradcheck import (PATHS, assert_close, assert_gradient_like, check_gradient,
-                             numerical_gradient, perturbed, random_like, reverse_gradient)
+from srcad.request import ForwardRequest, ReverseRequest
+from srcad.resolve import Resolver
+from tests.gradcheck import (
+    PATHS,
+    assert_close,
+    assert_gradient_like,
+    check_gradient,
+    numerical_gradient,
+    perturbed,
+    random_like,
+    reverse_gradient,
+)
 from tests.template_combos import CASES, shape_text
 
 EPS = 1e-6
@@ -398,7 +406,7 @@ def _primitives_used(function):
     namer = Namer(parsed.identifiers)
     aliases = Aliases(parsed, namer)
     tree = pipeline.normalize(parsed, namer, aliases)
-    resolve = pipeline.make_resolver(parsed, aliases, tree)
+    resolve = Resolver(parsed, aliases, namer)
     return {id(operation_of(node.value, resolve).primitive) for node in gast.walk(tree)
             if isinstance(node, gast.Assign)}
 

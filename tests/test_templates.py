@@ -31,11 +31,11 @@ import pytest
 from srcad import pipeline, registry
 from srcad.analysis.operations import ATTRIBUTE, operation_of
 from srcad.errors import TemplateError
-from srcad.naming import Namer
 from srcad.namespace import Aliases
+from srcad.naming import Namer
 from srcad.parse import parse_function
 from srcad.registry import d
-
+from srcad.resolve import Resolver
 from tests.gradcheck import PATHS, check_gradient, contract, dot_product_test, reverse_gradient
 
 TEMPLATE_MODULES = ("operators", "numpy_elementwise", "math_module", "numpy_reductions",
@@ -1334,7 +1334,7 @@ def _primitives_used(function):
     namer = Namer(parsed.identifiers)
     aliases = Aliases(parsed, namer)
     tree = pipeline.normalize(parsed, namer, aliases)
-    resolve = pipeline.make_resolver(parsed, aliases, tree)
+    resolve = Resolver(parsed, aliases, namer)
     used = set()
     for statement in tree.body:
         if isinstance(statement, gast.Assign):

@@ -26,6 +26,7 @@ import gast
 import numpy as np
 
 from .. import registry, syntax
+from .. import runtime as rt
 from ..annotations import is_placeholder, is_restore
 from .operations import UNRESOLVED, operation_of
 
@@ -434,8 +435,6 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
 
 
 def _runtime_rules():
-    from .. import runtime as rt
-
     def like(position):
         def rule(*args, **kwargs):
             value = plain(args[position]) if len(args) > position else UNKNOWN

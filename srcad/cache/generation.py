@@ -21,7 +21,7 @@ import time
 from .. import emit, pipeline
 from ..serialize import NotSerializable, rebuild, spec_of
 from ..version import __version__
-from . import disk, keys, memory
+from . import disk, keys
 
 _UNCACHEABLE = (keys.Uncacheable, NotSerializable)
 
@@ -37,12 +37,6 @@ def generate_forward(function, request, kinds=None, *, name=None, enabled=None):
 
 
 def _generate(mode, function, request, kinds, name, optimizations):
-    generated = _read_or_generate(mode, function, request, kinds, name, optimizations)
-    memory.statistics["generated"] += 1
-    return generated
-
-
-def _read_or_generate(mode, function, request, kinds, name, optimizations):
     if optimizations is None:
         optimizations = frozenset(pipeline.OPTIMIZATIONS)
     lookup = None

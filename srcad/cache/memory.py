@@ -42,12 +42,17 @@ def _own_entries(function):
     return None
 
 
+def _code_of(function):
+    """What a function's entries stay valid with: its code (a Derivative has none)."""
+    return getattr(function, "__code__", None)
+
+
 def lookup(function, key):
     entries = _own_entries(function)
     if not entries:
         return None
     entry = entries.get(key)
-    if entry is None or entry[0] is not function.__code__:
+    if entry is None or entry[0] is not _code_of(function):
         return None
     statistics["hits"] += 1
     return entry[1]
@@ -58,7 +63,7 @@ def store(function, key, value):
         entries = _own_entries(function)
         if entries is None:  # none yet, or copied from a wrapped function by functools.wraps
             entries = function.__dict__[_ATTRIBUTE] = _Entries(function)
-        entries[key] = (function.__code__, value)
+        entries[key] = (_code_of(function), value)
         _functions.add(function)
 
 

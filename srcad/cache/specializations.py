@@ -1,9 +1,10 @@
-"""One request's generated code: one compiled function per tuple of argument kinds.
+"""One request's generated code: one per tuple of argument kinds, made on first need.
 
 A derivative (``srcad.grad(f)``, the code ``jvp`` and ``vjp`` run) is generated
 for the kinds of the arguments it is called with (analysis/shapes.py), once per
-tuple of kinds, on first need. Threads calling it at once for new kinds generate
-the code once: the table is checked again under a lock before generating.
+tuple of kinds. A lookup takes no lock; a miss generates under the lock after
+looking again, so threads meeting new kinds at once generate each
+specialization once.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import threading
 
 from ..analysis.shapes import of_value
+from .memory import statistics
 
 
 class Specializations:
@@ -18,19 +20,21 @@ class Specializations:
 
     def __init__(self, generate):
         self.generate = generate
-        self.by_kinds: dict = {}  # kinds -> pipeline.Generated; readers may use it directly
-        self._lock = threading.Lock()
+        self.table: dict = {}  # kinds (analysis/shapes.of_value of each argument) -> Generated
+        self.lock = threading.Lock()
+
+    def for_kinds(self, kinds):
+        """The code for arguments of ``kinds`` (None: of any kind)."""
+        generated = self.table.get(kinds)
+        if generated is None:
+            with self.lock:
+                generated = self.table.get(kinds)
+                if generated is None:
+                    generated = self.generate(kinds)
+                    statistics["generated"] += 1
+                    self.table[kinds] = generated
+        return generated
 
     def for_values(self, values):
         """The code for arguments ``values``."""
-        return self.get(tuple(map(of_value, values)))
-
-    def get(self, kinds: tuple):
-        """The code for arguments of ``kinds``."""
-        generated = self.by_kinds.get(kinds)
-        if generated is None:
-            with self._lock:
-                generated = self.by_kinds.get(kinds)
-                if generated is None:
-                    generated = self.by_kinds[kinds] = self.generate(kinds)
-        return generated
+        return self.for_kinds(tuple(map(of_value, values)))

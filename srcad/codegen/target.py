@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .. import api, derived
 from ..errors import InvalidArgumentError, SrcadError
+from ..request import parse_wrt
 
 
 class CodegenError(SrcadError):
@@ -63,7 +64,7 @@ def generate(target: Target) -> None:
     if target.mode not in ("reverse", "forward"):
         raise InvalidArgumentError("mode must be 'reverse' or 'forward', not %r"
                                    % (target.mode,))
-    target.wrt_names = api.wrt_names(function, target.wrt)[0]
+    target.wrt_names = list(parse_wrt(function, target.wrt).names)
     prefix = "grad_" if target.mode == "reverse" else "jvp_"
     target.name = target.name or prefix + function.__name__
     if not target.name.isidentifier() or keyword.iskeyword(target.name):

@@ -37,7 +37,6 @@ import inspect
 import numpy as np
 
 from .. import runtime, syntax
-from ..analysis.operations import UNRESOLVED
 from ..annotations import mark_in_place, mark_write, set_not_inlined, set_origin, set_position
 from ..errors import UnsupportedSyntaxError
 from . import inline
@@ -45,6 +44,7 @@ from .lower_comprehensions import is_summation, summation_loop, summed_literal
 from .lower_exits import index_loops, lower_exits
 from ..naming import Namer
 from ..parse import ParsedFunction
+from ..resolve import Resolver
 
 _BINOP_NAMES = {
     gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
@@ -75,6 +75,8 @@ class _ToANF:
         self.namer = namer
         self.aliases = aliases
         self.locals = set(parsed.local_names)
+        # what a static reference means (srcad's aliases, then the user's names)
+        self.resolve = Resolver(parsed, aliases, namer)
         self.local_functions = {}  # name -> (FunctionDef or Lambda, source it was written in)
         self.inlining = [parsed.function]  # the function and the callees being inlined in it
         self.inlined = []  # every user function inlined (their sources shape the result)
@@ -86,19 +88,6 @@ class _ToANF:
         name = self.namer.fresh(base)
         self.locals.add(name)
         return name
-
-    def resolve(self, node):
-        """The object a static reference means (srcad's aliases, then the user's names)."""
-        if isinstance(node, gast.Name):
-            if node.id in self.aliases.bindings:
-                return self.aliases.bindings[node.id]
-            if node.id in self.locals:
-                return UNRESOLVED
-            return self.parsed.resolve_name(node.id, UNRESOLVED)
-        if isinstance(node, gast.Attribute):
-            base = self.resolve(node.value)
-            return UNRESOLVED if base is UNRESOLVED else getattr(base, node.attr, UNRESOLVED)
-        return UNRESOLVED
 
     def statements(self, statements):
         for statement in statements:

@@ -31,7 +31,8 @@ import gast
 
 from .. import derived, recursion, registry, syntax
 from ..errors import MissingTemplateError, SrcadError, UnsupportedSyntaxError
-from ..parse import ParsedFunction, parse_function, wrapper_error
+from ..fence import fence
+from ..parse import ParsedFunction, read, wrapper_error
 
 MAX_DEPTH = 32
 
@@ -111,9 +112,7 @@ def generated_callee(callee, resolve):
 
 def prepare_callee(function, namer, aliases):
     """Parse, check and rename a module-level callee: (parsed, tree, renaming)."""
-    from ..fence import fence
-
-    callee = parse_function(function)
+    callee = read(function)
     fence(callee, inlined=True)
     tree = syntax.deepcopy(callee.tree)
     mapping = {}

@@ -23,7 +23,6 @@ remove where the shapes allow.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 
 import gast
 
@@ -35,17 +34,12 @@ from ..annotations import comment, is_placeholder, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
 from ..normalize.inline import Recursive
 from ..recursion import jvp_of
-from .reverse import ReverseContext, _source_text
+from ..request import Request
+from .context import TransformContext
 from .templates import bind_template, instantiate, template_for
 
 
-@dataclass
-class ForwardRequest:
-    wrt: list  # parameters with a tangent, in the order the tangents are passed
-    tangent_only: bool = False  # return only the output tangent (to differentiate it again)
-
-
-def forward(tree: gast.FunctionDef, context: ReverseContext, request: ForwardRequest,
+def forward(tree: gast.FunctionDef, context: TransformContext, request: Request,
             name: str) -> gast.FunctionDef:
     body = [syntax.deepcopy(s) for s in tree.body]
     returned = body.pop()
@@ -78,7 +72,7 @@ _IN_PLACE_HELPERS = (runtime.add_at, runtime.append_in_place, runtime.pop_in_pla
 
 
 class _Tangents:
-    def __init__(self, context: ReverseContext, rt: str, in_place: set):
+    def __init__(self, context: TransformContext, rt: str, in_place: set):
         self.context = context
         self.rt = rt
         self.in_place = in_place  # ids of the update calls run in place (analysis/in_place.py)
@@ -108,7 +102,7 @@ class _Tangents:
             key = origin(statement)
             if key != last_origin and key is not None:  # a user line: its values and tangents
                 last_origin = key
-                out.append(comment(_source_text(self.context.parsed, key)))
+                out.append(comment(self.context.parsed.source_text(key)))
             out.append(statement)
             if not isinstance(statement, gast.Assign):
                 continue

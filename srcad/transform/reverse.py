@@ -19,51 +19,25 @@ from __future__ import annotations
 
 import copy
 import inspect
-import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import gast
 
-from .. import syntax
+from .. import runtime, syntax
 from ..analysis import shapes
-from ..annotations import (comment, is_carry, is_restore, mark_restore, not_inlined, origin,
-                           position)
-from ..analysis.activity import Activity, carries_gradient
+from ..analysis.activity import carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, UNRESOLVED, operation_of
+from ..annotations import comment, is_carry, is_restore, mark_restore, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
-from ..naming import Namer
-from ..namespace import Aliases
-from ..parse import ParsedFunction
-from .. import runtime
 from ..normalize.inline import Recursive
 from ..optimize.specialize_runtime_calls import specialize_runtime_calls
 from ..recursion import vjp_of
+from ..request import Request
+from .context import TransformContext
 from .templates import bind_template, instantiate, template_for, template_of
 
 
-@dataclass
-class ReverseRequest:
-    wrt: list  # parameter names, in the order the gradients are returned
-    single: bool = True  # return one gradient, not a tuple of them
-    seed: object = 1.0  # a constant, or the name of a cotangent parameter (vjp)
-    check_scalar_output: bool = True
-    return_value: bool = False  # value_and_grad
-    has_aux: bool = False
-    extra_params: list = field(default_factory=list)  # e.g. the cotangent parameter
-
-
-@dataclass
-class ReverseContext:
-    parsed: ParsedFunction
-    namer: Namer
-    aliases: Aliases
-    activity: Activity
-    resolve: object
-    kinds: dict = field(default_factory=dict)  # abstract values, when specializing
-    recompute: bool = True  # recompute cheap loop intermediates rather than record them
-
-
-def reverse(tree: gast.FunctionDef, context: ReverseContext, request: ReverseRequest,
+def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
             name: str) -> gast.FunctionDef:
     body = [syntax.deepcopy(s) for s in tree.body]
     returned = body.pop()
@@ -227,7 +201,7 @@ class _Sweeps:
     its iterations; its reverse is a ``for`` over that count.
     """
 
-    def __init__(self, context: ReverseContext, needed: set, body: list):
+    def __init__(self, context: TransformContext, needed: set, body: list):
         self.context = context
         self.needed = set(needed)
         self.uses_tape = False
@@ -359,8 +333,7 @@ class _Sweeps:
             origin_key = _position(statement_origin)
             if origin_key != last_origin:
                 last_origin = origin_key
-                out.append(comment("grad of: " + _source_text(self.context.parsed,
-                                                              statement_origin)))
+                out.append(comment("grad of: " + self.context.parsed.source_text(statement_origin)))
             out.extend(_adjoint_of(statement, self.context))
         return out
 
@@ -376,8 +349,7 @@ class _Sweeps:
             parts.append(code + self.adjoint(part, in_loop))
         if not pops and not any(_has_adjoint_code(p) for p in parts):
             return []  # (a branch that recorded values must pop them, to keep the tape in step)
-        header = comment("grad of: " + _source_text(self.context.parsed,
-                                                    origin(branch) or branch))
+        header = comment("grad of: " + self.context.parsed.source_text(origin(branch) or branch))
         return [header, gast.If(test=syntax.deepcopy(branch.test), body=parts[0] or [gast.Pass()],
                                 orelse=parts[1])]
 
@@ -400,7 +372,7 @@ class _Sweeps:
             target = syntax.name(self.context.namer.fresh("iteration"), store=True)
             iterator = syntax.call(syntax.name("range"),
                                    syntax.name(self.trip_counters[id(loop)]))
-        header = comment("grad of: " + _source_text(self.context.parsed, origin(loop) or loop))
+        header = comment("grad of: " + self.context.parsed.source_text(origin(loop) or loop))
         return [header, gast.For(target=target, iter=iterator, body=body, orelse=[],
                                  type_comment=None)]
 
@@ -523,20 +495,7 @@ def _position(node):
             getattr(node, "col_offset", None))
 
 
-def _source_text(parsed, node) -> str:
-    location = parsed.location(node) if node is not None else None
-    if location is None or not location.line:
-        return "?"
-    text = location.line.strip()
-    end = getattr(node, "end_lineno", None)
-    if end is not None and end != node.lineno:
-        text += " ..."
-    if location.filename != parsed.filename:  # inlined from another file
-        text += "  (%s:%d)" % (os.path.basename(location.filename), location.lineno)
-    return text
-
-
-def _adjoint_of(statement, context: ReverseContext) -> list:
+def _adjoint_of(statement, context: TransformContext) -> list:
     """The adjoint statements of one active ``target = operation`` statement."""
     namer = context.namer
     target = statement.targets[0]

@@ -1,0 +1,57 @@
+"""The one resolver: what object a static reference in a function's code means.
+
+A static reference is a Name or a dotted Attribute chain of them (``np``,
+``np.linalg.norm``, ``rt.unbroadcast``). It means, in this order:
+
+* the object one of srcad's aliases is bound to (``np``, ``rt``, the free
+  names of an inlined callee: srcad/namespace.py);
+* nothing static (``UNRESOLVED``) if the name is a local variable: one of the
+  user's (parameters and assigned names), one srcad made for the code
+  (temporaries, versions, adjoints: every name the Namer handed out), or an
+  extra parameter of the generated function (a vjp's cotangent);
+* else the object the name is bound to in the function's own closure,
+  globals or builtins (never a merged namespace), and an attribute of it.
+
+One resolver serves a whole request: the names srcad makes are local
+whenever they are made, so it never needs rebuilding as passes add them.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .analysis.operations import UNRESOLVED
+from .namespace import Aliases
+from .naming import Namer
+from .parse import ParsedFunction
+
+
+class Resolver:
+    def __init__(self, parsed: ParsedFunction, aliases: Aliases | None = None,
+                 namer: Namer | None = None, extra_locals=()):
+        self.parsed = parsed
+        self.aliases = aliases
+        self.namer = namer
+        self.extra_locals = frozenset(extra_locals)
+
+    def is_local(self, name: str) -> bool:
+        return (name in self.parsed.local_names or name in self.extra_locals
+                or (self.namer is not None and name in self.namer.made))
+
+    def __call__(self, node):
+        """The object ``node`` refers to, or UNRESOLVED when it is not a static reference."""
+        if isinstance(node, gast.Name):
+            if self.aliases is not None and node.id in self.aliases.bindings:
+                return self.aliases.bindings[node.id]
+            if self.is_local(node.id):
+                return UNRESOLVED
+            return self.parsed.resolve_name(node.id, UNRESOLVED)
+        if isinstance(node, gast.Attribute):
+            base = self(node.value)
+            return UNRESOLVED if base is UNRESOLVED else getattr(base, node.attr, UNRESOLVED)
+        return UNRESOLVED
+
+    def object_or(self, node, default):
+        """``self(node)``, with ``default`` for UNRESOLVED."""
+        found = self(node)
+        return default if found is UNRESOLVED else found

@@ -1,0 +1,21 @@
+"""What a transform (reverse or forward) reads besides the tree: one function's facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis.activity import Activity
+from ..namespace import Aliases
+from ..naming import Namer
+from ..parse import ParsedFunction
+
+
+@dataclass
+class TransformContext:
+    parsed: ParsedFunction
+    namer: Namer
+    aliases: Aliases
+    activity: Activity
+    resolve: object
+    kinds: dict = field(default_factory=dict)  # abstract values, when specializing
+    recompute: bool = True  # recompute cheap loop intermediates rather than record them

@@ -1,0 +1,145 @@
+"""One request path: what grad() does at once, what it leaves for the first call, and
+the derivative object it returns (the same for functions and bound methods)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import cache, errors, pipeline
+from srcad.api import BoundDerivative, Derivative, Specializations
+from srcad.request import ForwardRequest, ReverseRequest, parse_wrt
+from tests import test_errors
+
+
+def cubic(x, y):
+    return x ** 3 * y + np.sin(y)
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def loss(self, w, x):
+        return self.scale * np.sum((w * x) ** 2)
+
+
+@pytest.fixture
+def no_disk_cache(monkeypatch):
+    monkeypatch.setenv("SRCAD_CACHE", "0")
+    cache.clear()
+
+
+def test_grad_generates_nothing_until_called(no_disk_cache):
+    gradient = srcad.grad(cubic, wrt=(0, 1))
+    assert cache.statistics["generated"] == 0
+    gradient(0.5, 1.5)
+    assert cache.statistics["generated"] == 1  # the specialization the call runs, only
+    gradient(0.7, 1.1)
+    assert cache.statistics["generated"] == 1
+    assert "def grad_cubic" in gradient.source  # the generic code, made when asked
+    assert cache.statistics["generated"] == 2
+
+
+@pytest.mark.parametrize("function, error", [
+    (case[0], errors.UnsupportedSyntaxError) for case in test_errors.UNSUPPORTED
+    if case[0] is not test_errors.uses_async] + [
+    (test_errors.calls_helper, errors.UnsupportedSyntaxError),  # found by the transform
+    (test_errors.calls_unknown_numpy, errors.MissingTemplateError),
+], ids=lambda value: getattr(value, "__name__", None))
+def test_errors_come_at_grad_time_without_the_disk_cache(no_disk_cache, function, error):
+    with pytest.raises(error) as caught:
+        srcad.grad(function)
+    assert caught.value.location is not None
+    assert cache.statistics["generated"] == 0
+
+
+@pytest.mark.parametrize("request_of", [ReverseRequest, ForwardRequest])
+def test_check_runs_the_stages_up_to_the_transform(request_of):
+    with pytest.raises(errors.MissingTemplateError):
+        pipeline.check(request_of(["x"], function=test_errors.calls_unknown_numpy))
+    pipeline.check(request_of(["x"], function=cubic))
+
+
+def test_a_request_is_all_the_driver_needs():
+    request = ReverseRequest(("x", "y"), single=False, function=cubic, kinds=None,
+                             name="gradient_of_cubic")
+    generated = pipeline.generate(request)
+    assert generated.name == "gradient_of_cubic"
+    np.testing.assert_allclose(generated.function(0.5, 1.5),
+                               srcad.grad(cubic, wrt=(0, 1))(0.5, 1.5))
+    # what the persistent cache keys on: the fields that shape the code, never the function
+    assert "cubic" not in repr(request) and "wrt=('x', 'y')" in repr(request)
+    assert request.of(np.sin) == request  # the function is no part of equality
+
+
+@pytest.mark.parametrize("disk_cache", ["0", "1"])
+def test_derivative_of_a_function_and_of_a_bound_method_behave_alike(monkeypatch, disk_cache):
+    monkeypatch.setenv("SRCAD_CACHE", disk_cache)
+    model = Model(1.5)
+    w, x = np.array([0.3, -0.2]), np.array([1.0, 2.0])
+    of_method = srcad.grad(model.loss)
+    of_function = srcad.grad(Model.loss, wrt=1)
+    assert isinstance(of_method, BoundDerivative) and isinstance(of_function, Derivative)
+    np.testing.assert_allclose(of_method(w, x), of_function(model, w, x))
+    np.testing.assert_allclose(of_method(w, x=x), of_function(model, w, x=x))
+    assert of_method.source_for(w, x) == of_function.source_for(model, w, x)
+    assert of_method.generated_for(w, x) is of_function.generated_for(model, w, x)
+    assert of_method.source == of_function.source
+    assert of_method.specializations is of_function.specializations
+    assert of_method.__wrapped__ is of_function and of_function.__wrapped__ is Model.loss
+    assert of_method.__name__ == of_function.__name__ == "loss"
+    # either is differentiated again, as a function srcad made
+    np.testing.assert_allclose(srcad.jacobian(of_method)(w, x),
+                               srcad.jacobian(of_function, wrt=1)(model, w, x))
+
+
+def test_one_specialization_per_kinds_under_threads():
+    made = []
+
+    def generate(kinds):
+        made.append(kinds)
+        return kinds
+
+    table = Specializations(generate)
+    threads = [threading.Thread(target=table.for_values, args=((1.0, np.ones(3)),))
+               for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(made) == 1 and list(table.table) == made
+
+
+@pytest.mark.parametrize("entry", [srcad.jacobian, srcad.hvp, srcad.hessian])
+@pytest.mark.parametrize("wrt, words", [
+    (2, "wrt=2 is out of range: cubic has 2 parameter(s) (x, y)"),
+    ("z", "wrt='z' is not a parameter of cubic; its parameters are: x, y"),
+    ((0, 0), "wrt names 'x' twice"),
+    ((), "wrt is empty"),
+])
+def test_every_entry_point_reads_wrt_alike(entry, wrt, words):
+    with pytest.raises(errors.InvalidArgumentError) as caught:
+        entry(cubic, wrt=wrt)
+    assert words in str(caught.value)
+    with pytest.raises(errors.InvalidArgumentError) as caught:
+        parse_wrt(cubic, wrt)
+    assert words in str(caught.value)
+
+
+class Decorated:
+    scale = 3.0
+
+    @srcad.grad(wrt=1)
+    def slope(self, x):
+        return self.scale * x * x
+
+
+def test_a_derivative_decorating_a_method_binds_like_a_function():
+    model = Decorated()
+    assert model.slope(2.0) == pytest.approx(12.0)
+    assert Decorated.slope(model, 2.0) == pytest.approx(12.0)
+    assert srcad.grad(model.slope)(2.0) == pytest.approx(6.0)  # d/dx of 6x: self held
