@@ -33,9 +33,8 @@ def to_source(tree) -> str:
     if not isinstance(tree, gast.Module):
         tree = gast.Module(body=[tree], type_ignores=[])
     _give_every_block_a_statement(tree)
-    python_tree = _SpellConstants().visit(gast.gast_to_ast(tree))
-    python_tree = ast.fix_missing_locations(python_tree)
-    try:
+    python_tree = _spell_constants(gast.gast_to_ast(tree))
+    try:  # (the printers read no line numbers: no ast.fix_missing_locations needed)
         # one statement per line, never wrapped: generated lines map to what pdb shows
         text = astor.to_source(python_tree, pretty_source=lambda parts: "".join(parts))
     except Exception:  # astor lags behind new syntax; the standard library never does
@@ -73,12 +72,41 @@ class _SpellConstants(ast.NodeTransformer):
         return node
 
 
+def _spell_constants(tree):
+    """``tree`` with _SpellConstants applied to its number constants (found without a
+    visitor: most nodes are not constants)."""
+    spell = _SpellConstants()
+    stack = [tree]
+    Constant, AST = ast.Constant, ast.AST
+    while stack:
+        current = stack.pop()
+        for field in current._fields:
+            value = getattr(current, field, None)
+            if isinstance(value, list):
+                for index, item in enumerate(value):
+                    if type(item) is Constant:
+                        value[index] = spell.visit_Constant(item)
+                    elif isinstance(item, AST):
+                        stack.append(item)
+            elif type(value) is Constant:
+                setattr(current, field, spell.visit_Constant(value))
+            elif isinstance(value, AST):
+                stack.append(value)
+    return tree
+
+
 def _give_every_block_a_statement(tree) -> None:
     """A block holding only comments would print as an empty (invalid) block."""
-    for node in gast.walk(tree):
-        for field in ("body", "orelse"):
+    # blocks (lists of statements) hang only from statements: expressions are not visited
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for field in ("body", "orelse", "finalbody", "handlers"):
             block = getattr(node, field, None)
-            if not isinstance(block, list) or not block or isinstance(node, gast.Module):
+            if not isinstance(block, list) or not block:
+                continue
+            stack.extend(block)
+            if field not in ("body", "orelse") or isinstance(node, gast.Module):
                 continue
             if all(comment_text(s) is not None for s in block):
                 setattr(node, field, block + [gast.Pass()] if field == "body" else [])

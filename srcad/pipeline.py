@@ -32,7 +32,8 @@ from .optimize.fuse_single_use import fuse_single_use
 from .optimize.propagate_copies import propagate_copies
 from .optimize.remove_dead_code import remove_dead_code
 from .optimize.simplify_zeros import simplify_zeros
-from .optimize.specialize_runtime_calls import specialize_runtime_calls
+from .optimize.specialize_runtime_calls import (names_read_once_specialized,
+                                                specialize_runtime_calls)
 from .parse import ParsedFunction, read, signature_of
 from .request import OPTIMIZATIONS, ForwardRequest, Request, ReverseRequest
 from .resolve import Resolver
@@ -222,7 +223,10 @@ def _context(front: _Front, kinds, enabled) -> TransformContext:
     kinds_env = (shapes.infer(front.tree, dict(zip(front.parsed.params, kinds)), front.resolve)
                  if kinds is not None else {})
     return TransformContext(front.parsed, front.namer, front.aliases, front.activity,
-                            front.resolve, kinds_env, recompute="recompute" in enabled)
+                            front.resolve, kinds_env, recompute="recompute" in enabled,
+                            reads_once_optimized=_reads_once_specialized(
+                                kinds_env, front.namer, front.resolve, front.aliases)
+                            if kinds_env else None)
 
 
 def _generate(request: Request, keep_stages: bool) -> Generated:
@@ -255,6 +259,21 @@ def _generate(request: Request, keep_stages: bool) -> Generated:
     compiled = emit.compile_function(source, name, aliases.bindings, parsed.function,
                                      label, defaults)
     return Generated(name, source, compiled, stages, dict(aliases.bindings), callees)
+
+
+def _reads_once_specialized(kinds_env, namer, resolve, aliases):
+    """The transform's hook: the names adjoint statements read once specialized, an
+    adjoint (``x_bar``) having its primal's kind."""
+
+    def reads(statements):
+        env = dict(kinds_env)
+        for name in syntax.load_names(statements):
+            primal = namer.primal_of(name)
+            if primal in kinds_env:
+                env[name] = kinds_env[primal]
+        return names_read_once_specialized(statements, env, resolve, aliases)
+
+    return reads
 
 
 def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATIONS),

@@ -18,6 +18,7 @@ may be declared non-differentiable (its result never carries a gradient).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -54,8 +55,8 @@ class Template:
     def name(self) -> str:
         return self.function.__name__
 
-    @property
-    def signature(self) -> inspect.Signature:
+    @functools.cached_property
+    def signature(self) -> inspect.Signature:  # read for every use of the template
         return inspect.signature(self.function)
 
     @property

@@ -71,19 +71,29 @@ def deepcopy(node):
     return new
 
 
+_LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operator and context nodes hold no names
+_CHILD_FIELDS: dict = {}  # node type -> its fields that may hold names
+
+
 def names(node):
     """Every Name node inside ``node`` (a faster ``gast.walk`` filtered to names)."""
     stack = [node]
     AST, Name = gast.AST, gast.Name
+    child_fields = _CHILD_FIELDS
     while stack:
         current = stack.pop()
-        if type(current) is Name:
+        kind = type(current)
+        if kind is Name:
             yield current
             continue
-        if type(current) is list:
+        if kind is list:
             stack.extend(current)
             continue
-        for field in current._fields:
+        fields = child_fields.get(kind)
+        if fields is None:
+            fields = child_fields[kind] = tuple(f for f in kind._fields
+                                                if f not in _LEAF_FIELDS)
+        for field in fields:
             value = getattr(current, field, None)
             if isinstance(value, (AST, list)):
                 stack.append(value)

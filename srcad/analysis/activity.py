@@ -55,26 +55,31 @@ def assignments(tree):
 
 
 def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str], resolve) -> Activity:
-    statements = [(targets, operation_of(node.value, resolve)) for targets, node in assignments(tree)]
-    varied = set(wrt)
-    changed = True
-    while changed:
-        changed = False
-        for targets, operation in statements:
-            if not carries_gradient(operation):
-                continue
-            if operation.argument_names() & varied and not set(targets) <= varied:
-                varied |= set(targets)
-                changed = True
-    useful = set(outputs)
-    changed = True
-    while changed:
-        changed = False
-        for targets, operation in statements:
-            if not carries_gradient(operation) or not set(targets) & useful:
-                continue
-            needed = operation.argument_names() - useful
-            if needed:
-                useful |= needed
-                changed = True
-    return Activity(varied, useful)
+    # both sets are closures over the statements: varied flows from an operation's
+    # arguments to its targets, useful from its targets to its arguments; computed as
+    # reachability (each name visited once) rather than by re-running every statement
+    # until nothing changes, which costs a round per link of the longest chain
+    targets_of, arguments_of = {}, {}
+    for targets, node in assignments(tree):
+        operation = operation_of(node.value, resolve)
+        if not carries_gradient(operation):
+            continue
+        arguments = operation.argument_names()
+        for argument in arguments:
+            targets_of.setdefault(argument, []).append(targets)
+        for target in targets:
+            arguments_of.setdefault(target, []).append(arguments)
+    return Activity(_reach(wrt, targets_of), _reach(outputs, arguments_of))
+
+
+def _reach(start, edges) -> set:
+    """``start`` and every name reachable from it through ``edges`` (name -> name groups)."""
+    reached = set(start)
+    pending = list(reached)
+    while pending:
+        for group in edges.get(pending.pop(), ()):
+            for name in group:
+                if name not in reached:
+                    reached.add(name)
+                    pending.append(name)
+    return reached

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 import gast
 import numpy as np
 
+from .. import syntax
+
 BINARY_OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
     gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
@@ -72,12 +74,7 @@ class Operation:
     description: str = ""  # how to name the operation in messages
 
     def argument_names(self) -> set[str]:
-        names = set()
-        for arg in list(self.args) + list(self.keywords.values()):
-            for n in gast.walk(arg):
-                if isinstance(n, gast.Name):
-                    names.add(n.id)
-        return names
+        return {n.id for n in syntax.names(list(self.args) + list(self.keywords.values()))}
 
 
 def operation_of(value, resolve) -> Operation:

@@ -19,6 +19,7 @@ Abstract values:
 
 from __future__ import annotations
 
+import heapq
 import numbers
 from dataclasses import dataclass
 
@@ -401,36 +402,51 @@ def evaluate(node, env: dict, resolve) -> Abstract:
 def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
     """Abstract values of every variable assigned in ``tree``, given the parameters'."""
     env = dict(params)
-    assigns = [node for node in gast.walk(tree)
-               if isinstance(node, gast.Assign) and not is_restore(node)
-               and not is_placeholder(node)]
+    assigns = []
     for node in gast.walk(tree):
         if isinstance(node, gast.Assign):
             for name in syntax.stored_names(node):
                 env.setdefault(name, None)
-    for node in gast.walk(tree):
-        if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+            if not is_restore(node) and not is_placeholder(node):
+                assigns.append(node)
+        elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
             counting = isinstance(node.iter, gast.Call) and resolve(node.iter.func) in (range,
                                                                                          reversed)
             env[node.target.id] = Scalar("int") if counting else UNKNOWN
-    for _ in range(20):
-        changed = False
-        for node in assigns:
-            value = evaluate(node.value, env, resolve)
-            for target in node.targets:
-                if isinstance(target, gast.Name):
-                    old = env.get(target.id)
-                    new = join(old, value)
-                    if new != old:
-                        env[target.id] = new
-                        changed = True
-                else:  # unpacking: nothing known about the parts
-                    for n in gast.walk(target):
-                        if isinstance(n, gast.Name) and env.get(n.id) is not UNKNOWN:
-                            env[n.id] = UNKNOWN
-                            changed = True
-        if not changed:
-            break
+    # a worklist: an assignment is evaluated again only when a name it reads changed (each
+    # value only grows, by join); taking the first pending statement in program order,
+    # most are final at their first visit
+    readers = {}
+    for position, node in enumerate(assigns):
+        for name in syntax.load_names(node.value):
+            readers.setdefault(name, []).append(position)
+    pending = list(range(len(assigns)))  # a heap of positions
+    queued = [True] * len(assigns)
+    budget = 20 * len(assigns)  # as many evaluations as 20 rounds over every statement
+    while pending and budget > 0:
+        budget -= 1
+        position = heapq.heappop(pending)
+        queued[position] = False
+        node = assigns[position]
+        value = evaluate(node.value, env, resolve)
+        changed = []
+        for target in node.targets:
+            if isinstance(target, gast.Name):
+                old = env.get(target.id)
+                new = join(old, value)
+                if new != old:
+                    env[target.id] = new
+                    changed.append(target.id)
+            else:  # unpacking: nothing known about the parts
+                for n in gast.walk(target):
+                    if isinstance(n, gast.Name) and env.get(n.id) is not UNKNOWN:
+                        env[n.id] = UNKNOWN
+                        changed.append(n.id)
+        for name in changed:
+            for reader in readers.get(name, ()):
+                if not queued[reader]:
+                    queued[reader] = True
+                    heapq.heappush(pending, reader)
     return env
 
 

@@ -115,8 +115,9 @@ class _Versions:
         Python where the other paths never get here) gets a placeholder, because the
         derivative code may still read it on those paths (a zero adjoint's shape)."""
         syntax.rename(node, current, loads_only=True)
-        versions = set(current.values())
-        self.placeholders |= (syntax.load_names(node) & versions) - bound
+        unbound = syntax.load_names(node) - bound
+        if unbound:  # (rare: building the set of versions costs as many names as there are)
+            self.placeholders |= unbound & set(current.values())
 
     def block(self, statements, current: dict, defined: set, bound: set,
               in_loop: bool) -> list:

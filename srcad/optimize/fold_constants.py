@@ -35,9 +35,36 @@ def _number(node):
             and not isinstance(node.value, bool))
 
 
+_SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return, gast.Delete)
+
+
+def _foldable(node) -> bool:
+    """Whether ``node`` holds a constant or a unary operator: every fold needs one."""
+    stack = [node]
+    Constant, UnaryOp, AST = gast.Constant, gast.UnaryOp, gast.AST
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is list:
+            stack.extend(current)
+            continue
+        if kind is Constant or kind is UnaryOp:
+            return True
+        for field in current._fields:
+            value = getattr(current, field, None)
+            if isinstance(value, (AST, list)):
+                stack.append(value)
+    return False
+
+
 class _Fold(gast.NodeTransformer):
     def __init__(self, is_floating):
         self.is_floating = is_floating
+
+    def visit(self, node):
+        if isinstance(node, _SIMPLE_STATEMENTS) and not _foldable(node):
+            return node  # most statements: nothing to fold, no need for the visitor
+        return super().visit(node)
 
     def floating(self, node) -> bool:
         """True if ``node`` certainly evaluates to a float or float array (not an int)."""

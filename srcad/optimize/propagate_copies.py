@@ -44,31 +44,64 @@ def _is_copy(statement, params) -> bool:
 
 
 def _block(statements, params, reads, changes):
+    """One forward walk over the block, carrying the copies in effect (target -> source).
+
+    A copy is in effect from the statement after it until a statement assigns its
+    target or its source; a loop or branch assigning neither is replaced in whole.
+    """
     statements = list(statements)
     for statement in statements:
         for field in ("body", "orelse"):
             if isinstance(statement, (gast.For, gast.While, gast.If)):
                 setattr(statement, field, _block(getattr(statement, field), params, reads, changes)
                         or ([gast.Pass()] if field == "body" else []))
-    stores = [syntax.stored_names(s) for s in statements]  # replacing never changes them
-    out = []
-    for index, statement in enumerate(statements):
-        if _is_copy(statement, params):
-            target = statement.targets[0].id
-            replaced, overwritten = _replace_forward(statements, stores, index + 1, target,
-                                                     statement.value)
-            reads[target] -= replaced
-            changes[0] += replaced
-            if isinstance(statement.value, gast.Name):
-                reads[statement.value.id] += replaced
-            if reads[target] == 0 or overwritten:
-                changes[0] += 1
-                continue  # no read can see the copy any more: it is dead
+    active = {}  # target -> (source, copy statement, count of reads replaced)
+    blocking = {}  # name -> targets of the copies in effect that assigning it ends
+    dropped = set()  # ids of copies no read can see any more
+
+    def end(target, overwritten):
+        source, copy, replaced = active.pop(target)
+        for name in _blockers(target, source):
+            blocking[name].discard(target)
+        reads[target] -= replaced
+        changes[0] += replaced
+        if isinstance(source, gast.Name):
+            reads[source.id] += replaced
+        if reads[target] == 0 or overwritten:
+            changes[0] += 1
+            dropped.add(id(copy))
+
+    for statement in statements:
+        stored = syntax.stored_names(statement)  # replacing never changes them
+        compound = isinstance(statement, (gast.For, gast.While, gast.If))
+        blocked = sorted({t for name in stored for t in blocking.get(name, ())})
+        if compound:
+            for target in blocked:
+                end(target, False)
+            if active:
+                _substitute(statement, active)
+            continue
+        if active and isinstance(statement, (gast.Assign, gast.Expr, gast.Return)) \
+                and statement.value is not None:
+            statement.value = _substitute(statement.value, active)
+        for target in blocked:
+            end(target, target in stored and isinstance(statement, gast.Assign))
         if _is_self_assignment(statement):
             changes[0] += 1
-            continue
-        out.append(statement)
-    return out
+            dropped.add(id(statement))
+        elif _is_copy(statement, params):
+            target = statement.targets[0].id
+            active[target] = (statement.value, statement, 0)
+            for name in _blockers(target, statement.value):
+                blocking.setdefault(name, set()).add(target)
+    for target in list(active):
+        end(target, False)
+    return [s for s in statements if id(s) not in dropped]
+
+
+def _blockers(target, source) -> tuple:
+    """The names whose assignment ends the copy ``target = source``."""
+    return (target, source.id) if isinstance(source, gast.Name) else (target,)
 
 
 def _is_self_assignment(statement) -> bool:
@@ -78,48 +111,38 @@ def _is_self_assignment(statement) -> bool:
             and statement.value.id == statement.targets[0].id)
 
 
-def _replace_forward(statements, stores, start, target, source) -> tuple[int, bool]:
-    """Replace reads of ``target`` by ``source`` from ``start`` on.
+def _substitute(node, active):
+    """``node`` with every read of a copy's target replaced by its source (counted in
+    ``active``); returns the node (a different one when ``node`` itself was replaced)."""
+    Name, Load, AST = gast.Name, gast.Load, gast.AST
 
-    Returns how many reads were replaced, and whether the range ended where a
-    plain statement assigns ``target`` again (so nothing after can see the copy).
-    """
-    blockers = {target}
-    if isinstance(source, gast.Name):
-        blockers.add(source.id)
-    replaced = 0
-    for statement, stored in zip(statements[start:], stores[start:]):
-        if isinstance(statement, (gast.For, gast.While, gast.If)):
-            if stored & blockers:
-                return replaced, False
-            replaced += _replace_in(statement, target, source)
-            continue
-        value = statement.value if isinstance(statement, (gast.Assign, gast.Expr,
-                                                           gast.Return)) else None
-        if value is not None:
-            replaced += _replace_in(statement, target, source, only_value=True)
-        if stored & blockers:
-            return replaced, target in stored and isinstance(statement, gast.Assign)
-    return replaced, False
+    def replacement(child):
+        if type(child) is Name and type(child.ctx) is Load and child.id in active:
+            source, copy, replaced = active[child.id]
+            active[child.id] = (source, copy, replaced + 1)
+            return gast.copy_location(syntax.deepcopy(source), child)
+        return None
 
-
-def _replace_in(node, target, source, only_value=False) -> int:
-    replacer = _Replace(target, source)
-    if only_value:
-        node.value = replacer.visit(node.value) if node.value is not None else None
-    else:
-        replacer.visit(node)
-    return replacer.count
-
-
-class _Replace(gast.NodeTransformer):
-    def __init__(self, target, source):
-        self.target = target
-        self.source = source
-        self.count = 0
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, gast.Load) and node.id == self.target:
-            self.count += 1
-            return gast.copy_location(syntax.deepcopy(self.source), node)
-        return node
+    top = replacement(node)
+    if top is not None:
+        return top
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        for field in current._fields:
+            value = getattr(current, field, None)
+            if isinstance(value, list):
+                for index, item in enumerate(value):
+                    if isinstance(item, AST):
+                        new = replacement(item)
+                        if new is not None:
+                            value[index] = new
+                        elif type(item) is not Name:
+                            stack.append(item)
+            elif isinstance(value, AST):
+                new = replacement(value)
+                if new is not None:
+                    setattr(current, field, new)
+                elif type(value) is not Name:
+                    stack.append(value)
+    return node

@@ -40,7 +40,16 @@ def remove_dead_code(tree: gast.FunctionDef, resolve) -> gast.FunctionDef:
 
 
 def _count_statements(tree) -> int:
-    return sum(isinstance(n, gast.stmt) for n in gast.walk(tree))
+    """How many statements ``tree`` holds (the passes here only drop them from blocks)."""
+    count, blocks = 0, [tree.body]
+    while blocks:
+        for statement in blocks.pop():
+            count += 1
+            for field in ("body", "orelse"):
+                block = getattr(statement, field, None)
+                if isinstance(block, list):
+                    blocks.append(block)
+    return count
 
 
 def _nested(statements, read_anywhere, resolve, top=False):

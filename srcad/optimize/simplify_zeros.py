@@ -37,8 +37,14 @@ _LINEAR_IN = {
 def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
                    aliases) -> gast.FunctionDef:
     """``primal_of(name)`` gives the value a tangent variable belongs to (None otherwise)."""
-    _Simplify(env, resolve, primal_of, aliases).visit(tree)
+    simplify = _Simplify(env, resolve, primal_of, aliases)
+    simplify.visit(tree)
+    if not simplify.zeros:
+        return tree
     return _Restore().visit(tree)  # zeros outside an assignment (a returned tuple) stay as written
+
+
+_SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return, gast.Delete)
 
 
 class _Zero(gast.AST):
@@ -70,6 +76,39 @@ class _Simplify(gast.NodeTransformer):
         self.resolve = resolve
         self.primal_of = primal_of
         self.aliases = aliases
+        self.zeros = 0  # zero subexpressions found (placeholders to restore)
+
+    def visit(self, node):
+        # most statements hold no zero at all: nothing to simplify there
+        if isinstance(node, _SIMPLE_STATEMENTS) and not self.holds_zero(node):
+            return node
+        return super().visit(node)
+
+    def holds_zero(self, node) -> bool:
+        """Whether ``node`` holds a constant 0 or a call of rt.zeros_like (fast: no visitor)."""
+        stack = [node]
+        Constant, Call, AST = gast.Constant, gast.Call, gast.AST
+        while stack:
+            current = stack.pop()
+            kind = type(current)
+            if kind is list:
+                stack.extend(current)
+                continue
+            if kind is Constant:
+                if self.is_zero(current):
+                    return True
+                continue
+            if kind is Call and self.resolve(current.func) is runtime.zeros_like:
+                return True
+            for field in current._fields:
+                value = getattr(current, field, None)
+                if isinstance(value, (AST, list)):
+                    stack.append(value)
+        return False
+
+    def zero(self, original, product=True):
+        self.zeros += 1
+        return _Zero(original, product)
 
     def kind(self, node):
         return shapes.plain(shapes.evaluate(node, self.env, self.resolve))
@@ -100,12 +139,12 @@ class _Simplify(gast.NodeTransformer):
         self.generic_visit(node)
         left_zero, right_zero = self.is_zero(node.left), self.is_zero(node.right)
         if isinstance(node.op, (gast.Mult, gast.MatMult)) and (left_zero or right_zero):
-            return _Zero(node)
+            return self.zero(node)
         if isinstance(node.op, gast.Div) and left_zero:
-            return _Zero(node)
+            return self.zero(node)
         if isinstance(node.op, (gast.Add, gast.Sub)):
             if left_zero and right_zero:
-                return _Zero(node, product=self.product(node.left) and self.product(node.right))
+                return self.zero(node, product=self.product(node.left) and self.product(node.right))
             if right_zero and (self.product(node.right) or self.same_kind(node.left, whole)):
                 return node.left
             if left_zero and (self.product(node.left) or self.same_kind(node.right, whole)):
@@ -117,7 +156,7 @@ class _Simplify(gast.NodeTransformer):
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
         if isinstance(node.op, (gast.USub, gast.UAdd)) and self.is_zero(node.operand):
-            return _Zero(node, product=self.product(node.operand))
+            return self.zero(node, product=self.product(node.operand))
         return node
 
     def visit_Call(self, node):
@@ -125,10 +164,10 @@ class _Simplify(gast.NodeTransformer):
         callee = self.resolve(node.func)
         positions = next((p for f, p in _LINEAR_IN.items() if callee is f), ())
         if any(p < len(node.args) and self.is_zero(node.args[p]) for p in positions):
-            return _Zero(node)
+            return self.zero(node)
         if any(callee is f for f in (np.sum, np.mean)) and node.args and self.is_zero(
                 node.args[0]):
-            return _Zero(node)
+            return self.zero(node)
         return node
 
     @staticmethod

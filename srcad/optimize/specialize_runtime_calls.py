@@ -37,16 +37,32 @@ def specialize_runtime_calls(tree: gast.FunctionDef, env: dict, resolve, aliases
     return tree
 
 
+def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -> set:
+    """The names ``statements`` read once this pass specialized them (they stay unchanged):
+    what specialization removes (the shape argument of rt.unbroadcast...) is not read."""
+    specialize = _Specialize(env, resolve, aliases)
+    read = set()
+    for statement in statements:
+        if any(type(node) is gast.Call and specialize.rule_for(node) is not None
+               for node in gast.walk(statement)):
+            statement = specialize.visit(syntax.deepcopy(statement))
+        read |= syntax.load_names(statement)
+    return read
+
+
 class _Specialize(gast.NodeTransformer):
     def __init__(self, env, resolve, aliases):
         self.env = env
         self.resolve = resolve
         self.aliases = aliases
 
+    def rule_for(self, node):
+        helper = self.resolve(node.func)
+        return _RULES.get(getattr(helper, "__name__", None)) if _is_runtime(helper) else None
+
     def visit_Call(self, node):
         self.generic_visit(node)
-        helper = self.resolve(node.func)
-        rule = _RULES.get(getattr(helper, "__name__", None)) if _is_runtime(helper) else None
+        rule = self.rule_for(node)
         if rule is None or node.keywords:
             return node
         kinds = [shapes.plain(shapes.evaluate(a, self.env, self.resolve)) for a in node.args]

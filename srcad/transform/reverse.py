@@ -17,7 +17,6 @@ lower_accumulations.py turns into plain Python.
 
 from __future__ import annotations
 
-import copy
 import inspect
 from dataclasses import dataclass
 
@@ -26,11 +25,10 @@ import gast
 from .. import runtime, syntax
 from ..analysis import shapes
 from ..analysis.activity import carries_gradient
-from ..analysis.operations import IDENTITY, TUPLE, UNRESOLVED, operation_of
+from ..analysis.operations import IDENTITY, TUPLE, operation_of
 from ..annotations import comment, is_carry, is_restore, mark_restore, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
 from ..normalize.inline import Recursive
-from ..optimize.specialize_runtime_calls import specialize_runtime_calls
 from ..recursion import vjp_of
 from ..request import Request
 from .context import TransformContext
@@ -56,7 +54,7 @@ def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
                 context.parsed.location(position(node) or node),
                 "Differentiate it in forward mode, or generate the gradient code to "
                 "differentiate with optimize= without 'accumulate_in_place'.")
-    sweeps = _Sweeps(context, _primal_names_read_by_adjoints(body, context), body)
+    sweeps = _Sweeps(context, body)
 
     statements = sweeps.forward(body)
     if sweeps.uses_tape:
@@ -155,36 +153,14 @@ def _is_active_assignment(statement, context) -> bool:
         if isinstance(n, gast.Name))
 
 
-def _primal_names_read_by_adjoints(body, context) -> set:
-    """Primal variables some adjoint template reads (what the reverse sweep needs)."""
-    scratch = copy.copy(context)
-    scratch.namer = copy.deepcopy(context.namer)
-    produced = []
-    for node in body:
-        for statement in gast.walk(node):
-            if _is_active_assignment(statement, context):
-                produced.extend(_adjoint_of(statement, scratch))
-    if context.kinds:
-        # reads that specialization removes (the shape argument of rt.unbroadcast...)
-        # are not needed: do not record them
-        env = dict(context.kinds)
-        for name in list(env):
-            env[scratch.namer.adjoint(name)] = env[name]
-        aliases = context.aliases
-
-        def resolve(node):
-            if isinstance(node, gast.Name) and node.id in aliases.bindings:
-                return aliases.bindings[node.id]
-            if isinstance(node, gast.Attribute):
-                base = resolve(node.value)
-                return UNRESOLVED if base is UNRESOLVED else getattr(base, node.attr, UNRESOLVED)
-            return context.resolve(node)
-
-        module = gast.Module(body=produced, type_ignores=[])
-        specialize_runtime_calls(module, env, resolve, aliases)
-        produced = module.body
-    return {n for statement in produced for n in syntax.load_names(statement)
-            if scratch.namer.primal_of(n) is None}
+def _primal_names_read(adjoints: dict, context) -> set:
+    """Primal variables the adjoint statements read (what the reverse sweep needs)."""
+    produced = [statement for statements in adjoints.values() for statement in statements]
+    if context.reads_once_optimized is not None:
+        read = context.reads_once_optimized(produced)
+    else:
+        read = {n for statement in produced for n in syntax.load_names(statement)}
+    return {n for n in read if context.namer.primal_of(n) is None}
 
 
 class _Sweeps:
@@ -201,24 +177,39 @@ class _Sweeps:
     its iterations; its reverse is a ``for`` over that count.
     """
 
-    def __init__(self, context: TransformContext, needed: set, body: list):
+    def __init__(self, context: TransformContext, body: list):
         self.context = context
-        self.needed = set(needed)
         self.uses_tape = False
         self.tape = context.namer.fresh("tape", private=True)  # _tape, unless that is taken
         self.trip_counters = {}
         for node in gast.walk(gast.Module(body=body, type_ignores=[])):
             if isinstance(node, gast.While):
-                counter = context.namer.fresh("trips")
-                self.trip_counters[id(node)] = counter
-                self.needed.add(counter)
-            elif isinstance(node, gast.For):
+                self.trip_counters[id(node)] = context.namer.fresh("trips")
+        # every adjoint is generated once, here, in the order of the adjoint sweep (which
+        # then places them): what they read decides what the primal sweep records
+        self.adjoints = {}  # id(assignment) -> its adjoint statements
+        self.generate_adjoints(body)
+        self.needed = _primal_names_read(self.adjoints, context)
+        self.needed |= set(self.trip_counters.values())
+        for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+            if isinstance(node, gast.For):
                 self.needed |= syntax.load_names(node.iter)
             elif isinstance(node, gast.If):
                 self.needed |= syntax.load_names(node.test)
         self.plans = {}
         self.kept = {}  # loop -> (name, copy) pairs: see keep_overwritten
         self.prepare(body, in_loop=False)
+
+    def generate_adjoints(self, statements):
+        """The adjoint statements of every active assignment, last first, as the sweep goes."""
+        for statement in reversed(statements):
+            if isinstance(statement, (gast.For, gast.While)):
+                self.generate_adjoints(statement.body)
+            elif isinstance(statement, gast.If):
+                self.generate_adjoints(statement.body)
+                self.generate_adjoints(statement.orelse)
+            elif _is_active_assignment(statement, self.context):
+                self.adjoints[id(statement)] = _adjoint_of(statement, self.context)
 
     def prepare(self, statements, in_loop):
         """Plan blocks innermost first: what an inner loop recomputes, outer ones must keep."""
@@ -334,7 +325,7 @@ class _Sweeps:
             if origin_key != last_origin:
                 last_origin = origin_key
                 out.append(comment("grad of: " + self.context.parsed.source_text(statement_origin)))
-            out.extend(_adjoint_of(statement, self.context))
+            out.extend(self.adjoints.pop(id(statement)))
         return out
 
     def adjoint_branch(self, branch, in_loop) -> list:

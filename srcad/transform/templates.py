@@ -39,6 +39,24 @@ class _Substitute(gast.NodeTransformer):
         self.aliases = aliases
         self.template = template
 
+    def copy(self, node):
+        """A copy of template code with the substitutions made, in one walk (the same as
+        ``self.visit(syntax.deepcopy(node))``)."""
+        kind = type(node)
+        if kind is list:
+            return [self.copy(item) for item in node]
+        if not isinstance(node, gast.AST):
+            return node
+        if kind is gast.Name:
+            replaced = self.visit_Name(node)
+            return syntax.deepcopy(node) if replaced is node else replaced
+        if kind is gast.Subscript and is_derivative_ref(node):
+            return self.visit_Subscript(node)
+        new = kind(**{f: self.copy(getattr(node, f, None)) for f in node._fields})
+        for key in node.__dict__.keys() - set(node._fields):
+            setattr(new, key, getattr(node, key))
+        return new
+
     def visit_Subscript(self, node):
         if is_derivative_ref(node):
             derivative = self.derivatives.get(node.slice.id)
@@ -186,7 +204,7 @@ def instantiate(template: Template, bindings: dict, derivatives: dict, namer, al
             continue  # no derivative for this parameter: its contribution is not needed
         substitute = _Substitute(bindings, derivatives, temporaries, aliases, template, missing)
         try:
-            out.append(substitute.visit(syntax.deepcopy(statement)))
+            out.append(substitute.copy(statement))
         except _NoDerivative:
             continue  # reads the derivative of something that has none: contributes zero
     return out
