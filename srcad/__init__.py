@@ -1,10 +1,10 @@
 """srcad: automatic differentiation for Python/NumPy by source transformation."""
 
-from .api import check_grad, grad, source, stop_gradient, value_and_grad
+from .api import check_grad, grad, source, value_and_grad
 from .codegen import codegen
 from .errors import SrcadError
 from .modes import hessian, hvp, jacobian, jvp, vjp
-from .registry import adjoint, d, nondifferentiable, tangent
+from .registry import adjoint, d, nondifferentiable, stop_gradient, tangent
 from .version import __version__
 
 __all__ = [

@@ -266,11 +266,6 @@ def generate(function, wrt=0, mode: str = "reverse", *, example_args=None,
                              keep_stages=keep_stages)
 
 
-def stop_gradient(x):
-    """Return ``x`` unchanged; no gradient flows through it."""
-    return x
-
-
 def check_grad(function, *args, wrt=0, eps: float = 1e-6, rtol: float = 1e-5,
                atol: float = 1e-8) -> bool:
     """Compare srcad's gradient with central finite differences; raise AssertionError if off.

@@ -45,10 +45,16 @@ d = _DerivativeNotation()
 
 @dataclass
 class Template:
-    """One parsed template: parameters, defaults, and body statements (gast)."""
+    """One parsed template: parameters, defaults, and body statements (gast).
+
+    ``source`` is the template's text when it was written by a rule helper
+    (srcad/vocabulary.py) rather than in a file; ``origin`` then says where.
+    """
 
     function: object
     kind: str  # "adjoint" or "tangent"
+    source: str | None = field(default=None, repr=False)
+    origin: str | None = None
     _body: list | None = field(default=None, repr=False)
 
     @property
@@ -66,23 +72,46 @@ class Template:
     @property
     def body(self) -> list:
         if self._body is None:
-            self._body = _parse_template_body(self.function, self.kind)
+            self._body = _parse_template_body(self)
         return self._body
 
     @property
     def where(self) -> str:
+        if self.origin is not None:
+            return self.origin
         code = self.function.__code__
         return "%s:%d" % (code.co_filename, code.co_firstlineno)
 
 
 @dataclass
 class Primitive:
+    """Everything srcad knows about one function it differentiates (or must not).
+
+    * ``adjoint``, ``tangent``: templates (reverse and forward mode);
+    * ``shape_rule``: the abstract value of a call's result from its arguments'
+      (analysis/shapes.py);
+    * ``specializer(pass_, args, kinds)``: an expression a call reduces to when its
+      arguments' kinds are known, or None (optimize/specialize_runtime_calls.py);
+    * ``linear_in``: argument positions in each of which the function is linear, so
+      a zero there makes the result zero (optimize/simplify_zeros.py);
+    * ``allocating``: its result is a fresh array nothing else refers to
+      (optimize/accumulate_in_place.py may then write into it);
+    * ``pure``: no effect but its result, so an unused call may be dropped
+      (optimize/remove_dead_code.py);
+    * ``differentiable``: False when its result never carries a derivative;
+    * ``constraints``: static checks of a call (see ``constraint``).
+    """
+
     obj: object
     adjoint: Template | None = None
     tangent: Template | None = None
     shape_rule: object = None
+    specializer: object = None
+    linear_in: tuple = ()
+    allocating: bool = False
+    pure: bool = True
     differentiable: bool = True
-    constraints: list = field(default_factory=list)  # static checks of a call (see constraint)
+    constraints: list = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -136,6 +165,11 @@ def tangent(*primitives):
     return _template_decorator("tangent", primitives)
 
 
+def set_template(primitive, template: Template) -> None:
+    """Make ``template`` the adjoint or tangent (its kind) of ``primitive``."""
+    setattr(_entry(primitive), template.kind, template)
+
+
 def _template_decorator(kind, primitives):
     if not primitives:
         raise TemplateError("@%s(...) needs the primitive(s) the template is for" % kind)
@@ -159,6 +193,11 @@ def nondifferentiable(*functions):
     return functions[0] if len(functions) == 1 else None
 
 
+def stop_gradient(x):
+    """Return ``x`` unchanged; no gradient flows through it."""
+    return x
+
+
 def constraint(check, *primitives):
     """Attach a static check to each primitive, run when srcad differentiates a call to it.
 
@@ -179,6 +218,30 @@ def shape_rule(rule, *primitives):
     """Attach a shape rule (see analysis/shapes.py) to each primitive."""
     for primitive in primitives:
         _entry(primitive).shape_rule = rule
+
+
+def specializer(rule, *primitives):
+    """Attach a specializer (see optimize/specialize_runtime_calls.py) to each primitive."""
+    for primitive in primitives:
+        _entry(primitive).specializer = rule
+
+
+def facts(*primitives, linear_in=None, allocating=None, pure=None):
+    """Record what the optimizer may assume about each primitive (see ``Primitive``)."""
+    for primitive in primitives:
+        entry = _entry(primitive)
+        if linear_in is not None:
+            entry.linear_in = tuple(linear_in)
+        if allocating is not None:
+            entry.allocating = allocating
+        if pure is not None:
+            entry.pure = pure
+
+
+def fact(obj, name, default=None):
+    """One fact of ``obj``'s record (``linear_in``, ``allocating``...), or ``default``."""
+    entry = lookup(obj)
+    return default if entry is None else getattr(entry, name)
 
 
 def load_templates() -> None:
@@ -222,8 +285,12 @@ def _public_numpy_module(obj, module, name):
     return "numpy"
 
 
-def _parse_template_body(function, kind):
-    lines, first_line = inspect.getsourcelines(function.__code__)
+def _parse_template_body(template):
+    function, kind = template.function, template.kind
+    if template.source is not None:
+        lines, first_line = template.source.splitlines(keepends=True), 1
+    else:
+        lines, first_line = inspect.getsourcelines(function.__code__)
     tree = gast.parse(textwrap.dedent("".join(lines))).body[0]
     indent = len(lines[0]) - len(lines[0].lstrip())
     body = [s for s in tree.body if not _is_docstring(s)]

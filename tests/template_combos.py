@@ -1230,6 +1230,27 @@ case(stack, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
 case(stack_axis, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
 
 
+# np.split: a list result of unequal parts, each part's adjoint its own array
+def split_unequal(x):
+    first, rest = np.split(x, [1])
+    return first * np.sum(rest ** 2)
+
+
+def split_sections(x):
+    left, right = np.split(x, 2, axis=-1)
+    return np.sin(left) * right
+
+
+def split_one_part_used(x):
+    parts = np.split(x, [1, 2])
+    return parts[2] ** 2
+
+
+case(split_unequal, (anything,), [VECTOR, FULL, THREE_D])
+case(split_sections, (anything,), [(2, 4), (3, 2)])
+case(split_one_part_used, (anything,), [VECTOR, (4, 2)])  # the parts: 1, 1, the rest
+
+
 def pieces_of(g):
     return rt.pieces_of(g, np.r_, [np.ones(2), 0.5, np.ones(3)])[2]
 

@@ -34,6 +34,9 @@ LAYERS = (
     ("fence", ["srcad.fence"]),
     ("normalize", ["srcad.normalize", "srcad.normalize.*"]),
     ("analysis", ["srcad.analysis", "srcad.analysis.*"]),
+    # each primitive's templates, shape rule, specializer and facts (they use the shape
+    # rules of analysis/shapes.py); registry.load_templates imports them on first lookup
+    ("primitives", ["srcad.vocabulary", "srcad.templates", "srcad.templates.*"]),
     ("transform", ["srcad.transform", "srcad.transform.*"]),
     ("optimize", ["srcad.optimize", "srcad.optimize.*"]),
     # emit compiles generated code from files of its own, which the one pruner sweeps

@@ -470,7 +470,7 @@ AUDITED_NONDIFFERENTIABLE = {
                      "ndarray.ndim", "ndarray.size", "ndarray.dtype"], _PROPERTY),
     **dict.fromkeys(["numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
                      "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like"], _CONSTANT),
-    "srcad.api.stop_gradient": "blocks the gradient by definition",
+    "srcad.registry.stop_gradient": "blocks the gradient by definition",
     **dict.fromkeys(["srcad.runtime.written_in_place", "srcad.runtime.writes_through",
                      "srcad.runtime.views_into", "srcad.runtime.same_object",
                      "srcad.runtime.views_whole"],

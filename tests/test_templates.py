@@ -1118,6 +1118,11 @@ def np_stack(x, y):
     return np.stack([x, y * x], axis=-1)
 
 
+def np_split(x):
+    head, tail = np.split(x, [1], axis=1)  # parts of unequal shapes
+    return head * np.sum(tail ** 2, axis=1, keepdims=True)
+
+
 def math_copysign(x, y):
     return math.copysign(x, y)
 
@@ -1126,6 +1131,7 @@ case(rows_joined, anything((3,)), anything(), wrt=(0, 1))
 case(columns_joined, anything((3,)), anything((3, 2)), wrt=(0, 1))
 case(np_concatenate, anything((2, 3)), anything((2, 1)), wrt=(0, 1))
 case(np_stack, anything((2, 3)), anything((2, 3)), wrt=(0, 1))
+case(np_split, anything((2, 3)))
 case(math_copysign, nonzero(), nonzero(), wrt=(0, 1))
 
 

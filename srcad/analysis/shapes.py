@@ -27,7 +27,6 @@ import gast
 import numpy as np
 
 from .. import registry, syntax
-from .. import runtime as rt
 from ..annotations import is_placeholder, is_restore
 from .operations import UNRESOLVED, operation_of
 
@@ -448,61 +447,3 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
                     queued[reader] = True
                     heapq.heappush(pending, reader)
     return env
-
-
-def _runtime_rules():
-    def like(position):
-        def rule(*args, **kwargs):
-            value = plain(args[position]) if len(args) > position else UNKNOWN
-            return ANY_SCALAR if isinstance(value, Scalar) else value
-        return rule
-
-    def match_type(g, x, *rest, **kwargs):
-        x = plain(x)
-        if isinstance(x, Scalar) and x.kind in ("float", "int", "bool"):
-            return FLOAT
-        return plain(g) if plain(g) != UNKNOWN else x
-
-    def zeros_like(x, *rest, **kwargs):
-        x = plain(x)
-        return FLOAT if isinstance(x, Scalar) else x
-
-    def unbroadcast(g, x, *rest, **kwargs):
-        g, x = plain(g), plain(x)
-        if isinstance(x, Scalar):
-            return g if isinstance(g, Scalar) else ANY_SCALAR
-        return x
-
-    registry.shape_rule(unbroadcast, rt.unbroadcast, rt.expand_reduced)
-    registry.shape_rule(like(1), rt.dot_adjoint_left, rt.matmul_adjoint_left)
-    registry.shape_rule(like(2), rt.dot_adjoint_right, rt.matmul_adjoint_right)
-    registry.shape_rule(lambda g, x, index: plain(x) if isinstance(plain(x), Array) else UNKNOWN,
-                        rt.unindex)
-    registry.shape_rule(match_type, rt.match_type)
-    registry.shape_rule(same_as_first, rt.owned)
-    registry.shape_rule(lambda t, value, *a, **k: plain(value) if plain(value) != UNKNOWN
-                        else plain(t), rt.match_tangent)
-    registry.shape_rule(zeros_like, rt.zeros_like)
-    def log_of_base(a, *rest, **kwargs):  # a Python float for any scalar, as at run time
-        return FLOAT if isinstance(plain(a), Scalar) else elementwise(a)
-
-    registry.shape_rule(log_of_base, rt.log_of_base)
-    registry.shape_rule(lambda x, y, *rest, **kwargs: operator_elementwise(x, y),
-                        rt.power_derivative)
-    registry.shape_rule(lambda y, *rest, **kwargs: operator_elementwise(y),
-                        rt.falling_factorial)
-    registry.shape_rule(same_as_first, rt.check_scalar_output)
-    registry.shape_rule(integer, rt.reduced_size)
-
-    def array_of(*items, **kwargs):
-        parts = [plain(i) for i in items]
-        if all(isinstance(p, Scalar) for p in parts):
-            return Array((len(parts) == 1,))
-        if all(isinstance(p, Array) for p in parts) and len({p.ones for p in parts}) == 1:
-            return Array((len(parts) == 1,) + parts[0].ones)
-        return UNKNOWN
-
-    registry.shape_rule(array_of, rt.array_of)
-
-
-_runtime_rules()

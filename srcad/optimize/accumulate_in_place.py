@@ -24,10 +24,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from .. import runtime, syntax
-
-_ALLOCATING = {np.dot, np.matmul, np.outer, np.sum, np.mean, np.zeros, np.zeros_like,
-               np.ones_like, np.where, np.tensordot, runtime.zeros_like, runtime.unindex}
+from .. import registry, runtime, syntax
 
 
 def accumulate_in_place(tree: gast.FunctionDef, is_derivative, resolve) -> gast.FunctionDef:
@@ -47,7 +44,7 @@ class _InPlace:
             return True
         if isinstance(value, gast.Call):
             callee = self.resolve(value.func)
-            return isinstance(callee, np.ufunc) or any(callee is f for f in _ALLOCATING)
+            return isinstance(callee, np.ufunc) or registry.fact(callee, "allocating", False)
         return False
 
     def escaping(self, node) -> set:

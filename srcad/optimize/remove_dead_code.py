@@ -117,10 +117,7 @@ def _pure(node, resolve) -> bool:
 
 def _pure_callee(func, resolve) -> bool:
     obj = resolve(func)
-    if obj in (runtime.check_scalar_output, runtime.check_unshared, runtime.check_separate,
-               runtime.check_holds_nothing, runtime.cannot_follow_write, runtime.check_writable,
-               runtime.check_not_written,
-               runtime.add_at):
+    if not registry.fact(obj, "pure", True):
         return False
     module = getattr(obj, "__module__", None) or ""
     if module.startswith("numpy") or module in ("math", runtime.__name__):

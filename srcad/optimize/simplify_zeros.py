@@ -17,22 +17,9 @@ A tangent that is zero as a whole becomes ``rt.zeros_like(value)``.
 from __future__ import annotations
 
 import gast
-import numpy as np
 
-from .. import runtime, syntax
+from .. import registry, runtime, syntax
 from ..analysis import shapes
-
-# functions that are zero when any one of the arguments at these positions is zero
-_LINEAR_IN = {
-    np.dot: (0, 1), np.matmul: (0, 1), np.outer: (0, 1), np.multiply: (0, 1),
-    np.tensordot: (0, 1), np.inner: (0, 1),
-    runtime.dot_adjoint_left: (0, 2), runtime.dot_adjoint_right: (0, 1),
-    runtime.matmul_adjoint_left: (0, 2), runtime.matmul_adjoint_right: (0, 1),
-    runtime.unbroadcast: (0,), runtime.match_tangent: (0,), runtime.expand_reduced: (0,),
-    runtime.unindex: (0,), runtime.without: (0,), runtime.if_inexact: (0,),
-    np.expand_dims: (0,),
-}
-
 
 def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
                    aliases) -> gast.FunctionDef:
@@ -162,11 +149,11 @@ class _Simplify(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         callee = self.resolve(node.func)
-        positions = next((p for f, p in _LINEAR_IN.items() if callee is f), ())
+        # linear in each of these positions: a zero argument there makes the result zero (a
+        # call with an effect, such as a check, stays)
+        entry = registry.lookup(callee)
+        positions = entry.linear_in if entry is not None and entry.pure else ()
         if any(p < len(node.args) and self.is_zero(node.args[p]) for p in positions):
-            return self.zero(node)
-        if any(callee is f for f in (np.sum, np.mean)) and node.args and self.is_zero(
-                node.args[0]):
             return self.zero(node)
         return node
 

@@ -23,7 +23,7 @@ process per test file, cached under tests/mutation/.trace-cache/);
                cannot be observed.
 
 Before the mutants, three checks make the results trustworthy: the copy's ``srcad``
-and ``srcad.templates`` (which the editable install maps to the working tree through
+and ``srcad.templates`` (which the editable install finds in the working tree through
 a finder hook) are the ones imported, in the test process and in processes tests
 start; the selection passes on the copy with every target file round-tripped through
 ``ast.unparse`` (mutants are written that way); and the selection fails when the
@@ -191,11 +191,6 @@ class Worker:
         self.base = tempfile.mkdtemp(prefix="srcad-mutation-%d-" % number)
         self.root = os.path.join(self.base, "repo")
         shutil.copytree(source or ROOT, self.root, ignore=COPY_IGNORED)
-        if source is None:
-            # srcad.templates lives in templates/ and is mapped into the package by the
-            # editable install; in the copy it is an ordinary subpackage, found first
-            shutil.copytree(os.path.join(ROOT, "templates"),
-                            os.path.join(self.root, "srcad", "templates"), ignore=COPY_IGNORED)
 
     def path(self, relative):
         return os.path.join(self.root, relative)
@@ -296,7 +291,7 @@ def run_mutant(worker, mutant, tests, timeout) -> dict:
 def trace_key(files, tests, root) -> str:
     """A digest of everything the line record depends on: srcad, its templates, the tests."""
     digest = hashlib.sha256(json.dumps([files, tests, sys.version]).encode())
-    for folder in ("srcad", "tests"):  # the copy has the templates inside srcad/
+    for folder in ("srcad", "tests"):
         for base, subfolders, names in os.walk(os.path.join(root, folder)):
             subfolders[:] = sorted(d for d in subfolders
                                    if d not in ("__pycache__", ".trace-cache"))
@@ -460,7 +455,7 @@ def git_state() -> dict:
             return None
 
     return {"commit": git("rev-parse", "HEAD"),
-            "dirty_srcad": bool(git("status", "--porcelain", "srcad", "templates"))}
+            "dirty_srcad": bool(git("status", "--porcelain", "srcad"))}
 
 
 def write_report(path, report):

@@ -1,4 +1,5 @@
-"""Reductions: sum and mean, as functions and as array methods, with axis/keepdims."""
+"""Reductions: sum, mean, max, min and norm, as functions and as array methods, with
+axis/keepdims. ``reduction`` (srcad/vocabulary.py) declares the linear ones."""
 
 import gast
 import numpy as np
@@ -6,30 +7,14 @@ import numpy as np
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
+from srcad.vocabulary import reduction
 
 
-@adjoint(np.sum, np.ndarray.sum)
-def sum(y, x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: A001
-    d[x] += rt.expand_reduced(d[y], x, axis, keepdims)
-
-
-@tangent(np.sum, np.ndarray.sum)
-def sum(y, x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: A001, F811
-    d[y] = np.sum(d[x], axis=axis, keepdims=keepdims)
-
-
-@adjoint(np.mean, np.ndarray.mean)
-def mean(y, x, axis=None, dtype=None, out=None, keepdims=False):
-    d[x] += rt.expand_reduced(d[y], x, axis, keepdims) / rt.reduced_size(x, axis)
-
-
-@tangent(np.mean, np.ndarray.mean)
-def mean(y, x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: F811
-    d[y] = np.mean(d[x], axis=axis, keepdims=keepdims)
-
-
-shape_rule(shapes.reduction, np.sum, np.ndarray.sum, np.mean, np.ndarray.mean, np.max, np.min,
-           np.prod, np.ndarray.max, np.ndarray.min, np.ndarray.prod)
+reduction(np.sum, np.ndarray.sum, transpose="rt.expand_reduced(g, x, axis, keepdims)")
+reduction(np.mean, np.ndarray.mean,
+          transpose="rt.expand_reduced(g, x, axis, keepdims) / rt.reduced_size(x, axis)")
+shape_rule(shapes.reduction, np.max, np.min, np.prod, np.ndarray.max, np.ndarray.min,
+           np.ndarray.prod)
 
 
 @adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min)

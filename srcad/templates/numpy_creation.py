@@ -12,6 +12,7 @@ import numpy as np
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, nondifferentiable, shape_rule, tangent
+from srcad.vocabulary import linear
 
 
 @adjoint(np.full_like)
@@ -72,14 +73,7 @@ def arange(y, start, stop=None, step=None, dtype=None):  # noqa: F811
     d[y] = d[start] * rt.arange_weights(y, stop, 0) + d[step] * rt.arange_weights(y, stop, 1)
 
 
-@adjoint(rt.if_inexact)
-def if_inexact(z, g, y):
-    d[g] += rt.if_inexact(d[z], y)
-
-
-@tangent(rt.if_inexact)
-def if_inexact(z, g, y):  # noqa: F811
-    d[z] = rt.if_inexact(d[g], y)
+linear(rt.if_inexact, parameters="z, a, y", transpose="rt.if_inexact(g, y)")
 
 
 nondifferentiable(rt.linspace_weights, rt.arange_weights)

@@ -1,0 +1,451 @@
+"""srcad's own runtime helpers (srcad.runtime, ``rt`` in generated code).
+
+Generated code calls them; differentiating that code again (a Hessian-vector
+product is the gradient of a directional derivative) needs their derivatives.
+Their shape rules tell shape inference what they return, and their
+*specializers* (optimize/specialize_runtime_calls.py) replace a call by what it
+reduces to when the kinds of its arguments are known.
+"""
+
+import gast
+import numpy as np
+
+from srcad import runtime as rt
+from srcad import syntax
+from srcad.analysis import shapes
+from srcad.analysis.shapes import ANY_SCALAR, FLOAT, UNKNOWN, Array, Scalar, plain
+from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, specializer,
+                            tangent)
+from srcad.vocabulary import elementwise, linear, multilinear
+
+
+# ---- shape rules
+
+
+def _like(position):
+    def rule(*args, **kwargs):
+        value = plain(args[position]) if len(args) > position else UNKNOWN
+        return ANY_SCALAR if isinstance(value, Scalar) else value
+    return rule
+
+
+def _match_type_shape(g, x, *rest, **kwargs):
+    x = plain(x)
+    if isinstance(x, Scalar) and x.kind in ("float", "int", "bool"):
+        return FLOAT
+    return plain(g) if plain(g) != UNKNOWN else x
+
+
+def _zeros_like_shape(x, *rest, **kwargs):
+    x = plain(x)
+    return FLOAT if isinstance(x, Scalar) else x
+
+
+def _unbroadcast_shape(g, x, *rest, **kwargs):
+    g, x = plain(g), plain(x)
+    if isinstance(x, Scalar):
+        return g if isinstance(g, Scalar) else ANY_SCALAR
+    return x
+
+
+def _log_of_base_shape(a, *rest, **kwargs):  # a Python float for any scalar, as at run time
+    return FLOAT if isinstance(plain(a), Scalar) else shapes.elementwise(a)
+
+
+def _array_of_shape(*items, **kwargs):
+    parts = [plain(i) for i in items]
+    if all(isinstance(p, Scalar) for p in parts):
+        return Array((len(parts) == 1,))
+    if all(isinstance(p, Array) for p in parts) and len({p.ones for p in parts}) == 1:
+        return Array((len(parts) == 1,) + parts[0].ones)
+    return UNKNOWN
+
+
+elementwise(rt.log_of_base, derivative="g / x", shape=_log_of_base_shape)
+
+
+# power_derivative(x, y, n) = falling_factorial(y, n) * x ** (y - n), the n-th derivative
+# of x ** y: its derivative in x is the next one; in y, the product rule
+@adjoint(rt.power_derivative)
+def power_derivative(p, x, y, n=1):
+    d[x] += rt.unbroadcast(d[p] * rt.power_derivative(x, y, n + 1), x)
+    d[y] += rt.unbroadcast(d[p] * (p * rt.log_of_base(x) + rt.falling_factorial(y, n, 1)
+                                   * rt.power_derivative(x, y - n, 0)), y)
+
+
+@tangent(rt.power_derivative)
+def power_derivative(p, x, y, n=1):  # noqa: F811
+    d[p] = d[x] * rt.power_derivative(x, y, n + 1) + d[y] * (
+        p * rt.log_of_base(x) + rt.falling_factorial(y, n, 1) * rt.power_derivative(x, y - n, 0))
+
+
+@adjoint(rt.falling_factorial)
+def falling_factorial(f, y, n, k=0):
+    d[y] += d[f] * rt.falling_factorial(y, n, k + 1)
+
+
+@tangent(rt.falling_factorial)
+def falling_factorial(f, y, n, k=0):  # noqa: F811
+    d[f] = d[y] * rt.falling_factorial(y, n, k + 1)
+
+
+linear(rt.match_tangent, parameters="y, t, value", transpose="rt.unbroadcast(g, t)")
+# match_type and owned change a gradient's type or ownership, never its value; their
+# tangents keep doing so (the tangent of a Python float's gradient is a Python float)
+linear(rt.match_type, parameters="y, a, x", transpose="g")
+linear(rt.owned, parameters="y, a", transpose="g")
+
+
+nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size,
+                  rt.written_in_place, rt.writes_through, rt.views_into, rt.same_object,
+                  rt.views_whole)
+
+
+linear(rt.check_scalar_output, parameters="y, value, where", transpose="g",
+       tangent="d[value]")
+shape_rule(shapes.elementwise, np.where)
+
+
+# The helpers below are linear in the adjoint they transform: each tangent applies the
+# helper to the tangent; each adjoint is the transposed map.
+linear(rt.unbroadcast, parameters="y, a, x", transpose="rt.unbroadcast(g, a)")
+linear(rt.expand_reduced, parameters="y, a, x, axis=None, keepdims=False",
+       transpose="np.sum(g, axis=axis, keepdims=keepdims)")
+linear(rt.unindex, parameters="y, a, x, index", transpose="g[index]")
+# iterated_adjoint(g, items) and iterated_tangent(t, items) are linear maps (the identity,
+# or zero for a dict), each the transpose of the other
+linear(rt.iterated_adjoint, parameters="y, a, items", transpose="rt.iterated_tangent(g, items)")
+linear(rt.iterated_tangent, parameters="y, a, items", transpose="rt.iterated_adjoint(g, items)")
+shape_rule(shapes.same_as_first, rt.iterated_adjoint, rt.iterated_tangent)
+# unfield(g, x, name) and field_of(t, x, name) are linear maps, each the other's transpose
+linear(rt.unfield, parameters="y, a, x, name", transpose="rt.field_of(g, x, name)")
+linear(rt.field_of, parameters="y, a, x, name", transpose="rt.unfield(g, x, name)")
+linear(rt.without, parameters="y, a, index", transpose="rt.without(g, index)")
+linear(rt.extremum_adjoint, parameters="out, a, x, y, axis=None, keepdims=False",
+       transpose="np.sum(g * rt.extremum_adjoint(np.ones_like(y), x, y, axis, keepdims), "
+       "axis=axis, keepdims=keepdims)")
+
+
+# dot_adjoint_left(h, a, b) is the gradient of w -> <h, dot(w, b)>: bilinear in h and b
+multilinear(rt.dot_adjoint_left, parameters="y, h, a, b",
+            transposes={"h": "np.dot(g, b)", "b": "rt.dot_adjoint_right(h, g, b)"})
+multilinear(rt.dot_adjoint_right, parameters="y, h, a, b",
+            transposes={"h": "np.dot(a, g)", "a": "rt.dot_adjoint_left(h, a, g)"})
+multilinear(rt.matmul_adjoint_left, parameters="y, h, a, b",
+            transposes={"h": "np.matmul(g, b)", "b": "rt.matmul_adjoint_right(h, g, b)"})
+multilinear(rt.matmul_adjoint_right, parameters="y, h, a, b",
+            transposes={"h": "np.matmul(a, g)", "a": "rt.matmul_adjoint_left(h, a, g)"})
+
+
+# norm_adjoint(g, x, y) = g * x / y, with g and y expanded over the reduced axes
+@adjoint(rt.norm_adjoint)
+def norm_adjoint(out, g, x, y, ord=None, axis=None, keepdims=False):  # noqa: A002
+    d[g] += np.sum(d[out] * rt.norm_adjoint(np.ones_like(y), x, y, ord, axis, keepdims),
+                   axis=axis, keepdims=keepdims)
+    d[x] += rt.norm_adjoint(g, d[out], y, ord, axis, keepdims)
+    d[y] -= np.sum(d[out] * rt.norm_adjoint(g / y, x, y, ord, axis, keepdims), axis=axis,
+                   keepdims=keepdims)
+
+
+@tangent(rt.norm_adjoint)
+def norm_adjoint(out, g, x, y, ord=None, axis=None, keepdims=False):  # noqa: A002, F811
+    d[out] = (rt.norm_adjoint(d[g], x, y, ord, axis, keepdims)
+              + rt.norm_adjoint(g, d[x], y, ord, axis, keepdims)
+              - rt.norm_adjoint(g * d[y] / y, x, y, ord, axis, keepdims))
+
+
+# forward mode's in-place list operations: followed in forward mode only (reverse mode
+# needs every version of a list, so srcad refuses to reverse code that calls them)
+FORWARD_ONLY = (rt.append_in_place, rt.pop_in_place, rt.add_at)
+
+
+# the tangent is added on a copy: total's tangent may be shared with another value's once
+# optimize/ has dropped a zero term or a product by 1.0 (x * 1.0 is fresh, x_dot is not)
+@tangent(rt.add_at)
+def add_at(z, total, index, g):
+    d[z] = rt.added_at(d[total], index, d[g])
+
+@tangent(rt.append_in_place)
+def append_in_place(z, items, value):
+    d[z] = rt.append_in_place(d[items], d[value])
+
+
+@tangent(rt.pop_in_place)
+def pop_in_place(z, items):
+    d[z] = rt.pop_in_place(d[items])
+
+
+@adjoint(rt.added_at)
+def added_at(z, total, index, g):
+    d[total] += d[z]
+    d[g] += rt.unbroadcast(d[z][index], g)
+
+
+@tangent(rt.added_at)
+def added_at(z, total, index, g):  # noqa: F811
+    d[z] = rt.added_at(d[total], index, d[g])
+
+
+# cutting an adjoint into one part per piece (np.r_/np.c_, np.concatenate, np.stack) is
+# linear: the tangent cuts the tangent, the adjoint joins the parts' adjoints back
+linear(rt.pieces_of, parameters="parts, a, trick, pieces", transpose="rt.concatenated(trick, g)")
+linear(rt.split_along, parameters="parts, a, pieces, axis=0",
+       transpose="np.concatenate(g, axis=axis)")
+linear(rt.unstacked, parameters="parts, a, pieces, axis=0", transpose="np.stack(g, axis=axis)")
+
+
+# ``for x in items`` iterates over rt.iterated(items): the items themselves, or a dict's keys
+linear(rt.iterated, parameters="y, items", transpose="rt.iterated_adjoint(g, items)",
+       tangent="rt.iterated_tangent(d[items], items)")
+
+
+shape_rule(shapes.same_as_first, rt.iterated)
+
+
+shape_rule(_unbroadcast_shape, rt.unbroadcast, rt.expand_reduced)
+shape_rule(_like(1), rt.dot_adjoint_left, rt.matmul_adjoint_left)
+shape_rule(_like(2), rt.dot_adjoint_right, rt.matmul_adjoint_right)
+shape_rule(lambda g, x, index: plain(x) if isinstance(plain(x), Array) else UNKNOWN, rt.unindex)
+shape_rule(_match_type_shape, rt.match_type)
+shape_rule(shapes.same_as_first, rt.owned)
+shape_rule(lambda t, value, *a, **k: plain(value) if plain(value) != UNKNOWN else plain(t),
+           rt.match_tangent)
+shape_rule(_zeros_like_shape, rt.zeros_like)
+shape_rule(lambda x, y, *rest, **kwargs: shapes.operator_elementwise(x, y), rt.power_derivative)
+shape_rule(lambda y, *rest, **kwargs: shapes.operator_elementwise(y), rt.falling_factorial)
+shape_rule(shapes.same_as_first, rt.check_scalar_output)
+shape_rule(shapes.integer, rt.reduced_size)
+shape_rule(_array_of_shape, rt.array_of)
+
+
+# ---- facts for the optimizer (linear() and multilinear() above record linearity)
+
+facts(rt.zeros_like, rt.unindex, allocating=True)
+# checks raise located errors at run time, and add_at writes into its first argument: a call
+# is kept even when its result is not read
+facts(rt.check_scalar_output, rt.check_unshared, rt.check_separate, rt.check_holds_nothing,
+      rt.cannot_follow_write, rt.check_writable, rt.check_not_written, rt.add_at, pure=False)
+
+
+# ---- specializers: what a call reduces to once its arguments' kinds are known
+
+
+def _axes_constant(axes):
+    return syntax.constant(axes[0] if len(axes) == 1 else tuple(axes))
+
+
+def _unbroadcast(pass_, args, kinds):
+    g, x = args
+    g_kind, x_kind = kinds
+    if isinstance(x_kind, Scalar) and isinstance(g_kind, Scalar):
+        return g
+    if isinstance(x_kind, Scalar) and isinstance(g_kind, Array):
+        return syntax.call(pass_.np("sum"), g)
+    if not (isinstance(x_kind, Array) and isinstance(g_kind, Array)):
+        return None
+    lead = g_kind.ndim - x_kind.ndim
+    if lead < 0:
+        return None
+    kept = []
+    for axis, x_one in enumerate(x_kind.ones):
+        g_one = g_kind.ones[lead + axis]
+        if x_one is g_one and x_one is not None:  # both 1, or both larger (equal: NumPy)
+            continue
+        if x_one is True and g_one is False:
+            kept.append(axis)
+            continue
+        # g of size 1 where x is larger must be broadcast; an unknown size decides at run time
+        return None
+    # the array method: same result as np.sum, without np.sum's Python-level dispatch
+    result = g
+    if lead:
+        result = syntax.call(syntax.attribute(result, "sum"),
+                             axis=_axes_constant(list(range(lead))))
+    if kept:
+        result = syntax.call(syntax.attribute(result, "sum"), axis=_axes_constant(kept),
+                             keepdims=syntax.constant(True))
+    return result
+
+
+def _zeros_like(pass_, args, kinds):
+    if isinstance(kinds[0], Scalar):
+        return syntax.constant(0.0)
+    return None
+
+
+def _match_type(pass_, args, kinds):
+    g, x = args
+    g_kind, x_kind = kinds
+    if isinstance(x_kind, Scalar) and x_kind.kind in ("float", "int", "bool"):
+        if g_kind == shapes.FLOAT:
+            return g
+        if isinstance(g_kind, Scalar):
+            return syntax.call(syntax.name("float"), g)
+        return None
+    if isinstance(x_kind, Array):
+        return g
+    return None  # a name that held a Python float at one point and a NumPy scalar at another
+
+
+def _check_scalar_output(pass_, args, kinds):
+    return args[0] if isinstance(kinds[0], Scalar) else None
+
+
+def _expand_reduced(pass_, args, kinds):
+    return args[0] if isinstance(kinds[1], Scalar) else None
+
+
+def _transpose(node):
+    return syntax.attribute(node, "T")
+
+
+def _dot_adjoint_left(pass_, args, kinds):
+    g, a, b = args
+    _, a_kind, b_kind = kinds
+    if not (isinstance(a_kind, Array) and isinstance(b_kind, Array)):
+        return None
+    if a_kind.ndim == 2 and b_kind.ndim == 2:
+        return syntax.call(pass_.np("dot"), g, _transpose(b))
+    if a_kind.ndim == 1 and b_kind.ndim == 2:
+        return syntax.call(pass_.np("dot"), b, g)
+    if a_kind.ndim == 2 and b_kind.ndim == 1:
+        return syntax.call(pass_.np("outer"), g, b)
+    if a_kind.ndim == 1 and b_kind.ndim == 1:
+        return gast.BinOp(left=g, op=gast.Mult(), right=b)
+    return None
+
+
+def _dot_adjoint_right(pass_, args, kinds):
+    g, a, b = args
+    _, a_kind, b_kind = kinds
+    if not (isinstance(a_kind, Array) and isinstance(b_kind, Array)):
+        return None
+    if a_kind.ndim == 2 and b_kind.ndim in (1, 2):
+        return syntax.call(pass_.np("dot"), _transpose(a), g)
+    if a_kind.ndim == 1 and b_kind.ndim == 2:
+        return syntax.call(pass_.np("outer"), a, g)
+    if a_kind.ndim == 1 and b_kind.ndim == 1:
+        return gast.BinOp(left=g, op=gast.Mult(), right=a)
+    return None
+
+
+def _owned(pass_, args, kinds):
+    return args[0] if isinstance(kinds[0], Scalar) else None
+
+
+def _owned_tuple(pass_, args, kinds):
+    if all(isinstance(k, Scalar) for k in kinds):
+        return gast.Tuple(elts=list(args), ctx=gast.Load())
+    return None
+
+
+def _match_tangent(pass_, args, kinds):
+    tangent, value = kinds
+    if tangent == value and isinstance(value, Array) and None not in value.ones:
+        return args[0]
+    if isinstance(value, Scalar) and isinstance(tangent, Scalar):
+        if value.kind == "float" and tangent.kind != "float":
+            return syntax.call(syntax.name("float"), args[0])
+        if value.kind != "scalar":
+            return args[0]
+    return None
+
+
+def _check_unshared(pass_, args, kinds):
+    # a scalar is never written in place, nor shares an array's memory: nothing to check
+    if isinstance(kinds[0], Scalar) or isinstance(kinds[2], Scalar):
+        return syntax.constant(None)
+    return None
+
+
+def _check_separate(pass_, args, kinds):
+    if isinstance(kinds[0], Scalar) or isinstance(kinds[1], Scalar):
+        return syntax.constant(None)
+    return None
+
+
+def _check_holds_nothing(pass_, args, kinds):
+    return syntax.constant(None) if isinstance(kinds[0], (Array, Scalar)) else None
+
+
+def _written_in_place(pass_, args, kinds):
+    if isinstance(kinds[0], Scalar):
+        return syntax.constant(False)
+    if isinstance(kinds[0], Array):
+        return syntax.constant(True)
+    return None
+
+
+def _writes_through(pass_, args, kinds):
+    if isinstance(kinds[2], Scalar):  # a scalar part is a copy, never written in place
+        return syntax.constant(False)
+    return None
+
+
+def _number(node):
+    """The value of a numeric literal (``2.0``, ``-1``), or None."""
+    sign = 1
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        sign, node = -1, node.operand
+    if isinstance(node, gast.Constant) and type(node.value) in (int, float):
+        return sign * node.value
+    return None
+
+
+def _power_derivative(pass_, args, kinds):
+    """``rt.power_derivative(x, 3.0, 1)`` -> ``3.0 * x ** 2.0``, for a constant exponent.
+
+    Kept as a call where the helper's care is needed: a zero coefficient (``x ** 0``),
+    or a negative power of a Python float, which raises ZeroDivisionError at 0.
+    """
+    if len(args) not in (2, 3):
+        return None
+    exponent = _number(args[1])
+    order = _number(args[2]) if len(args) == 3 else 1
+    if exponent is None or type(order) is not int or order < 0:
+        return None
+    coefficient = 1
+    for j in range(order):
+        coefficient *= exponent - j
+    power = exponent - order
+    python_scalar = isinstance(kinds[0], Scalar) and kinds[0].kind in ("float", "int", "bool")
+    if coefficient == 0 or (power < 0 and python_scalar) or not isinstance(
+            kinds[0], (Scalar, Array)):
+        return None
+    return gast.BinOp(left=syntax.constant(coefficient), op=gast.Mult(), right=gast.BinOp(
+        left=args[0], op=gast.Pow(), right=syntax.constant(power)))
+
+
+def _iterated(pass_, args, kinds):
+    """``rt.iterated(x)``, its adjoint and its tangent are x (or g, t) unless x is a dict."""
+    return args[0] if isinstance(kinds[-1], (Array, Scalar)) else None
+
+
+specializer(_check_unshared, rt.check_unshared)
+specializer(_check_separate, rt.check_separate)
+specializer(_check_holds_nothing, rt.check_holds_nothing)
+specializer(lambda p, a, k: syntax.constant(None) if isinstance(k[0], Scalar) else None,
+            rt.check_not_written)
+specializer(_written_in_place, rt.written_in_place)
+specializer(_writes_through, rt.writes_through)
+specializer(_writes_through, rt.views_into)  # a scalar part is no view either
+specializer(lambda p, a, k: syntax.constant(False) if isinstance(k[1], Scalar) else None,
+            rt.views_whole)
+specializer(_power_derivative, rt.power_derivative)
+specializer(_iterated, rt.iterated, rt.iterated_adjoint, rt.iterated_tangent)
+specializer(_match_tangent, rt.match_tangent)
+specializer(_owned, rt.owned)
+specializer(_owned_tuple, rt.owned_tuple)
+specializer(_unbroadcast, rt.unbroadcast)
+specializer(_zeros_like, rt.zeros_like)
+specializer(_match_type, rt.match_type)
+specializer(_check_scalar_output, rt.check_scalar_output)
+specializer(_expand_reduced, rt.expand_reduced)
+specializer(_dot_adjoint_left, rt.dot_adjoint_left)
+specializer(_dot_adjoint_right, rt.dot_adjoint_right)
+specializer(lambda p, a, k: _dot_adjoint_left(p, a, k)
+            if all(isinstance(x, Array) and x.ndim == 2 for x in k[1:]) else None,
+            rt.matmul_adjoint_left)
+specializer(lambda p, a, k: _dot_adjoint_right(p, a, k)
+            if all(isinstance(x, Array) and x.ndim == 2 for x in k[1:]) else None,
+            rt.matmul_adjoint_right)
