@@ -98,7 +98,7 @@ def cold_child() -> None:
 def cold(repeats):
     results = []
     for _ in range(repeats):
-        # a truly cold start: no persistent cache (srcad/persistent_cache.py)
+        # a truly cold start: no disk cache (srcad/cache/disk.py)
         environment = dict(os.environ, SRCAD_CACHE="0")
         completed = subprocess.run([sys.executable, os.path.abspath(__file__), "--cold-child"],
                                    check=True, capture_output=True, text=True, env=environment)

@@ -95,7 +95,7 @@ CHILD = textwrap.dedent('''\
     started = time.perf_counter()
     import numpy as np
     import srcad
-    from srcad import persistent_cache
+    from srcad.cache import disk
     imported = time.perf_counter()
     sys.path.insert(0, sys.argv[1])
     from bench_workload import workload
@@ -106,15 +106,15 @@ CHILD = textwrap.dedent('''\
     done = time.perf_counter()
     print(json.dumps({"first": (done - started) * 1e3, "srcad": (done - before) * 1e3,
                       "import": (imported - started) * 1e3,
-                      "hits": persistent_cache.statistics["hits"],
-                      "stored": persistent_cache.statistics["stored"],
+                      "hits": disk.statistics["hits"],
+                      "stored": disk.statistics["stored"],
                       "gradient": gradient.tolist()}))
 ''')
 
 
 def run_child(folder, cache_dir):
     # TMPDIR: srcad writes the generated sources it compiles under the temporary directory
-    # (for tracebacks, emit.py) and scans that folder once per process; give the benchmark
+    # (for tracebacks, cache/generated_files.py), pruned once per process; give the benchmark
     # its own, so the numbers do not depend on how many files earlier runs left there
     environment = dict(os.environ, SRCAD_CACHE_DIR=cache_dir, OPENBLAS_NUM_THREADS="1",
                        OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
-import threading
 import types
 
 import numpy as np
 
-from . import arguments, cache, derived, persistent_cache, pipeline, trees
+from . import arguments, cache, derived, pipeline, trees
 from .analysis import shapes
+from .cache import disk, generation
+from .cache.specializations import Specializations
 from .errors import InvalidArgumentError, NonScalarOutputError
 from .request import (
     ForwardRequest,
@@ -47,34 +48,6 @@ def _derivative(function, wrt, *, kind, has_aux=False, optimize=True, **options)
     return derivative
 
 
-class Specializations:
-    """Generated code for one request: one per tuple of argument kinds, made on first need.
-
-    ``generate(kinds)`` makes one. A lookup takes no lock; a miss generates
-    under the lock after looking again, so threads meeting new kinds at once
-    generate each specialization once.
-    """
-
-    def __init__(self, generate):
-        self.generate = generate
-        self.table: dict = {}  # kinds (analysis/shapes.of_value of each argument) -> Generated
-        self.lock = threading.Lock()
-
-    def for_kinds(self, kinds):
-        generated = self.table.get(kinds)
-        if generated is None:
-            with self.lock:
-                generated = self.table.get(kinds)
-                if generated is None:
-                    generated = self.generate(kinds)
-                    cache.statistics["generated"] += 1
-                    self.table[kinds] = generated
-        return generated
-
-    def for_values(self, values):
-        return self.for_kinds(tuple(map(shapes.of_value, values)))
-
-
 class Derivative:
     """What ``srcad.grad(f)`` and ``srcad.value_and_grad(f)`` return.
 
@@ -108,7 +81,7 @@ class Derivative:
         # run, and code is generated for the kinds calls bring.
         if isinstance(target, derived.Made):
             pass  # code srcad generated: differentiated when called
-        elif persistent_cache.enabled():
+        elif disk.enabled():
             self._generic.for_kinds(None)
         else:
             pipeline.check(request.of(target))
@@ -118,9 +91,8 @@ class Derivative:
             code_for=self.code_for))
 
     def generate(self, kinds):
-        return persistent_cache.generate_reverse(derived.code_of(self.target, kinds),
-                                                 self.request, kinds,
-                                                 enabled=self.request.enabled)
+        return generation.generate_reverse(derived.code_of(self.target, kinds),
+                                           self.request, kinds, enabled=self.request.enabled)
 
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != self.nparams:
@@ -256,6 +228,26 @@ def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages:
         return source(unbound, shift_positions(wrt, len(first)), mode,
                       example_args=example_args, stages=stages, has_aux=has_aux,
                       optimize=optimize)
+    generated = generate(function, wrt, mode, example_args=example_args, has_aux=has_aux,
+                         optimize=optimize, keep_stages=stages)
+    if not stages:
+        return generated.source
+    parts = []
+    for stage in pipeline.STAGES:
+        if stage in generated.stages:
+            parts.append("# ---- after %s ----\n%s" % (stage, generated.stages[stage].rstrip()))
+    return "\n\n".join(parts) + "\n"
+
+
+def generate(function, wrt=0, mode: str = "reverse", *, example_args=None,
+             has_aux: bool = False, optimize=True, name: str | None = None,
+             keep_stages: bool = False) -> pipeline.Generated:
+    """The derivative ``source`` prints (and ``srcad.codegen`` writes), freshly generated.
+
+    ``function`` is a function (not a bound method) or a function srcad made; the
+    code is for arguments of any type, or specialized for arguments like
+    ``example_args``; ``name`` names the generated function.
+    """
     target = derived.target_of(function)
     wrt = parse_wrt(target, wrt)
     kinds = None
@@ -269,15 +261,9 @@ def source(function, wrt=0, mode: str = "reverse", *, example_args=None, stages:
         request = ForwardRequest(wrt.names)
     else:
         request = ReverseRequest(wrt.names, single=wrt.single, has_aux=has_aux)
-    generated = pipeline.generate(request.of(code, kinds, enabled=optimizations(optimize)),
-                                  keep_stages=stages)
-    if not stages:
-        return generated.source
-    parts = []
-    for stage in pipeline.STAGES:
-        if stage in generated.stages:
-            parts.append("# ---- after %s ----\n%s" % (stage, generated.stages[stage].rstrip()))
-    return "\n\n".join(parts) + "\n"
+    return pipeline.generate(request.of(code, kinds, name=name,
+                                        enabled=optimizations(optimize)),
+                             keep_stages=keep_stages)
 
 
 def check_grad(function, *args, wrt=0, eps: float = 1e-6, rtol: float = 1e-5,

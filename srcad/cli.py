@@ -19,7 +19,8 @@ import shlex
 import sys
 import traceback
 
-from . import api, persistent_cache
+from . import api
+from .cache import disk
 from .codegen import Target, module_name_for_path, module_source, write_module
 from .errors import InvalidArgumentError, SrcadError
 from .request import parse_wrt as parse_wrt_for
@@ -340,12 +341,12 @@ def _per_target(values, count, option):
 
 
 def _cache_info(args):
-    info = persistent_cache.info()
+    info = disk.info()
     size = info["bytes"]
     shown = "%d bytes" % size if size < 10240 else "%.1f KiB" % (size / 1024) \
         if size < 10 * 1024 * 1024 else "%.1f MiB" % (size / 1024 / 1024)
     state = "on" if info["enabled"] else "off (%s=%s)" % (
-        persistent_cache.ENV_SWITCH, os.environ.get(persistent_cache.ENV_SWITCH))
+        disk.ENV_SWITCH, os.environ.get(disk.ENV_SWITCH))
     if info["enabled"] and not info["usable"]:
         state = "off (the directory is not owned by you, or others can write to it)"
     print("location: %s%s" % (info["directory"], "" if info["exists"] else " (not created yet)"))
@@ -354,13 +355,13 @@ def _cache_info(args):
                               % info["invalid"] if info["invalid"] else ""))
     print("size:     %s" % shown)
     print("(set %s to move it, %s=0 to switch it off)"
-          % (persistent_cache.ENV_DIRECTORY, persistent_cache.ENV_SWITCH))
+          % (disk.ENV_DIRECTORY, disk.ENV_SWITCH))
 
 
 def _cache_clear(args):
-    removed = persistent_cache.clear()
+    removed = disk.clear()
     print("removed %d entr%s from %s" % (removed, "y" if removed == 1 else "ies",
-                                        persistent_cache.directory()))
+                                        disk.directory()))
 
 
 def _version():

@@ -1,31 +1,31 @@
 """Stage 7, emit: syntax tree to source text, and source text to a live function.
 
 ``to_source`` is the only place that turns trees into text (astor, falling
-back to ``ast.unparse`` where astor cannot print a node). ``compile_function``
-writes the text to a file of its own (under the temporary directory, one
-folder per user) and registers it with ``linecache``, so tracebacks, pdb and
-inspect all show the generated lines, and binds srcad's aliases and the user's
-closure cells as the generated function's free variables; its globals are the
-user function's own, so names the user's code reads stay live.
+back to ``ast.unparse`` where astor cannot print a node); ``parse_source``
+reads such text back (srcad.codegen changes generated code on its tree).
+``compile_function`` writes the text to a file of its own
+(cache/generated_files.py: under the temporary directory, one folder per
+user) and registers it with ``linecache``, so tracebacks, pdb and inspect
+all show the generated lines, and binds srcad's aliases and the user's
+closure cells as the generated function's free variables; its globals are
+the user function's own, so names the user's code reads stay live.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import linecache
 import math
-import os
-import re
-import tempfile
-import time
+import tokenize
 import types
 
 import astor
 import gast
 
 from .annotations import COMMENT_PREFIX, comment_text
-from .files import write_atomically
+from .cache import generated_files
 
 
 def to_source(tree) -> str:
@@ -129,67 +129,33 @@ def _restore_comments(text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-_FACTORY = "_srcad_bind"
+def parse_source(text: str) -> gast.Module:
+    """The tree of source ``to_source`` printed, its ``# comment`` lines comment statements again.
 
-
-def source_directory() -> str:
-    """Where generated sources are written, so every traceback printer can show them."""
-    return os.path.join(tempfile.gettempdir(), "srcad-%s" % getpass_uid())
-
-
-def getpass_uid() -> str:
-    return str(os.getuid()) if hasattr(os, "getuid") else "user"
-
-
-def _slug(label: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_")[:60]
-
-
-_KEEP_SECONDS = 7 * 24 * 3600
-_cleaned = False
-
-
-def _remove_old_files(directory: str) -> None:
-    """Generated files are kept for a week after their last use, then removed.
-
-    The folder is swept at most once a day (a marker file records when), so
-    starting a process does not pay for a large folder.
+    ``to_source(parse_source(text)) == text`` for text ``to_source`` printed, so a tree
+    read back this way can be changed (names renamed, defaults added) and printed again.
+    Only comments on lines of their own, outside brackets, are kept: ``to_source`` writes
+    no other kind.
     """
-    global _cleaned
-    if _cleaned:
-        return
-    _cleaned = True
-    marker = os.path.join(directory, ".last-sweep")
-    try:
-        if time.time() - os.path.getmtime(marker) < 24 * 3600:
-            return
-    except OSError:
-        pass  # never swept
-    with open(marker, "w"):
-        pass
-    cutoff = time.time() - _KEEP_SECONDS
-    for entry in os.scandir(directory):
-        try:
-            if entry.is_file() and entry.stat().st_mtime < cutoff:
-                os.unlink(entry.path)
-        except OSError:
-            pass  # another process got there first
+    lines = text.splitlines(keepends=True)
+    depth = 0
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        elif token.type == tokenize.COMMENT and depth == 0:
+            row, column = token.start
+            line = lines[row - 1]
+            if line[:column].strip():
+                continue  # after code on its line
+            body = token.string[1:]
+            body = body.removeprefix(" ")
+            lines[row - 1] = line[:column] + repr(COMMENT_PREFIX + body) + "\n"
+    return gast.parse("".join(lines))
 
 
-def _write_source_file(text: str, stem: str) -> str | None:
-    """Write ``text`` to a file of its own (atomically); None if that is not possible."""
-    directory = source_directory()
-    path = os.path.join(directory, stem + ".py")
-    try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        _remove_old_files(directory)
-        if os.path.exists(path):
-            os.utime(path)  # in use: keep it
-        if not os.path.exists(path):
-            write_atomically(path, text)
-    except OSError:
-        return None
-    return path
+_FACTORY = "_srcad_bind"
 
 
 def compile_function(source: str, name: str, aliases: dict, user_function,
@@ -206,7 +172,7 @@ def compile_function(source: str, name: str, aliases: dict, user_function,
                        for line in source.splitlines(keepends=True))
     text = "def %s(%s):\n%s    return %s\n" % (_FACTORY, ", ".join(free), indented, name)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    filename = _write_source_file(text, "%s_%s" % (_slug(label), digest)) or \
+    filename = generated_files.write_source_file(text, label, digest) or \
         "<srcad %s %s>" % (label, digest)
     lines = text.splitlines(keepends=True)
     linecache.cache[filename] = (len(text), None, lines, filename)
@@ -221,3 +187,4 @@ def compile_function(source: str, name: str, aliases: dict, user_function,
                                   defaults, closure or None)
     function.__source__ = source
     return function
+

@@ -12,9 +12,11 @@ import inspect
 
 import numpy as np
 
-from . import arguments, cache, derived, persistent_cache, recursion, trees
+from . import arguments, cache, derived, recursion, trees
 from .analysis import shapes
-from .api import Specializations, grad
+from .api import grad
+from .cache import generation
+from .cache.specializations import Specializations
 from .errors import InvalidArgumentError
 from .request import ForwardRequest, ReverseRequest, optimizations, parse_wrt, shift_positions
 
@@ -34,7 +36,7 @@ def _params(function):
 def _forward(function, names, enabled, tangent_only=False) -> Specializations:
     request = ForwardRequest(names, tangent_only=tangent_only, enabled=enabled)
     return _cached(function, ("jvp", tuple(names), tangent_only, enabled),
-                   lambda: Specializations(lambda kinds: persistent_cache.generate_forward(
+                   lambda: Specializations(lambda kinds: generation.generate_forward(
                        function, request, kinds, enabled=request.enabled)))
 
 
@@ -44,7 +46,7 @@ def _reverse_vjp(function, enabled, names) -> Specializations:
     request = ReverseRequest(names, single=False, seed=cotangent, check_scalar_output=False,
                              extra_params=[cotangent], enabled=enabled)
     return _cached(function, ("vjp", enabled, tuple(names)),
-                   lambda: Specializations(lambda kinds: persistent_cache.generate_reverse(
+                   lambda: Specializations(lambda kinds: generation.generate_reverse(
                        function, request, kinds, name="vjp_" + function.__name__,
                        enabled=request.enabled)))
 

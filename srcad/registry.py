@@ -147,9 +147,11 @@ def lookup(obj) -> Primitive | None:
         return None
 
 
-def registered() -> list[Primitive]:
-    """Every registered primitive (built-in templates loaded first)."""
-    load_templates()
+def registered(*, load: bool = True) -> list[Primitive]:
+    """Every registered primitive (built-in templates loaded first, unless ``load=False``:
+    then those registered so far)."""
+    if load:
+        load_templates()
     return list(_REGISTRY.values())
 
 

@@ -103,7 +103,7 @@ from pathlib import Path
 import numpy
 
 import srcad
-from srcad import emit
+from srcad.cache import generated_files
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = ("README.md", "docs/api.md", "docs/how-it-works.md", "docs/templates.md")
@@ -603,7 +603,7 @@ class DocumentRun:
     def normalize(self, text: str) -> str:
         for directory in {str(self.directory), os.path.realpath(self.directory)}:
             text = text.replace(directory, SHOWN_DIRECTORY)
-        text = text.replace(emit.source_directory(), "<tempdir>/srcad-<uid>")
+        text = text.replace(generated_files.source_directory(), "<tempdir>/srcad-<uid>")
         return re.sub(r"(<tempdir>/srcad-<uid>/\w+?_)[0-9a-f]{12}\.py", r"\1<hash>.py", text)
 
     # -- the blocks --------------------------------------------------------------------------

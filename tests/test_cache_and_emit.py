@@ -6,6 +6,7 @@ import inspect
 import linecache
 import os
 import sys
+import threading
 import textwrap
 import traceback
 import weakref
@@ -14,7 +15,8 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import cache, emit
+from srcad import cache
+from srcad.cache import generated_files
 
 try:
     from . import _fd
@@ -303,7 +305,7 @@ def _generated_frames(exc):
 
 def _is_generated(filename):
     """Generated code lives in files of its own under srcad's source directory."""
-    return filename.startswith(emit.source_directory() + os.sep)
+    return filename.startswith(generated_files.source_directory() + os.sep)
 
 
 def test_traceback_of_numpy_error_inside_generated_code():
@@ -400,3 +402,26 @@ def test_generated_function_uses_its_own_numpy_alias():
     generated = next(iter(g.specializations.values()))
     assert generated.aliases.get("np") is np
     assert generated.function.__globals__ is cubic.__globals__
+
+
+def test_threads_asking_for_one_new_specialization_generate_it_once():
+    """srcad/cache/specializations.py checks its table again under a lock."""
+    g = srcad.grad(cubic_sum, wrt=(0, 1))
+    start = threading.Barrier(6)
+    results = []
+
+    def call():
+        start.wait()
+        results.append(g(np.full((2, 2), 0.5), 0.7))
+
+    before = counts()
+    threads = [threading.Thread(target=call) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert counts()["generated"] == before["generated"] + 1
+    assert len(results) == 6
+    for gx, gy in results:
+        _fd.assert_close(gx, results[0][0])
+        _fd.assert_close(gy, results[0][1])

@@ -1,4 +1,4 @@
-"""The persistent cache of generated code (srcad/persistent_cache.py), across processes."""
+"""The disk cache of generated code (srcad/cache/), across processes."""
 
 import importlib
 import json
@@ -7,13 +7,15 @@ import stat
 import subprocess
 import sys
 import textwrap
+import tempfile
 import time
 
 import numpy as np
 import pytest
 
 import srcad
-from srcad import cache, persistent_cache
+from srcad import cache, serialize
+from srcad.cache import disk, generated_files, prune
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -45,10 +47,11 @@ CHILD = textwrap.dedent('''\
     import json, os, sys
     import numpy as np
     import srcad
-    from srcad import persistent_cache, pipeline
+    from srcad import pipeline
+    from srcad.cache import disk, keys
     # srcad's own files are part of the key: pin that part, so that editing srcad while
     # the tests run (a developer at work) does not turn the expected hits into misses
-    persistent_cache._build = "pinned by tests/test_persistent_cache.py"
+    keys._build = "pinned by tests/test_persistent_cache.py"
     if os.environ.get("FORBID_GENERATION"):
         def forbidden(*args, **kwargs):
             raise AssertionError("the pipeline ran: parse/normalize/transform were not skipped")
@@ -60,8 +63,8 @@ CHILD = textwrap.dedent('''\
     w = np.array([0.3, -0.2, 0.5])
     x = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
     gradient = srcad.grad(module.loss)(w, x)
-    print(json.dumps({"gradient": gradient.tolist(), "statistics": persistent_cache.statistics,
-                      "error": repr(persistent_cache.last_error)}))
+    print(json.dumps({"gradient": gradient.tolist(), "statistics": disk.statistics,
+                      "error": repr(disk.last_error)}))
 ''')
 
 
@@ -86,7 +89,7 @@ def workload(tmp_path, request):
             return start_child(tmp_path, stem, cache_dir, **env)
 
         def entries(self):
-            return persistent_cache.entries(str(cache_dir))
+            return disk.entries(str(cache_dir))
 
     return Workload()
 
@@ -152,21 +155,21 @@ def test_changing_a_callee_or_its_constants_is_a_miss(workload, fresh, monkeypat
     x = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
     try:
         np.testing.assert_allclose(srcad.grad(module.loss)(w, x), expected_gradient())
-        assert persistent_cache.statistics["stored"] == 2
+        assert disk.statistics["stored"] == 2
 
         workload.helpers_path.write_text(HELPERS.format(scale=5.0))  # the same source
         importlib.reload(helpers)
         cache.clear()
         np.testing.assert_allclose(srcad.grad(module.loss)(w, x), expected_gradient(5.0))
-        assert persistent_cache.statistics["hits"] == 0
+        assert disk.statistics["hits"] == 0
 
         workload.helpers_path.write_text(HELPERS.format(scale=5.0).replace(
             "SCALE * np.sum(h * h)", "SCALE * np.sum(h * h) * 2.0"))
         importlib.reload(helpers)
         cache.clear()
         np.testing.assert_allclose(srcad.grad(module.loss)(w, x), expected_gradient(10.0))
-        assert persistent_cache.statistics["hits"] == 0
-        assert persistent_cache.statistics["stale"] >= 1  # found by the caller's key, then
+        assert disk.statistics["hits"] == 0
+        assert disk.statistics["stale"] >= 1  # found by the caller's key, then
         # refused: the callee's source is not the one the code was generated from
     finally:
         for name in (workload.module, helpers.__name__):
@@ -218,7 +221,7 @@ def test_processes_filling_one_entry_at_once(workload):
 
 
 def srcad_cache_info(directory):
-    return persistent_cache.info(str(directory))
+    return disk.info(str(directory))
 
 
 # ---- in one process
@@ -245,17 +248,17 @@ def fresh(tmp_path, monkeypatch):
     monkeypatch.setenv("SRCAD_CACHE_DIR", str(directory))
     monkeypatch.delenv("SRCAD_CACHE", raising=False)
     cache.clear()
-    persistent_cache.reset_statistics()
+    disk.reset_statistics()
     yield directory
     cache.clear()
 
 
 def test_in_process_hit_after_the_memory_cache_is_cleared(fresh):
     expected = srcad.grad(cubic_loop, wrt=(0, 1))(1.5, 0.5)
-    assert persistent_cache.statistics["stored"] == 2
+    assert disk.statistics["stored"] == 2
     cache.clear()
     again = srcad.grad(cubic_loop, wrt=(0, 1))(1.5, 0.5)
-    assert persistent_cache.statistics["hits"] == 2
+    assert disk.statistics["hits"] == 2
     assert again == expected
     assert srcad.grad(cubic_loop, wrt=(0, 1)).source == srcad.source(cubic_loop, wrt=(0, 1))
 
@@ -281,37 +284,37 @@ def test_gradient_code_from_the_cache_keeps_the_functions_defaults(fresh):
         np.testing.assert_allclose(gradient(x, shift=0.25),
                                    scaled_energy_gradient(x, shift=0.25), rtol=1e-12)
         cache.clear()
-    assert persistent_cache.statistics["hits"] == 2  # the generic and the specialized code
+    assert disk.statistics["hits"] == 2  # the generic and the specialized code
 
 
 def test_argument_kinds_and_options_are_part_of_the_key(fresh):
     gradient = srcad.grad(cubic_loop)
     gradient(1.5, 0.5)
     gradient(np.ones(3), 0.5)
-    assert persistent_cache.statistics["stored"] == 3  # generic, (float, float), (array, float)
+    assert disk.statistics["stored"] == 3  # generic, (float, float), (array, float)
     srcad.grad(cubic_loop, optimize=False)(1.5, 0.5)
     srcad.value_and_grad(cubic_loop)(1.5, 0.5)
-    assert persistent_cache.statistics["hits"] == 0
-    assert len(persistent_cache.entries(str(fresh))) == 7
+    assert disk.statistics["hits"] == 0
+    assert len(disk.entries(str(fresh))) == 7
 
 
 def test_jvp_and_vjp_use_the_cache(fresh):
     out, tangent = srcad.jvp(forward_target, (0.7, 2.0), (1.0, None))
     _, vjp_fn = srcad.vjp(forward_target, 0.7, 2.0)
     cotangents = vjp_fn(1.0)
-    stored = persistent_cache.statistics["stored"]
+    stored = disk.statistics["stored"]
     assert stored == 2
     cache.clear()
     assert srcad.jvp(forward_target, (0.7, 2.0), (1.0, None)) == (out, tangent)
     assert srcad.vjp(forward_target, 0.7, 2.0)[1](1.0) == cotangents
-    assert persistent_cache.statistics["hits"] == 2
+    assert disk.statistics["hits"] == 2
 
 
 def test_code_whose_aliases_cannot_be_described_is_not_cached(fresh):
     assert np.allclose(srcad.grad(lambda_free_caller)(2.0), 3.0)
-    assert persistent_cache.statistics["uncacheable"] >= 1
-    assert persistent_cache.statistics["errors"] == 0
-    assert persistent_cache.statistics["stored"] == 0
+    assert disk.statistics["uncacheable"] >= 1
+    assert disk.statistics["errors"] == 0
+    assert disk.statistics["stored"] == 0
 
 
 def lambda_free_caller(x):
@@ -323,7 +326,7 @@ def test_the_cache_can_be_switched_off(fresh, monkeypatch, value):
     monkeypatch.setenv("SRCAD_CACHE", value)
     assert srcad.grad(cubic_loop)(1.5, 0.5) == pytest.approx(cubic_loop_gradient(1.5, 0.5))
     assert not fresh.exists()
-    assert persistent_cache.statistics == dict.fromkeys(persistent_cache.statistics, 0)
+    assert disk.statistics == dict.fromkeys(disk.statistics, 0)
 
 
 def cubic_loop_gradient(x, y):
@@ -332,14 +335,14 @@ def cubic_loop_gradient(x, y):
 
 def test_garbage_entries_are_rejected_without_being_read_as_code(fresh):
     srcad.grad(cubic_loop)(1.5, 0.5)
-    for path, data in zip(persistent_cache.entries(str(fresh)),
+    for path, data in zip(disk.entries(str(fresh)),
                           [b"\x00\xff not json at all", b'{"format": 1, "payload": 3}']):
         with open(path, "wb") as stream:
             stream.write(data)
     cache.clear()
     assert srcad.grad(cubic_loop)(1.5, 0.5) == pytest.approx(cubic_loop_gradient(1.5, 0.5))
-    assert persistent_cache.statistics["rejected"] == 2
-    assert persistent_cache.info(str(fresh))["invalid"] == 0
+    assert disk.statistics["rejected"] == 2
+    assert disk.info(str(fresh))["invalid"] == 0
 
 
 def test_directory_is_created_owner_only(tmp_path, monkeypatch, fresh):
@@ -347,7 +350,7 @@ def test_directory_is_created_owner_only(tmp_path, monkeypatch, fresh):
     monkeypatch.setenv("SRCAD_CACHE_DIR", str(directory))
     srcad.grad(cubic_loop)(1.5, 0.5)
     assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
-    for path in persistent_cache.entries(str(directory)):
+    for path in disk.entries(str(directory)):
         assert stat.S_IMODE(os.stat(path).st_mode) & 0o077 == 0
 
 
@@ -357,7 +360,7 @@ def test_a_directory_others_can_write_is_not_used(tmp_path, monkeypatch, fresh):
     directory.mkdir()
     os.chmod(directory, 0o777)
     monkeypatch.setenv("SRCAD_CACHE_DIR", str(directory))
-    monkeypatch.setattr(persistent_cache, "_warned", set())
+    monkeypatch.setattr(disk, "_warned", set())
     with pytest.warns(RuntimeWarning, match="writable by others"):
         srcad.grad(cubic_loop)(1.5, 0.5)
     assert os.listdir(directory) == []
@@ -366,92 +369,114 @@ def test_a_directory_others_can_write_is_not_used(tmp_path, monkeypatch, fresh):
 def test_default_location_follows_xdg(monkeypatch, tmp_path):
     monkeypatch.delenv("SRCAD_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert persistent_cache.directory() == str(tmp_path / "xdg" / "srcad")
+    assert disk.directory() == str(tmp_path / "xdg" / "srcad")
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert persistent_cache.directory() == str(tmp_path / "home" / ".cache" / "srcad")
+    assert disk.directory() == str(tmp_path / "home" / ".cache" / "srcad")
 
 
 def test_the_test_session_never_uses_the_home_cache():
     home = os.path.join(os.path.expanduser("~"), ".cache", "srcad")
-    assert os.path.abspath(persistent_cache.directory()) != os.path.abspath(home)
+    assert os.path.abspath(disk.directory()) != os.path.abspath(home)
 
 
 def test_an_entry_under_another_name_is_ignored(fresh):
     srcad.grad(cubic_loop)(1.5, 0.5)
-    first, second = persistent_cache.entries(str(fresh))
+    first, second = disk.entries(str(fresh))
     os.replace(first, second)  # a valid entry, but in the file of another key
     cache.clear()
-    persistent_cache.reset_statistics()
+    disk.reset_statistics()
     srcad.grad(cubic_loop)(1.5, 0.5)
-    assert persistent_cache.statistics["hits"] == 0
-    assert persistent_cache.statistics["stored"] == 2
+    assert disk.statistics["hits"] == 0
+    assert disk.statistics["stored"] == 2
     cache.clear()
     srcad.grad(cubic_loop)(1.5, 0.5)
-    assert persistent_cache.statistics["hits"] == 2
+    assert disk.statistics["hits"] == 2
 
 
 def test_clear_and_info(fresh):
     srcad.grad(cubic_loop)(1.5, 0.5)
-    info = persistent_cache.info()
+    info = disk.info()
     assert info["directory"] == str(fresh)
     assert info["entries"] == 2 and info["bytes"] > 0 and info["enabled"]
-    assert persistent_cache.clear() == 2
-    assert persistent_cache.info()["entries"] == 0
+    assert disk.clear() == 2
+    assert disk.info()["entries"] == 0
 
 
 def test_literals_round_trip():
     for value in (1.5, -0.0, float("inf"), float("-inf"), 3, True, None, "a'b\"c",
                   complex(1, -2), (1, (2.5, "x")), (), (1,)):
-        text = persistent_cache._literal_text(value)
-        assert repr(persistent_cache.literal_value(text)) == repr(value)
-    nan = persistent_cache.literal_value(persistent_cache._literal_text(float("nan")))
+        text = serialize.literal_text(value)
+        assert repr(serialize.literal_value(text)) == repr(value)
+    nan = serialize.literal_value(serialize.literal_text(float("nan")))
     assert nan != nan
     with pytest.raises(ValueError):
-        persistent_cache.literal_value("__import__('os').system('true')")
+        serialize.literal_value("__import__('os').system('true')")
 
 
 WRITER = textwrap.dedent('''\
     import sys
-    from srcad import persistent_cache
+    from srcad.cache import disk
     path, tag = sys.argv[1], sys.argv[2]
     for i in range(60):
-        persistent_cache.write_entry(path, {"lookup": "k", "writer": tag, "i": i,
+        disk.write_entry(path, {"lookup": "k", "writer": tag, "i": i,
                                             "source": "x" * 5000})
 ''')
 
 
 def test_readers_never_see_half_an_entry_while_processes_write_it(tmp_path):
     path = str(tmp_path / "entry.json")
-    persistent_cache.write_entry(path, {"lookup": "k", "writer": "parent"})
+    disk.write_entry(path, {"lookup": "k", "writer": "parent"})
     env = dict(os.environ, PYTHONPATH=ROOT)
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, path, str(n)], env=env)
                for n in range(3)]
     reads = 0
     while any(w.poll() is None for w in writers):
-        assert persistent_cache.read_entry(path)["lookup"] == "k"  # never _Corrupt
+        assert disk.read_entry(path)["lookup"] == "k"  # never CorruptEntry
         reads += 1
     assert all(w.wait() == 0 for w in writers)
-    assert persistent_cache.read_entry(path)["writer"] in ("0", "1", "2")
+    assert disk.read_entry(path)["writer"] in ("0", "1", "2")
     assert os.listdir(tmp_path) == ["entry.json"]  # no temporary file left behind
     assert reads > 0
 
 
 def test_entries_unused_for_a_month_are_removed(fresh, monkeypatch):
     fresh.mkdir(mode=0o700)
-    old, leftover = fresh / ("0" * 64 + ".json"), fresh / ".entry-crashed.tmp"
+    old, leftover = fresh / ("0" * 64 + ".json"), fresh / ".srcad-crashed.tmp"
     for path in (old, leftover):
         path.write_text("{}")
         long_ago = time.time() - 40 * 24 * 3600
         os.utime(path, (long_ago, long_ago))
-    monkeypatch.setattr(persistent_cache, "_pruned", False)
+    monkeypatch.setattr(prune, "_swept", set())
     srcad.grad(cubic_loop)(1.5, 0.5)
     assert not old.exists() and not leftover.exists()
-    assert len(persistent_cache.entries(str(fresh))) == 2  # the new ones stay
+    assert len(disk.entries(str(fresh))) == 2  # the new ones stay
     # once a day at most: a second process (here: a reset flag) does not scan again
     old.write_text("{}")
     os.utime(old, (long_ago, long_ago))
-    monkeypatch.setattr(persistent_cache, "_pruned", False)
+    monkeypatch.setattr(prune, "_swept", set())
     cache.clear()
     srcad.grad(cubic_loop, wrt=1)(1.5, 0.5)
     assert old.exists()
+
+
+def test_generated_source_files_unused_for_a_week_are_removed(tmp_path, monkeypatch):
+    """The one pruner (srcad/cache/prune.py) sweeps the generated sources' folder too."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(prune, "_swept", set())
+    folder = generated_files.source_directory()
+    assert folder.startswith(str(tmp_path))
+    os.makedirs(folder)
+    ages = {"grad_of_old_0123.py": 8 * 24 * 3600, "grad_of_recent_4567.py": 6 * 24 * 3600,
+            ".srcad-crashed.tmp": 2 * 3600, "notes.txt": 100 * 24 * 3600}
+    for name, age in ages.items():
+        path = os.path.join(folder, name)
+        with open(path, "w") as stream:
+            stream.write("x = 1\n")
+        os.utime(path, (time.time() - age, time.time() - age))
+    written = generated_files.write_source_file("y = 2\n", "grad of f", "89ab")
+    assert os.path.dirname(written) == folder
+    with open(written) as stream:
+        assert stream.read() == "y = 2\n"
+    assert sorted(os.listdir(folder)) == [".last-sweep", "grad_of_f_89ab.py",
+                                          "grad_of_recent_4567.py", "notes.txt"]

@@ -1,12 +1,12 @@
-"""In-memory cache of generated derivatives.
+"""In-memory table of what srcad made for each function, kept on the function itself.
 
-Two levels:
-
-* on each user function object, per options: the derivative wrapper
-  ``grad`` returned, valid while the function's code object is unchanged
-  (redefining or editing and reloading the function gives a new one);
-* inside each wrapper: one compiled specialization per tuple of argument
-  kinds (analysis/shapes.py), filled on first call with such arguments.
+An entry maps a key (the request: ``("grad", wrt names, ...)``, ``"vjp_of"``...)
+to what srcad made for it: the derivative wrapper ``grad`` returned, the
+generated vjp of a recursive function... It is valid while the function's code
+object is unchanged (redefining, or editing and reloading, the function gives a
+new one; so does assigning ``__code__``, as IPython's autoreload does). Inside
+each derivative wrapper, one compiled specialization per tuple of argument kinds
+(analysis/shapes.py) is filled on first call with such arguments.
 
 Keying on the function object, not just its source text, matters: two
 closures made by the same factory share their source but may call
