@@ -123,6 +123,8 @@ def zeros_like(x):
         return 0.0
     if isinstance(x, (list, tuple)):
         return Parts(zeros_like(item) for item in x)
+    if isinstance(x, range):  # indexed and iterated like its elements (a taped loop's steps)
+        return np.zeros(len(x))
     items = children(x)
     if items is not None:  # a dict, or a dataclass: by key, by field name
         return Entries((key, zeros_like(value)) for key, value in items)

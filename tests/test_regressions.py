@@ -573,3 +573,21 @@ def test_augmented_assignment_of_a_float_that_may_share_with_another_name():
     fuzzer, seed 1202)."""
     check_all_modes(augmented_float_shared_on_one_path, (-0.01,), 0)
     check_all_modes(augmented_float_shared_on_one_path, (np.float64(0.3),), 0)
+
+
+# ---- runtime.zeros_like: the tangent of a taped range (hvp of a reversed loop) ----------
+
+
+def reversed_loop_over_a_list_in_a_loop(x, items):
+    for k in range(2):
+        for item in reversed(items):
+            x = np.sqrt(1.0 + x ** 2) + 0.1 * item[1]
+    return np.sum(x)
+
+
+def test_hvp_of_a_reversed_loop_nested_in_a_loop():
+    """The gradient code tapes the inner loop's steps, ``range(len(items))[::-1]``, with
+    the values; forward mode over it gave the range the zero tangent ``0.0`` and then
+    indexed it (TypeError; found by the fuzzer, seed 1202, program 1745)."""
+    items = [(np.array([0.5, 0.9]), 1.0), (np.array([0.8, 1.4]), 2.0)]
+    check_all_modes(reversed_loop_over_a_list_in_a_loop, (np.array([0.99, -1.09]), items), 0)
