@@ -331,8 +331,8 @@ _TRACEBACK_MARKERS = re.compile(r"^\s*[\^~]*\^[\^~]+\s*$")
 
 
 def _without_traceback_markers(lines: list[str]) -> list[str]:
-    """A traceback as Python 3.10 prints it: 3.11 added the ``^^^^`` lines under the
-    failing expression (srcad's own single ``^`` under a column stays)."""
+    """A traceback without the lines marking the failing expression: 3.10 prints none,
+    3.11 ``^^^^``, 3.13 ``~~~~^^^^`` (srcad's own single ``^`` under a column stays)."""
     if not lines or not lines[0].startswith("Traceback"):
         return lines
     return [line for line in lines if not _TRACEBACK_MARKERS.match(line)]
@@ -342,10 +342,11 @@ def output_matches(shown: str, actual: str, measured: str | None = None) -> bool
     if measured:
         shown, actual = re.sub(measured, "<measured>", shown), re.sub(measured, "<measured>",
                                                                     actual)
-    shown_lines = _clean_lines(shown)
-    if sys.version_info < (3, 11):
+    shown_lines, actual_lines = _clean_lines(shown), _clean_lines(actual)
+    if shown_lines and shown_lines[0].startswith("Traceback"):
         shown_lines = _without_traceback_markers(shown_lines)
-    return _gap_aware_match(shown_lines, _clean_lines(actual), anchored=True)
+        actual_lines = _without_traceback_markers(actual_lines)
+    return _gap_aware_match(shown_lines, actual_lines, anchored=True)
 
 
 def excerpt_matches(shown: str, actual: str) -> bool:
