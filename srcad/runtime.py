@@ -572,13 +572,17 @@ def check_not_written(value, where, message, hint):
         raise UnsupportedOperationError(message, _location(where), hint)
 
 
-def cannot_follow_write(where, written_name, other_name, shared_since):
+def cannot_follow_write(other, where, written_name, other_name, shared_since):
     """Raise AliasedWriteError: a write srcad cannot follow, nor check at run time.
 
     After an earlier write, the generated code holds its own copies where
     Python holds one shared object, so memory no longer tells whether the
-    write into ``written_name`` changes ``other_name``.
+    write into ``written_name`` changes ``other_name``. Unless ``other``, the
+    value of other_name, holds no array, list or dict (a float, say): a
+    write cannot change it.
     """
+    if next(_held(other, (np.ndarray, list, dict)), None) is None:
+        return
     raise AliasedWriteError(
         "this write into `%s` may also change `%s`, which is read later, and srcad cannot "
         "tell: an earlier write made its own copy of what they may share"

@@ -591,3 +591,32 @@ def test_hvp_of_a_reversed_loop_nested_in_a_loop():
     indexed it (TypeError; found by the fuzzer, seed 1202, program 1745)."""
     items = [(np.array([0.5, 0.9]), 1.0), (np.array([0.8, 1.4]), 2.0)]
     check_all_modes(reversed_loop_over_a_list_in_a_loop, (np.array([0.99, -1.09]), items), 0)
+
+
+# ---- normalize/propagate_writes: a write cannot change a name holding a float -----------
+
+
+def write_after_a_float_taken_from_the_array_on_a_returning_path(x0, x2):
+    x2 = 0.39 * x2 + np.cbrt(1.5 + np.sin(np.ones(3)))
+    s1 = np.sqrt(1.0 + x0 ** 2)
+    for i1 in range(1):
+        if x0 >= np.sum(x2[:2]):
+            return x2[:2][i1]
+        if np.arctan(s1) > x0:
+            x2[i1] += x2[1:][-1] + (np.tanh(np.sum(x2)) ** 2)
+        elif np.linalg.norm(x2) > 0.0:
+            s1 = s1 + 0.46 * np.square(np.tanh(s1))
+        else:
+            x2[i1] = x0
+    return 0.45 * np.sum(np.tanh(x2)) + 0.31 * np.sin(s1)
+
+
+def test_write_that_cannot_be_followed_passes_when_the_other_name_holds_a_float():
+    """``result = x[:2][i]`` (a float) on a returning path, then ``x[i] += ...``: the
+    aliasing pass could not tell, after the earlier write's copy, whether the write
+    changes ``result`` and raised AliasedWriteError. A write changes arrays, lists and
+    dicts only: the check now raises only if the other name holds one (fuzz seed 1203,
+    program 756)."""
+    args = (-0.974357, np.array([-0.050005, 1.19853, -1.36785]))
+    check_all_modes(write_after_a_float_taken_from_the_array_on_a_returning_path, args, 0)
+    check_all_modes(write_after_a_float_taken_from_the_array_on_a_returning_path, args, 1)

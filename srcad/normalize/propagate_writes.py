@@ -1048,11 +1048,13 @@ class _Rewrite:
         copies = {buffer for buffer in state.tokens.get(name, frozenset()) | self.tokens(
             other, state) if buffer[0] != "new"}
         undecidable = common if len(copies) > 1 else frozenset()
+        other_node = syntax.name(other) if other in self.local_names else syntax.dotted(other)
         if any(not site[0].endswith("-part") for site in undecidable):
-            # raised when (if) the write runs: the generic code, made for any argument
-            # types, may not know what a specialization for arrays knows
-            return [located_like(gast.Expr(value=syntax.call(self.rt("cannot_follow_write"),
-                                                      *strings)), s)]
+            # raised when (if) the write runs and other then holds an array or a list: the
+            # generic code, made for any argument types, may not know what a
+            # specialization for arrays knows
+            return [located_like(gast.Expr(value=syntax.call(
+                self.rt("cannot_follow_write"), other_node, *strings)), s)]
         checks = []
         # an argument's elements, if it has any (a list of arrays, not an array): the
         # analysis assumes any argument may be a list, so these are often no sharing at all
@@ -1061,7 +1063,6 @@ class _Rewrite:
                                       *strings))
         index = (syntax.deepcopy(s.value.args[1]) if write_kind(s) == "subscript"
                  else syntax.constant(None))
-        other_node = syntax.name(other) if other in self.local_names else syntax.dotted(other)
         checks.append(syntax.call(self.rt("check_unshared"), syntax.name(name), index,
                                   other_node, *strings))
         return [located_like(gast.Expr(value=call), s) for call in checks]
