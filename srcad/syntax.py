@@ -149,3 +149,22 @@ class _Rename(gast.NodeTransformer):
 def rename(node, mapping: dict, loads_only: bool = False):
     """Rename identifiers in ``node`` in place (only where read, with ``loads_only``)."""
     return _Rename(mapping, loads_only).visit(node)
+
+
+def holds(node, found) -> bool:
+    """Whether ``node`` (or a list of nodes) holds a node for which ``found(node)`` is true:
+    a walk with no visitor, for passes that skip the statements with nothing to change."""
+    stack = [node]
+    AST = gast.AST
+    while stack:
+        current = stack.pop()
+        if type(current) is list:
+            stack.extend(current)
+            continue
+        if found(current):
+            return True
+        for field in current._fields:
+            value = getattr(current, field, None)
+            if isinstance(value, (AST, list)):
+                stack.append(value)
+    return False

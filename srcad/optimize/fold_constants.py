@@ -40,21 +40,7 @@ _SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return, gast.
 
 def _foldable(node) -> bool:
     """Whether ``node`` holds a constant or a unary operator: every fold needs one."""
-    stack = [node]
-    Constant, UnaryOp, AST = gast.Constant, gast.UnaryOp, gast.AST
-    while stack:
-        current = stack.pop()
-        kind = type(current)
-        if kind is list:
-            stack.extend(current)
-            continue
-        if kind is Constant or kind is UnaryOp:
-            return True
-        for field in current._fields:
-            value = getattr(current, field, None)
-            if isinstance(value, (AST, list)):
-                stack.append(value)
-    return False
+    return syntax.holds(node, lambda n: type(n) is gast.Constant or type(n) is gast.UnaryOp)
 
 
 class _Fold(gast.NodeTransformer):

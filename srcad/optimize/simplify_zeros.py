@@ -73,25 +73,9 @@ class _Simplify(gast.NodeTransformer):
 
     def holds_zero(self, node) -> bool:
         """Whether ``node`` holds a constant 0 or a call of rt.zeros_like (fast: no visitor)."""
-        stack = [node]
-        Constant, Call, AST = gast.Constant, gast.Call, gast.AST
-        while stack:
-            current = stack.pop()
-            kind = type(current)
-            if kind is list:
-                stack.extend(current)
-                continue
-            if kind is Constant:
-                if self.is_zero(current):
-                    return True
-                continue
-            if kind is Call and self.resolve(current.func) is runtime.zeros_like:
-                return True
-            for field in current._fields:
-                value = getattr(current, field, None)
-                if isinstance(value, (AST, list)):
-                    stack.append(value)
-        return False
+        return syntax.holds(node, lambda n: (
+            (type(n) is gast.Constant and self.is_zero(n))
+            or (type(n) is gast.Call and self.resolve(n.func) is runtime.zeros_like)))
 
     def zero(self, original, product=True):
         self.zeros += 1
