@@ -620,3 +620,24 @@ def test_write_that_cannot_be_followed_passes_when_the_other_name_holds_a_float(
     args = (-0.974357, np.array([-0.050005, 1.19853, -1.36785]))
     check_all_modes(write_after_a_float_taken_from_the_array_on_a_returning_path, args, 0)
     check_all_modes(write_after_a_float_taken_from_the_array_on_a_returning_path, args, 1)
+
+
+# ---- normalize/split_tuples: a split copy of a container that stays whole ---------------
+
+
+def second_of_pair(pair):
+    return pair[1][0]
+
+
+def list_copied_into_a_helper_and_iterated(x):
+    parts = [x, np.sin(x)]
+    head = second_of_pair(parts)
+    return sum(np.sum(p ** 2) for p in parts) + head
+
+
+def test_copy_of_a_list_that_stays_whole_is_not_split():
+    """The inlined helper copies the list (``pair = parts``) and indexes it with
+    constants, so the copy was split; the list itself is iterated, so it stays whole, and
+    splitting the copy looked up the list's parts (KeyError). A copy of a container that
+    is not split is now not split either (fuzz seed 1203, program 2814)."""
+    check_all_modes(list_copied_into_a_helper_and_iterated, (np.array([0.1, -0.7, 1.3]),), 0)

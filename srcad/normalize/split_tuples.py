@@ -222,11 +222,24 @@ def _only_simple_uses(tree, shapes, resolve) -> dict:
                 allowed.add(id(value.args[0]))
         bad = {n.id for n in syntax.names(tree)
                if isinstance(n.ctx, gast.Load) and n.id in shapes and id(n) not in allowed}
+        bad |= _copies_of_dropped(tree, shapes, resolve)
         if not bad:
             return shapes
         for name in bad:
             shapes.pop(name)
         # a copy from or into a dropped name drops its partner too: iterate
+
+
+def _copies_of_dropped(tree, shapes, resolve) -> set:
+    """Candidates defined as a copy (or update) of a container that is no longer split."""
+    out = set()
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
+                and node.targets[0].id in shapes and _literal_keys(node.value, resolve) is None \
+                and _update_of(node.value, shapes, resolve) is None \
+                and not (isinstance(node.value, gast.Name) and node.value.id in shapes):
+            out.add(node.targets[0].id)
+    return out
 
 
 def _normalized_keys(keys):
