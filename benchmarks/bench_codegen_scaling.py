@@ -130,7 +130,7 @@ def grad_and_call(function, args) -> float:
 
 
 def specialized(function, args) -> float:
-    from srcad.transform.reverse import ReverseRequest
+    from srcad.request import ReverseRequest
     request = ReverseRequest(wrt=["W", "b", "x"], single=False)
     kinds = _kinds(args)
     started = time.process_time()

@@ -235,7 +235,7 @@ def _check_target(parsed, target) -> None:
 def _check_expressions(parsed, statement) -> None:
     summed = set()
     # sum(... for ...) becomes a loop (normalize/lower_comprehensions.py), wherever it is
-    for node in gast.walk(statement):
+    for node in syntax.walk(statement):
         if (isinstance(node, gast.Call) and node.args and not node.keywords
                 and isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp))
                 and _static_object(parsed, node.func) is sum):
@@ -245,7 +245,7 @@ def _check_expressions(parsed, statement) -> None:
                       and isinstance(statement.value, gast.Lambda) else None)
     starred_targets = {id(e) for t in getattr(statement, "targets", []) if isinstance(
         t, (gast.Tuple, gast.List)) for e in t.elts if isinstance(e, gast.Starred)}
-    for node in gast.walk(statement):
+    for node in syntax.walk(statement):
         if isinstance(node, gast.Starred) and id(node) in starred_targets:
             continue
         if isinstance(node, gast.Lambda) and node is not allowed_lambda:

@@ -153,7 +153,7 @@ _UNSUPPORTED = (gast.Try, gast.With, gast.Delete, gast.Global, gast.Nonlocal, ga
 
 
 def _check_fence(pass_name, tree, context):
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, _UNSUPPORTED):
             raise BrokenInvariantError(pass_name, "an unsupported %s got through"
                                        % type(node).__name__, node)
@@ -247,7 +247,7 @@ def _anf_problem(statement, local):
                 "an assignment's value is not one operation on atoms")
         if isinstance(target, (gast.Tuple, gast.List)):
             if not all(isinstance(n, (gast.Name, gast.Tuple, gast.List, gast.Starred))
-                       for n in gast.walk(target) if isinstance(n, gast.expr)):
+                       for n in syntax.walk(target) if isinstance(n, gast.expr)):
                 return "an unpacking assigns something other than names"
             return None if _is_atom(statement.value, local) else (
                 "an unpacking's value is not an atom")
@@ -450,7 +450,7 @@ def _own_expressions(statement):
             continue
         for child in value if isinstance(value, list) else [value]:
             if isinstance(child, gast.AST):
-                yield from gast.walk(child)
+                yield from syntax.walk(child)
 
 
 def _check_constants_folded(pass_name, tree, context):

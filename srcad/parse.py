@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from . import syntax
 from .annotations import Origin
 from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
 
@@ -232,7 +233,7 @@ def _local_names(tree: gast.FunctionDef) -> set[str]:
     for extra in (tree.args.vararg, tree.args.kwarg):
         if extra is not None:
             names.add(extra.id)
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
             names.add(node.id)
     return names
@@ -241,7 +242,7 @@ def _local_names(tree: gast.FunctionDef) -> set[str]:
 def all_identifiers(tree) -> set[str]:
     """Every identifier appearing in ``tree``: names, parameters and attribute names."""
     names = set()
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Name):
             names.add(node.id)
         elif isinstance(node, gast.FunctionDef):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+
 import gast
 
 
@@ -97,6 +99,33 @@ def names(node):
             value = getattr(current, field, None)
             if isinstance(value, (AST, list)):
                 stack.append(value)
+
+
+_ALL_FIELDS: dict = {}  # node type -> its fields
+
+
+def walk(node):
+    """Every node inside ``node``, itself first, in the order of ``gast.walk`` (breadth
+    first), at about twice its speed: each node type's fields are looked up once."""
+    queue = collections.deque((node,))
+    AST = gast.AST
+    all_fields = _ALL_FIELDS
+    pop, push = queue.popleft, queue.append
+    while queue:
+        current = pop()
+        yield current
+        kind = type(current)
+        fields = all_fields.get(kind)
+        if fields is None:
+            fields = all_fields[kind] = kind._fields
+        for field in fields:
+            value = getattr(current, field, None)
+            if isinstance(value, AST):
+                push(value)
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
 
 
 def load_names(node) -> set[str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import gast
 
-from .. import registry
+from .. import registry, syntax
 from .operations import COMPARISONS, UNRESOLVED, Operation, operation_of
 
 _COMPARISON_PRIMITIVES = set(COMPARISONS.values())
@@ -48,9 +48,9 @@ def carries_gradient(operation: Operation) -> bool:
 
 def assignments(tree):
     """(target names, Operation, statement) for every assignment in ``tree``, in order."""
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Assign):
-            targets = [n.id for t in node.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+            targets = [n.id for t in node.targets for n in syntax.walk(t) if isinstance(n, gast.Name)]
             yield targets, node
 
 

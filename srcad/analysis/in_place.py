@@ -37,7 +37,7 @@ def updates_in_place(body: list, params: list, resolve) -> set[int]:
     owned = _owned_lists(tree, set(params), resolve)
     escaped = _escaped_names(tree, resolve)
     chosen = set()
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if not (isinstance(node, gast.Assign) and isinstance(node.value, gast.Call)
                 and is_in_place(node.value)):
             continue
@@ -62,7 +62,7 @@ def _list_operand(value, resolve) -> str | None:
 def _owned_lists(tree, params, resolve) -> set[str]:
     """Names every definition of which is a list this function made (a greatest fixed point)."""
     definitions, other_stores = {}, set()
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], gast.Name):
             definitions.setdefault(node.targets[0].id, []).append(node)
@@ -92,7 +92,7 @@ def _owned_lists(tree, params, resolve) -> set[str]:
 def _escaped_names(tree, resolve) -> set[str]:
     """Names read other than by indexing, ``len``, a list update or a loop carry."""
     harmless = set()
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):
             harmless.add(id(node.value))
         elif isinstance(node, gast.Call) and node.args and isinstance(node.args[0], gast.Name) \

@@ -402,7 +402,7 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
     """Abstract values of every variable assigned in ``tree``, given the parameters'."""
     env = dict(params)
     assigns = []
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Assign):
             for name in syntax.stored_names(node):
                 env.setdefault(name, None)
@@ -437,7 +437,7 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
                     env[target.id] = new
                     changed.append(target.id)
             else:  # unpacking: nothing known about the parts
-                for n in gast.walk(target):
+                for n in syntax.walk(target):
                     if isinstance(n, gast.Name) and env.get(n.id) is not UNKNOWN:
                         env[n.id] = UNKNOWN
                         changed.append(n.id)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import gast
 
-from .. import recursion, runtime, serialize
+from .. import recursion, runtime, serialize, syntax
 from ..parse import signature_of
 from .target import Target, error, import_name
 
@@ -175,7 +175,7 @@ def rename_names(tree, mapping: dict):
     Attributes, keyword arguments, strings and comments are other nodes than
     ``Name``, so they keep their text. Returns ``tree``, changed in place.
     """
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Name) and node.id in mapping:
             node.id = mapping[node.id]
         elif isinstance(node, (gast.Global, gast.Nonlocal)):

@@ -15,7 +15,7 @@ import inspect
 
 import gast
 
-from .. import runtime
+from .. import runtime, syntax
 from ..version import __version__
 from .target import CodegenError
 
@@ -49,7 +49,7 @@ def runtime_uses(trees, runtime_names) -> list:
     """The helpers the generated code (gast trees) calls as ``<runtime alias>.<helper>``."""
     used = []
     for tree in trees:
-        for node in gast.walk(tree):
+        for node in syntax.walk(tree):
             if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
                     and node.value.id in runtime_names and node.attr not in used:
                 used.append(node.attr)

@@ -83,7 +83,7 @@ def summation_loop(call, namer: Namer):
                          type_comment=None)]
     statements.extend(body)
     for statement in statements:
-        for node in gast.walk(statement):
+        for node in syntax.walk(statement):
             if isinstance(node, gast.stmt):
                 gast.copy_location(node, call)
     return statements, result

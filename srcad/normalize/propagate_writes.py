@@ -458,7 +458,7 @@ class _Aliasing:
     def read_tokens(self, value, state) -> frozenset:
         """The buffers of the names ``value`` reads (a global: what the caller has)."""
         out = frozenset()
-        for node in gast.walk(value):
+        for node in syntax.walk(value):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
                 out |= (state.tokens.get(node.id, frozenset()) if node.id in self.local_names
                         else _ORIGINAL)
@@ -485,7 +485,7 @@ class _Aliasing:
     def operands(self, nodes, state) -> frozenset:
         out = frozenset()
         for node in nodes:
-            for inner in gast.walk(node):  # an index may hold atoms inside slices and tuples
+            for inner in syntax.walk(node):  # an index may hold atoms inside slices and tuples
                 if isinstance(inner, (gast.Name, gast.Attribute)) and isinstance(
                         getattr(inner, "ctx", None), gast.Load):
                     out |= self.atom(inner, state)
@@ -782,7 +782,7 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
     call_checks = {}
     if guard and callee_writes is not None:
         call_checks = _check_calls_not_inlined(tree, resolve, callee_writes, aliases)
-    writes = [n for n in gast.walk(tree) if isinstance(n, gast.Assign) and write_kind(n)]
+    writes = [n for n in syntax.walk(tree) if isinstance(n, gast.Assign) and write_kind(n)]
     if not writes and not call_checks:
         return tree
     params = [a.id for a in tree.args.args]
@@ -807,7 +807,7 @@ def _check_calls_not_inlined(tree, resolve, callee_writes, aliases) -> dict:
     gets a check before the call: {id(call statement): [checks]}.
     """
     checks = {}
-    for statement in gast.walk(tree):
+    for statement in syntax.walk(tree):
         call = getattr(statement, "value", None) if isinstance(
             statement, (gast.Assign, gast.Expr)) else None
         reason = not_inlined(call) if isinstance(call, gast.Call) else None

@@ -58,7 +58,7 @@ def _loop_targets(statements) -> set:
     header binds them as they are), so they are not carried by an enclosing loop.
     """
     targets, others = set(), set()
-    for node in gast.walk(gast.Module(body=list(statements), type_ignores=[])):
+    for node in syntax.walk(gast.Module(body=list(statements), type_ignores=[])):
         if isinstance(node, gast.For):
             targets |= syntax.stored_names(node.target)
         elif isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
@@ -126,7 +126,7 @@ class _Versions:
             if isinstance(s, gast.Assign):
                 self.reads(s.value, current, bound)
                 for target in s.targets:
-                    for n in gast.walk(target):
+                    for n in syntax.walk(target):
                         if isinstance(n, gast.Name):
                             original = n.id
                             if original in defined:
@@ -198,7 +198,7 @@ class _Versions:
         body_defined = set(defined) | set(carried)
         body_bound = set(bound)
         if isinstance(s, gast.For):
-            for n in gast.walk(s.target):
+            for n in syntax.walk(s.target):
                 if isinstance(n, gast.Name):
                     body_current.pop(n.id, None)
                     body_bound.add(n.id)

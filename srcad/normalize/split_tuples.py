@@ -34,7 +34,7 @@ from ..naming import Namer
 
 def split_tuples(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionDef:
     for _ in range(4):  # starred unpacking makes new tuples: split those on the next round
-        assigns = [n for n in gast.walk(tree) if isinstance(n, gast.Assign)]
+        assigns = [n for n in syntax.walk(tree) if isinstance(n, gast.Assign)]
         shapes = _candidates(assigns, resolve)
         shapes = _only_simple_uses(tree, shapes, resolve)
         if not shapes:
@@ -195,7 +195,7 @@ def _only_simple_uses(tree, shapes, resolve) -> dict:
     """Drop candidates read in any way other than unpacking, constant indexing, copy or len."""
     while True:
         allowed = set()
-        for node in gast.walk(tree):
+        for node in syntax.walk(tree):
             if not isinstance(node, gast.Assign):
                 continue
             value = node.value
@@ -233,7 +233,7 @@ def _only_simple_uses(tree, shapes, resolve) -> dict:
 def _copies_of_dropped(tree, shapes, resolve) -> set:
     """Candidates defined as a copy (or update) of a container that is no longer split."""
     out = set()
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
                 and node.targets[0].id in shapes and _literal_keys(node.value, resolve) is None \
                 and _update_of(node.value, shapes, resolve) is None \

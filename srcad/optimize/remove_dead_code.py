@@ -19,7 +19,7 @@ import builtins
 import gast
 import numpy as np
 
-from .. import registry, runtime
+from .. import registry, runtime, syntax
 from ..annotations import comment_text
 from ..syntax import load_names
 
@@ -60,7 +60,7 @@ def _nested(statements, read_anywhere, resolve, top=False):
             statement.body = _tidy(_nested(statement.body, read_anywhere, resolve)) or [gast.Pass()]
             statement.orelse = _tidy(_nested(statement.orelse, read_anywhere, resolve))
         elif not top and isinstance(statement, gast.Assign) and _pure(statement.value, resolve):
-            targets = {n.id for t in statement.targets for n in gast.walk(t)
+            targets = {n.id for t in statement.targets for n in syntax.walk(t)
                        if isinstance(n, gast.Name)}
             if not targets & read_anywhere:
                 continue
@@ -90,7 +90,7 @@ def _top_level(statements, resolve):
                 kept.append(statement)
             continue
         if isinstance(statement, gast.Assign):
-            targets = {n.id for t in statement.targets for n in gast.walk(t)
+            targets = {n.id for t in statement.targets for n in syntax.walk(t)
                        if isinstance(n, gast.Name)}
             if not (targets & live) and _pure(statement.value, resolve):
                 continue
@@ -107,7 +107,7 @@ def _top_level(statements, resolve):
 
 
 def _pure(node, resolve) -> bool:
-    for sub in gast.walk(node):
+    for sub in syntax.walk(node):
         if isinstance(sub, (gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr)):
             return False
         if isinstance(sub, gast.Call) and not _pure_callee(sub.func, resolve):

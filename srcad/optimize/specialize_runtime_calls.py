@@ -45,7 +45,7 @@ def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -
     read = set()
     for statement in statements:
         if any(type(node) is gast.Call and specialize.rule_for(node) is not None
-               for node in gast.walk(statement)):
+               for node in syntax.walk(statement)):
             statement = specialize.visit(syntax.deepcopy(statement))
         read |= syntax.load_names(statement)
     return read

@@ -106,7 +106,7 @@ class _Tangents:
             out.append(statement)
             if not isinstance(statement, gast.Assign):
                 continue
-            targets = [n.id for t in statement.targets for n in gast.walk(t)
+            targets = [n.id for t in statement.targets for n in syntax.walk(t)
                        if isinstance(n, gast.Name)]
             if not any(self.varied(t) for t in targets):
                 continue

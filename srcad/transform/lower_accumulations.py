@@ -79,7 +79,7 @@ class _Lowering:
             self.holding.add(name)
             return [gast.copy_location(syntax.assign(name, value), s)]
         if isinstance(s, gast.Assign):
-            targets = [n.id for t in s.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+            targets = [n.id for t in s.targets for n in syntax.walk(t) if isinstance(n, gast.Name)]
             # only adjoint-sweep statements read adjoints, so this is never primal code
             if self.reads_zero(s.value):
                 self.zero.update(targets)

@@ -45,7 +45,7 @@ def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
     else:
         output, aux = returned.value, None
     rt = context.aliases.name_for(runtime)
-    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for node in syntax.walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Call) and context.resolve(node.func) in (
                 runtime.add_at, runtime.append_in_place, runtime.pop_in_place):
             raise UnsupportedSyntaxError(
@@ -135,7 +135,7 @@ def _keep_loop_results(returned, body, namer) -> tuple[list, gast.expr]:
     """``c_result = c`` for each returned name a loop assigns, and ``returned`` reading those."""
     returned = syntax.deepcopy(returned)
     in_loops = set()
-    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for node in syntax.walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, (gast.For, gast.While)):
             in_loops |= syntax.stored_names(node)
     kept, renames = [], {}
@@ -149,7 +149,7 @@ def _keep_loop_results(returned, body, namer) -> tuple[list, gast.expr]:
 
 def _is_active_assignment(statement, context) -> bool:
     return isinstance(statement, gast.Assign) and any(
-        context.activity.is_active(n.id) for t in statement.targets for n in gast.walk(t)
+        context.activity.is_active(n.id) for t in statement.targets for n in syntax.walk(t)
         if isinstance(n, gast.Name))
 
 
@@ -182,7 +182,7 @@ class _Sweeps:
         self.uses_tape = False
         self.tape = context.namer.fresh("tape", private=True)  # _tape, unless that is taken
         self.trip_counters = {}
-        for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        for node in syntax.walk(gast.Module(body=body, type_ignores=[])):
             if isinstance(node, gast.While):
                 self.trip_counters[id(node)] = context.namer.fresh("trips")
         # every adjoint is generated once, here, in the order of the adjoint sweep (which
@@ -191,7 +191,7 @@ class _Sweeps:
         self.generate_adjoints(body)
         self.needed = _primal_names_read(self.adjoints, context)
         self.needed |= set(self.trip_counters.values())
-        for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        for node in syntax.walk(gast.Module(body=body, type_ignores=[])):
             if isinstance(node, gast.For):
                 self.needed |= syntax.load_names(node.iter)
             elif isinstance(node, gast.If):
@@ -236,7 +236,7 @@ class _Sweeps:
         """
         if key not in self.plans and not any(
                 _is_active_assignment(node, self.context)
-                for node in gast.walk(gast.Module(body=list(statements), type_ignores=[]))):
+                for node in syntax.walk(gast.Module(body=list(statements), type_ignores=[]))):
             self.plans[key] = _BlockPlan([], [], [])
         if key not in self.plans:
             self.plans[key] = _BlockPlan.make(statements, self.needed, self.context,
@@ -409,7 +409,7 @@ class _BlockPlan:
         defined_by, by_compound = {}, set()
         for statement in body:
             if isinstance(statement, gast.Assign):
-                for n in gast.walk(statement):
+                for n in syntax.walk(statement):
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                         defined_by[n.id] = statement
             else:
@@ -468,7 +468,7 @@ def _cheap(statement, context) -> bool:
     value = statement.value
     if isinstance(value, (gast.Name, gast.Constant, gast.Attribute, gast.Subscript)):
         return True
-    targets = [n.id for t in statement.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+    targets = [n.id for t in statement.targets for n in syntax.walk(t) if isinstance(n, gast.Name)]
     kinds = [context.kinds.get(t) for t in targets]
     return all(isinstance(k, shapes.Scalar) for k in kinds) and isinstance(
         value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Call))

@@ -169,7 +169,7 @@ def bind_template(template: Template, operation, result_name: str, location, der
             raise AssertionError("operand %s of %s is not an atom"
                                  % (registry.describe(operation.primitive), param_name))
     def carries(expression):
-        return any(derivative_name(n) is not None for n in gast.walk(expression)
+        return any(derivative_name(n) is not None for n in syntax.walk(expression)
                    if isinstance(n, gast.Name))
 
     entry = registry.lookup(operation.primitive)
