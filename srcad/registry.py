@@ -56,6 +56,8 @@ class Template:
     source: str | None = field(default=None, repr=False)
     origin: str | None = None
     _body: list | None = field(default=None, repr=False)
+    # the body compiled to statement builders, made at first use (transform/templates.py)
+    compiled: object = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:

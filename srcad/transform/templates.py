@@ -30,60 +30,103 @@ from ..registry import Template, is_derivative_ref
 _UNBOUND = object()
 
 
-class _Substitute(gast.NodeTransformer):
-    def __init__(self, bindings, derivatives, temporaries, aliases, template, missing=None):
-        self.missing = missing
-        self.bindings = bindings
-        self.derivatives = derivatives
-        self.temporaries = temporaries
-        self.aliases = aliases
-        self.template = template
+class _Compiled:
+    """A template's body compiled once into builders: a use of the template calls them
+    instead of copying the body and visiting the copy (the copy is made with the
+    substitutions in place, node by node, in the same order).
 
-    def copy(self, node):
-        """A copy of template code with the substitutions made, in one walk (the same as
-        ``self.visit(syntax.deepcopy(node))``)."""
+    ``temporaries``: the names the body assigns, in order; ``statements``: one
+    ``(written, build)`` pair per statement, ``written`` the parameter whose derivative
+    the statement writes (or None), ``build(bindings, derivatives, temporaries,
+    aliases, missing)`` the statement for one use.
+    """
+
+    def __init__(self, template: Template):
+        self.temporaries = []
+        for statement in template.body:
+            if isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Name):
+                if statement.targets[0].id not in self.temporaries:
+                    self.temporaries.append(statement.targets[0].id)
+        self.statements = []
+        for statement in template.body:
+            target = (statement.target if isinstance(statement, gast.AugAssign)
+                      else statement.targets[0])
+            written = target.slice.id if is_derivative_ref(target) else None
+            self.statements.append((written, _compile_statement(statement, template)))
+
+
+def _compiled(template: Template) -> _Compiled:
+    if template.compiled is None:
+        template.compiled = _Compiled(template)
+    return template.compiled
+
+
+def _compile_statement(statement, template):
+    """``build(B, D, T, A, M)``: a copy of ``statement`` with the substitutions made
+    (B bindings, D derivatives, T temporaries, A aliases, M missing), as Python code that
+    constructs the nodes directly."""
+    namespace = {"_name": _substituted_name, "_derivative": _derivative, "_located": _located,
+                 "_template": template}
+
+    def held(value) -> str:  # an object the code refers to
+        key = "_%d" % len(namespace)
+        namespace[key] = value
+        return key
+
+    def code(node) -> str:
         kind = type(node)
         if kind is list:
-            return [self.copy(item) for item in node]
+            return "[%s]" % "".join(code(item) + ", " for item in node)
         if not isinstance(node, gast.AST):
-            return node
+            return held(node)
         if kind is gast.Name:
-            replaced = self.visit_Name(node)
-            return syntax.deepcopy(node) if replaced is node else replaced
+            return "_name(B, T, A, _template, %s)" % held(node)
         if kind is gast.Subscript and is_derivative_ref(node):
-            return self.visit_Subscript(node)
-        new = kind(**{f: self.copy(getattr(node, f, None)) for f in node._fields})
-        for key in node.__dict__.keys() - set(node._fields):
-            setattr(new, key, getattr(node, key))
-        return new
+            return "_derivative(D, M, %r, %r)" % (node.slice.id, isinstance(node.ctx, gast.Store))
+        made = "%s(%s)" % (held(kind), ", ".join(
+            "%s=%s" % (f, code(getattr(node, f, None))) for f in node._fields))
+        extra = {key: getattr(node, key) for key in node.__dict__.keys() - set(node._fields)}
+        return "_located(%s, %s)" % (made, held(extra)) if extra else made
 
-    def visit_Subscript(self, node):
-        if is_derivative_ref(node):
-            derivative = self.derivatives.get(node.slice.id)
-            if derivative is None and self.missing is not None and isinstance(
-                    node.ctx, gast.Load):
-                return self.missing(node.slice.id)
-            if derivative is None:
-                raise _NoDerivative(node.slice.id)
-            return syntax.name(derivative, store=isinstance(node.ctx, gast.Store))
-        return self.generic_visit(node)
+    body = code(statement)
+    exec("def build(B, D, T, A, M):\n    return " + body, namespace)
+    return namespace["build"]
 
-    def visit_Name(self, node):
-        identifier = node.id
-        if identifier in self.bindings:
-            return syntax.deepcopy(self.bindings[identifier])
-        if identifier in self.temporaries:
-            return syntax.name(self.temporaries[identifier], isinstance(node.ctx, gast.Store))
-        obj = self.template.namespace.get(identifier, _UNBOUND)
-        if obj is _UNBOUND:
-            import builtins
 
-            obj = getattr(builtins, identifier, _UNBOUND)
-            if obj is not _UNBOUND:
-                return node  # builtins (float, abs...) are never shadowed in generated code
-            raise NameError("template %s (%s) uses the unknown name %r"
-                            % (self.template.name, self.template.where, identifier))
-        return syntax.name(self.aliases.name_for(obj))
+def _located(node, extra: dict):
+    node.__dict__.update(extra)  # the template node's location (and annotations), shared
+    return node
+
+
+def _substituted_name(bindings, temporaries, aliases, template, node):
+    """A template name for one use: a parameter's expression, a fresh temporary, or the
+    alias of what the name means in the template's module."""
+    identifier = node.id
+    if identifier in bindings:
+        return syntax.deepcopy(bindings[identifier])
+    if identifier in temporaries:
+        return syntax.name(temporaries[identifier], isinstance(node.ctx, gast.Store))
+    obj = template.namespace.get(identifier, _UNBOUND)
+    if obj is _UNBOUND:
+        import builtins
+
+        obj = getattr(builtins, identifier, _UNBOUND)
+        if obj is not _UNBOUND:
+            return syntax.deepcopy(node)  # builtins (float, abs...) are never shadowed
+        raise NameError("template %s (%s) uses the unknown name %r"
+                        % (template.name, template.where, identifier))
+    return syntax.name(aliases.name_for(obj))
+
+
+def _derivative(derivatives, missing, parameter, store):
+    """``d[parameter]`` for one use: its derivative variable, else ``missing``'s zero (when
+    read), else no statement (_NoDerivative)."""
+    derivative = derivatives.get(parameter)
+    if derivative is None and missing is not None and not store:
+        return missing(parameter)
+    if derivative is None:
+        raise _NoDerivative(parameter)
+    return syntax.name(derivative, store=store)
 
 
 class _NoDerivative(Exception):
@@ -191,20 +234,14 @@ def instantiate(template: Template, bindings: dict, derivatives: dict, namer, al
     has none drops the statement, or, if ``missing(parameter)`` is given (the
     tangents of forward mode), reads the zero expression it returns.
     """
-    temporaries = {}
-    for statement in template.body:
-        if isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Name):
-            temp = statement.targets[0].id
-            if temp not in temporaries:
-                temporaries[temp] = namer.fresh(temp)
+    compiled = _compiled(template)
+    temporaries = {temp: namer.fresh(temp) for temp in compiled.temporaries}
     out = []
-    for statement in template.body:
-        target = statement.target if isinstance(statement, gast.AugAssign) else statement.targets[0]
-        if is_derivative_ref(target) and derivatives.get(target.slice.id) is None:
+    for written, build in compiled.statements:
+        if written is not None and derivatives.get(written) is None:
             continue  # no derivative for this parameter: its contribution is not needed
-        substitute = _Substitute(bindings, derivatives, temporaries, aliases, template, missing)
         try:
-            out.append(substitute.copy(statement))
+            out.append(build(bindings, derivatives, temporaries, aliases, missing))
         except _NoDerivative:
             continue  # reads the derivative of something that has none: contributes zero
     return out
