@@ -17,6 +17,7 @@ lower_accumulations.py turns into plain Python.
 
 from __future__ import annotations
 
+import builtins
 import inspect
 from dataclasses import dataclass
 
@@ -37,7 +38,9 @@ from .templates import bind_template, instantiate, template_for, template_of
 
 def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
             name: str) -> gast.FunctionDef:
-    body = [syntax.deepcopy(s) for s in tree.body]
+    """The gradient function of the normalized ``tree``, whose statements it takes over (the
+    primal sweep is made of them: ``tree`` is not to be used afterwards)."""
+    body = list(tree.body)
     returned = body.pop()
     assert isinstance(returned, gast.Return)
     if request.has_aux:
@@ -45,15 +48,6 @@ def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
     else:
         output, aux = returned.value, None
     rt = context.aliases.name_for(runtime)
-    for node in syntax.walk(gast.Module(body=body, type_ignores=[])):
-        if isinstance(node, gast.Call) and context.resolve(node.func) in (
-                runtime.add_at, runtime.append_in_place, runtime.pop_in_place):
-            raise UnsupportedSyntaxError(
-                "reverse mode through srcad's in-place operations (rt.add_at, and the list "
-                "operations of forward-mode code)",
-                context.parsed.location(position(node) or node),
-                "Differentiate it in forward mode, or generate the gradient code to "
-                "differentiate with optimize= without 'accumulate_in_place'.")
     sweeps = _Sweeps(context, body)
 
     statements = sweeps.forward(body)
@@ -126,8 +120,9 @@ def _returns_a_literal_container(output, body) -> bool:
     if isinstance(output, (gast.Tuple, gast.List, gast.Dict)):
         return True
     return isinstance(output, gast.Name) and any(
-        isinstance(statement, gast.Assign) and syntax.stored_names(statement) == {output.id}
+        isinstance(statement, gast.Assign)
         and isinstance(statement.value, (gast.Tuple, gast.List, gast.Dict))
+        and syntax.stored_names(statement) == {output.id}
         for statement in body)
 
 
@@ -149,18 +144,52 @@ def _keep_loop_results(returned, body, namer) -> tuple[list, gast.expr]:
 
 def _is_active_assignment(statement, context) -> bool:
     return isinstance(statement, gast.Assign) and any(
-        context.activity.is_active(n.id) for t in statement.targets for n in syntax.walk(t)
-        if isinstance(n, gast.Name))
+        context.activity.is_active(n.id) for t in statement.targets for n in syntax.names(t))
 
 
-def _primal_names_read(adjoints: dict, context) -> set:
-    """Primal variables the adjoint statements read (what the reverse sweep needs)."""
-    produced = [statement for statements in adjoints.values() for statement in statements]
-    if context.reads_once_optimized is not None:
-        read = context.reads_once_optimized(produced)
-    else:
-        read = {n for statement in produced for n in syntax.load_names(statement)}
+_IN_PLACE = (runtime.add_at, runtime.append_in_place, runtime.pop_in_place)
+
+
+def _primal_names_read(adjoints: dict, context, loop_stored: set) -> set:
+    """Primal variables the adjoint statements read (what the reverse sweep needs).
+
+    Only names a loop body assigns can be overwritten before the adjoint sweep reads
+    them, so only those decide what is recorded: a statement reading none of them is
+    not asked about (``reads_once_optimized``, which specializes a copy of each one it
+    is given: specialization only removes reads, and the names it brings in, NumPy's
+    alias and builtins, are never assigned in a loop, which is checked).
+    """
+    optimized = context.reads_once_optimized
+    if optimized is not None and not loop_stored.isdisjoint(_names_specialization_brings(
+            context)):
+        loop_stored = None  # (a user variable named like a builtin): ask about all of them
+    read, asked = set(), []
+    for statements in adjoints.values():
+        for statement in statements:
+            names = syntax.load_names(statement)
+            if optimized is not None and (loop_stored is None
+                                          or not loop_stored.isdisjoint(names)):
+                asked.append(statement)
+            else:
+                read |= names
+    if asked:
+        read |= optimized(asked)
     return {n for n in read if context.namer.primal_of(n) is None}
+
+
+def _names_specialization_brings(context) -> set:
+    return set(context.aliases.bindings) | set(dir(builtins))
+
+
+def _stored_in_loops(statements) -> set:
+    """Every name assigned inside a loop body (at any depth) of ``statements``."""
+    stored = set()
+    for statement in statements:
+        if isinstance(statement, (gast.For, gast.While)):
+            stored |= syntax.stored_names(gast.Module(body=statement.body, type_ignores=[]))
+        elif isinstance(statement, gast.If):
+            stored |= _stored_in_loops(statement.body) | _stored_in_loops(statement.orelse)
+    return stored
 
 
 class _Sweeps:
@@ -182,20 +211,32 @@ class _Sweeps:
         self.uses_tape = False
         self.tape = context.namer.fresh("tape", private=True)  # _tape, unless that is taken
         self.trip_counters = {}
+        self.active = {}  # id(assignment) -> whether it assigns an active variable
+        tested = set()  # what loops iterate over and branches test
         for node in syntax.walk(gast.Module(body=body, type_ignores=[])):
-            if isinstance(node, gast.While):
+            kind = type(node)
+            if kind is gast.Assign:
+                self.active[id(node)] = _is_active_assignment(node, context)
+            elif kind is gast.Call and context.resolve(node.func) in _IN_PLACE:
+                raise UnsupportedSyntaxError(
+                    "reverse mode through srcad's in-place operations (rt.add_at, and the list "
+                    "operations of forward-mode code)",
+                    context.parsed.location(position(node) or node),
+                    "Differentiate it in forward mode, or generate the gradient code to "
+                    "differentiate with optimize= without 'accumulate_in_place'.")
+            elif kind is gast.While:
                 self.trip_counters[id(node)] = context.namer.fresh("trips")
+            elif kind is gast.For:
+                tested |= syntax.load_names(node.iter)
+            elif kind is gast.If:
+                tested |= syntax.load_names(node.test)
         # every adjoint is generated once, here, in the order of the adjoint sweep (which
         # then places them): what they read decides what the primal sweep records
         self.adjoints = {}  # id(assignment) -> its adjoint statements
         self.generate_adjoints(body)
-        self.needed = _primal_names_read(self.adjoints, context)
+        self.needed = _primal_names_read(self.adjoints, context, _stored_in_loops(body))
         self.needed |= set(self.trip_counters.values())
-        for node in syntax.walk(gast.Module(body=body, type_ignores=[])):
-            if isinstance(node, gast.For):
-                self.needed |= syntax.load_names(node.iter)
-            elif isinstance(node, gast.If):
-                self.needed |= syntax.load_names(node.test)
+        self.needed |= tested
         self.plans = {}
         self.kept = {}  # loop -> (name, copy) pairs: see keep_overwritten
         self.prepare(body, in_loop=False)
@@ -208,8 +249,15 @@ class _Sweeps:
             elif isinstance(statement, gast.If):
                 self.generate_adjoints(statement.body)
                 self.generate_adjoints(statement.orelse)
-            elif _is_active_assignment(statement, self.context):
+            elif self.is_active(statement):
                 self.adjoints[id(statement)] = _adjoint_of(statement, self.context)
+
+    def is_active(self, statement) -> bool:
+        """An assignment to an active variable (statements the sweeps add never are)."""
+        active = self.active.get(id(statement))
+        if active is None:
+            active = _is_active_assignment(statement, self.context)
+        return active
 
     def prepare(self, statements, in_loop):
         """Plan blocks innermost first: what an inner loop recomputes, outer ones must keep."""
@@ -235,7 +283,7 @@ class _Sweeps:
         and what later code reads of its results the enclosing block records.
         """
         if key not in self.plans and not any(
-                _is_active_assignment(node, self.context)
+                self.active.get(id(node))
                 for node in syntax.walk(gast.Module(body=list(statements), type_ignores=[]))):
             self.plans[key] = _BlockPlan([], [], [])
         if key not in self.plans:
@@ -318,7 +366,7 @@ class _Sweeps:
                 out.extend(self.adjoint_branch(statement, in_loop))
                 last_origin = None
                 continue
-            if not _is_active_assignment(statement, self.context):
+            if not self.is_active(statement):
                 continue
             statement_origin = origin(statement)
             origin_key = _position(statement_origin)
@@ -409,13 +457,12 @@ class _BlockPlan:
         defined_by, by_compound = {}, set()
         for statement in body:
             if isinstance(statement, gast.Assign):
-                for n in syntax.walk(statement):
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                for n in syntax.names(statement):
+                    if isinstance(n.ctx, gast.Store):
                         defined_by[n.id] = statement
             else:
                 by_compound |= _defined_after(statement, trip_counters)
-        wanted = [n for n in sorted(needed)
-                  if n in defined_by or n in carried or n in by_compound]
+        wanted = sorted((defined_by.keys() | carried | by_compound) & needed)
         taped, end_values, recomputed = set(), set(), set()
         seen = set()
         while wanted:
