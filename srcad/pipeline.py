@@ -149,8 +149,11 @@ def check(request: Request) -> None:
     registry.load_templates()
     front = _front(request.function, request, None, None)
     context = _context(front, None, request.enabled)
-    transform = reverse if request.mode == "reverse" else forward
-    transform(front.tree, context, request, front.namer.fresh("checked_" + front.parsed.name))
+    name = front.namer.fresh("checked_" + front.parsed.name)
+    if request.mode == "reverse":
+        reverse(front.tree, context, request, name, check_only=True)
+    else:
+        forward(front.tree, context, request, name)
 
 
 def generate(request: Request, keep_stages: bool = False) -> Generated:

@@ -33,13 +33,17 @@ from ..normalize.inline import Recursive
 from ..recursion import vjp_of
 from ..request import Request
 from .context import TransformContext
-from .templates import bind_template, instantiate, template_for, template_of
+from .templates import bind_template, check_instantiable, instantiate, template_for, template_of
 
 
 def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
-            name: str) -> gast.FunctionDef:
+            name: str, check_only: bool = False) -> gast.FunctionDef | None:
     """The gradient function of the normalized ``tree``, whose statements it takes over (the
-    primal sweep is made of them: ``tree`` is not to be used afterwards)."""
+    primal sweep is made of them: ``tree`` is not to be used afterwards).
+
+    ``check_only``: raise what the transform would raise (every adjoint's template looked
+    up, bound and checked), but make nothing (None): ``srcad.grad(f)``'s early check.
+    """
     body = list(tree.body)
     returned = body.pop()
     assert isinstance(returned, gast.Return)
@@ -48,7 +52,9 @@ def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
     else:
         output, aux = returned.value, None
     rt = context.aliases.name_for(runtime)
-    sweeps = _Sweeps(context, body)
+    sweeps = _Sweeps(context, body, check_only)
+    if check_only:
+        return None
 
     statements = sweeps.forward(body)
     if sweeps.uses_tape:
@@ -206,8 +212,9 @@ class _Sweeps:
     its iterations; its reverse is a ``for`` over that count.
     """
 
-    def __init__(self, context: TransformContext, body: list):
+    def __init__(self, context: TransformContext, body: list, check_only: bool = False):
         self.context = context
+        self.check_only = check_only  # generate no adjoint, only raise what generating raises
         self.uses_tape = False
         self.tape = context.namer.fresh("tape", private=True)  # _tape, unless that is taken
         self.trip_counters = {}
@@ -234,6 +241,8 @@ class _Sweeps:
         # then places them): what they read decides what the primal sweep records
         self.adjoints = {}  # id(assignment) -> its adjoint statements
         self.generate_adjoints(body)
+        if check_only:
+            return
         self.needed = _primal_names_read(self.adjoints, context, _stored_in_loops(body))
         self.needed |= set(self.trip_counters.values())
         self.needed |= tested
@@ -250,7 +259,8 @@ class _Sweeps:
                 self.generate_adjoints(statement.body)
                 self.generate_adjoints(statement.orelse)
             elif self.is_active(statement):
-                self.adjoints[id(statement)] = _adjoint_of(statement, self.context)
+                self.adjoints[id(statement)] = _adjoint_of(statement, self.context,
+                                                           self.check_only)
 
     def is_active(self, statement) -> bool:
         """An assignment to an active variable (statements the sweeps add never are)."""
@@ -533,8 +543,9 @@ def _position(node):
             getattr(node, "col_offset", None))
 
 
-def _adjoint_of(statement, context: TransformContext) -> list:
-    """The adjoint statements of one active ``target = operation`` statement."""
+def _adjoint_of(statement, context: TransformContext, check_only: bool = False) -> list:
+    """The adjoint statements of one active ``target = operation`` statement (with
+    ``check_only``, of a template's, none: only what making them would raise)."""
     namer = context.namer
     target = statement.targets[0]
     if not isinstance(target, gast.Name):
@@ -600,6 +611,10 @@ def _adjoint_of(statement, context: TransformContext) -> list:
                                           context.resolve)
     parameters = template.signature.parameters
     result_param = next(iter(parameters))
+    if check_only:
+        derivatives[result_param] = namer.adjoint(name)
+        check_instantiable(template, bindings, derivatives, context.aliases)
+        return []
     out = []
     if name in operation.argument_names():
         # x = f(x): read x's adjoint before the template accumulates into it again

@@ -17,6 +17,7 @@ transform/lower_accumulations.py turns them into plain assignments.
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import operator
 
@@ -38,21 +39,26 @@ class _Compiled:
     ``temporaries``: the names the body assigns, in order; ``statements``: one
     ``(written, build)`` pair per statement, ``written`` the parameter whose derivative
     the statement writes (or None), ``build(bindings, derivatives, temporaries,
-    aliases, missing)`` the statement for one use.
+    aliases, missing)`` the statement for one use; ``free``: per statement, the names
+    it reads that are neither parameters nor temporaries (they name objects of the
+    template's module).
     """
 
     def __init__(self, template: Template):
         self.temporaries = []
         for statement in template.body:
-            if isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Name):
-                if statement.targets[0].id not in self.temporaries:
-                    self.temporaries.append(statement.targets[0].id)
-        self.statements = []
+            if (isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Name)
+                    and statement.targets[0].id not in self.temporaries):
+                self.temporaries.append(statement.targets[0].id)
+        self.statements, self.free = [], []
+        parameters = template.signature.parameters
         for statement in template.body:
             target = (statement.target if isinstance(statement, gast.AugAssign)
                       else statement.targets[0])
             written = target.slice.id if is_derivative_ref(target) else None
             self.statements.append((written, _compile_statement(statement, template)))
+            self.free.append({n.id for n in syntax.names(statement)} - set(parameters)
+                             - set(self.temporaries))
 
 
 def _compiled(template: Template) -> _Compiled:
@@ -89,7 +95,8 @@ def _compile_statement(statement, template):
         return "_located(%s, %s)" % (made, held(extra)) if extra else made
 
     body = code(statement)
-    exec("def build(B, D, T, A, M):\n    return " + body, namespace)
+    # (the code is made here from a parsed template's nodes, never from user text)
+    exec("def build(B, D, T, A, M):\n    return " + body, namespace)  # noqa: S102
     return namespace["build"]
 
 
@@ -108,8 +115,6 @@ def _substituted_name(bindings, temporaries, aliases, template, node):
         return syntax.name(temporaries[identifier], isinstance(node.ctx, gast.Store))
     obj = template.namespace.get(identifier, _UNBOUND)
     if obj is _UNBOUND:
-        import builtins
-
         obj = getattr(builtins, identifier, _UNBOUND)
         if obj is not _UNBOUND:
             return syntax.deepcopy(node)  # builtins (float, abs...) are never shadowed
@@ -222,6 +227,22 @@ def bind_template(template: Template, operation, result_name: str, location, der
             why, hint = problem
             raise UnsupportedOperationError(why, location, hint)
     return bindings, derivatives
+
+
+def check_instantiable(template: Template, bindings: dict, derivatives: dict, aliases) -> None:
+    """Raise what ``instantiate`` would raise for this use (a template srcad cannot parse, or
+    one using a name its module does not define), without making the statements."""
+    compiled = _compiled(template)
+    namespace = template.namespace
+    for (written, build), free in zip(compiled.statements, compiled.free):
+        if written is not None and derivatives.get(written) is None:
+            continue
+        if all(n in bindings or n in namespace or hasattr(builtins, n) for n in free):
+            continue  # every name it reads means something: building it cannot fail
+        try:
+            build(bindings, derivatives, {t: t for t in compiled.temporaries}, aliases, None)
+        except _NoDerivative:
+            continue
 
 
 def instantiate(template: Template, bindings: dict, derivatives: dict, namer, aliases,
