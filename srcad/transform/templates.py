@@ -110,7 +110,7 @@ def _substituted_name(bindings, temporaries, aliases, template, node):
     alias of what the name means in the template's module."""
     identifier = node.id
     if identifier in bindings:
-        return syntax.deepcopy(bindings[identifier])
+        return _copy_of(bindings[identifier])
     if identifier in temporaries:
         return syntax.name(temporaries[identifier], isinstance(node.ctx, gast.Store))
     obj = template.namespace.get(identifier, _UNBOUND)
@@ -121,6 +121,22 @@ def _substituted_name(bindings, temporaries, aliases, template, node):
         raise NameError("template %s (%s) uses the unknown name %r"
                         % (template.name, template.where, identifier))
     return syntax.name(aliases.name_for(obj))
+
+
+_NAME_FIELDS = frozenset(gast.Name._fields)
+
+
+def _copy_of(node):
+    """``syntax.deepcopy(node)``, quicker for what parameters are mostly bound to: names."""
+    if type(node) is not gast.Name or getattr(node, "annotation", None) is not None:
+        return syntax.deepcopy(node)
+    ctx = node.ctx
+    new = gast.Name(id=node.id, ctx=syntax.deepcopy(ctx) if ctx.__dict__ else type(ctx)(),
+                    annotation=None, type_comment=getattr(node, "type_comment", None))
+    for key, value in node.__dict__.items():
+        if key not in _NAME_FIELDS:
+            setattr(new, key, value)  # its location and annotations, shared as deepcopy does
+    return new
 
 
 def _derivative(derivatives, missing, parameter, store):
@@ -184,17 +200,22 @@ def bind_template(template: Template, operation, result_name: str, location, der
     args = list(operation.args)
     if operation.primitive is operator.getitem:
         args[1] = syntax.index_expression(args[1])
-    try:
-        bound = template.signature.bind(syntax.name(result_name), *args, **operation.keywords)
-    except TypeError as exc:
-        raise TemplateError(
-            "the %s template of %s does not accept this call (%s)"
-            % (template.kind, registry.describe(operation.primitive), exc), location,
-            "Template %s is defined at %s." % (template.name, template.where)) from None
+    arguments = None
+    if not operation.keywords:
+        arguments = _positional_arguments(template, [syntax.name(result_name)] + args)
+    if arguments is None:
+        try:
+            arguments = template.signature.bind(syntax.name(result_name), *args,
+                                                **operation.keywords).arguments
+        except TypeError as exc:
+            raise TemplateError(
+                "the %s template of %s does not accept this call (%s)"
+                % (template.kind, registry.describe(operation.primitive), exc), location,
+                "Template %s is defined at %s." % (template.name, template.where)) from None
     bindings, derivatives = {}, {}
     for param_name, param in template.signature.parameters.items():
-        if param_name in bound.arguments:
-            value = bound.arguments[param_name]
+        if param_name in arguments:
+            value = arguments[param_name]
         elif param.kind is inspect.Parameter.VAR_POSITIONAL:
             value = ()  # x.transpose(): no axes given
         elif param.default is not inspect.Parameter.empty:
@@ -227,6 +248,46 @@ def bind_template(template: Template, operation, result_name: str, location, der
             why, hint = problem
             raise UnsupportedOperationError(why, location, hint)
     return bindings, derivatives
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_layouts: dict = {}  # id(template) -> (template, its parameters' layout or None)
+
+
+def _positional_arguments(template: Template, values: list) -> dict | None:
+    """What ``template.signature.bind(*values).arguments`` holds, for a template whose
+    parameters are all positional (then a tuple of the rest), without inspect's general
+    binder; None when that needs inspect (other parameters, or a call it rejects)."""
+    known = _layouts.get(id(template))
+    if known is None or known[0] is not template:
+        known = _layouts[id(template)] = (template, _layout(template.signature))
+    layout = known[1]
+    if layout is None:
+        return None
+    names, required, rest = layout
+    if len(values) < required or (len(values) > len(names) and rest is None):
+        return None  # inspect's error message, then
+    arguments = dict(zip(names, values))
+    if len(values) > len(names):
+        arguments[rest] = tuple(values[len(names):])
+    return arguments
+
+
+def _layout(signature):
+    """(positional names, how many have no default, the *rest name or None), or None."""
+    names, required, rest = [], 0, None
+    for name, parameter in signature.parameters.items():
+        if rest is not None:
+            return None
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            rest = name
+        elif parameter.kind not in _POSITIONAL:
+            return None
+        else:
+            names.append(name)
+            if parameter.default is inspect.Parameter.empty:
+                required = len(names)
+    return names, required, rest
 
 
 def check_instantiable(template: Template, bindings: dict, derivatives: dict, aliases) -> None:
