@@ -170,7 +170,11 @@ def test_clear_empties_the_cache():
     assert cache.statistics["generated"] >= 1
 
 
-def test_cache_does_not_keep_functions_alive():
+@pytest.mark.parametrize("disk_cache", ["1", "0"])
+def test_cache_does_not_keep_functions_alive(monkeypatch, disk_cache):
+    """Neither the caches nor the parsed source (parse.read) keep a function (and the
+    arrays its closure holds) alive once the user drops it."""
+    monkeypatch.setenv("SRCAD_CACHE", disk_cache)
     function = make_scaled(np.sin)
     srcad.grad(function)(0.3)
     ref = weakref.ref(function)

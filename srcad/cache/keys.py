@@ -31,6 +31,8 @@ import sys
 import types
 
 from .. import registry
+from ..errors import SrcadError
+from ..parse import read
 from ..serialize import LITERAL_TYPES, module_of
 from ..version import __version__
 
@@ -101,9 +103,9 @@ def function_fingerprint(function) -> str:
     """What the generated code of ``function`` depends on, besides srcad: see the module doc."""
     code = function.__code__
     try:
-        lines, first_line = inspect.getsourcelines(code)  # never __wrapped__'s source
-    except (OSError, TypeError) as exc:
-        raise Uncacheable("no source: %s" % exc) from None
+        parsed = read(function)  # the source the pipeline parses, read once
+    except SrcadError as exc:
+        raise Uncacheable("no source: %s" % exc.message) from None
     globals_ = function.__globals__
     names = {}
     for name in sorted(_global_names(code)):
@@ -123,8 +125,8 @@ def function_fingerprint(function) -> str:
         "module": _module_label(getattr(function, "__module__", None)),
         "qualname": function.__qualname__,
         "file": code.co_filename,
-        "line": first_line,
-        "source": "".join(lines),
+        "line": parsed.line_offset + 1,
+        "source": parsed.raw_source,
         "globals": names,
         "cells": cells,
         "defaults": _describe_defaults(function),
