@@ -22,7 +22,7 @@ LAYERS = (
     # helpers generated code calls at run time
     ("core", ["srcad.errors", "srcad.version", "srcad.files", "srcad.syntax",
               "srcad.annotations", "srcad.naming", "srcad.runtime", "srcad.trees",
-              "srcad.serialize"]),
+              "srcad.serialize", "srcad.cache.memory"]),
     # what srcad knows about primitives, and how operations are read from a tree
     # (normalize, analysis and transform all read statements through operation_of);
     # recursion holds the hook through which generated code asks the driver for the
