@@ -49,8 +49,9 @@ def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def lookup_key(mode, function, request, kinds, name, optimizations) -> str:
-    """The key an entry for this request is stored under (see the module doc)."""
+def lookup_key(request) -> str:
+    """The key an entry for ``request`` (a request.Request) is stored under (see the module
+    doc)."""
     numpy = sys.modules.get("numpy")
     material = {
         "format": FORMAT,
@@ -58,12 +59,12 @@ def lookup_key(mode, function, request, kinds, name, optimizations) -> str:
         "build": build_fingerprint(),
         "python": "%s %s" % (sys.implementation.name, sys.version),
         "numpy": getattr(numpy, "__version__", None),
-        "mode": mode,
+        "mode": request.mode,
         "request": repr(request),
-        "kinds": repr(kinds),
-        "name": name,
-        "optimizations": sorted(optimizations),
-        "function": function_fingerprint(function),
+        "kinds": repr(request.kinds),
+        "name": request.name,
+        "optimizations": sorted(request.enabled),
+        "function": function_fingerprint(request.function),
         "templates": registry_fingerprint(),
     }
     return sha(json.dumps(material, sort_keys=True))
