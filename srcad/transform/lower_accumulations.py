@@ -47,10 +47,14 @@ class _Lowering:
         return self.namer.primal_of(name) is not None
 
     def reads_zero(self, node) -> bool:
-        for identifier in syntax.load_names(node):
-            if identifier in self.zero:
+        zero, holding, primal_of = self.zero, self.holding, self.namer.primal_of
+        for read in syntax.names(node):
+            if type(read.ctx) is not gast.Load:
+                continue
+            identifier = read.id
+            if identifier in zero:
                 return True
-            if self.is_adjoint(identifier) and identifier not in self.holding:
+            if identifier not in holding and primal_of(identifier) is not None:
                 return True
         return False
 
@@ -79,7 +83,7 @@ class _Lowering:
             self.holding.add(name)
             return [gast.copy_location(syntax.assign(name, value), s)]
         if isinstance(s, gast.Assign):
-            targets = [n.id for t in s.targets for n in syntax.walk(t) if isinstance(n, gast.Name)]
+            targets = [n.id for t in s.targets for n in syntax.names(t)]
             # only adjoint-sweep statements read adjoints, so this is never primal code
             if self.reads_zero(s.value):
                 self.zero.update(targets)
