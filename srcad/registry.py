@@ -67,6 +67,26 @@ class Template:
     def signature(self) -> inspect.Signature:  # read for every use of the template
         return inspect.signature(self.function)
 
+    @functools.cached_property
+    def positional_layout(self) -> tuple | None:
+        """(positional parameter names, how many have no default, the ``*rest`` name or
+        None) when every parameter is positional, else None (transform/templates.py then
+        binds a call with inspect)."""
+        names, required, rest = [], 0, None
+        for name, parameter in self.signature.parameters.items():
+            if rest is not None:
+                return None
+            if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+                rest = name
+            elif parameter.kind not in (inspect.Parameter.POSITIONAL_ONLY,
+                                        inspect.Parameter.POSITIONAL_OR_KEYWORD):
+                return None
+            else:
+                names.append(name)
+                if parameter.default is inspect.Parameter.empty:
+                    required = len(names)
+        return names, required, rest
+
     @property
     def namespace(self) -> dict:
         return self.function.__globals__

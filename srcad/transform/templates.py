@@ -250,18 +250,11 @@ def bind_template(template: Template, operation, result_name: str, location, der
     return bindings, derivatives
 
 
-_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-_layouts: dict = {}  # id(template) -> (template, its parameters' layout or None)
-
-
 def _positional_arguments(template: Template, values: list) -> dict | None:
     """What ``template.signature.bind(*values).arguments`` holds, for a template whose
     parameters are all positional (then a tuple of the rest), without inspect's general
     binder; None when that needs inspect (other parameters, or a call it rejects)."""
-    known = _layouts.get(id(template))
-    if known is None or known[0] is not template:
-        known = _layouts[id(template)] = (template, _layout(template.signature))
-    layout = known[1]
+    layout = template.positional_layout
     if layout is None:
         return None
     names, required, rest = layout
@@ -271,23 +264,6 @@ def _positional_arguments(template: Template, values: list) -> dict | None:
     if len(values) > len(names):
         arguments[rest] = tuple(values[len(names):])
     return arguments
-
-
-def _layout(signature):
-    """(positional names, how many have no default, the *rest name or None), or None."""
-    names, required, rest = [], 0, None
-    for name, parameter in signature.parameters.items():
-        if rest is not None:
-            return None
-        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
-            rest = name
-        elif parameter.kind not in _POSITIONAL:
-            return None
-        else:
-            names.append(name)
-            if parameter.default is inspect.Parameter.empty:
-                required = len(names)
-    return names, required, rest
 
 
 def check_instantiable(template: Template, bindings: dict, derivatives: dict, aliases) -> None:
