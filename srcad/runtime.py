@@ -836,8 +836,13 @@ def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
         axes = _normalize_axes(axis, np.ndim(x))
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
-    safe = np.where(y == 0, 1.0, y)
-    return g * np.asarray(x) / safe
+    return g * np.asarray(x) / nonzero(y)
+
+
+def nonzero(y):
+    """``y`` with its zeros replaced by 1.0: the divisor of a norm's derivatives, where
+    a zero norm means a zero ``x`` (so the quotient is 0, and its derivatives too)."""
+    return np.where(y == 0, 1.0, y)
 
 
 def appended(items, value):

@@ -641,3 +641,29 @@ def test_copy_of_a_list_that_stays_whole_is_not_split():
     splitting the copy looked up the list's parts (KeyError). A copy of a container that
     is not split is now not split either (fuzz seed 1203, program 2814)."""
     check_all_modes(list_copied_into_a_helper_and_iterated, (np.array([0.1, -0.7, 1.3]),), 0)
+
+
+# ---- templates: second derivatives of np.linalg.norm where the norm is zero -------------
+
+
+def zero_weighted_norm_plus_square(x):
+    return 0.0 * np.linalg.norm(x) + np.sum(x ** 2)
+
+
+def norm_of_a_zero_product(m):
+    y = np.zeros(2)
+    y[0] *= np.sin(np.linalg.norm(y @ m))
+    return np.sum(np.tanh(y)) + np.sum(m ** 2)
+
+
+@pytest.mark.parametrize("function, x", [
+    (zero_weighted_norm_plus_square, np.zeros(3)),
+    (norm_of_a_zero_product, np.arange(6.0).reshape(2, 3) * 0.1)])
+def test_hvp_through_a_zero_norm(function, x):
+    """The gradient code of ``np.linalg.norm`` divides by the norm with zeros read as 1
+    (a zero norm means a zero x); its tangent and adjoint divided by the plain norm, so
+    the hvp was nan where the first derivative was right. Both now use ``rt.nonzero``
+    (fuzz seed 1204, program 1494)."""
+    direction = np.linspace(0.5, 1.5, x.size).reshape(x.shape)
+    assert_close(srcad.hvp(function)(x, direction), 2.0 * direction)
+    assert_close(srcad.grad(function)(x), 2.0 * x)
