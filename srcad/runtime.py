@@ -572,16 +572,18 @@ def check_not_written(value, where, message, hint):
         raise UnsupportedOperationError(message, _location(where), hint)
 
 
-def cannot_follow_write(other, where, written_name, other_name, shared_since):
+def cannot_follow_write(other, where, written_name, other_name, shared_since, written=None):
     """Raise AliasedWriteError: a write srcad cannot follow, nor check at run time.
 
     After an earlier write, the generated code holds its own copies where
     Python holds one shared object, so memory no longer tells whether the
     write into ``written_name`` changes ``other_name``. Unless ``other``, the
-    value of other_name, holds no array, list or dict (a float, say): a
-    write cannot change it.
+    value of other_name, holds nothing the write can change: a write into an
+    array (``written``, the object written into) changes arrays only, so a
+    list of floats is safe; any write leaves a float as it is.
     """
-    if next(_held(other, (np.ndarray, list, dict)), None) is None:
+    changeable = (np.ndarray,) if isinstance(written, np.ndarray) else (np.ndarray, list, dict)
+    if next(_held(other, changeable), None) is None:
         return
     raise AliasedWriteError(
         "this write into `%s` may also change `%s`, which is read later, and srcad cannot "

@@ -667,3 +667,28 @@ def test_hvp_through_a_zero_norm(function, x):
     direction = np.linspace(0.5, 1.5, x.size).reshape(x.shape)
     assert_close(srcad.hvp(function)(x, direction), 2.0 * direction)
     assert_close(srcad.grad(function)(x), 2.0 * x)
+
+
+# ---- runtime.cannot_follow_write: a write into an array cannot change a list of floats ---
+
+
+def floats_from_an_array_written_in_a_loop(par, x):
+    v = np.sqrt(1.0 + (par["w"] * np.ones((2, 3))) ** 2)
+    floats = []
+    if np.dot(np.array([np.mean((x[1:].reshape(2, 1) * (np.array([0.82, 0.93]) @ v))),
+                        par["b"], par["b"]]), np.ravel(v)[2:5]) <= -0.16:
+        for i in range(1, 2):
+            v[:, i] = v[-2, 1:]
+            floats.append(np.log(1.5 + np.cos(par["b"])) + v[-2, -1])
+    return np.sum(np.tanh(v)) + 0.44 * np.sum(np.tanh(x)) + sum(np.tanh(e) for e in floats)
+
+
+def test_write_into_an_array_passes_when_the_other_name_holds_a_list_of_floats():
+    """``floats`` may share with ``v`` for the aliasing pass, and after the loop's first
+    write memory cannot tell, so the write raised AliasedWriteError if ``floats`` held any
+    list. A write into an array changes arrays only: the check now gets the written
+    object and raises only if the other name holds an array (fuzz seed 1204, program
+    1905)."""
+    par = {"w": np.array([-1.009799, -1.310589, -0.336226]), "b": -1.329068}
+    check_all_modes(floats_from_an_array_written_in_a_loop,
+                    (par, np.array([-0.25206, -0.047668, 1.279171])), 1)
