@@ -692,3 +692,26 @@ def test_write_into_an_array_passes_when_the_other_name_holds_a_list_of_floats()
     par = {"w": np.array([-1.009799, -1.310589, -0.336226]), "b": -1.329068}
     check_all_modes(floats_from_an_array_written_in_a_loop,
                     (par, np.array([-0.25206, -0.047668, 1.279171])), 1)
+
+
+# ---- templates: np.ones(shape) has a shape rule (a row of x * np.ones(...) written) ------
+
+
+def row_of_a_broadcast_product_written_in_a_loop(n, x, c):
+    v = (x * np.ones((2, 3)))[n % 2]
+    for i in range(n):
+        v[1] *= np.cos(c)
+    x = 0.5 * x + v
+    return np.sum(np.tanh(x)) + np.sum(v)
+
+
+def test_write_into_a_row_of_a_product_with_np_ones():
+    """np.ones had no shape rule, so in the specialized code ``x * np.ones(...)`` (and,
+    through ``x = 0.5 * x + v``, ``x`` itself) had an unknown kind: the aliasing pass took
+    x for a possible list whose elements the row ``v`` might be, and the write raised
+    AliasedWriteError. np.zeros/ones/empty(shape) and the *_like functions now have shape
+    rules (fuzz seed 1204, program 2580)."""
+    check_all_modes(row_of_a_broadcast_product_written_in_a_loop,
+                    (3, np.array([0.1, -0.4, 0.3]), 0.4), 2)
+    check_all_modes(row_of_a_broadcast_product_written_in_a_loop,
+                    (3, np.array([0.1, -0.4, 0.3]), 0.4), 1)
