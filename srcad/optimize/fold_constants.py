@@ -97,8 +97,9 @@ class _Fold:
     def fold(self, node):
         """``node`` folded (its children in place); the node to put where it stood."""
         kind = type(node)
-        if kind is gast.Name or kind is gast.Constant:
-            return node
+        if kind is gast.Constant or (
+                kind is gast.Name and getattr(node, "annotation", None) is None):
+            return node  # (a parameter's annotation is an expression like any other)
         fields = _CHILD_FIELDS.get(kind) or _fields(kind)
         fold, AST = self.fold, gast.AST
         for field in fields:

@@ -87,7 +87,7 @@ class _Entry:
     """What one statement reads (``loaded``: every read, ``read``: the names), assigns
     (``targets``, for an assignment), what its value reads and whether it is pure."""
 
-    __slots__ = ("statement", "loaded", "read", "targets", "value_read", "purity", "resolve")
+    __slots__ = ("loaded", "purity", "read", "resolve", "statement", "targets", "value_read")
 
     def __init__(self, statement, resolve):
         self.statement = statement  # kept: no id is reused while the entry exists
@@ -142,10 +142,10 @@ def _nested(statements, read_anywhere, facts, dropped, top=False):
                                    dropped) or [gast.Pass()]
             statement.orelse = _tidy(_nested(statement.orelse, read_anywhere, facts, dropped),
                                      dropped)
-        elif not top and isinstance(statement, gast.Assign) and facts.entry(statement).pure:
-            if not facts.entry(statement).targets & read_anywhere:
-                dropped.append(statement)
-                continue
+        elif (not top and isinstance(statement, gast.Assign) and facts.entry(statement).pure
+              and not facts.entry(statement).targets & read_anywhere):
+            dropped.append(statement)
+            continue
         out.append(statement)
     return out
 

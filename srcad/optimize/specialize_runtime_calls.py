@@ -71,8 +71,9 @@ class _Specialize:
     def visit(self, node):
         """``node`` with its calls specialized (in place); the node to put where it stood."""
         kind = type(node)
-        if kind is gast.Name or kind is gast.Constant:
-            return node
+        if kind is gast.Constant or (
+                kind is gast.Name and getattr(node, "annotation", None) is None):
+            return node  # (a parameter's annotation is an expression like any other)
         fields = _CHILD_FIELDS.get(kind)
         if fields is None:
             fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields
