@@ -104,10 +104,14 @@ class _Entry:
         self.targets = self.value_read = None
         if type(statement) is gast.Assign:
             targets = statement.targets
-            self.targets = {n.id for t in targets for n in syntax.walk(t)
-                            if isinstance(n, gast.Name)}
-            self.value_read = (self.read if all(type(t) is gast.Name for t in targets)
-                               else load_names(statement.value))  # (Name targets read nothing)
+            if all(type(t) is gast.Name and getattr(t, "annotation", None) is None
+                   for t in targets):  # the common case: nothing inside the targets
+                self.targets = {t.id for t in targets}
+                self.value_read = self.read
+            else:
+                self.targets = {n.id for t in targets for n in syntax.walk(t)
+                                if isinstance(n, gast.Name)}
+                self.value_read = load_names(statement.value)
 
     @property
     def pure(self) -> bool:
