@@ -118,6 +118,7 @@ _NEW_VALUE_BUILTINS = {float, int, bool, complex, len, abs, round, str, repr, is
                        range, print, hash, id, divmod, pow, callable, hasattr, format}
 # srcad's runtime helpers whose result is new; `appended` & co copy a list but keep its items
 _NEW_RUNTIME = {"zeros_like", "unindex", "without", "array_of", "reduced_size", "log_of_base",
+                "times_log_of_base", "nonzero",
                 "extremum_adjoint", "norm_adjoint", "dot_adjoint_left", "dot_adjoint_right",
                 "matmul_adjoint_left", "matmul_adjoint_right", "method_axes",
                 "inverse_transpose_axes", "check_unshared"}
@@ -1054,7 +1055,7 @@ class _Rewrite:
             # generic code, made for any argument types, may not know what a
             # specialization for arrays knows
             return [located_like(gast.Expr(value=syntax.call(
-                self.rt("cannot_follow_write"), other_node, *strings)), s)]
+                self.rt("cannot_follow_write"), other_node, *strings, syntax.name(name))), s)]
         checks = []
         # an argument's elements, if it has any (a list of arrays, not an array): the
         # analysis assumes any argument may be a list, so these are often no sharing at all
