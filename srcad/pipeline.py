@@ -11,6 +11,7 @@ stages up to the transform, for their errors.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import gast
@@ -31,7 +32,7 @@ from .normalize.to_anf import to_anf
 from .optimize.accumulate_in_place import accumulate_in_place
 from .optimize.fold_constants import fold_constants
 from .optimize.fuse_single_use import fuse_single_use
-from .optimize.propagate_copies import propagate_copies
+from .optimize.propagate_copies import CopyFacts, propagate_copies
 from .optimize.remove_dead_code import remove_dead_code
 from .optimize.simplify_zeros import simplify_zeros
 from .optimize.specialize_runtime_calls import (names_read_once_specialized,
@@ -318,15 +319,27 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
     def is_floating(identifier):
         return namer.primal_of(identifier) is not None or env.get(identifier) == shapes.FLOAT
 
-    for _ in range(2):  # folding makes constants to propagate, propagating makes folds
-        if "fold_constants" in enabled:
-            tree = checked("fold_constants", fold_constants(tree, is_floating), parsed, aliases)
-        if "propagate_copies" in enabled:
-            tree = checked("propagate_copies", propagate_copies(tree), parsed, aliases)
-    if "fold_constants" in enabled:
-        tree = checked("fold_constants", fold_constants(tree, is_floating), parsed, aliases)
+    # folding makes constants to propagate, propagating makes folds: fold, propagate, fold,
+    # propagate, fold. A run is limited to what changed since (or skipped): folding a
+    # statement depends on that statement alone, and folding never adds or removes a name,
+    # so what propagate_copies learned about the statements stays true
+    copies = CopyFacts()
+    changed = None  # ids of the statements changed since the last fold (None: all)
+    for step in range(3):
+        folded = set()
+        if "fold_constants" in enabled and changed != set():
+            tree = checked("fold_constants", fold_constants(tree, is_floating, changed, folded),
+                           parsed, aliases)
+        if step == 2:
+            break
+        changed = folded
+        if "propagate_copies" in enabled and (folded or not copies.converged):
+            tree = checked("propagate_copies", propagate_copies(tree, copies, changed),
+                           parsed, aliases)
     if "remove_dead_code" in enabled:
-        tree = checked("remove_dead_code", remove_dead_code(tree, resolve), parsed, aliases)
+        reads = Counter(copies.reads) if copies.reads is not None else None
+        tree = checked("remove_dead_code", remove_dead_code(tree, resolve, reads),
+                       parsed, aliases)
     if "accumulate_in_place" in enabled:
         tree = accumulate_in_place(tree, lambda n: namer.primal_of(n) is not None,
                                    resolve)

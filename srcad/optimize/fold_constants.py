@@ -10,7 +10,9 @@ a literal zero), ``--e``::
 
 A multiplication by one is dropped only when the other operand cannot be an
 integer (an adjoint or tangent, or a variable known to be a float), so value
-types never change.
+types never change. Folding only ever drops constants and operators: every name
+read or assigned before is read or assigned after (propagate_copies relies on it
+to keep what it learned about the statements between its runs).
 """
 
 from __future__ import annotations
@@ -25,32 +27,97 @@ from ..analysis.operations import BINARY_OPERATORS, COMPARISONS, UNARY_OPERATORS
 _FOLDABLE = (int, float, complex)
 
 
-def fold_constants(tree: gast.FunctionDef, is_floating) -> gast.FunctionDef:
-    """``is_floating(name)`` tells variables known to hold floats (adjoints, tangents...)."""
-    return _Fold(is_floating).visit(tree)
+def fold_constants(tree: gast.FunctionDef, is_floating, only=None,
+                   changed: set | None = None) -> gast.FunctionDef:
+    """``is_floating(name)`` tells variables known to hold floats (adjoints, tangents...).
+
+    Folding a statement depends on nothing but the statement: ``only`` (ids of statements)
+    limits the work to those (the others are known to hold nothing to fold: a previous
+    run changed nothing in them and nothing else has since); the ids of the statements a
+    fold changed (or whose blocks it changed) are added to ``changed``.
+    """
+    fold = _Fold(is_floating)
+    fold.statements([tree], only, changed if changed is not None else set())
+    return tree
 
 
 def _number(node):
-    return (isinstance(node, gast.Constant) and isinstance(node.value, _FOLDABLE)
+    return (type(node) is gast.Constant and isinstance(node.value, _FOLDABLE)
             and not isinstance(node.value, bool))
 
 
-_SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return, gast.Delete)
+_LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operators and contexts: nothing to fold
+_CHILD_FIELDS: dict = {}  # node type -> its fields that may hold expressions
 
 
-def _foldable(node) -> bool:
-    """Whether ``node`` holds a constant or a unary operator: every fold needs one."""
-    return syntax.holds(node, lambda n: type(n) is gast.Constant or type(n) is gast.UnaryOp)
+def _fields(kind) -> tuple:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+    return fields
 
 
-class _Fold(gast.NodeTransformer):
+class _Fold:
+    """Folds bottom-up (children first), as a NodeTransformer would, without one: a
+    walk that looks each node type's fields up once and skips names and constants."""
+
     def __init__(self, is_floating):
         self.is_floating = is_floating
+        self.after_children = {gast.BinOp: self.binary, gast.Compare: self.compare,
+                               gast.UnaryOp: self.unary}
+        self.replaced = 0  # folds made so far
 
-    def visit(self, node):
-        if isinstance(node, _SIMPLE_STATEMENTS) and not _foldable(node):
-            return node  # most statements: nothing to fold, no need for the visitor
-        return super().visit(node)
+    def statements(self, block, only, changed):
+        """Fold the statements of ``block`` (those in ``only``, when given) and their blocks."""
+        AST, stmt = gast.AST, gast.stmt
+        for statement in block:
+            own = only is None or id(statement) in only
+            before = self.replaced
+            for field in _fields(type(statement)):
+                value = getattr(statement, field, None)
+                if type(value) is list and value and isinstance(value[0], stmt):
+                    self.statements(value, only, changed)
+                elif not own:
+                    continue
+                elif type(value) is list:
+                    for index, item in enumerate(value):
+                        if isinstance(item, AST):
+                            new = self.fold(item)
+                            if new is not item:
+                                value[index] = new
+                                self.replaced += 1
+                elif isinstance(value, AST):
+                    new = self.fold(value)
+                    if new is not value:
+                        setattr(statement, field, new)
+                        self.replaced += 1
+            if self.replaced != before:
+                changed.add(id(statement))
+
+    def fold(self, node):
+        """``node`` folded (its children in place); the node to put where it stood."""
+        kind = type(node)
+        if kind is gast.Constant or (
+                kind is gast.Name and getattr(node, "annotation", None) is None):
+            return node  # (a parameter's annotation is an expression like any other)
+        fields = _CHILD_FIELDS.get(kind) or _fields(kind)
+        fold, AST = self.fold, gast.AST
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for index, item in enumerate(value):
+                    if isinstance(item, AST):
+                        new = fold(item)
+                        if new is not item:
+                            value[index] = new
+                            self.replaced += 1
+            elif isinstance(value, AST):
+                new = fold(value)
+                if new is not value:
+                    setattr(node, field, new)
+                    self.replaced += 1
+        rule = self.after_children.get(kind)
+        return node if rule is None else rule(node)
 
     def floating(self, node) -> bool:
         """True if ``node`` certainly evaluates to a float or float array (not an int)."""
@@ -64,21 +131,23 @@ class _Fold(gast.NodeTransformer):
             return self.floating(node.operand)
         return False
 
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
+    def binary(self, node):
         left, right, op = node.left, node.right, node.op
-        if _number(left) and _number(right):
+        left_number, right_number = _number(left), _number(right)
+        if not (left_number or right_number):
+            return node  # every rule below needs a constant operand
+        if left_number and right_number:
             try:
                 value = BINARY_OPERATORS[type(op)](left.value, right.value)
             except (ArithmeticError, ValueError, TypeError):
                 return node
             if isinstance(value, _FOLDABLE):
                 return gast.copy_location(syntax.constant(value), node)
-        if isinstance(op, gast.Mult) and _number(left) and isinstance(right, gast.BinOp) \
+        if isinstance(op, gast.Mult) and left_number and isinstance(right, gast.BinOp) \
                 and isinstance(right.op, gast.Mult) and _number(right.left):
             # c1 * (c2 * e) -> (c1 * c2) * e: templates multiply a constant by a
             # coefficient (5.0 * (4 * a ** 3) is 20.0 * a ** 3)
-            folded = self.visit_BinOp(gast.BinOp(left=left, op=gast.Mult(), right=right.left))
+            folded = self.binary(gast.BinOp(left=left, op=gast.Mult(), right=right.left))
             if _number(folded):
                 return gast.copy_location(
                     gast.BinOp(left=folded, op=gast.Mult(), right=right.right), node)
@@ -98,8 +167,7 @@ class _Fold(gast.NodeTransformer):
             return right
         return node
 
-    def visit_Compare(self, node):
-        self.generic_visit(node)
+    def compare(self, node):
         if len(node.ops) == 1 and _constant(node.left) and _constant(node.comparators[0]):
             try:
                 value = COMPARISONS[type(node.ops[0])](node.left.value,
@@ -112,8 +180,7 @@ class _Fold(gast.NodeTransformer):
                 return gast.copy_location(syntax.constant(value), node)
         return node
 
-    def visit_UnaryOp(self, node):
-        self.generic_visit(node)
+    def unary(self, node):
         operand = node.operand
         if isinstance(node.op, gast.Not) and _constant(operand):
             return gast.copy_location(syntax.constant(not operand.value), node)

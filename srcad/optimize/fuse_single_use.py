@@ -27,9 +27,15 @@ from .remove_dead_code import _pure
 
 def fuse_single_use(tree: gast.FunctionDef, resolve, keep=frozenset()) -> gast.FunctionDef:
     """``keep``: names never fused away (e.g. derivative variables, for readability)."""
-    reads = Counter(n.id for n in syntax.names(tree) if isinstance(n.ctx, gast.Load))
-    stores = Counter(n.id for n in syntax.names(tree)
-                     if isinstance(n.ctx, (gast.Store, gast.Del)))
+    loaded, stored = [], []  # one walk for both counts
+    Load, Store, Del = gast.Load, gast.Store, gast.Del
+    for node in syntax.names(tree):
+        context = type(node.ctx)
+        if context is Load:
+            loaded.append(node.id)
+        elif context is Store or context is Del:
+            stored.append(node.id)
+    reads, stores = Counter(loaded), Counter(stored)
     params = {a.id for a in tree.args.args}
     tree.body = _block(tree.body, reads, stores, params | set(keep), resolve)
     return tree
@@ -47,9 +53,9 @@ def _block(statements, reads, stores, keep, resolve):
                 statement, (gast.Assign, gast.Return, gast.Expr)):
             previous = out[-1]
             name = previous.targets[0].id
-            replacer = _ReplaceOnce(name, previous.value)
-            statement.value = replacer.visit(statement.value)
-            if replacer.done:
+            value, done = _replace_read(statement.value, name, previous.value)
+            statement.value = value
+            if done:
                 out.pop()
         out.append(statement)
     return out
@@ -63,14 +69,36 @@ def _fusable(statement, reads, stores, keep, resolve) -> bool:
             and _pure(statement.value, resolve))
 
 
-class _ReplaceOnce(gast.NodeTransformer):
-    def __init__(self, name, value):
-        self.name = name
-        self.value = value
-        self.done = False
+_LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operators and contexts hold no name
+_CHILD_FIELDS: dict = {}  # node type -> its fields that may hold names
 
-    def visit_Name(self, node):
-        if not self.done and isinstance(node.ctx, gast.Load) and node.id == self.name:
-            self.done = True
-            return self.value
-        return node
+
+def _replace_read(node, name, value):
+    """``node`` with its read of ``name`` (the only one: ``name`` is read once in the whole
+    function) replaced by ``value``; returns the node and whether the read was found."""
+    Name, Load, AST = gast.Name, gast.Load, gast.AST
+    if type(node) is Name and type(node.ctx) is Load and node.id == name:
+        return value, True
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields
+                                                 if f not in _LEAF_FIELDS)
+        for field in fields:
+            child = getattr(current, field, None)
+            if type(child) is list:
+                for index, item in enumerate(child):
+                    if type(item) is Name and type(item.ctx) is Load and item.id == name:
+                        child[index] = value
+                        return node, True
+                    if isinstance(item, AST):
+                        stack.append(item)
+            elif type(child) is Name and type(child.ctx) is Load and child.id == name:
+                setattr(current, field, value)
+                return node, True
+            elif isinstance(child, AST):
+                stack.append(child)
+    return node, False

@@ -25,25 +25,125 @@ import gast
 from .. import syntax
 
 
-def propagate_copies(tree: gast.FunctionDef) -> gast.FunctionDef:
+def propagate_copies(tree: gast.FunctionDef, facts: CopyFacts | None = None,
+                     changed: set | None = None) -> gast.FunctionDef:
+    """``facts``: what a previous run learned about ``tree`` (when only passes that never add
+    or remove a name, such as fold_constants, ran since); the ids of the statements a
+    replacement changed are added to ``changed``."""
     params = {a.id for a in tree.args.args}
+    if facts is None:
+        facts = CopyFacts()
+    if facts.reads is None:
+        facts.reads = facts.scan(tree)
+    reads = facts.reads
+    changed = changed if changed is not None else set()
+    facts.converged = False
     for _ in range(4):  # a copy made constant by an outer one propagates on the next round
-        reads = Counter(n.id for n in syntax.names(tree) if isinstance(n.ctx, gast.Load))
         changes = [0]
-        tree.body = _block(tree.body, params, reads, changes)
+        dropped = []
+        tree.body = _block(tree.body, params, reads, changes, facts, dropped, changed)
+        for statement in dropped:  # what the next round would count afresh
+            if type(statement.value) is gast.Name:
+                reads[statement.value.id] -= 1
         if not changes[0]:
+            facts.converged = True  # a run on the same tree would change nothing
             break
     return tree
 
 
-def _is_copy(statement, params) -> bool:
-    return (isinstance(statement, gast.Assign) and len(statement.targets) == 1
-            and isinstance(statement.targets[0], gast.Name)
-            and statement.targets[0].id not in params
-            and isinstance(statement.value, (gast.Name, gast.Constant)))
+_COMPOUND = (gast.For, gast.While, gast.If)  # (kinds: no subclasses exist)
+_SUBSTITUTED = (gast.Assign, gast.Expr, gast.Return)  # the statements whose value is replaced
 
 
-def _block(statements, params, reads, changes):
+class CopyFacts:
+    """What each statement assigns and what its replaceable value reads, worked out once:
+    replacing reads never changes what a statement assigns, and a statement's reads change
+    only where a replacement happened (the entry is dropped then). ``reads`` counts the
+    reads of each name in the whole tree, kept up to date."""
+
+    def __init__(self):
+        self.stored = {}  # id(statement) -> (statement, names it (or its header) assigns)
+        self.loaded = {}  # id(statement) -> (statement, names its value reads)
+        self.reads: Counter | None = None
+        self.converged = False  # the last run ended with a round that changed nothing
+
+    def scan(self, tree) -> Counter:
+        """Every statement's facts, in one walk of the names; returns how often each name
+        is read in ``tree``."""
+        every_read = []
+        for field in tree._fields:
+            value = getattr(tree, field, None)
+            if field != "body" and isinstance(value, (gast.AST, list)):
+                every_read.extend(n.id for n in syntax.names(value) if type(n.ctx) is gast.Load)
+        self._scan_block(tree.body, every_read)
+        return Counter(every_read)
+
+    def _scan_block(self, statements, every_read):
+        Load, Name, Store, Del = gast.Load, gast.Name, gast.Store, gast.Del
+        for statement in statements:
+            compound = isinstance(statement, _COMPOUND)
+            if compound:
+                parts = ((statement.target, statement.iter) if isinstance(statement, gast.For)
+                         else (statement.test,))
+            else:
+                parts = (statement,)
+            loaded, stored = [], set()
+            for part in parts:
+                for node in syntax.names(part):
+                    context = type(node.ctx)
+                    if context is Load:
+                        loaded.append(node.id)
+                    elif context is Store or context is Del:
+                        stored.add(node.id)
+            every_read.extend(loaded)
+            self.stored[id(statement)] = (statement, stored)
+            if compound:
+                self._scan_block(statement.body, every_read)
+                self._scan_block(statement.orelse, every_read)
+            elif isinstance(statement, _SUBSTITUTED) and statement.value is not None and (
+                    type(statement) is not gast.Assign
+                    or all(type(t) is Name for t in statement.targets)):
+                # no read outside the value: what it reads is what the statement reads
+                self.loaded[id(statement)] = (statement, set(loaded))
+
+    def stores(self, statement) -> set:
+        entry = self.stored.get(id(statement))
+        if entry is None:
+            if isinstance(statement, _COMPOUND):
+                header = statement.target if isinstance(statement, gast.For) else statement.test
+                own = syntax.stored_names(header)
+                if isinstance(statement, gast.For):
+                    own |= syntax.stored_names(statement.iter)
+            else:
+                own = syntax.stored_names(statement)
+            # the statement itself is kept in the entry: its id is never reused meanwhile
+            entry = self.stored[id(statement)] = (statement, own)
+        own = entry[1]
+        if not isinstance(statement, _COMPOUND):
+            return own
+        stores = set(own)  # a loop or branch: its own, and what its blocks hold now
+        for block in (statement.body, statement.orelse):
+            for inner in block:
+                stores |= self.stores(inner)
+        return stores
+
+    def value_reads(self, statement) -> set:
+        entry = self.loaded.get(id(statement))
+        if entry is None:
+            entry = self.loaded[id(statement)] = (statement, syntax.load_names(statement.value))
+        return entry[1]
+
+    def forget_reads(self, statements, changed):
+        """Replacements happened inside ``statements`` (and their blocks)."""
+        for statement in statements:
+            self.loaded.pop(id(statement), None)
+            changed.add(id(statement))
+            if isinstance(statement, _COMPOUND):
+                self.forget_reads(statement.body, changed)
+                self.forget_reads(statement.orelse, changed)
+
+
+def _block(statements, params, reads, changes, facts, dropped_statements, changed):
     """One forward walk over the block, carrying the copies in effect (target -> source).
 
     A copy is in effect from the statement after it until a statement assigns its
@@ -51,10 +151,11 @@ def _block(statements, params, reads, changes):
     """
     statements = list(statements)
     for statement in statements:
-        for field in ("body", "orelse"):
-            if isinstance(statement, (gast.For, gast.While, gast.If)):
-                setattr(statement, field, _block(getattr(statement, field), params, reads, changes)
-                        or ([gast.Pass()] if field == "body" else []))
+        if isinstance(statement, _COMPOUND):
+            statement.body = _block(statement.body, params, reads, changes, facts,
+                                    dropped_statements, changed) or [gast.Pass()]
+            statement.orelse = _block(statement.orelse, params, reads, changes, facts,
+                                      dropped_statements, changed)
     active = {}  # target -> (source, copy statement, count of reads replaced)
     blocking = {}  # name -> targets of the copies in effect that assigning it ends
     dropped = set()  # ids of copies no read can see any more
@@ -62,7 +163,10 @@ def _block(statements, params, reads, changes):
     def end(target, overwritten):
         source, copy, replaced = active.pop(target)
         for name in _blockers(target, source):
-            blocking[name].discard(target)
+            ended = blocking[name]
+            ended.discard(target)
+            if not ended:
+                del blocking[name]
         reads[target] -= replaced
         changes[0] += replaced
         if isinstance(source, gast.Name):
@@ -70,30 +174,41 @@ def _block(statements, params, reads, changes):
         if reads[target] == 0 or overwritten:
             changes[0] += 1
             dropped.add(id(copy))
+            dropped_statements.append(copy)
 
+    Assign, Name, Constant = gast.Assign, gast.Name, gast.Constant
+    stores = facts.stores
     for statement in statements:
-        stored = syntax.stored_names(statement)  # replacing never changes them
-        compound = isinstance(statement, (gast.For, gast.While, gast.If))
-        blocked = sorted({t for name in stored for t in blocking.get(name, ())})
-        if compound:
+        kind = type(statement)
+        stored = stores(statement)  # replacing never changes them
+        blocked = sorted({t for name in stored for t in blocking.get(name, ())}) \
+            if blocking else ()
+        if kind in _COMPOUND:
             for target in blocked:
                 end(target, False)
             if active:
+                counts = [replaced for _, _, replaced in active.values()]
                 _substitute(statement, active)
+                if counts != [replaced for _, _, replaced in active.values()]:
+                    facts.forget_reads([statement], changed)
             continue
-        if active and isinstance(statement, (gast.Assign, gast.Expr, gast.Return)) \
-                and statement.value is not None:
+        if active and kind in _SUBSTITUTED and statement.value is not None \
+                and not active.keys().isdisjoint(facts.value_reads(statement)):
             statement.value = _substitute(statement.value, active)
+            facts.forget_reads([statement], changed)
         for target in blocked:
-            end(target, target in stored and isinstance(statement, gast.Assign))
-        if _is_self_assignment(statement):
-            changes[0] += 1
-            dropped.add(id(statement))
-        elif _is_copy(statement, params):
-            target = statement.targets[0].id
-            active[target] = (statement.value, statement, 0)
-            for name in _blockers(target, statement.value):
-                blocking.setdefault(name, set()).add(target)
+            end(target, target in stored and kind is Assign)
+        if kind is Assign and len(statement.targets) == 1 \
+                and type(statement.targets[0]) is Name:
+            target, value = statement.targets[0].id, statement.value
+            if type(value) is Name and value.id == target:  # a = a
+                changes[0] += 1
+                dropped.add(id(statement))
+                dropped_statements.append(statement)
+            elif type(value) in (Name, Constant) and target not in params:  # a copy
+                active[target] = (value, statement, 0)
+                for name in _blockers(target, value):
+                    blocking.setdefault(name, set()).add(target)
     for target in list(active):
         end(target, False)
     return [s for s in statements if id(s) not in dropped]
@@ -102,13 +217,6 @@ def _block(statements, params, reads, changes):
 def _blockers(target, source) -> tuple:
     """The names whose assignment ends the copy ``target = source``."""
     return (target, source.id) if isinstance(source, gast.Name) else (target,)
-
-
-def _is_self_assignment(statement) -> bool:
-    return (isinstance(statement, gast.Assign) and len(statement.targets) == 1
-            and isinstance(statement.targets[0], gast.Name)
-            and isinstance(statement.value, gast.Name)
-            and statement.value.id == statement.targets[0].id)
 
 
 def _substitute(node, active):

@@ -32,6 +32,8 @@ def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
 
 
 _SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return, gast.Delete)
+_LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operators and contexts hold no zero
+_CHILD_FIELDS: dict = {}  # node type -> its fields that may hold one
 
 
 class _Zero(gast.AST):
@@ -72,10 +74,33 @@ class _Simplify(gast.NodeTransformer):
         return super().visit(node)
 
     def holds_zero(self, node) -> bool:
-        """Whether ``node`` holds a constant 0 or a call of rt.zeros_like (fast: no visitor)."""
-        return syntax.holds(node, lambda n: (
-            (type(n) is gast.Constant and self.is_zero(n))
-            or (type(n) is gast.Call and self.resolve(n.func) is runtime.zeros_like)))
+        """Whether ``node`` holds a constant 0 or a call of rt.zeros_like (fast: no visitor;
+        names, operators and contexts are not looked into)."""
+        stack = [node]
+        Constant, Call, Name, AST = gast.Constant, gast.Call, gast.Name, gast.AST
+        zeros_like, resolve = runtime.zeros_like, self.resolve
+        while stack:
+            current = stack.pop()
+            kind = type(current)
+            if kind is Name and getattr(current, "annotation", None) is None:
+                continue
+            if kind is Constant:
+                if self.is_zero(current):
+                    return True
+                continue
+            if kind is Call and resolve(current.func) is zeros_like:
+                return True
+            fields = _CHILD_FIELDS.get(kind)
+            if fields is None:
+                fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields
+                                                     if f not in _LEAF_FIELDS)
+            for field in fields:
+                value = getattr(current, field, None)
+                if type(value) is list:
+                    stack.extend(item for item in value if isinstance(item, AST))
+                elif isinstance(value, AST):
+                    stack.append(value)
+        return False
 
     def zero(self, original, product=True):
         self.zeros += 1

@@ -51,7 +51,14 @@ def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -
     return read
 
 
-class _Specialize(gast.NodeTransformer):
+_LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operators and contexts hold no call
+_CHILD_FIELDS: dict = {}  # node type -> its fields that may hold calls
+
+
+class _Specialize:
+    """Rewrites calls bottom-up (arguments first), as a NodeTransformer would, without one:
+    a walk that looks each node type's fields up once and skips names and constants."""
+
     def __init__(self, env, resolve, aliases):
         self.env = env
         self.resolve = resolve
@@ -61,8 +68,32 @@ class _Specialize(gast.NodeTransformer):
         """The specializer on the record of the function ``node`` calls, or None."""
         return registry.fact(self.resolve(node.func), "specializer")
 
-    def visit_Call(self, node):
-        self.generic_visit(node)
+    def visit(self, node):
+        """``node`` with its calls specialized (in place); the node to put where it stood."""
+        kind = type(node)
+        if kind is gast.Constant or (
+                kind is gast.Name and getattr(node, "annotation", None) is None):
+            return node  # (a parameter's annotation is an expression like any other)
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields
+                                                 if f not in _LEAF_FIELDS)
+        visit, AST = self.visit, gast.AST
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for index, item in enumerate(value):
+                    if isinstance(item, AST):
+                        new = visit(item)
+                        if new is not item:
+                            value[index] = new
+            elif isinstance(value, AST):
+                new = visit(value)
+                if new is not value:
+                    setattr(node, field, new)
+        return self.call(node) if kind is gast.Call else node
+
+    def call(self, node):
         rule = self.rule_for(node)
         if rule is None or node.keywords:
             return node

@@ -1,0 +1,119 @@
+"""optimize() refolds only the statements that changed and keeps what propagate_copies learned
+between its runs (srcad/pipeline.py): the code must be what the passes give run in full."""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+
+import gast
+import numpy as np
+
+from srcad import emit, runtime, syntax
+from srcad.optimize.fold_constants import fold_constants
+from srcad.optimize.propagate_copies import CopyFacts, propagate_copies
+from srcad.optimize.remove_dead_code import remove_dead_code
+
+# folds that make copies to propagate, copies that make constants to fold, a fold that needs
+# a second run (0.5 * (2.0 * e) is 1.0 * e, then e), copies carried through a loop and a branch
+SOURCES = ['''
+def f(x, y, n):
+    a = x * 1.0
+    b = 2.0 * (3.0 * a)
+    c = b
+    width = 1.0
+    d = c / width
+    if x > 0:
+        e = d * (0.5 * (2.0 * y))
+    else:
+        e = --d + 0
+    g = 0.5 * (2.0 * e)
+    return g + c
+''', '''
+def f(x, n):
+    s = 0.0
+    k = 2
+    scale = k * 0.5
+    for i in range(n):
+        t = s
+        u = t * scale
+        if u > 1 - 1:
+            s = u + x
+        else:
+            s = t - x * (1 + 0)
+    v = s
+    return v * scale
+''']
+
+
+def tree_of(source):
+    return gast.parse(textwrap.dedent(source)).body[0]
+
+
+def floating(name):
+    return True
+
+
+def full(tree):
+    """fold, propagate, fold, propagate, fold, each over the whole tree (the reference)."""
+    for _ in range(2):
+        tree = propagate_copies(fold_constants(tree, floating))
+    return fold_constants(tree, floating)
+
+
+def incremental(tree):
+    """What pipeline.optimize runs: folds limited to what changed, facts kept."""
+    copies, changed = CopyFacts(), None
+    for step in range(3):
+        folded = set()
+        if changed != set():
+            tree = fold_constants(tree, floating, changed, folded)
+        if step == 2:
+            break
+        changed = folded
+        if folded or not copies.converged:
+            tree = propagate_copies(tree, copies, changed)
+    return tree, copies
+
+
+def name_counts(tree):
+    return Counter((n.id, type(n.ctx).__name__) for n in syntax.names(tree))
+
+
+def resolve(node):
+    names = {"np": np, "rt": runtime}
+    if isinstance(node, gast.Name):
+        return names.get(node.id)
+    if isinstance(node, gast.Attribute):
+        return getattr(resolve(node.value), node.attr, None)
+    return None
+
+
+def test_folding_never_adds_or_removes_a_name():
+    for source in SOURCES:
+        tree = tree_of(source)
+        before = name_counts(tree)
+        assert name_counts(fold_constants(tree, floating)) == before
+
+
+def test_a_fold_limited_to_the_statements_changed_equals_a_full_fold():
+    for source in SOURCES:
+        once = fold_constants(tree_of(source), floating)
+        again_in_full = fold_constants(syntax.deepcopy(once), floating)
+        changed = set()
+        once = fold_constants(tree_of(source), floating, changed=changed)
+        assert changed  # every program above has something to fold
+        again_limited = fold_constants(once, floating, only=changed)
+        assert emit.to_source(again_limited) == emit.to_source(again_in_full)
+
+
+def test_incremental_folds_and_kept_facts_give_the_full_passes_code():
+    for source in SOURCES:
+        reference = full(tree_of(source))
+        tree, copies = incremental(tree_of(source))
+        assert emit.to_source(tree) == emit.to_source(reference)
+        # the read counts propagate_copies kept are the tree's: remove_dead_code starts from them
+        fresh = Counter(n.id for n in syntax.names(tree) if isinstance(n.ctx, gast.Load))
+        assert +copies.reads == fresh
+        assert (emit.to_source(remove_dead_code(tree, resolve, Counter(copies.reads)))
+                == emit.to_source(remove_dead_code(reference, resolve)))
