@@ -48,10 +48,13 @@ def carries_gradient(operation: Operation) -> bool:
 
 def assignments(tree):
     """(target names, Operation, statement) for every assignment in ``tree``, in order."""
-    for node in syntax.walk(tree):
+    for node in syntax.statements(tree):
         if isinstance(node, gast.Assign):
-            targets = [n.id for t in node.targets for n in syntax.walk(t) if isinstance(n, gast.Name)]
-            yield targets, node
+            targets = node.targets
+            if len(targets) == 1 and type(targets[0]) is gast.Name:
+                yield [targets[0].id], node
+                continue
+            yield [n.id for t in targets for n in syntax.walk(t) if isinstance(n, gast.Name)], node
 
 
 def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str], resolve) -> Activity:

@@ -75,8 +75,11 @@ class _ToANF:
         self.local_functions = {}  # name -> (FunctionDef or Lambda, source it was written in)
         self.inlining = [parsed.function]  # the function and the callees being inlined in it
         self.inlined = []  # every user function inlined (their sources shape the result)
+        self.fenced = {}  # id -> a parsed callee fence has accepted (each is checked once)
         self.out: list = []
         self.current = None
+        self.current_origin = None  # (current, source, its origin)
+        self.operations = {}  # node type -> the bound operation_<type> method (or None)
 
     def fresh(self, base: str) -> str:
         """A new temporary: a local name, so ``temporary.attr`` is never taken for ``np.pi``."""
@@ -92,10 +95,20 @@ class _ToANF:
 
     def emit(self, statement, like):
         gast.copy_location(statement, like)
-        set_origin(statement, self.source.origin(self.current))
+        set_origin(statement, self.origin_of_current())
         set_position(statement, self.source.origin(like))
         self.out.append(statement)
         return statement
+
+    def origin_of_current(self):
+        """The origin of the user statement being normalized (most statements it becomes
+        ask: made once per statement, an Origin being immutable)."""
+        cached = self.current_origin
+        if cached is not None and cached[0] is self.current and cached[1] is self.source:
+            return cached[2]
+        origin = self.source.origin(self.current)
+        self.current_origin = (self.current, self.source, origin)
+        return origin
 
     def statement(self, s):
         """Emit ``s`` in A-normal form (a ``visit_<statement type>`` method each)."""
@@ -298,7 +311,11 @@ class _ToANF:
         node = _constant_fold_sign(node)
         if is_atom(node, self.locals):
             return node
-        normalize = getattr(self, "operation_" + type(node).__name__, None)
+        kind = type(node)
+        if kind in self.operations:
+            normalize = self.operations[kind]
+        else:
+            normalize = self.operations[kind] = getattr(self, "operation_" + kind.__name__, None)
         if normalize is None:
             raise AssertionError("fence let through %s" % type(node).__name__)
         return normalize(node)
