@@ -61,6 +61,25 @@ _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _ALL_FIELDS: dict = {}  # node type -> its fields
 
 
+_LOCATED: dict = {}  # (new node type, old node type) -> the location attributes both have
+_ABSENT = object()
+
+
+def copy_location(new, old):
+    """``gast.copy_location(new, old)``: ``old``'s location attributes set on ``new`` (those
+    both node types have and ``old`` has a value for), the types' common ones found once."""
+    key = (type(new), type(old))
+    common = _LOCATED.get(key)
+    if common is None:
+        common = _LOCATED[key] = tuple(attribute for attribute in _LOCATION if attribute in
+                                       old._attributes and attribute in new._attributes)
+    for attribute in common:
+        value = getattr(old, attribute, _ABSENT)
+        if value is not _ABSENT:
+            setattr(new, attribute, value)
+    return new
+
+
 def deepcopy(node):
     """A copy of a gast tree: fields copied recursively, annotations kept (not copied)."""
     if isinstance(node, list):

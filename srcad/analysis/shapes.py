@@ -28,8 +28,7 @@ import numpy as np
 
 from .. import registry, syntax
 from ..annotations import is_placeholder, is_restore
-from .operations import (BINARY_OPERATORS, COMPARISONS, UNARY_OPERATORS, UNRESOLVED,
-                         operation_of)
+from .operations import UNRESOLVED, operation_of, operator_operation_of
 
 
 class Abstract:
@@ -131,6 +130,10 @@ def _broadcast(values):
     shaped = [v for v in arrays if isinstance(v, Array)]
     if not shaped:
         return None
+    first = shaped[0].ones
+    if all(v.ones == first for v in shaped) and all(
+            f is True or f is False or f is None for f in first):
+        return shaped[0]  # one pattern (an array and scalars, most often): itself
     ndim = max(v.ndim for v in shaped)
     result = []
     for axis in range(ndim):
@@ -366,23 +369,6 @@ def evaluate(node, env: dict, resolve) -> Abstract:
 _NO_KEYWORDS: dict = {}
 
 
-def _operator_operation(node):
-    """(primitive, operand nodes) of an operator expression, as operation_of gives them
-    (without building an Operation), or None for any other expression."""
-    kind = type(node)
-    if kind is gast.BinOp:
-        left, right = node.left, node.right
-        if (type(node.op) is gast.Mult and type(left) is gast.Name and type(right) is gast.Name
-                and left.id == right.id):
-            return np.square, (left,)
-        return BINARY_OPERATORS[type(node.op)], (left, right)
-    if kind is gast.UnaryOp:
-        return UNARY_OPERATORS[type(node.op)], (node.operand,)
-    if kind is gast.Compare:
-        return COMPARISONS[type(node.ops[0])], (node.left, node.comparators[0])
-    return None
-
-
 def _evaluate(node, env: dict, resolve, operator_rules: dict) -> Abstract:
     """``evaluate``; ``operator_rules`` caches the shape rule of each operator primitive."""
     kind = type(node)
@@ -410,7 +396,7 @@ def _evaluate(node, env: dict, resolve, operator_rules: dict) -> Abstract:
         obj = resolve(node)
         if obj is not UNRESOLVED:
             return _known_or_unknown(obj)
-    operator_operation = _operator_operation(node)
+    operator_operation = operator_operation_of(node)
     if operator_operation is not None:
         primitive, operands = operator_operation
         keywords = _NO_KEYWORDS

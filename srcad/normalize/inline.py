@@ -223,14 +223,14 @@ def generated_callee(callee, resolve):
 def prepare_callee(function, namer, aliases, fenced=None):
     """Parse, check and rename a module-level callee: (parsed, tree, renaming).
 
-    ``fenced``, if given, holds the callees already checked in this normalization, by id
-    (a helper called many times is checked once).
+    ``fenced``, if given, holds the callees already checked in this normalization (a
+    helper called many times is checked once).
     """
     callee = read(function)
-    if fenced is None or id(callee) not in fenced:
+    if fenced is None or function not in fenced:
         fence(callee, inlined=True)
         if fenced is not None:
-            fenced[id(callee)] = callee  # (held: its id stays its own)
+            fenced.add(function)
     tree = syntax.deepcopy(callee.tree)
     mapping = {}
     for node in syntax.names(tree):

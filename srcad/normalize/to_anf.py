@@ -75,7 +75,7 @@ class _ToANF:
         self.local_functions = {}  # name -> (FunctionDef or Lambda, source it was written in)
         self.inlining = [parsed.function]  # the function and the callees being inlined in it
         self.inlined = []  # every user function inlined (their sources shape the result)
-        self.fenced = {}  # id -> a parsed callee fence has accepted (each is checked once)
+        self.fenced = set()  # the callees fence has accepted (each is checked once)
         self.out: list = []
         self.current = None
         self.current_origin = None  # (current, source, its origin)
@@ -94,9 +94,10 @@ class _ToANF:
         return self.out
 
     def emit(self, statement, like):
-        gast.copy_location(statement, like)
-        set_origin(statement, self.origin_of_current())
-        set_position(statement, self.source.origin(like))
+        syntax.copy_location(statement, like)
+        current = self.origin_of_current()
+        set_origin(statement, current)
+        set_position(statement, current if like is self.current else self.source.origin(like))
         self.out.append(statement)
         return statement
 
@@ -206,9 +207,9 @@ class _ToANF:
 
     def visit_AugAssign(self, s):
         if isinstance(s.target, gast.Subscript):  # y[i] += v: y[i] = y[i] + v
-            part = self.atom(gast.copy_location(gast.Subscript(
+            part = self.atom(syntax.copy_location(gast.Subscript(
                 value=s.target.value, slice=s.target.slice, ctx=gast.Load()), s.target), "part")
-            combined = self.atom(gast.copy_location(gast.BinOp(left=part, op=s.op,
+            combined = self.atom(syntax.copy_location(gast.BinOp(left=part, op=s.op,
                                                                 right=s.value), s))
             self.write_item(s.target, combined, s)
             return
@@ -432,7 +433,7 @@ class _ToANF:
         for element in call.args[0].elts:
             if isinstance(element, (gast.List, gast.Tuple)):
                 nested = gast.Call(func=call.func, args=[element], keywords=[])
-                items.append(self.atom(gast.copy_location(nested, element), hint="row"))
+                items.append(self.atom(syntax.copy_location(nested, element), hint="row"))
             else:
                 items.append(self.atom(element))
         helper = syntax.attribute(self.aliases.name_for(runtime), "array_of")
@@ -507,7 +508,7 @@ def _store(target):
 
 
 def _copy(old, new):
-    return gast.copy_location(new, old)
+    return syntax.copy_location(new, old)
 
 
 def _constant_fold_sign(node):
@@ -517,7 +518,7 @@ def _constant_fold_sign(node):
             and isinstance(node.operand.value, (int, float, complex))
             and not isinstance(node.operand.value, bool)):
         value = node.operand.value
-        return gast.copy_location(gast.Constant(value=-value if isinstance(node.op, gast.USub)
+        return syntax.copy_location(gast.Constant(value=-value if isinstance(node.op, gast.USub)
                                                 else value, kind=None), node)
     return node
 
@@ -560,4 +561,4 @@ def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
     body = normalizer.statements(tree.body)
     if inlined is not None:
         inlined.extend(normalizer.inlined)
-    return gast.copy_location(syntax.function_def(tree.name, tree.args, body), tree)
+    return syntax.copy_location(syntax.function_def(tree.name, tree.args, body), tree)
