@@ -78,7 +78,7 @@ def fence(parsed: ParsedFunction, *, has_aux: bool = False, inlined: bool = Fals
     body = [s for s in tree.body if not _is_docstring(s)]
     for statement in body:
         _check_statement(parsed, statement, loop_depth=0)
-    returns = [n for n in syntax.walk_own(tree) if isinstance(n, gast.Return)]
+    returns = [n for n in syntax.own_statements(tree) if isinstance(n, gast.Return)]
     if inlined:
         return  # a helper may return nothing (None), e.g. one that writes into its argument
     for returned in returns:
@@ -232,20 +232,26 @@ def _check_target(parsed, target) -> None:
     _reject(parsed, target, what, "Assign to a plain variable instead.")
 
 
+_CHECKED_EXPRESSIONS = frozenset([gast.Starred, gast.Lambda, gast.Dict, gast.Call]) | frozenset(
+    _REJECTED_EXPRESSIONS)
+
+
 def _check_expressions(parsed, statement) -> None:
     summed = set()
-    # sum(... for ...) becomes a loop (normalize/lower_comprehensions.py), wherever it is
-    for node in syntax.walk(statement):
-        if (isinstance(node, gast.Call) and node.args and not node.keywords
-                and isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp))
-                and _static_object(parsed, node.func) is sum):
-            summed.add(id(node.args[0]))
     allowed_lambda = (statement.value if isinstance(statement, gast.Assign)
                       and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
                       and isinstance(statement.value, gast.Lambda) else None)
     starred_targets = {id(e) for t in getattr(statement, "targets", []) if isinstance(
         t, (gast.Tuple, gast.List)) for e in t.elts if isinstance(e, gast.Starred)}
-    for node in syntax.walk(statement):
+    checked = _CHECKED_EXPRESSIONS
+    for node in syntax.walk(statement):  # breadth first: a call before its arguments
+        if type(node) not in checked:
+            continue
+        # sum(... for ...) becomes a loop (normalize/lower_comprehensions.py), wherever it is
+        if (isinstance(node, gast.Call) and node.args and not node.keywords
+                and isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp))
+                and _static_object(parsed, node.func) is sum):
+            summed.add(id(node.args[0]))
         if isinstance(node, gast.Starred) and id(node) in starred_targets:
             continue
         if isinstance(node, gast.Lambda) and node is not allowed_lambda:

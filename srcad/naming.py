@@ -22,6 +22,9 @@ class Namer:
         self.made: set[str] = set()  # the names fresh() handed out: local variables
         self._derived: dict[tuple[str, str], str] = {}
         self._owner: dict[str, tuple[str, str]] = {}
+        # base -> the counter of the last name fresh() made from it: every name before it
+        # is taken (names are never given back), so the search starts there
+        self._counter: dict[str, int] = {}
 
     def reserve(self, name: str) -> None:
         self.taken.add(name)
@@ -37,10 +40,12 @@ class Namer:
             base = _INSTEAD_OF_BUILTIN.get(base, base + "_value")
         if base[0].isdigit():
             base = "v" + base
-        name, counter = base, 1
+        counter = self._counter.get(base, 1)
+        name = base if counter == 1 else "%s_%d" % (base, counter)
         while name in self.taken or name in _RESERVED:
             counter += 1
             name = "%s_%d" % (base, counter)
+        self._counter[base] = counter
         self.taken.add(name)
         self.made.add(name)
         return name

@@ -81,13 +81,20 @@ def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
         return checked("rename_versions", rename_versions(tree, namer), parsed, aliases)
     is_scalar = holds_nothing = None
     if kinds is not None:
-        env = shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve)
+        # inferred at the first question only: most functions write into nothing, and then
+        # propagate_writes asks none (it asks before it changes the tree)
+        inferred = []
+
+        def kind_of(name):
+            if not inferred:
+                inferred.append(shapes.infer(tree, dict(zip(parsed.params, kinds)), resolve))
+            return shapes.plain(inferred[0].get(name))
 
         def is_scalar(name):
-            return isinstance(shapes.plain(env.get(name)), shapes.Scalar)
+            return isinstance(kind_of(name), shapes.Scalar)
 
         def holds_nothing(name):
-            return isinstance(shapes.plain(env.get(name)), (shapes.Scalar, shapes.Array))
+            return isinstance(kind_of(name), (shapes.Scalar, shapes.Array))
 
     tree = propagate_writes(tree, resolve, namer, aliases, is_scalar=is_scalar,
                             holds_nothing=holds_nothing, callee_writes=parameters_written_by)

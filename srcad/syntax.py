@@ -58,6 +58,26 @@ def arguments(names: list[str], defaults: list | None = None) -> gast.arguments:
 
 
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_ALL_FIELDS: dict = {}  # node type -> its fields
+
+
+_LOCATED: dict = {}  # (new node type, old node type) -> the location attributes both have
+_ABSENT = object()
+
+
+def copy_location(new, old):
+    """``gast.copy_location(new, old)``: ``old``'s location attributes set on ``new`` (those
+    both node types have and ``old`` has a value for), the types' common ones found once."""
+    key = (type(new), type(old))
+    common = _LOCATED.get(key)
+    if common is None:
+        common = _LOCATED[key] = tuple(attribute for attribute in _LOCATION if attribute in
+                                       old._attributes and attribute in new._attributes)
+    for attribute in common:
+        value = getattr(old, attribute, _ABSENT)
+        if value is not _ABSENT:
+            setattr(new, attribute, value)
+    return new
 
 
 def deepcopy(node):
@@ -66,10 +86,29 @@ def deepcopy(node):
         return [deepcopy(item) for item in node]
     if not isinstance(node, gast.AST):
         return node
-    new = type(node)(**{f: deepcopy(getattr(node, f, None)) for f in node._fields})
-    extra = node.__dict__.keys() - set(node._fields)
-    for key in extra:
-        setattr(new, key, getattr(node, key))
+    return _copy_node(node)
+
+
+def _copy_node(node):
+    # (no constructor call: gast's keeps its keyword arguments as the node's attributes,
+    # which is what filling the copy's __dict__ directly does, at a fraction of the cost)
+    kind = type(node)
+    fields = _ALL_FIELDS.get(kind)
+    if fields is None:
+        fields = _ALL_FIELDS[kind] = kind._fields
+    attributes = node.__dict__
+    new = kind.__new__(kind)
+    copied = new.__dict__
+    copied.update(attributes)  # annotations and locations: shared, not copied
+    AST = gast.AST
+    for field in fields:
+        value = attributes[field] if field in attributes else getattr(node, field, None)
+        if isinstance(value, AST):
+            copied[field] = _copy_node(value)
+        elif isinstance(value, list):
+            copied[field] = deepcopy(value)
+        else:
+            copied[field] = value
     return new
 
 
@@ -101,9 +140,6 @@ def names(node):
                 stack.append(value)
 
 
-_ALL_FIELDS: dict = {}  # node type -> its fields
-
-
 def walk(node):
     """Every node inside ``node``, itself first, in the order of ``gast.walk`` (breadth
     first), at about twice its speed: each node type's fields are looked up once."""
@@ -128,6 +164,34 @@ def walk(node):
                         push(item)
 
 
+_BLOCK_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
+_BLOCKS: dict = {}  # node type -> its fields that may hold statements, in field order
+
+
+def statements(node):
+    """Every statement inside ``node`` (itself first, if one) in the order ``walk`` gives
+    them, without visiting expressions: only statements, and the except handlers and
+    match cases between them, hold statements."""
+    queue = collections.deque((node,))
+    stmt, holders = gast.stmt, (gast.stmt, gast.excepthandler, gast.match_case)
+    blocks = _BLOCKS
+    pop, push = queue.popleft, queue.append
+    while queue:
+        current = pop()
+        if isinstance(current, stmt):
+            yield current
+        kind = type(current)
+        fields = blocks.get(kind)
+        if fields is None:
+            fields = blocks[kind] = tuple(f for f in kind._fields if f in _BLOCK_FIELDS)
+        for field in fields:
+            children = getattr(current, field, None)
+            if type(children) is list:
+                for child in children:
+                    if isinstance(child, holders):
+                        push(child)
+
+
 def load_names(node) -> set[str]:
     """Identifiers read anywhere inside ``node``."""
     Load = gast.Load
@@ -138,6 +202,27 @@ def stored_names(node) -> set[str]:
     """Identifiers assigned anywhere inside ``node``."""
     Store, Del = gast.Store, gast.Del
     return {n.id for n in names(node) if type(n.ctx) in (Store, Del)}
+
+
+def own_statements(node):
+    """The statements ``walk_own`` visits, in its order, without visiting expressions."""
+    stack = [node]
+    stmt, holders = gast.stmt, (gast.stmt, gast.excepthandler, gast.match_case)
+    blocks = _BLOCKS
+    while stack:
+        current = stack.pop()
+        if isinstance(current, stmt):
+            yield current
+        kind = type(current)
+        fields = blocks.get(kind)
+        if fields is None:
+            fields = blocks[kind] = tuple(f for f in kind._fields if f in _BLOCK_FIELDS)
+        for field in fields:
+            children = getattr(current, field, None)
+            if type(children) is list:
+                for child in children:
+                    if isinstance(child, holders) and not isinstance(child, gast.FunctionDef):
+                        stack.append(child)
 
 
 def walk_own(node):
@@ -164,20 +249,13 @@ def index_expression(index):
     return deepcopy(index)
 
 
-class _Rename(gast.NodeTransformer):
-    def __init__(self, mapping, loads_only):
-        self.mapping = mapping
-        self.loads_only = loads_only
-
-    def visit_Name(self, node):
-        if node.id in self.mapping and (not self.loads_only or isinstance(node.ctx, gast.Load)):
-            node.id = self.mapping[node.id]
-        return node
-
-
 def rename(node, mapping: dict, loads_only: bool = False):
     """Rename identifiers in ``node`` in place (only where read, with ``loads_only``)."""
-    return _Rename(mapping, loads_only).visit(node)
+    Load = gast.Load
+    for found in names(node):
+        if found.id in mapping and (not loads_only or isinstance(found.ctx, Load)):
+            found.id = mapping[found.id]
+    return node
 
 
 def holds(node, found) -> bool:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import gast
 
 from .. import registry, syntax
-from .operations import COMPARISONS, UNRESOLVED, Operation, operation_of
+from .operations import (COMPARISONS, UNRESOLVED, Operation, operation_of,
+                         operator_operation_of)
 
 _COMPARISON_PRIMITIVES = set(COMPARISONS.values())
 
@@ -48,10 +49,13 @@ def carries_gradient(operation: Operation) -> bool:
 
 def assignments(tree):
     """(target names, Operation, statement) for every assignment in ``tree``, in order."""
-    for node in syntax.walk(tree):
+    for node in syntax.statements(tree):
         if isinstance(node, gast.Assign):
-            targets = [n.id for t in node.targets for n in syntax.walk(t) if isinstance(n, gast.Name)]
-            yield targets, node
+            targets = node.targets
+            if len(targets) == 1 and type(targets[0]) is gast.Name:
+                yield [targets[0].id], node
+                continue
+            yield [n.id for t in targets for n in syntax.walk(t) if isinstance(n, gast.Name)], node
 
 
 def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str], resolve) -> Activity:
@@ -60,11 +64,21 @@ def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str],
     # reachability (each name visited once) rather than by re-running every statement
     # until nothing changes, which costs a round per link of the longest chain
     targets_of, arguments_of = {}, {}
+    operators = {}  # operator primitive -> whether its result carries a derivative
     for targets, node in assignments(tree):
-        operation = operation_of(node.value, resolve)
-        if not carries_gradient(operation):
-            continue
-        arguments = operation.argument_names()
+        operator = operator_operation_of(node.value)
+        if operator is not None:  # (the most common statement, read without an Operation)
+            primitive, operands = operator
+            if primitive not in operators:
+                operators[primitive] = carries_gradient(Operation(primitive))
+            if not operators[primitive]:
+                continue
+            arguments = {n.id for n in syntax.names(list(operands))}
+        else:
+            operation = operation_of(node.value, resolve)
+            if not carries_gradient(operation):
+                continue
+            arguments = operation.argument_names()
         for argument in arguments:
             targets_of.setdefault(argument, []).append(targets)
         for target in targets:

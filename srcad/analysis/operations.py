@@ -128,6 +128,24 @@ def operation_of(value, resolve) -> Operation:
     return Operation(UNRESOLVED, [], node=value, description=type(value).__name__)
 
 
+def operator_operation_of(value):
+    """``(primitive, operand nodes)`` of an operator expression (``a + b``, ``-a``,
+    ``a < b``) exactly as ``operation_of`` gives them, without building an Operation (the
+    analyses ask for every statement); None for any other expression."""
+    kind = type(value)
+    if kind is gast.BinOp:
+        left, right = value.left, value.right
+        if (type(value.op) is gast.Mult and type(left) is gast.Name and type(right) is gast.Name
+                and left.id == right.id):
+            return np.square, (left,)
+        return BINARY_OPERATORS[type(value.op)], (left, right)
+    if kind is gast.UnaryOp:
+        return UNARY_OPERATORS[type(value.op)], (value.operand,)
+    if kind is gast.Compare:
+        return COMPARISONS[type(value.ops[0])], (value.left, value.comparators[0])
+    return None
+
+
 def _callee_text(func) -> str:
     parts = []
     while isinstance(func, gast.Attribute):

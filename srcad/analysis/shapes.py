@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import registry, syntax
 from ..annotations import is_placeholder, is_restore
-from .operations import UNRESOLVED, operation_of
+from .operations import UNRESOLVED, operation_of, operator_operation_of
 
 
 class Abstract:
@@ -130,6 +130,10 @@ def _broadcast(values):
     shaped = [v for v in arrays if isinstance(v, Array)]
     if not shaped:
         return None
+    first = shaped[0].ones
+    if all(v.ones == first for v in shaped) and all(
+            f is True or f is False or f is None for f in first):
+        return shaped[0]  # one pattern (an array and scalars, most often): itself
     ndim = max(v.ndim for v in shaped)
     result = []
     for axis in range(ndim):
@@ -359,38 +363,63 @@ def _known_or_unknown(obj):
 
 def evaluate(node, env: dict, resolve) -> Abstract:
     """The abstract value of an expression (of any nesting) under ``env``."""
-    if isinstance(node, gast.Constant):
+    return _evaluate(node, env, resolve, {})
+
+
+_NO_KEYWORDS: dict = {}
+
+
+def _evaluate(node, env: dict, resolve, operator_rules: dict) -> Abstract:
+    """``evaluate``; ``operator_rules`` caches the shape rule of each operator primitive."""
+    kind = type(node)
+    if kind is gast.Constant:
         return Known(node.value)
-    if isinstance(node, gast.Name):
+    if kind is gast.Name:
         if node.id in env:
             return env[node.id]  # None while no assignment to it has been evaluated yet
         obj = resolve(node)
         return UNKNOWN if obj is UNRESOLVED else _known_or_unknown(obj)
-    if isinstance(node, gast.Slice):
-        parts = [None if p is None else evaluate(p, env, resolve)
+    if kind is gast.Slice:
+        parts = [None if p is None else _evaluate(p, env, resolve, operator_rules)
                  for p in (node.lower, node.upper, node.step)]
         if all(p is None for p in parts):
             return FULL_SLICE
         if all(p is None or isinstance(p, Known) for p in parts):
             return Known(slice(*(None if p is None else p.value for p in parts)))
         return SliceAbstract()
-    if isinstance(node, (gast.Tuple, gast.List)):
-        parts = [evaluate(e, env, resolve) for e in node.elts]
-        if all(isinstance(p, Known) for p in parts) and isinstance(node, gast.Tuple):
+    if kind is gast.Tuple or kind is gast.List:
+        parts = [_evaluate(e, env, resolve, operator_rules) for e in node.elts]
+        if all(isinstance(p, Known) for p in parts) and kind is gast.Tuple:
             return Known(tuple(p.value for p in parts))
         return IndexTuple(tuple(parts))
-    if isinstance(node, gast.Attribute) and resolve(node) is not UNRESOLVED:
-        return _known_or_unknown(resolve(node))
-    operation = operation_of(node, resolve)
-    if operation.primitive is UNRESOLVED:
-        return UNKNOWN
-    entry = registry.lookup(operation.primitive)
-    rule = entry.shape_rule if entry is not None else None
+    if kind is gast.Attribute:
+        obj = resolve(node)
+        if obj is not UNRESOLVED:
+            return _known_or_unknown(obj)
+    operator_operation = operator_operation_of(node)
+    if operator_operation is not None:
+        primitive, operands = operator_operation
+        keywords = _NO_KEYWORDS
+        if primitive in operator_rules:
+            rule = operator_rules[primitive]
+        else:
+            entry = registry.lookup(primitive)
+            rule = operator_rules[primitive] = entry.shape_rule if entry is not None else None
+    else:
+        operation = operation_of(node, resolve)
+        primitive, operands, keywords = operation.primitive, operation.args, operation.keywords
+        if primitive is UNRESOLVED:
+            return UNKNOWN
+        entry = registry.lookup(primitive)
+        rule = entry.shape_rule if entry is not None else None
     if rule is None:
         return UNKNOWN
-    args = [evaluate(a, env, resolve) for a in operation.args]
-    keywords = {k: evaluate(v, env, resolve) for k, v in operation.keywords.items()}
-    if any(a is None for a in args) or any(v is None for v in keywords.values()):
+    args = [_evaluate(a, env, resolve, operator_rules) for a in operands]
+    if keywords:
+        keywords = {k: _evaluate(v, env, resolve, operator_rules) for k, v in keywords.items()}
+        if any(v is None for v in keywords.values()):
+            return None
+    if None in args:
         return None  # an operand not known yet: nothing to say about the result yet
     try:
         return rule(*args, **keywords)
@@ -402,12 +431,32 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
     """Abstract values of every variable assigned in ``tree``, given the parameters'."""
     env = dict(params)
     assigns = []
-    for node in syntax.walk(tree):
+    readers = {}  # name -> positions in assigns of the assignments reading it
+    Load, Store, Del = gast.Load, gast.Store, gast.Del
+    for node in syntax.statements(tree):
         if isinstance(node, gast.Assign):
-            for name in syntax.stored_names(node):
+            # one pass over the names of the value: what it reads, what it may bind
+            read, bound = set(), set()
+            for found in syntax.names(node.value):
+                context = type(found.ctx)
+                if context is Load:
+                    read.add(found.id)
+                elif context is Store or context is Del:
+                    bound.add(found.id)
+            targets = node.targets
+            if len(targets) == 1 and type(targets[0]) is gast.Name and type(
+                    targets[0].ctx) is Store:
+                stored = {targets[0].id}
+            else:
+                stored = {found.id for found in syntax.names(targets)
+                          if type(found.ctx) in (Store, Del)}
+            for name in stored | bound if bound else stored:
                 env.setdefault(name, None)
             if not is_restore(node) and not is_placeholder(node):
+                position = len(assigns)
                 assigns.append(node)
+                for name in read:
+                    readers.setdefault(name, []).append(position)
         elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
             counting = isinstance(node.iter, gast.Call) and resolve(node.iter.func) in (range,
                                                                                          reversed)
@@ -415,10 +464,7 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
     # a worklist: an assignment is evaluated again only when a name it reads changed (each
     # value only grows, by join); taking the first pending statement in program order,
     # most are final at their first visit
-    readers = {}
-    for position, node in enumerate(assigns):
-        for name in syntax.load_names(node.value):
-            readers.setdefault(name, []).append(position)
+    operator_rules = {}
     pending = list(range(len(assigns)))  # a heap of positions
     queued = [True] * len(assigns)
     budget = 20 * len(assigns)  # as many evaluations as 20 rounds over every statement
@@ -427,11 +473,16 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
         position = heapq.heappop(pending)
         queued[position] = False
         node = assigns[position]
-        value = evaluate(node.value, env, resolve)
+        value = _evaluate(node.value, env, resolve, operator_rules)
         changed = []
         for target in node.targets:
             if isinstance(target, gast.Name):
                 old = env.get(target.id)
+                if old is None:  # its first value (no abstract value equals None)
+                    if value is not None:
+                        env[target.id] = value
+                        changed.append(target.id)
+                    continue
                 new = join(old, value)
                 if new != old:
                     env[target.id] = new

@@ -103,14 +103,16 @@ def inline_call(normalizer, call):
         if not is_static_reference(func, normalizer.locals):
             return None
         function, leading = made_callee(
-            normalizer.resolve(func), normalizer.parsed.location(normalizer.source.origin(call)))
+            normalizer.resolve(func),
+            lambda: normalizer.parsed.location(normalizer.source.origin(call)))
         if not is_inlinable(function):
             return None
         key = function
         if key in normalizer.inlining or len(normalizer.inlining) >= MAX_DEPTH:
             raise CannotInline(Recursive(function))
         try:
-            source, tree, mapping = prepare_callee(function, normalizer.namer, normalizer.aliases)
+            source, tree, mapping = prepare_callee(function, normalizer.namer, normalizer.aliases,
+                                                   normalizer.fenced)
         except UnsupportedSyntaxError as error:
             raise CannotInline(error) from None
         signature = inspect.signature(function, follow_wrapped=False)
@@ -170,26 +172,27 @@ def is_inlinable(obj) -> bool:
     return registry.lookup(obj) is None
 
 
-def made_callee(function, location):
+def made_callee(function, locate):
     """What a call to ``function`` inlines: ``(function, leading arguments)``.
 
     A function srcad made (a gradient called inside the differentiated
     function) stands for its generic generated code, srcad/derived.py; a
     bound derivative also passes its ``self`` first. Any other function is
-    itself. A function srcad made but cannot differentiate is CannotInline.
+    itself. A function srcad made but cannot differentiate is CannotInline
+    (located at ``locate()``, the call's Location: found only for an error).
     """
     made = derived.lookup(function)
     if made is None:
         if _decorated_in_c(function):
             error = wrapper_error(function)
-            raise CannotInline(type(error)(error.message, location, error.hint))
+            raise CannotInline(type(error)(error.message, locate(), error.hint))
         return function, []
     leading = []
     if made.bound:
         leading = [made.first]
         made = derived.lookup(made.function)
     if made.code_for is None:
-        raise CannotInline(made.error(location, MissingTemplateError))
+        raise CannotInline(made.error(locate(), MissingTemplateError))
     return made.code_for(None), leading
 
 
@@ -217,10 +220,17 @@ def generated_callee(callee, resolve):
     return maker(function) if inspect.isfunction(function) else None
 
 
-def prepare_callee(function, namer, aliases):
-    """Parse, check and rename a module-level callee: (parsed, tree, renaming)."""
+def prepare_callee(function, namer, aliases, fenced=None):
+    """Parse, check and rename a module-level callee: (parsed, tree, renaming).
+
+    ``fenced``, if given, holds the callees already checked in this normalization (a
+    helper called many times is checked once).
+    """
     callee = read(function)
-    fence(callee, inlined=True)
+    if fenced is None or function not in fenced:
+        fence(callee, inlined=True)
+        if fenced is not None:
+            fenced.add(function)
     tree = syntax.deepcopy(callee.tree)
     mapping = {}
     for node in syntax.names(tree):
@@ -288,8 +298,23 @@ def _rename_scoped(node, mapping):
     if isinstance(node, gast.Name):
         node.id = mapping.get(node.id, node.id)
         return node
-    for child in gast.iter_child_nodes(node):
-        _rename_scoped(child, mapping)
+    # (a walk without recursion: the names inside, down to any nested function)
+    AST = gast.AST
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is list:
+            stack.extend(item for item in current if isinstance(item, AST))
+        elif kind is gast.Name:
+            current.id = mapping.get(current.id, current.id)
+        elif kind is gast.FunctionDef or kind is gast.Lambda:
+            _rename_scoped(current, mapping)
+        else:
+            for field in kind._fields:
+                value = getattr(current, field, None)
+                if isinstance(value, (AST, list)):
+                    stack.append(value)
     return node
 
 

@@ -44,7 +44,7 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve, aliases) -> gast.
         result = namer.fresh("result")
         returned = namer.fresh("returned")
         lowering.return_target = (result, returned)
-        last_return = max((n for n in syntax.walk_own(gast.Module(body=body, type_ignores=[]))
+        last_return = max((n for n in syntax.own_statements(gast.Module(body=body, type_ignores=[]))
                            if isinstance(n, gast.Return)),
                           key=lambda n: (n.lineno, n.col_offset))
         body = [syntax.assign(returned, syntax.constant(False)),
@@ -66,7 +66,7 @@ def index_loops(statements, namer: Namer, resolve, aliases) -> list:
 
 
 def _has_early_return(body) -> bool:
-    returns = [n for n in syntax.walk_own(gast.Module(body=body, type_ignores=[]))
+    returns = [n for n in syntax.own_statements(gast.Module(body=body, type_ignores=[]))
                if isinstance(n, gast.Return)]
     return len(returns) > 1 or (returns and body[-1] is not returns[0])
 

@@ -783,7 +783,7 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
     call_checks = {}
     if guard and callee_writes is not None:
         call_checks = _check_calls_not_inlined(tree, resolve, callee_writes, aliases)
-    writes = [n for n in syntax.walk(tree) if isinstance(n, gast.Assign) and write_kind(n)]
+    writes = any(isinstance(n, gast.Assign) and write_kind(n) for n in syntax.statements(tree))
     if not writes and not call_checks:
         return tree
     params = [a.id for a in tree.args.args]
@@ -808,7 +808,7 @@ def _check_calls_not_inlined(tree, resolve, callee_writes, aliases) -> dict:
     gets a check before the call: {id(call statement): [checks]}.
     """
     checks = {}
-    for statement in syntax.walk(tree):
+    for statement in syntax.statements(tree):
         call = getattr(statement, "value", None) if isinstance(
             statement, (gast.Assign, gast.Expr)) else None
         reason = not_inlined(call) if isinstance(call, gast.Call) else None

@@ -58,7 +58,7 @@ def _loop_targets(statements) -> set:
     header binds them as they are), so they are not carried by an enclosing loop.
     """
     targets, others = set(), set()
-    for node in syntax.walk(gast.Module(body=list(statements), type_ignores=[])):
+    for node in syntax.statements(gast.Module(body=list(statements), type_ignores=[])):
         if isinstance(node, gast.For):
             targets |= syntax.stored_names(node.target)
         elif isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
@@ -114,8 +114,14 @@ class _Versions:
         """Rename what ``node`` reads; a version it reads that only some paths bind (valid
         Python where the other paths never get here) gets a placeholder, because the
         derivative code may still read it on those paths (a zero adjoint's shape)."""
-        syntax.rename(node, current, loads_only=True)
-        unbound = syntax.load_names(node) - bound
+        unbound = set()
+        Load = gast.Load
+        for found in syntax.names(node):  # renamed and checked in one pass over the names
+            if isinstance(found.ctx, Load):
+                if found.id in current:
+                    found.id = current[found.id]
+                if found.id not in bound:
+                    unbound.add(found.id)
         if unbound:  # (rare: building the set of versions costs as many names as there are)
             self.placeholders |= unbound & set(current.values())
 
@@ -126,7 +132,7 @@ class _Versions:
             if isinstance(s, gast.Assign):
                 self.reads(s.value, current, bound)
                 for target in s.targets:
-                    for n in syntax.walk(target):
+                    for n in (target,) if type(target) is gast.Name else syntax.walk(target):
                         if isinstance(n, gast.Name):
                             original = n.id
                             if original in defined:
@@ -146,6 +152,9 @@ class _Versions:
 
     def branch(self, s, current, defined, bound, in_loop):
         self.reads(s.test, current, bound)
+        # only a name the branches assign can have another version after them (a block
+        # changes the entries of ``current`` of the names it assigns, and no other)
+        rebound = _assigned(s.body) | _assigned(s.orelse)
         results = []
         for part in (s.body, s.orelse):
             part_current, part_defined, part_bound = dict(current), set(defined), set(bound)
@@ -154,7 +163,9 @@ class _Versions:
         (body, body_current, body_defined, body_bound), \
             (orelse, else_current, else_defined, else_bound) = results
         merged_names = set()
-        for original in sorted(set(body_current) | set(else_current)):
+        for original in sorted(rebound):
+            if original not in body_current and original not in else_current:
+                continue
             in_body, in_else = body_current.get(original), else_current.get(original)
             if in_body == in_else:
                 current[original] = in_body

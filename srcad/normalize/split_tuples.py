@@ -34,19 +34,46 @@ from ..naming import Namer
 
 def split_tuples(tree: gast.FunctionDef, namer: Namer, resolve) -> gast.FunctionDef:
     for _ in range(4):  # starred unpacking makes new tuples: split those on the next round
-        assigns = [n for n in syntax.walk(tree) if isinstance(n, gast.Assign)]
+        assigns = [n for n in syntax.statements(tree) if isinstance(n, gast.Assign)]
         shapes = _candidates(assigns, resolve)
-        shapes = _only_simple_uses(tree, shapes, resolve)
+        shapes = _only_simple_uses(tree, assigns, shapes, resolve)
         if not shapes:
             break
         parts = {name: [namer.fresh("%s_%s" % (name, _suffix(key))) for key in keys]
                  for name, keys in shapes.items()}
-        _Split(shapes, parts, resolve).visit(tree)
-    _IndexUnpacking(namer).visit(tree)
+        _rewrite_assignments(tree, _Split(shapes, parts, resolve).visit_Assign)
+    _rewrite_assignments(tree, _IndexUnpacking(namer).visit_Assign)
     return tree
 
 
-class _IndexUnpacking(gast.NodeTransformer):
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _rewrite_assignments(node, rewrite) -> None:
+    """Replace each assignment statement inside ``node`` by what ``rewrite`` returns (the
+    statement, or a list of statements), in program order, visiting statements only."""
+    for field in _BLOCK_FIELDS:
+        block = getattr(node, field, None)
+        if type(block) is not list:
+            continue
+        changed, out = False, []
+        for statement in block:
+            if type(statement) is gast.Assign:
+                new = rewrite(statement)
+                if type(new) is list:
+                    out.extend(new)
+                    changed = True
+                    continue
+                changed = changed or new is not statement
+                out.append(new)
+            else:
+                _rewrite_assignments(statement, rewrite)
+                out.append(statement)
+        if changed:
+            block[:] = out
+
+
+class _IndexUnpacking:
     """``a, b = t`` for a container that stays whole: ``a = t[0]; b = t[1]``.
 
     A nested target unpacks through a fresh name: ``a, (b, c) = t`` becomes
@@ -191,13 +218,12 @@ def _candidates(assigns, resolve) -> dict:
     return shapes
 
 
-def _only_simple_uses(tree, shapes, resolve) -> dict:
-    """Drop candidates read in any way other than unpacking, constant indexing, copy or len."""
-    while True:
+def _only_simple_uses(tree, assigns, shapes, resolve) -> dict:
+    """Drop candidates read in any way other than unpacking, constant indexing, copy or len
+    (``assigns``: every assignment in ``tree``)."""
+    while shapes:
         allowed = set()
-        for node in syntax.walk(tree):
-            if not isinstance(node, gast.Assign):
-                continue
+        for node in assigns:
             value = node.value
             if isinstance(value, gast.Name) and value.id in shapes:
                 target = node.targets[0]
@@ -222,19 +248,20 @@ def _only_simple_uses(tree, shapes, resolve) -> dict:
                 allowed.add(id(value.args[0]))
         bad = {n.id for n in syntax.names(tree)
                if isinstance(n.ctx, gast.Load) and n.id in shapes and id(n) not in allowed}
-        bad |= _copies_of_dropped(tree, shapes, resolve)
+        bad |= _copies_of_dropped(assigns, shapes, resolve)
         if not bad:
             return shapes
         for name in bad:
             shapes.pop(name)
         # a copy from or into a dropped name drops its partner too: iterate
+    return shapes
 
 
-def _copies_of_dropped(tree, shapes, resolve) -> set:
+def _copies_of_dropped(assigns, shapes, resolve) -> set:
     """Candidates defined as a copy (or update) of a container that is no longer split."""
     out = set()
-    for node in syntax.walk(tree):
-        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
+    for node in assigns:
+        if isinstance(node.targets[0], gast.Name) \
                 and node.targets[0].id in shapes and _literal_keys(node.value, resolve) is None \
                 and _update_of(node.value, shapes, resolve) is None \
                 and not (isinstance(node.value, gast.Name) and node.value.id in shapes):
@@ -248,7 +275,7 @@ def _normalized_keys(keys):
     return set(keys) | set(range(-len(keys), len(keys)))  # a namedtuple's positions
 
 
-class _Split(gast.NodeTransformer):
+class _Split:
     def __init__(self, shapes, parts, resolve):
         self.shapes = shapes
         self.parts = parts
@@ -305,4 +332,4 @@ class _Split(gast.NodeTransformer):
                 and value.args[0].id in self.shapes and self.resolve(value.func) is len:
             node.value = syntax.constant(len(self.shapes[value.args[0].id]))
             return node
-        return self.generic_visit(node)
+        return node

@@ -75,8 +75,11 @@ class _ToANF:
         self.local_functions = {}  # name -> (FunctionDef or Lambda, source it was written in)
         self.inlining = [parsed.function]  # the function and the callees being inlined in it
         self.inlined = []  # every user function inlined (their sources shape the result)
+        self.fenced = set()  # the callees fence has accepted (each is checked once)
         self.out: list = []
         self.current = None
+        self.current_origin = None  # (current, source, its origin)
+        self.operations = {}  # node type -> the bound operation_<type> method (or None)
 
     def fresh(self, base: str) -> str:
         """A new temporary: a local name, so ``temporary.attr`` is never taken for ``np.pi``."""
@@ -91,11 +94,22 @@ class _ToANF:
         return self.out
 
     def emit(self, statement, like):
-        gast.copy_location(statement, like)
-        set_origin(statement, self.source.origin(self.current))
-        set_position(statement, self.source.origin(like))
+        syntax.copy_location(statement, like)
+        current = self.origin_of_current()
+        set_origin(statement, current)
+        set_position(statement, current if like is self.current else self.source.origin(like))
         self.out.append(statement)
         return statement
+
+    def origin_of_current(self):
+        """The origin of the user statement being normalized (most statements it becomes
+        ask: made once per statement, an Origin being immutable)."""
+        cached = self.current_origin
+        if cached is not None and cached[0] is self.current and cached[1] is self.source:
+            return cached[2]
+        origin = self.source.origin(self.current)
+        self.current_origin = (self.current, self.source, origin)
+        return origin
 
     def statement(self, s):
         """Emit ``s`` in A-normal form (a ``visit_<statement type>`` method each)."""
@@ -193,9 +207,9 @@ class _ToANF:
 
     def visit_AugAssign(self, s):
         if isinstance(s.target, gast.Subscript):  # y[i] += v: y[i] = y[i] + v
-            part = self.atom(gast.copy_location(gast.Subscript(
+            part = self.atom(syntax.copy_location(gast.Subscript(
                 value=s.target.value, slice=s.target.slice, ctx=gast.Load()), s.target), "part")
-            combined = self.atom(gast.copy_location(gast.BinOp(left=part, op=s.op,
+            combined = self.atom(syntax.copy_location(gast.BinOp(left=part, op=s.op,
                                                                 right=s.value), s))
             self.write_item(s.target, combined, s)
             return
@@ -298,7 +312,11 @@ class _ToANF:
         node = _constant_fold_sign(node)
         if is_atom(node, self.locals):
             return node
-        normalize = getattr(self, "operation_" + type(node).__name__, None)
+        kind = type(node)
+        if kind in self.operations:
+            normalize = self.operations[kind]
+        else:
+            normalize = self.operations[kind] = getattr(self, "operation_" + kind.__name__, None)
         if normalize is None:
             raise AssertionError("fence let through %s" % type(node).__name__)
         return normalize(node)
@@ -415,7 +433,7 @@ class _ToANF:
         for element in call.args[0].elts:
             if isinstance(element, (gast.List, gast.Tuple)):
                 nested = gast.Call(func=call.func, args=[element], keywords=[])
-                items.append(self.atom(gast.copy_location(nested, element), hint="row"))
+                items.append(self.atom(syntax.copy_location(nested, element), hint="row"))
             else:
                 items.append(self.atom(element))
         helper = syntax.attribute(self.aliases.name_for(runtime), "array_of")
@@ -490,7 +508,7 @@ def _store(target):
 
 
 def _copy(old, new):
-    return gast.copy_location(new, old)
+    return syntax.copy_location(new, old)
 
 
 def _constant_fold_sign(node):
@@ -500,7 +518,7 @@ def _constant_fold_sign(node):
             and isinstance(node.operand.value, (int, float, complex))
             and not isinstance(node.operand.value, bool)):
         value = node.operand.value
-        return gast.copy_location(gast.Constant(value=-value if isinstance(node.op, gast.USub)
+        return syntax.copy_location(gast.Constant(value=-value if isinstance(node.op, gast.USub)
                                                 else value, kind=None), node)
     return node
 
@@ -543,4 +561,4 @@ def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
     body = normalizer.statements(tree.body)
     if inlined is not None:
         inlined.extend(normalizer.inlined)
-    return gast.copy_location(syntax.function_def(tree.name, tree.args, body), tree)
+    return syntax.copy_location(syntax.function_def(tree.name, tree.args, body), tree)
