@@ -61,16 +61,42 @@ _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
 def deepcopy(node):
-    """A copy of a gast tree: fields copied recursively, annotations kept (not copied)."""
-    if isinstance(node, list):
+    """A copy of a gast tree: fields copied recursively, annotations kept (not copied).
+
+    (Called for every template use and many rewrites: each node's attributes are copied as
+    one dict, and only the fields holding nodes or lists are visited.)"""
+    kind = type(node)
+    if kind is list:
         return [deepcopy(item) for item in node]
-    if not isinstance(node, gast.AST):
-        return node
-    new = type(node)(**{f: deepcopy(getattr(node, f, None)) for f in node._fields})
-    extra = node.__dict__.keys() - set(node._fields)
-    for key in extra:
-        setattr(new, key, getattr(node, key))
+    fields = _COPIED_FIELDS.get(kind, _UNSEEN)
+    if fields is _UNSEEN:
+        fields = _COPIED_FIELDS[kind] = kind._fields if issubclass(kind, gast.AST) else None
+    if fields is None:  # a leaf value: shared
+        return [deepcopy(item) for item in node] if isinstance(node, list) else node
+    attributes = node.__dict__.copy()  # location, annotations: shared, as they are
+    copied_fields = _COPIED_FIELDS
+    for field in fields:
+        value = attributes.get(field)
+        value_kind = type(value)
+        if value_kind is list:
+            attributes[field] = [deepcopy(item) for item in value]
+        elif value is None:
+            attributes[field] = None  # (a field never set is None in the copy)
+        else:
+            value_fields = copied_fields.get(value_kind, _UNSEEN)
+            if value_fields == ():  # a context or an operator: no fields, no recursion
+                leaf = value_kind.__new__(value_kind)
+                leaf.__dict__ = value.__dict__.copy()
+                attributes[field] = leaf
+            elif value_fields is not None:
+                attributes[field] = deepcopy(value)
+    new = kind.__new__(kind)
+    new.__dict__ = attributes
     return new
+
+
+_UNSEEN = object()
+_COPIED_FIELDS: dict = {}  # type -> its fields (None for a type that is not a node)
 
 
 _LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operator and context nodes hold no names
@@ -93,6 +119,8 @@ def names(node):
             continue
         fields = child_fields.get(kind)
         if fields is None:
+            if not isinstance(current, AST):  # None in Dict.keys, a string in Global.names
+                continue
             fields = child_fields[kind] = tuple(f for f in kind._fields
                                                 if f not in _LEAF_FIELDS)
         for field in fields:
@@ -143,12 +171,28 @@ def stored_names(node) -> set[str]:
 def walk_own(node):
     """Like ``gast.walk`` but not into nested function definitions and lambdas."""
     stack = [node]
+    AST, skipped = gast.AST, (gast.FunctionDef, gast.Lambda)
+    all_fields = _ALL_FIELDS
     while stack:
         current = stack.pop()
         yield current
-        for child in gast.iter_child_nodes(current):
-            if not isinstance(child, (gast.FunctionDef, gast.Lambda)):
-                stack.append(child)
+        kind = type(current)
+        fields = all_fields.get(kind)
+        if fields is None:
+            fields = all_fields[kind] = kind._fields
+        # children in gast.iter_child_nodes's order
+        for field in fields:
+            try:
+                value = getattr(current, field)
+            except AttributeError:
+                continue
+            if isinstance(value, AST):
+                if not isinstance(value, skipped):
+                    stack.append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, AST) and not isinstance(item, skipped):
+                        stack.append(item)
 
 
 def index_expression(index):
@@ -164,20 +208,14 @@ def index_expression(index):
     return deepcopy(index)
 
 
-class _Rename(gast.NodeTransformer):
-    def __init__(self, mapping, loads_only):
-        self.mapping = mapping
-        self.loads_only = loads_only
-
-    def visit_Name(self, node):
-        if node.id in self.mapping and (not self.loads_only or isinstance(node.ctx, gast.Load)):
-            node.id = self.mapping[node.id]
-        return node
-
-
 def rename(node, mapping: dict, loads_only: bool = False):
     """Rename identifiers in ``node`` in place (only where read, with ``loads_only``)."""
-    return _Rename(mapping, loads_only).visit(node)
+    if mapping:
+        Load = gast.Load
+        for found in names(node):
+            if found.id in mapping and (not loads_only or isinstance(found.ctx, Load)):
+                found.id = mapping[found.id]
+    return node
 
 
 def holds(node, found) -> bool:
