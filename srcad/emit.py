@@ -208,10 +208,13 @@ _OPERATORS = {
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
+_Name = gast.Name
+
+
 def _expression(node, context: int) -> str:
     """``node``'s text; ``context`` is the precedence its parent gives it."""
     kind = type(node)
-    if kind is gast.Name:
+    if kind is _Name:
         return node.id
     if kind is gast.Constant:
         return _constant(node.value, node, context)
@@ -261,13 +264,17 @@ def _number(value, context: int) -> str:
 
 
 def _attribute(node, context):
-    return _expression(node.value, _HIGHEST) + "." + node.attr
+    value = node.value
+    if type(value) is _Name:
+        return value.id + "." + node.attr
+    return _expression(value, _HIGHEST) + "." + node.attr
 
 
 def _call(node, context):
     arguments, keywords = node.args, node.keywords
     given = _COMMA if len(arguments) + len(keywords) > 1 else _CALL_ONE_ARGUMENT
-    parts = [_expression(argument, given) for argument in arguments]
+    parts = [argument.id if type(argument) is _Name else _expression(argument, given)
+             for argument in arguments]
     for keyword in keywords:
         value = _expression(keyword.value, _COMMA)
         parts.append(keyword.arg + "=" + value if keyword.arg else "**" + value)
@@ -293,12 +300,15 @@ def _slice(node, context):
 def _binary(node, context):
     operator = type(node.op)
     precedence, symbol = _OPERATORS[operator]
+    left, right = node.left, node.right
+    # (names, the commonest operands, without a call)
     if operator is gast.Pow:
-        text = (_expression(node.left, _POWER_LEFT) + " ** "
-                + _expression(node.right, _POWER_RIGHT))
+        text = ((left.id if type(left) is _Name else _expression(left, _POWER_LEFT)) + " ** "
+                + (right.id if type(right) is _Name else _expression(right, _POWER_RIGHT)))
     else:
-        text = (_expression(node.left, precedence) + " " + symbol + " "
-                + _expression(node.right, precedence + 1))
+        text = ((left.id if type(left) is _Name else _expression(left, precedence))
+                + " " + symbol + " "
+                + (right.id if type(right) is _Name else _expression(right, precedence + 1)))
     return "(" + text + ")" if precedence < context else text
 
 
@@ -501,10 +511,14 @@ class _Printer:
             self.pending = 3
 
     def assign(self, node, indent):
-        _check_first_on_line(node.targets[0])
-        text = ""
-        for target in node.targets:
-            text += _expression(target, _ASSIGN) + " = "
+        targets = node.targets
+        if len(targets) == 1 and type(targets[0]) is _Name:
+            text = targets[0].id + " = "
+        else:
+            _check_first_on_line(targets[0])
+            text = ""
+            for target in targets:
+                text += _expression(target, _ASSIGN) + " = "
         self.line(indent, text + _expression(node.value, _ASSIGN))
 
     def augmented_assign(self, node, indent):
