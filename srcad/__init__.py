@@ -1,7 +1,7 @@
 """srcad: automatic differentiation for Python/NumPy by source transformation."""
 
 from .api import check_grad, grad, source, value_and_grad
-from .codegen import codegen
+from .offline import codegen
 from .errors import SrcadError
 from .modes import hessian, hvp, jacobian, jvp, vjp
 from .registry import adjoint, d, nondifferentiable, stop_gradient, tangent

@@ -91,8 +91,7 @@ class Derivative:
             code_for=self.code_for))
 
     def generate(self, kinds):
-        return generation.generate_reverse(derived.code_of(self.target, kinds),
-                                           self.request, kinds, enabled=self.request.enabled)
+        return generation.generate(self.request.of(derived.code_of(self.target, kinds), kinds))
 
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != self.nparams:

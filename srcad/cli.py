@@ -21,7 +21,7 @@ import traceback
 
 from . import api
 from .cache import disk
-from .codegen import Target, module_name_for_path, module_source, write_module
+from .offline import Target, module_name_for_path, module_source, write_module
 from .errors import InvalidArgumentError, SrcadError
 from .request import parse_wrt as parse_wrt_for
 from .version import __version__

@@ -94,3 +94,7 @@ class AliasedWriteError(SrcadError):
     ``z = y[1:]; z[0] = 3.0`` changes ``y`` in NumPy; srcad's generated code
     computes with values and would not see that, so it refuses the write.
     """
+
+
+class CodegenError(SrcadError):
+    """The derivative cannot be written as a module (a name it needs cannot be imported)."""

@@ -36,19 +36,19 @@ def _params(function):
 def _forward(function, names, enabled, tangent_only=False) -> Specializations:
     request = ForwardRequest(names, tangent_only=tangent_only, enabled=enabled)
     return _cached(function, ("jvp", tuple(names), tangent_only, enabled),
-                   lambda: Specializations(lambda kinds: generation.generate_forward(
-                       function, request, kinds, enabled=request.enabled)))
+                   lambda: Specializations(lambda kinds: generation.generate(
+                       request.of(function, kinds))))
 
 
 def _reverse_vjp(function, enabled, names) -> Specializations:
     """Cotangents for the parameters ``names`` (not a bound method's self, not a string...)."""
     cotangent = recursion.cotangent_name(_params(function))
     request = ReverseRequest(names, single=False, seed=cotangent, check_scalar_output=False,
-                             extra_params=[cotangent], enabled=enabled)
+                             extra_params=[cotangent], enabled=enabled,
+                             name="vjp_" + function.__name__)
     return _cached(function, ("vjp", enabled, tuple(names)),
-                   lambda: Specializations(lambda kinds: generation.generate_reverse(
-                       function, request, kinds, name="vjp_" + function.__name__,
-                       enabled=request.enabled)))
+                   lambda: Specializations(lambda kinds: generation.generate(
+                       request.of(function, kinds))))
 
 
 def _code(target, args):

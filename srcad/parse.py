@@ -9,6 +9,7 @@ and builtins -- never in a merged namespace.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import inspect
 import linecache
 import os
@@ -148,9 +149,10 @@ def read(function) -> ParsedFunction:
     except TypeError:  # cannot be weakly referenced: nothing to share it with
         return parse_function(function)
     if cached is not None and cached[0] is getattr(function, "__code__", None):
-        return cached[1]
+        return dataclasses.replace(cached[1], function=function)
     parsed = parse_function(function)
-    _read[function] = (function.__code__, parsed)
+    # the entry must not hold the function: a value referring to its weak key keeps it alive
+    _read[function] = (function.__code__, dataclasses.replace(parsed, function=None))
     return parsed
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import gast
 
 from . import emit, invariants, recursion, registry, syntax
+from .cache import memory
 from .analysis import shapes
 from .analysis.activity import analyze_activity
 from .fence import fence
@@ -113,17 +114,17 @@ def _generated_by_srcad(parsed) -> bool:
     return getattr(parsed.function, "__source__", None) is not None
 
 
-_written_by: dict = {}  # function -> (its code, parameters_written); None while computing
+_computing_writes: set = set()  # functions whose parameters_written is being computed
 
 
 def parameters_written_by(function) -> dict:
     """The parameters a user function writes into (generated code calls recursive ones)."""
-    cached = _written_by.get(function)
-    if cached is not None and cached[0] is function.__code__:
-        return cached[1]
-    if function in _written_by and cached is None:
+    written = memory.lookup(function, "parameters_written", counted=False)
+    if written is not None:
+        return written
+    if function in _computing_writes:
         return {}  # a recursive function asks about itself: its own body answers
-    _written_by[function] = None
+    _computing_writes.add(function)
     try:
         parsed = read(function)
         fence(parsed, inlined=True)
@@ -132,10 +133,9 @@ def parameters_written_by(function) -> dict:
         resolve = Resolver(parsed, aliases, namer)
         tree = _normalize_values(parsed, namer, aliases, resolve=resolve)
         written = parameters_written(tree, resolve)
-    except Exception:
-        del _written_by[function]
-        raise
-    _written_by[function] = (function.__code__, written)
+    finally:
+        _computing_writes.discard(function)
+    memory.store(function, "parameters_written", written)
     return written
 
 

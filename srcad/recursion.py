@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import threading
 
+from .cache import memory
+
 _lock = threading.RLock()
-_generated: dict = {}
 
 # How to generate the derivative of one function, installed by the driver (srcad/pipeline.py)
 # when it is imported: generated code calls vjp_of and jvp_of at run time, the transforms
@@ -35,13 +36,20 @@ def install_generators(*, vjp, jvp) -> None:
 
 def vjp_of(function):
     """The generated vector-Jacobian product of ``function`` (cached per function)."""
-    cached = _generated.get(function)
-    if cached is not None and cached[0] is function.__code__:
-        return cached[1]
+    return _made("vjp_of", function)
+
+
+def _made(kind, function):
+    """The generated ``kind`` of ``function``, made once per function (cache/memory.py)."""
+    made = memory.lookup(function, kind, counted=False)
+    if made is not None:
+        return made
     with _lock:
-        generated = _generators["vjp"](function)
-        _generated[function] = (function.__code__, generated)
-        return generated
+        made = memory.lookup(function, kind, counted=False)
+        if made is None:
+            made = _generators[kind[:3]](function)
+            memory.store(function, kind, made)
+        return made
 
 
 def cotangent_name(params) -> str:
@@ -62,11 +70,4 @@ def jvp_of(function):
     ``jvp_f(a, b, a_dot, b_dot) -> (value, tangent)``; forward mode through a
     recursive call calls it.
     """
-    key = ("jvp", function)
-    cached = _generated.get(key)
-    if cached is not None and cached[0] is function.__code__:
-        return cached[1]
-    with _lock:
-        generated = _generators["jvp"](function)
-        _generated[key] = (function.__code__, generated)
-        return generated
+    return _made("jvp_of", function)

@@ -572,16 +572,18 @@ def check_not_written(value, where, message, hint):
         raise UnsupportedOperationError(message, _location(where), hint)
 
 
-def cannot_follow_write(other, where, written_name, other_name, shared_since):
+def cannot_follow_write(other, where, written_name, other_name, shared_since, written=None):
     """Raise AliasedWriteError: a write srcad cannot follow, nor check at run time.
 
     After an earlier write, the generated code holds its own copies where
     Python holds one shared object, so memory no longer tells whether the
     write into ``written_name`` changes ``other_name``. Unless ``other``, the
-    value of other_name, holds no array, list or dict (a float, say): a
-    write cannot change it.
+    value of other_name, holds nothing the write can change: a write into an
+    array (``written``, the object written into) changes arrays only, so a
+    list of floats is safe; any write leaves a float as it is.
     """
-    if next(_held(other, (np.ndarray, list, dict)), None) is None:
+    changeable = (np.ndarray,) if isinstance(written, np.ndarray) else (np.ndarray, list, dict)
+    if next(_held(other, changeable), None) is None:
         return
     raise AliasedWriteError(
         "this write into `%s` may also change `%s`, which is read later, and srcad cannot "
@@ -836,8 +838,13 @@ def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
         axes = _normalize_axes(axis, np.ndim(x))
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
-    safe = np.where(y == 0, 1.0, y)
-    return g * np.asarray(x) / safe
+    return g * np.asarray(x) / nonzero(y)
+
+
+def nonzero(y):
+    """``y`` with its zeros replaced by 1.0: the divisor of a norm's derivatives, where
+    a zero norm means a zero ``x`` (so the quotient is 0, and its derivatives too)."""
+    return np.where(y == 0, 1.0, y)
 
 
 def appended(items, value):

@@ -1334,6 +1334,13 @@ def log_of_base(a):
 case(log_of_base, (positive,), KINDS + (F64,))
 
 
+def nonzero(a):
+    return rt.nonzero(a)
+
+
+case(nonzero, (positive,), KINDS + (F64,))
+
+
 def field_of(t):
     return rt.field_of(t, PAIR, "b")
 

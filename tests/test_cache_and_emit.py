@@ -170,7 +170,11 @@ def test_clear_empties_the_cache():
     assert cache.statistics["generated"] >= 1
 
 
-def test_cache_does_not_keep_functions_alive():
+@pytest.mark.parametrize("disk_cache", ["1", "0"])
+def test_cache_does_not_keep_functions_alive(monkeypatch, disk_cache):
+    """Neither the caches nor the parsed source (parse.read) keep a function (and the
+    arrays its closure holds) alive once the user drops it."""
+    monkeypatch.setenv("SRCAD_CACHE", disk_cache)
     function = make_scaled(np.sin)
     srcad.grad(function)(0.3)
     ref = weakref.ref(function)
@@ -425,3 +429,30 @@ def test_threads_asking_for_one_new_specialization_generate_it_once():
     for gx, gy in results:
         _fd.assert_close(gx, results[0][0])
         _fd.assert_close(gy, results[0][1])
+
+
+def make_recursive(scale):
+    def power(x, n):
+        if n == 0:
+            return scale
+        return x * power(x, n - 1)
+    return power
+
+
+def outer_of_recursive(power):
+    def outer(x):
+        return power(x, 3)
+    return outer
+
+
+@pytest.mark.parametrize("disk_cache", ["1", "0"])
+def test_vjp_of_a_recursive_function_does_not_keep_it_alive(monkeypatch, disk_cache):
+    """The generated vjp of a recursive function is kept with the function (cache/memory.py),
+    not in a table of its own that would keep it alive."""
+    monkeypatch.setenv("SRCAD_CACHE", disk_cache)
+    power = make_recursive(2.0)
+    _fd.assert_close(srcad.grad(outer_of_recursive(power))(0.5), 2.0 * 3 * 0.5 ** 2)
+    ref = weakref.ref(power)
+    del power
+    gc.collect()
+    assert ref() is None

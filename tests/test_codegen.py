@@ -13,7 +13,7 @@ import pytest
 
 import srcad
 from srcad import emit
-from srcad.codegen import (
+from srcad.offline import (
     CodegenError,
     Target,
     free_names,

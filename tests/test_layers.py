@@ -22,12 +22,12 @@ LAYERS = (
     # helpers generated code calls at run time
     ("core", ["srcad.errors", "srcad.version", "srcad.files", "srcad.syntax",
               "srcad.annotations", "srcad.naming", "srcad.runtime", "srcad.trees",
-              "srcad.serialize"]),
+              "srcad.serialize", "srcad.cache.memory"]),
     # what srcad knows about primitives, and how operations are read from a tree
     # (normalize, analysis and transform all read statements through operation_of);
     # recursion holds the hook through which generated code asks the driver for the
     # derivative of a recursive function
-    ("vocabulary", ["srcad.registry", "srcad.analysis.operations", "srcad.recursion"]),
+    ("registry", ["srcad.registry", "srcad.analysis.operations", "srcad.recursion"]),
     # a function object read: its tree, one resolver for its names, the request
     ("parse", ["srcad.parse", "srcad.resolve", "srcad.namespace", "srcad.derived",
                "srcad.request"]),
@@ -46,7 +46,7 @@ LAYERS = (
     ("driver", ["srcad.pipeline"]),
     ("caches", ["srcad.cache", "srcad.cache.*"]),
     ("api", ["srcad.arguments", "srcad.api"]),
-    ("api beyond grad", ["srcad.modes", "srcad.codegen", "srcad.codegen.*"]),
+    ("api beyond grad", ["srcad.modes", "srcad.offline", "srcad.offline.*"]),
     ("command line and package", ["srcad.cli", "srcad.__main__", "srcad"]),
 )
 

@@ -641,3 +641,77 @@ def test_copy_of_a_list_that_stays_whole_is_not_split():
     splitting the copy looked up the list's parts (KeyError). A copy of a container that
     is not split is now not split either (fuzz seed 1203, program 2814)."""
     check_all_modes(list_copied_into_a_helper_and_iterated, (np.array([0.1, -0.7, 1.3]),), 0)
+
+
+# ---- templates: second derivatives of np.linalg.norm where the norm is zero -------------
+
+
+def zero_weighted_norm_plus_square(x):
+    return 0.0 * np.linalg.norm(x) + np.sum(x ** 2)
+
+
+def norm_of_a_zero_product(m):
+    y = np.zeros(2)
+    y[0] *= np.sin(np.linalg.norm(y @ m))
+    return np.sum(np.tanh(y)) + np.sum(m ** 2)
+
+
+@pytest.mark.parametrize("function, x", [
+    (zero_weighted_norm_plus_square, np.zeros(3)),
+    (norm_of_a_zero_product, np.arange(6.0).reshape(2, 3) * 0.1)])
+def test_hvp_through_a_zero_norm(function, x):
+    """The gradient code of ``np.linalg.norm`` divides by the norm with zeros read as 1
+    (a zero norm means a zero x); its tangent and adjoint divided by the plain norm, so
+    the hvp was nan where the first derivative was right. Both now use ``rt.nonzero``
+    (fuzz seed 1204, program 1494)."""
+    direction = np.linspace(0.5, 1.5, x.size).reshape(x.shape)
+    assert_close(srcad.hvp(function)(x, direction), 2.0 * direction)
+    assert_close(srcad.grad(function)(x), 2.0 * x)
+
+
+# ---- runtime.cannot_follow_write: a write into an array cannot change a list of floats ---
+
+
+def floats_from_an_array_written_in_a_loop(par, x):
+    v = np.sqrt(1.0 + (par["w"] * np.ones((2, 3))) ** 2)
+    floats = []
+    if np.dot(np.array([np.mean((x[1:].reshape(2, 1) * (np.array([0.82, 0.93]) @ v))),
+                        par["b"], par["b"]]), np.ravel(v)[2:5]) <= -0.16:
+        for i in range(1, 2):
+            v[:, i] = v[-2, 1:]
+            floats.append(np.log(1.5 + np.cos(par["b"])) + v[-2, -1])
+    return np.sum(np.tanh(v)) + 0.44 * np.sum(np.tanh(x)) + sum(np.tanh(e) for e in floats)
+
+
+def test_write_into_an_array_passes_when_the_other_name_holds_a_list_of_floats():
+    """``floats`` may share with ``v`` for the aliasing pass, and after the loop's first
+    write memory cannot tell, so the write raised AliasedWriteError if ``floats`` held any
+    list. A write into an array changes arrays only: the check now gets the written
+    object and raises only if the other name holds an array (fuzz seed 1204, program
+    1905)."""
+    par = {"w": np.array([-1.009799, -1.310589, -0.336226]), "b": -1.329068}
+    check_all_modes(floats_from_an_array_written_in_a_loop,
+                    (par, np.array([-0.25206, -0.047668, 1.279171])), 1)
+
+
+# ---- templates: np.ones(shape) has a shape rule (a row of x * np.ones(...) written) ------
+
+
+def row_of_a_broadcast_product_written_in_a_loop(n, x, c):
+    v = (x * np.ones((2, 3)))[n % 2]
+    for i in range(n):
+        v[1] *= np.cos(c)
+    x = 0.5 * x + v
+    return np.sum(np.tanh(x)) + np.sum(v)
+
+
+def test_write_into_a_row_of_a_product_with_np_ones():
+    """np.ones had no shape rule, so in the specialized code ``x * np.ones(...)`` (and,
+    through ``x = 0.5 * x + v``, ``x`` itself) had an unknown kind: the aliasing pass took
+    x for a possible list whose elements the row ``v`` might be, and the write raised
+    AliasedWriteError. np.zeros/ones/empty(shape) and the *_like functions now have shape
+    rules (fuzz seed 1204, program 2580)."""
+    check_all_modes(row_of_a_broadcast_product_written_in_a_loop,
+                    (3, np.array([0.1, -0.4, 0.3]), 0.4), 2)
+    check_all_modes(row_of_a_broadcast_product_written_in_a_loop,
+                    (3, np.array([0.1, -0.4, 0.3]), 0.4), 1)

@@ -13,12 +13,12 @@ One file per job:
 
 ``srcad.cache.clear()`` and ``srcad.cache.statistics`` are the in-memory level
 (memory.py); ``srcad.cache.disk`` has ``info()``, ``clear()`` and ``statistics``
-for the disk store. Importing the package loads memory.py and disk.py only:
-generation.py runs the pipeline, so its callers (api, modes) import it
-themselves, and emit can use generated_files.py without an import cycle.
+for the disk store. Importing the package loads memory.py only (it needs nothing
+but the standard library, so the lowest layers keep their tables there too:
+recursion.py); each other file is imported by whoever uses it (api imports
+disk.py and generation.py, emit generated_files.py).
 """
 
-from . import disk
 from .memory import clear, lookup, statistics, store
 
 __all__ = ["clear", "disk", "lookup", "statistics", "store"]

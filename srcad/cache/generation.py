@@ -1,7 +1,6 @@
 """Code generation through the disk cache: read an entry, or run the pipeline and store one.
 
-``generate_reverse`` / ``generate_forward`` have the signatures of the
-pipeline's and return a ``pipeline.Generated``: read from the disk store
+``generate(request)`` is ``pipeline.generate(request)``, a ``pipeline.Generated``, read from the disk store
 (cache/disk.py) when an entry for the same request exists and every callee
 inlined into it is unchanged, generated (and stored) otherwise. A hit skips
 parse, normalize, analyze, transform and optimize: it only compiles the stored
@@ -26,24 +25,13 @@ from . import disk, keys
 _UNCACHEABLE = (keys.Uncacheable, NotSerializable)
 
 
-def generate_reverse(function, request, kinds=None, *, name=None, enabled=None):
-    """``pipeline.generate_reverse``, through the disk cache."""
-    return _generate("reverse", function, request, kinds, name, enabled)
-
-
-def generate_forward(function, request, kinds=None, *, name=None, enabled=None):
-    """``pipeline.generate_forward``, through the disk cache."""
-    return _generate("forward", function, request, kinds, name, enabled)
-
-
-def _generate(mode, function, request, kinds, name, optimizations):
-    if optimizations is None:
-        optimizations = frozenset(pipeline.OPTIMIZATIONS)
+def generate(request):
+    """``pipeline.generate(request)``, through the disk cache."""
     lookup = None
     if disk.enabled():
         try:
-            lookup = keys.lookup_key(mode, function, request, kinds, name, optimizations)
-            found = _load(lookup, mode, function, request)
+            lookup = keys.lookup_key(request)
+            found = _load(lookup, request)
             if found is not None:
                 return found
         except _UNCACHEABLE:
@@ -52,12 +40,11 @@ def _generate(mode, function, request, kinds, name, optimizations):
         except Exception as exc:  # never fail the caller because of the cache
             disk.record_error(exc)
             lookup = None
-    generate = pipeline.generate_reverse if mode == "reverse" else pipeline.generate_forward
-    generated = generate(function, request, kinds, name=name, enabled=optimizations)
+    generated = pipeline.generate(request)
     if lookup is not None:
         disk.statistics["misses"] += 1
         try:
-            disk.store(lookup, _entry(lookup, function, generated))
+            disk.store(lookup, _entry(lookup, request.function, generated))
         except _UNCACHEABLE:
             disk.statistics["uncacheable"] += 1
         except Exception as exc:
@@ -65,7 +52,7 @@ def _generate(mode, function, request, kinds, name, optimizations):
     return generated
 
 
-def _load(lookup, mode, function, request):
+def _load(lookup, request):
     entry = disk.load(lookup)
     if entry is None:
         return None
@@ -80,9 +67,10 @@ def _load(lookup, mode, function, request):
     except Exception:
         disk.statistics["stale"] += 1  # a module or name that is not there any more
         return None
-    source, name = entry["source"], entry["name"]
-    label = "%s of %s" % ("grad" if mode == "reverse" else "jvp", function.__qualname__)
-    defaults = function.__defaults__ if mode == "reverse" and not request.extra_params else None
+    source, name, function = entry["source"], entry["name"], request.function
+    reverse = request.mode == "reverse"
+    label = "%s of %s" % ("grad" if reverse else "jvp", function.__qualname__)
+    defaults = function.__defaults__ if reverse and not request.extra_params else None
     compiled = emit.compile_function(source, name, aliases, function, label, defaults)
     disk.statistics["hits"] += 1
     return pipeline.Generated(name, source, compiled, {}, aliases, callees)

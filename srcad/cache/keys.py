@@ -31,6 +31,8 @@ import sys
 import types
 
 from .. import registry
+from ..errors import SrcadError
+from ..parse import read
 from ..serialize import LITERAL_TYPES, module_of
 from ..version import __version__
 
@@ -47,8 +49,9 @@ def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def lookup_key(mode, function, request, kinds, name, optimizations) -> str:
-    """The key an entry for this request is stored under (see the module doc)."""
+def lookup_key(request) -> str:
+    """The key an entry for ``request`` (a request.Request) is stored under (see the module
+    doc)."""
     numpy = sys.modules.get("numpy")
     material = {
         "format": FORMAT,
@@ -56,12 +59,12 @@ def lookup_key(mode, function, request, kinds, name, optimizations) -> str:
         "build": build_fingerprint(),
         "python": "%s %s" % (sys.implementation.name, sys.version),
         "numpy": getattr(numpy, "__version__", None),
-        "mode": mode,
+        "mode": request.mode,
         "request": repr(request),
-        "kinds": repr(kinds),
-        "name": name,
-        "optimizations": sorted(optimizations),
-        "function": function_fingerprint(function),
+        "kinds": repr(request.kinds),
+        "name": request.name,
+        "optimizations": sorted(request.enabled),
+        "function": function_fingerprint(request.function),
         "templates": registry_fingerprint(),
     }
     return sha(json.dumps(material, sort_keys=True))
@@ -101,9 +104,9 @@ def function_fingerprint(function) -> str:
     """What the generated code of ``function`` depends on, besides srcad: see the module doc."""
     code = function.__code__
     try:
-        lines, first_line = inspect.getsourcelines(code)  # never __wrapped__'s source
-    except (OSError, TypeError) as exc:
-        raise Uncacheable("no source: %s" % exc) from None
+        parsed = read(function)  # the source the pipeline parses, read once
+    except SrcadError as exc:
+        raise Uncacheable("no source: %s" % exc.message) from None
     globals_ = function.__globals__
     names = {}
     for name in sorted(_global_names(code)):
@@ -123,8 +126,8 @@ def function_fingerprint(function) -> str:
         "module": _module_label(getattr(function, "__module__", None)),
         "qualname": function.__qualname__,
         "file": code.co_filename,
-        "line": first_line,
-        "source": "".join(lines),
+        "line": parsed.line_offset + 1,
+        "source": parsed.raw_source,
         "globals": names,
         "cells": cells,
         "defaults": _describe_defaults(function),

@@ -47,14 +47,17 @@ def _code_of(function):
     return getattr(function, "__code__", None)
 
 
-def lookup(function, key):
+def lookup(function, key, counted: bool = True):
+    """The entry stored for ``function`` under ``key`` (None: none, or the code changed);
+    ``counted`` entries are the hits ``statistics`` reports (derivatives asked for)."""
     entries = _own_entries(function)
     if not entries:
         return None
     entry = entries.get(key)
     if entry is None or entry[0] is not _code_of(function):
         return None
-    statistics["hits"] += 1
+    if counted:
+        statistics["hits"] += 1
     return entry[1]
 
 

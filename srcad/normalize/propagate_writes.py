@@ -1054,7 +1054,7 @@ class _Rewrite:
             # generic code, made for any argument types, may not know what a
             # specialization for arrays knows
             return [located_like(gast.Expr(value=syntax.call(
-                self.rt("cannot_follow_write"), other_node, *strings)), s)]
+                self.rt("cannot_follow_write"), other_node, *strings, syntax.name(name))), s)]
         checks = []
         # an argument's elements, if it has any (a list of arrays, not an array): the
         # analysis assumes any argument may be a list, so these are often no sharing at all

@@ -73,3 +73,25 @@ nondifferentiable(
 
 # fresh arrays (ufuncs are known to allocate without being listed)
 facts(np.zeros, np.zeros_like, np.ones_like, np.where, allocating=True)
+
+
+def _filled_array(shape, *rest, **kwargs):
+    """np.zeros(shape), np.ones(shape), np.empty(shape): an array of that shape, its
+    size-1 axes known when the shape is a constant."""
+    value = shape.value if isinstance(shape, shapes.Known) else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = (value,)
+    if isinstance(value, tuple) and all(
+            isinstance(n, int) and not isinstance(n, bool) for n in value):
+        return shapes.Array(tuple(n == 1 for n in value))
+    return shapes.UNKNOWN
+
+
+def _array_like(x, *rest, **kwargs):
+    """np.zeros_like(x) and its twins: an array of x's shape (unless given another)."""
+    x = shapes.plain(x)
+    return x if isinstance(x, shapes.Array) and "shape" not in kwargs else shapes.UNKNOWN
+
+
+shape_rule(_filled_array, np.zeros, np.ones, np.empty)
+shape_rule(_array_like, np.zeros_like, np.ones_like, np.empty_like)

@@ -62,6 +62,7 @@ def _array_of_shape(*items, **kwargs):
 
 
 elementwise(rt.log_of_base, derivative="g / x", shape=_log_of_base_shape)
+elementwise(rt.nonzero, derivative="g * (x != 0)")
 
 
 # power_derivative(x, y, n) = falling_factorial(y, n) * x ** (y - n), the n-th derivative
@@ -137,21 +138,22 @@ multilinear(rt.matmul_adjoint_right, parameters="y, h, a, b",
             transposes={"h": "np.matmul(a, g)", "a": "rt.matmul_adjoint_left(h, a, g)"})
 
 
-# norm_adjoint(g, x, y) = g * x / y, with g and y expanded over the reduced axes
+# norm_adjoint(g, x, y) = g * x / y, with g and y expanded over the reduced axes (and
+# y = 0, where x = 0, read as 1: the derivative at 0 is taken as 0, in every order)
 @adjoint(rt.norm_adjoint)
 def norm_adjoint(out, g, x, y, ord=None, axis=None, keepdims=False):  # noqa: A002
     d[g] += np.sum(d[out] * rt.norm_adjoint(np.ones_like(y), x, y, ord, axis, keepdims),
                    axis=axis, keepdims=keepdims)
     d[x] += rt.norm_adjoint(g, d[out], y, ord, axis, keepdims)
-    d[y] -= np.sum(d[out] * rt.norm_adjoint(g / y, x, y, ord, axis, keepdims), axis=axis,
-                   keepdims=keepdims)
+    d[y] -= np.sum(d[out] * rt.norm_adjoint(g / rt.nonzero(y), x, y, ord, axis, keepdims),
+                   axis=axis, keepdims=keepdims)
 
 
 @tangent(rt.norm_adjoint)
 def norm_adjoint(out, g, x, y, ord=None, axis=None, keepdims=False):  # noqa: A002, F811
     d[out] = (rt.norm_adjoint(d[g], x, y, ord, axis, keepdims)
               + rt.norm_adjoint(g, d[x], y, ord, axis, keepdims)
-              - rt.norm_adjoint(g * d[y] / y, x, y, ord, axis, keepdims))
+              - rt.norm_adjoint(g * d[y] / rt.nonzero(y), x, y, ord, axis, keepdims))
 
 
 # forward mode's in-place list operations: followed in forward mode only (reverse mode

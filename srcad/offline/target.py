@@ -17,12 +17,8 @@ import sys
 from dataclasses import dataclass, field
 
 from .. import api, derived
-from ..errors import InvalidArgumentError, SrcadError
+from ..errors import CodegenError, InvalidArgumentError
 from ..request import parse_wrt
-
-
-class CodegenError(SrcadError):
-    """The derivative cannot be written as a module (a name it needs cannot be imported)."""
 
 
 @dataclass

@@ -1,4 +1,6 @@
-"""Offline codegen: write derivatives as an importable Python module.
+"""Offline code generation: write derivatives as an importable Python module.
+
+(The package is ``srcad.offline``: ``srcad.codegen`` is its main function.)
 
 ``srcad.codegen(f, "grads.py", wrt=...)`` (and ``srcad codegen FILE.py:FUNC``)
 writes a module holding ``grad_f`` (reverse mode: the parameters of ``f``,
