@@ -100,6 +100,23 @@ _COPIED_FIELDS: dict = {}  # type -> its fields (None for a type that is not a n
 
 
 _LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operator and context nodes hold no names
+# fields that hold text or numbers, never nodes: walks need not look at them
+_TEXT_FIELDS = {
+    "Name": ("id",), "Constant": ("value", "kind"), "Attribute": ("attr",), "keyword": ("arg",),
+    "FunctionDef": ("name",), "AsyncFunctionDef": ("name",), "ClassDef": ("name",),
+    "alias": ("name", "asname"), "Global": ("names",), "Nonlocal": ("names",),
+    "ImportFrom": ("module", "level"), "AnnAssign": ("simple",), "comprehension": ("is_async",),
+    "FormattedValue": ("conversion",),
+}
+
+
+def _node_fields(kind, left_out=()) -> tuple:
+    """The fields of node type ``kind`` that may hold nodes, but those in ``left_out``."""
+    text = _TEXT_FIELDS.get(kind.__name__, ())
+    return tuple(f for f in kind._fields
+                 if f not in text and f != "type_comment" and f not in left_out)
+
+
 _CHILD_FIELDS: dict = {}  # node type -> its fields that may hold names
 
 
@@ -121,15 +138,14 @@ def names(node):
         if fields is None:
             if not isinstance(current, AST):  # None in Dict.keys, a string in Global.names
                 continue
-            fields = child_fields[kind] = tuple(f for f in kind._fields
-                                                if f not in _LEAF_FIELDS)
+            fields = child_fields[kind] = _node_fields(kind, _LEAF_FIELDS)
         for field in fields:
             value = getattr(current, field, None)
             if isinstance(value, (AST, list)):
                 stack.append(value)
 
 
-_ALL_FIELDS: dict = {}  # node type -> its fields
+_ALL_FIELDS: dict = {}  # node type -> its fields that may hold nodes
 
 
 def walk(node):
@@ -145,7 +161,7 @@ def walk(node):
         kind = type(current)
         fields = all_fields.get(kind)
         if fields is None:
-            fields = all_fields[kind] = kind._fields
+            fields = all_fields[kind] = _node_fields(kind)
         for field in fields:
             value = getattr(current, field, None)
             if isinstance(value, AST):
@@ -156,16 +172,49 @@ def walk(node):
                         push(item)
 
 
+def _identifiers(node, contexts) -> set[str]:
+    """The identifiers of the Name nodes inside ``node`` whose context is one of ``contexts``
+    (the Names ``names`` yields, collected without a generator)."""
+    found = set()
+    add = found.add
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    AST, Name = gast.AST, gast.Name
+    child_fields = _CHILD_FIELDS
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is Name:
+            if type(current.ctx) in contexts:
+                add(current.id)
+            continue
+        if kind is list:
+            stack.extend(current)
+            continue
+        fields = child_fields.get(kind)
+        if fields is None:
+            if not isinstance(current, AST):
+                continue
+            fields = child_fields[kind] = _node_fields(kind, _LEAF_FIELDS)
+        for field in fields:
+            value = getattr(current, field, None)
+            if value is not None:
+                push(value)
+    return found
+
+
+_READ = (gast.Load,)
+_WRITTEN = (gast.Store, gast.Del)
+
+
 def load_names(node) -> set[str]:
     """Identifiers read anywhere inside ``node``."""
-    Load = gast.Load
-    return {n.id for n in names(node) if type(n.ctx) is Load}
+    return _identifiers(node, _READ)
 
 
 def stored_names(node) -> set[str]:
     """Identifiers assigned anywhere inside ``node``."""
-    Store, Del = gast.Store, gast.Del
-    return {n.id for n in names(node) if type(n.ctx) in (Store, Del)}
+    return _identifiers(node, _WRITTEN)
 
 
 def walk_own(node):
@@ -179,7 +228,7 @@ def walk_own(node):
         kind = type(current)
         fields = all_fields.get(kind)
         if fields is None:
-            fields = all_fields[kind] = kind._fields
+            fields = all_fields[kind] = _node_fields(kind)
         # children in gast.iter_child_nodes's order
         for field in fields:
             try:

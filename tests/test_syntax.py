@@ -156,3 +156,23 @@ def test_walk_own_walks_as_the_reference_does():
 def test_walk_walks_as_gast_walk_does():
     for tree in _trees():
         assert list(syntax.walk(tree)) == list(gast.walk(tree))
+
+
+def _reference_names(node):
+    """The Name nodes of ``node`` (not those inside a Name: a parameter's annotation)."""
+    if isinstance(node, gast.Name):
+        return [node]
+    found = []
+    for child in gast.iter_child_nodes(node):
+        found.extend(_reference_names(child))
+    return found
+
+
+def test_names_find_the_names_gast_finds():
+    for tree in list(_trees()) + _generated_trees():
+        reference = _reference_names(tree)
+        assert sorted(map(id, syntax.names(tree))) == sorted(map(id, reference))
+        assert syntax.load_names(tree) == {n.id for n in reference
+                                           if isinstance(n.ctx, gast.Load)}
+        assert syntax.stored_names(tree) == {n.id for n in reference
+                                             if isinstance(n.ctx, (gast.Store, gast.Del))}
