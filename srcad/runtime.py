@@ -509,6 +509,19 @@ def log_of_base(a):
     return np.log(np.where(a == 0, 1.0, a))
 
 
+def times_log_of_base(h, a):
+    """``h * log_of_base(a)``, 0 where ``h`` is 0: the exponent's term of ``a ** b``.
+
+    Where nothing flows (a zero adjoint, or the zero tangent of an integer exponent
+    that generated code cannot see is constant) the term is 0, even for a negative
+    base, whose log is nan.
+    """
+    if np.ndim(h) == 0 and np.ndim(a) == 0:
+        return 0.0 * h if h == 0 else h * log_of_base(a)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.asarray(h) == 0, 0.0, h * log_of_base(a))
+
+
 def inverse_transpose_axes(axes, ndim):
     """The axes that undo ``np.transpose(x, axes)`` (None reverses, as NumPy does)."""
     if axes is None:

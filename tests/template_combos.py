@@ -1334,11 +1334,18 @@ def log_of_base(a):
 case(log_of_base, (positive,), KINDS + (F64,))
 
 
-def nonzero(a):
+def nonzero_or_one(a):
     return rt.nonzero(a)
 
 
-case(nonzero, (positive,), KINDS + (F64,))
+case(nonzero_or_one, (positive,), KINDS + (F64,))
+
+
+def times_log_of_base(h, a):
+    return rt.times_log_of_base(h, a)
+
+
+case(times_log_of_base, (anything, positive), pairs() + SCALAR_MIXES, (0, 1))
 
 
 def field_of(t):

@@ -715,3 +715,26 @@ def test_write_into_a_row_of_a_product_with_np_ones():
                     (3, np.array([0.1, -0.4, 0.3]), 0.4), 2)
     check_all_modes(row_of_a_broadcast_product_written_in_a_loop,
                     (3, np.array([0.1, -0.4, 0.3]), 0.4), 1)
+
+
+# ---- templates: the exponent's term of a ** b where nothing flows (negative base) -------
+
+
+def early_return_from_a_loop_with_an_alternating_sign(x):
+    items = []
+    for k, (a, b) in enumerate(zip(x * np.ones(3), x * np.ones(3))):
+        v = np.sqrt(1.0 + ((-1.1) ** k * (x * np.ones(3))) ** 2)
+        items.append(v[:2])
+        if v[k] + x > 0.22:
+            return b
+    return 1.14 * np.sin(x) + 0.77 * sum(np.sum(np.tanh(e)) for e in items)
+
+
+def test_hvp_of_a_negative_base_to_an_integer_loop_index():
+    """``(-1.1) ** k``: the exponent's term of the power's derivatives is ``g * z *
+    log(base)``, nan for a negative base. In hvp, ``k`` comes back from the tape with a
+    zero tangent the generated code cannot see is constant, and 0 * nan made the hvp nan.
+    The term is now ``rt.times_log_of_base``, 0 where nothing flows (fuzz seed 1204,
+    program 4923)."""
+    check_all_modes(early_return_from_a_loop_with_an_alternating_sign, (-0.565482,), 0)
+    check_all_modes(early_return_from_a_loop_with_an_alternating_sign, (0.1,), 0)

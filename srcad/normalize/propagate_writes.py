@@ -118,6 +118,7 @@ _NEW_VALUE_BUILTINS = {float, int, bool, complex, len, abs, round, str, repr, is
                        range, print, hash, id, divmod, pow, callable, hasattr, format}
 # srcad's runtime helpers whose result is new; `appended` & co copy a list but keep its items
 _NEW_RUNTIME = {"zeros_like", "unindex", "without", "array_of", "reduced_size", "log_of_base",
+                "times_log_of_base", "nonzero",
                 "extremum_adjoint", "norm_adjoint", "dot_adjoint_left", "dot_adjoint_right",
                 "matmul_adjoint_left", "matmul_adjoint_right", "method_axes",
                 "inverse_transpose_axes", "check_unshared"}

@@ -26,8 +26,9 @@ binary(operator.truediv, np.divide, np.true_divide, dx="g / y", dy="-g * z / y",
        tangent="(d[x] - z * d[y]) / y")
 # d/dx x ** y is rt.power_derivative(x, y, 1), not y * x ** (y - 1): that is 0 * inf at
 # x = 0 for y = 0 (ZeroDivisionError for Python floats), where x ** 0 has derivative 0
+# x ** y's term for y is masked where nothing flows: log(x) is nan for x < 0
 binary(operator.pow, np.power, math.pow, dx="g * rt.power_derivative(x, y, 1)",
-       dy="g * z * rt.log_of_base(x)")
+       dy="rt.times_log_of_base(g * z, x)")
 # every tangent term has z's shape: optimize/simplify_zeros drops the product when y has no
 # tangent, and what remains must still be the whole result's tangent
 binary(operator.mod, np.mod, np.remainder, dx="g", dy="-g * np.floor_divide(x, y)",

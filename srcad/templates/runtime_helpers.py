@@ -16,7 +16,7 @@ from srcad.analysis import shapes
 from srcad.analysis.shapes import ANY_SCALAR, FLOAT, UNKNOWN, Array, Scalar, plain
 from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, specializer,
                             tangent)
-from srcad.vocabulary import elementwise, linear, multilinear
+from srcad.vocabulary import binary, elementwise, linear, multilinear
 
 
 # ---- shape rules
@@ -62,6 +62,9 @@ def _array_of_shape(*items, **kwargs):
 
 
 elementwise(rt.log_of_base, derivative="g / x", shape=_log_of_base_shape)
+binary(rt.times_log_of_base, dx="rt.times_log_of_base(g, y)", dy="g * x / y",
+       shape=lambda h, a, **kwargs: shapes.operator_elementwise(h, a))
+facts(rt.times_log_of_base, linear_in=(0,))
 elementwise(rt.nonzero, derivative="g * (x != 0)")
 
 

@@ -13,6 +13,8 @@
 - ``reduce.py``: ``python tests/fuzz/reduce.py --run-seed S --index I`` (or ``--script
   FILE``): shrinks a failing program while the same failure persists.
 - ``report.py``: the standalone script of a failing program.
+- ``snapshot.py``: the code srcad generates for N programs, to compare two versions of
+  srcad (a refactor or speed-up must not change it).
 
 ``tests/test_fuzz.py`` runs a fixed-seed batch of small programs and the fuzzer's self-tests.
 """
