@@ -18,18 +18,37 @@ import hashlib
 import io
 import linecache
 import math
+import re
 import tokenize
 import types
 
 import astor
 import gast
+from astor.op_util import Precedence as _Precedence
+from astor.string_repr import pretty_string as _pretty_string
 
 from .annotations import COMMENT_PREFIX, comment_text
 from .cache import generated_files
 
 
 def to_source(tree) -> str:
-    """Python source for a gast tree (a function definition or a module)."""
+    """Python source for a gast tree (a function definition or a module).
+
+    The text is astor's (``to_source_by_astor``), printed straight from the gast tree by
+    the printer below; a tree holding a node the printer does not know (or that it
+    cannot print exactly as astor would) goes the astor way.
+    """
+    if not isinstance(tree, gast.Module):
+        tree = gast.Module(body=[tree], type_ignores=[])
+    try:  # (the printer gives every block a statement as it goes)
+        return _print_module(tree)
+    except Exception:  # noqa: BLE001 - whatever the printer cannot do, astor's path decides
+        return to_source_by_astor(tree)
+
+
+def to_source_by_astor(tree) -> str:
+    """``to_source``'s text the slow way: the tree converted to a Python ``ast`` and printed
+    by astor (the reference the printer below reproduces; tests compare the two)."""
     if not isinstance(tree, gast.Module):
         tree = gast.Module(body=[tree], type_ignores=[])
     _give_every_block_a_statement(tree)
@@ -112,6 +131,18 @@ def _give_every_block_a_statement(tree) -> None:
                 setattr(node, field, block + [gast.Pass()] if field == "body" else [])
 
 
+def _give_blocks_statements(node) -> None:
+    """_give_every_block_a_statement for the blocks of one statement (the printer's way:
+    statement by statement, as it prints them)."""
+    body = node.body
+    if body and type(body[0]) is gast.Expr and all(comment_text(s) is not None for s in body):
+        node.body = body + [gast.Pass()]
+    orelse = getattr(node, "orelse", None)
+    if orelse and type(orelse[0]) is gast.Expr and all(comment_text(s) is not None
+                                                       for s in orelse):
+        node.orelse = []
+
+
 def _restore_comments(text: str) -> str:
     lines = []
     for line in text.splitlines():
@@ -127,6 +158,560 @@ def _restore_comments(text: str) -> str:
                 continue
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+# ---- the printer: astor's text straight from the gast tree
+#
+# astor prints a Python ``ast``; going there costs a conversion of the whole tree
+# (gast.gast_to_ast), a pass spelling the constants, and astor's visitor. The printer
+# below writes the same text from the gast tree itself, for the nodes srcad's trees
+# hold, with astor's rules: its precedence table (a child is parenthesized when its
+# operator binds less tightly than the precedence its parent gives it, and a parent
+# that gives none gives the highest), its blank lines (two before and after a function
+# at the top level, one before a nested one), its string spelling. A node it does not
+# know raises _Unprintable, and to_source prints that tree the astor way.
+
+
+class _Unprintable(Exception):
+    """A node (or a spelling) the printer leaves to astor."""
+
+
+_HIGHEST = _Precedence.highest  # what a child gets from a parent that sets no precedence
+_COMMA = _Precedence.Comma
+_CALL_ONE_ARGUMENT = _Precedence.call_one_arg
+_CONSTANT = _Precedence.Constant
+_NEGATIVE = _Precedence.USub
+_TUPLE = _Precedence.Tuple
+_SUBSCRIPT = _Precedence.Subscript
+_SLICE = _Precedence.Slice
+_POWER_LEFT = _Precedence.Pow + 1
+_POWER_RIGHT = _Precedence.PowRHS
+_IF_EXPRESSION = _Precedence.IfExp
+_LAMBDA = _Precedence.Lambda
+_NAMED_EXPRESSION = _Precedence.NamedExpr
+_GENERATOR = _Precedence.GeneratorExp
+_COMPREHENSION = _Precedence.comprehension
+_COMPREHENSION_TARGET = _Precedence.comprehension_target
+
+# operator node type -> (its precedence, its symbol)
+_OPERATORS = {
+    getattr(gast, name): (getattr(_Precedence, name), symbol) for name, symbol in (
+        ("Or", "or"), ("And", "and"), ("Not", "not"),
+        ("Eq", "=="), ("Gt", ">"), ("GtE", ">="), ("In", "in"), ("Is", "is"),
+        ("NotEq", "!="), ("Lt", "<"), ("LtE", "<="), ("NotIn", "not in"),
+        ("IsNot", "is not"), ("BitOr", "|"), ("BitXor", "^"), ("BitAnd", "&"),
+        ("LShift", "<<"), ("RShift", ">>"), ("Add", "+"), ("Sub", "-"), ("Mult", "*"),
+        ("Div", "/"), ("Mod", "%"), ("FloorDiv", "//"), ("MatMult", "@"),
+        ("Invert", "~"), ("UAdd", "+"), ("USub", "-"), ("Pow", "**"))
+}
+# the characters str.splitlines breaks lines at (_restore_comments splits astor's text so)
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+_Name = gast.Name
+
+
+def _expression(node, context: int) -> str:
+    """``node``'s text; ``context`` is the precedence its parent gives it."""
+    kind = type(node)
+    if kind is _Name:
+        return node.id
+    if kind is gast.Constant:
+        return _constant(node.value, node, context)
+    printer = _EXPRESSIONS.get(kind)
+    if printer is None:
+        raise _Unprintable(kind.__name__)
+    return printer(node, context)
+
+
+def _constant(value, node, context: int) -> str:
+    if isinstance(value, (int, float, complex)):
+        if isinstance(value, bool):
+            text = repr(value)
+        else:
+            return _number(value, context)
+    elif isinstance(value, str):
+        if "\n" in value:  # astor may print it triple-quoted, depending on the line so far
+            raise _Unprintable("a string holding a line break")
+        text = repr(value)
+        kind = getattr(node, "kind", None)
+        return kind + text if kind else text
+    elif value is Ellipsis:
+        return "..."
+    else:
+        text = repr(value)
+        if _LINE_BREAK.search(text):
+            raise _Unprintable("a constant spelled on several lines")
+        return text
+    return "(" + text + ")" if _CONSTANT < context else text
+
+
+def _number(value, context: int) -> str:
+    """A number as _spell_constants and astor spell it: negative numbers as negations,
+    infinities and NaN as ``float('inf')``, complex numbers as ``complex(re, im)``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "float(%r)" % repr(value)
+    if isinstance(value, complex):
+        if value.real == 0 and math.copysign(1.0, value.real) > 0 and value.imag >= 0:
+            imaginary = "1e1000j" if math.isinf(value.imag) else repr(value.imag) + "j"
+            return "(" + imaginary + ")" if _CONSTANT < context else imaginary
+        return "complex(%s, %s)" % (_number(value.real, _COMMA), _number(value.imag, _COMMA))
+    if value < 0 or (value == 0 and math.copysign(1.0, value) < 0):
+        text = "-" + repr(-value)
+        return "(" + text + ")" if _NEGATIVE < context else text
+    text = repr(value)
+    return "(" + text + ")" if _CONSTANT < context else text
+
+
+def _attribute(node, context):
+    value = node.value
+    if type(value) is _Name:
+        return value.id + "." + node.attr
+    return _expression(value, _HIGHEST) + "." + node.attr
+
+
+def _call(node, context):
+    arguments, keywords = node.args, node.keywords
+    given = _COMMA if len(arguments) + len(keywords) > 1 else _CALL_ONE_ARGUMENT
+    parts = [argument.id if type(argument) is _Name else _expression(argument, given)
+             for argument in arguments]
+    for keyword in keywords:
+        value = _expression(keyword.value, _COMMA)
+        parts.append(keyword.arg + "=" + value if keyword.arg else "**" + value)
+    return _expression(node.func, _HIGHEST) + "(" + ", ".join(parts) + ")"
+
+
+def _subscript(node, context):
+    return (_expression(node.value, _HIGHEST) + "["
+            + _expression(node.slice, _SUBSCRIPT) + "]")
+
+
+def _slice(node, context):
+    lower, upper, step = node.lower, node.upper, node.step
+    text = "" if lower is None else _expression(lower, _SLICE)
+    text += ":" if upper is None else ":" + _expression(upper, _SLICE)
+    if step is not None:
+        text += ":"
+        if not (type(step) is gast.Name and step.id == "None"):
+            text += _expression(step, _SLICE)
+    return text
+
+
+def _binary(node, context):
+    operator = type(node.op)
+    precedence, symbol = _OPERATORS[operator]
+    left, right = node.left, node.right
+    # (names, the commonest operands, without a call)
+    if operator is gast.Pow:
+        text = ((left.id if type(left) is _Name else _expression(left, _POWER_LEFT)) + " ** "
+                + (right.id if type(right) is _Name else _expression(right, _POWER_RIGHT)))
+    else:
+        text = ((left.id if type(left) is _Name else _expression(left, precedence))
+                + " " + symbol + " "
+                + (right.id if type(right) is _Name else _expression(right, precedence + 1)))
+    return "(" + text + ")" if precedence < context else text
+
+
+def _unary(node, context):
+    precedence, symbol = _OPERATORS[type(node.op)]
+    operand = _expression(node.operand, precedence)
+    text = symbol + (" " if symbol.isalpha() else "") + operand
+    return "(" + text + ")" if precedence < context else text
+
+
+def _boolean(node, context):
+    precedence, symbol = _OPERATORS[type(node.op)]
+    text = (" " + symbol + " ").join(_expression(value, precedence + 1)
+                                     for value in node.values)
+    return "(" + text + ")" if precedence < context else text
+
+
+def _compare(node, context):
+    precedence = _OPERATORS[type(node.ops[0])][0]
+    parts = [_expression(node.left, precedence + 1)]
+    for operator, right in zip(node.ops, node.comparators):
+        parts.append(_OPERATORS[type(operator)][1])
+        parts.append(_expression(right, precedence + 1))
+    text = " ".join(parts)
+    return "(" + text + ")" if precedence < context else text
+
+
+def _if_expression(node, context):
+    text = (_expression(node.body, _IF_EXPRESSION + 1) + " if "
+            + _expression(node.test, _IF_EXPRESSION + 1) + " else "
+            + _expression(node.orelse, _IF_EXPRESSION))
+    return "(" + text + ")" if _IF_EXPRESSION < context else text
+
+
+def _tuple(node, context):
+    elements = node.elts
+    text = ", ".join([_expression(element, _COMMA) for element in elements])
+    if len(elements) == 1:
+        text += ","
+    return text if elements and _TUPLE >= context else "(" + text + ")"
+
+
+def _list(node, context):
+    return "[" + ", ".join([_expression(element, _COMMA) for element in node.elts]) + "]"
+
+
+def _set(node, context):
+    if not node.elts:
+        return "{1}.__class__()"
+    return "{" + ", ".join([_expression(element, _COMMA) for element in node.elts]) + "}"
+
+
+def _dict(node, context):
+    parts = []
+    for key, value in zip(node.keys, node.values):
+        value = _expression(value, _COMMA)
+        parts.append("**" + value if key is None else _expression(key, _HIGHEST) + ": " + value)
+    return "{" + ", ".join(parts) + "}"
+
+
+def _starred(node, context):
+    return "*" + _expression(node.value, _HIGHEST)
+
+
+def _named_expression(node, context):
+    return ("(" + _expression(node.target, _NAMED_EXPRESSION) + " := "
+            + _expression(node.value, _NAMED_EXPRESSION + 1) + ")")
+
+
+def _lambda(node, context):
+    text = ("lambda " + _arguments(node.args) + ": "
+            + _expression(node.body, _LAMBDA))
+    return "(" + text + ")" if _LAMBDA < context else text
+
+
+def _comprehensions(generators) -> str:
+    text = ""
+    for generator in generators:
+        text += (" async for " if generator.is_async else " for ") \
+            + _expression(generator.target, _COMPREHENSION_TARGET) + " in " \
+            + _expression(generator.iter, _COMPREHENSION)
+        for condition in generator.ifs:
+            text += " if " + _expression(condition, _COMPREHENSION)
+    return text
+
+
+def _generator(node, context):
+    text = _expression(node.elt, _COMMA) + _comprehensions(node.generators)
+    if context == _CALL_ONE_ARGUMENT or _GENERATOR >= context:
+        return text
+    return "(" + text + ")"
+
+
+def _list_comprehension(node, context):
+    return "[" + _expression(node.elt, _HIGHEST) + _comprehensions(node.generators) + "]"
+
+
+def _set_comprehension(node, context):
+    return "{" + _expression(node.elt, _HIGHEST) + _comprehensions(node.generators) + "}"
+
+
+def _dict_comprehension(node, context):
+    return ("{" + _expression(node.key, _HIGHEST) + ": " + _expression(node.value, _HIGHEST)
+            + _comprehensions(node.generators) + "}")
+
+
+_EXPRESSIONS = {
+    gast.Attribute: _attribute, gast.Call: _call, gast.Subscript: _subscript,
+    gast.Slice: _slice, gast.BinOp: _binary, gast.UnaryOp: _unary, gast.BoolOp: _boolean,
+    gast.Compare: _compare, gast.IfExp: _if_expression, gast.Tuple: _tuple,
+    gast.List: _list, gast.Set: _set, gast.Dict: _dict, gast.Starred: _starred,
+    gast.NamedExpr: _named_expression, gast.Lambda: _lambda, gast.GeneratorExp: _generator,
+    gast.ListComp: _list_comprehension, gast.SetComp: _set_comprehension,
+    gast.DictComp: _dict_comprehension,
+}
+
+
+def _parameter(node) -> str:
+    if type(node) is not gast.Name:
+        raise _Unprintable("a parameter that is not a Name")
+    if node.annotation is None:
+        return node.id
+    return node.id + ": " + _expression(node.annotation, _HIGHEST)
+
+
+def _arguments(node) -> str:
+    """A parameter list as astor writes it (its handling of defaults included)."""
+    parts = []
+
+    def add(parameters, defaults):
+        padding = [None] * (len(parameters) - len(defaults))
+        for parameter, default in zip(parameters, padding + defaults):
+            text = _parameter(parameter)
+            parts.append(text if default is None
+                         else text + "=" + _expression(default, _COMMA))
+
+    offset = 0
+    if node.posonlyargs:
+        offset += len(node.defaults) - len(node.args)
+        add(node.posonlyargs, node.defaults[:offset])
+        parts.append("/")
+    add(node.args, node.defaults[offset:])
+    if node.vararg is not None:
+        parts.append("*" + _parameter(node.vararg))
+    if node.kwonlyargs:
+        if node.vararg is None:
+            parts.append("*")
+        add(node.kwonlyargs, node.kw_defaults)
+    if node.kwarg is not None:
+        parts.append("**" + _parameter(node.kwarg))
+    return ", ".join(parts)
+
+
+_INDENT = "    "
+_NEWLINES = ("\n", "\n", "\n\n", "\n\n\n")
+
+
+class _Printer:
+    """Statements to lines. ``pending`` is astor's count of line breaks owed before the
+    next line (at least one; a function definition asks for more)."""
+
+    def __init__(self):
+        self.parts: list[str] = []
+        self.pending = 0
+        self.breaks_lines = False  # a string printed across lines: comments need the slow pass
+
+    def line(self, indent: str, text: str) -> None:
+        self.parts.append(_NEWLINES[self.pending] + indent + text)
+        self.pending = 0
+
+    def block(self, statements, indent: str) -> None:
+        printers = _STATEMENTS
+        for statement in statements:
+            printer = printers.get(type(statement))
+            if printer is None:
+                raise _Unprintable(type(statement).__name__)
+            printer(self, statement, indent)
+
+    def body(self, statements, indent: str) -> None:
+        self.block(statements, indent + _INDENT)
+
+    def orelse(self, statements, indent: str) -> None:
+        if statements:
+            self.line(indent, "else:")
+            self.block(statements, indent + _INDENT)
+
+    def function_def(self, node, indent):
+        _give_blocks_statements(node)
+        if getattr(node, "type_params", None):
+            raise _Unprintable("type parameters")
+        self.pending = max(self.pending, 2 if indent else 3)
+        for decorator in node.decorator_list:
+            self.line(indent, "@" + _expression(decorator, _HIGHEST))
+        header = "def " + node.name + "(" + _arguments(node.args) + ")"
+        if node.returns is not None:
+            header += " ->" + _expression(node.returns, _HIGHEST)
+        self.line(indent, header + ":")
+        self.body(node.body, indent)
+        if not indent:
+            self.pending = 3
+
+    def assign(self, node, indent):
+        targets = node.targets
+        if len(targets) == 1 and type(targets[0]) is _Name:
+            text = targets[0].id + " = "
+        else:
+            _check_first_on_line(targets[0])
+            text = ""
+            for target in targets:
+                text += _expression(target, _ASSIGN) + " = "
+        self.line(indent, text + _expression(node.value, _ASSIGN))
+
+    def augmented_assign(self, node, indent):
+        _check_first_on_line(node.target)
+        self.line(indent, _expression(node.target, _AUGMENTED_ASSIGN)
+                  + " " + _OPERATORS[type(node.op)][1] + "= "
+                  + _expression(node.value, _AUGMENTED_ASSIGN))
+
+    def annotated_assign(self, node, indent):
+        _check_first_on_line(node.target)
+        target = _expression(node.target, _ANNOTATED_ASSIGN)
+        if type(node.target) is gast.Name and not node.simple:
+            target = "(" + target + ")"
+        text = target + ": " + _expression(node.annotation, _ANNOTATED_ASSIGN)
+        if node.value is not None:
+            text += " = " + _expression(node.value, _COMMA)
+        self.line(indent, text)
+
+    def expression_statement(self, node, indent):
+        value = node.value
+        if type(value) is gast.Constant and isinstance(value.value, str):
+            # astor prints a string that begins a line as a (triple-quoted) docstring, and
+            # to_source turns comment statements into comments
+            text, kind = value.value, getattr(value, "kind", None)
+            if not kind and text.startswith(COMMENT_PREFIX):
+                if _LINE_BREAK.search(text):  # a comment _restore_comments may leave a string
+                    raise _Unprintable("a comment holding a line break")
+                self.line(indent, "# " + text[len(COMMENT_PREFIX):])
+                return
+            printed = _pretty_string(text, 1, indent)
+            if kind:
+                printed = kind + printed
+            if _LINE_BREAK.search(printed):
+                self.breaks_lines = True
+            self.line(indent, printed)
+            return
+        _check_first_on_line(value)
+        self.line(indent, _expression(value, _EXPRESSION_STATEMENT))
+
+    def return_(self, node, indent):
+        if node.value is None:
+            self.line(indent, "return")
+        else:
+            self.line(indent, "return " + _expression(node.value, _RETURN))
+
+    def if_(self, node, indent):
+        _give_blocks_statements(node)
+        self.line(indent, "if " + _expression(node.test, _IF) + ":")
+        self.body(node.body, indent)
+        while True:
+            orelse = node.orelse
+            if len(orelse) == 1 and type(orelse[0]) is gast.If:
+                node = orelse[0]
+                _give_blocks_statements(node)
+                self.line(indent, "elif " + _expression(node.test, _IF) + ":")
+                self.body(node.body, indent)
+            else:
+                self.orelse(orelse, indent)
+                return
+
+    def for_(self, node, indent):
+        _give_blocks_statements(node)
+        self.line(indent, "for " + _expression(node.target, _FOR) + " in "
+                  + _expression(node.iter, _HIGHEST) + ":")
+        self.body(node.body, indent)
+        self.orelse(node.orelse, indent)
+
+    def while_(self, node, indent):
+        _give_blocks_statements(node)
+        self.line(indent, "while " + _expression(node.test, _WHILE) + ":")
+        self.body(node.body, indent)
+        self.orelse(node.orelse, indent)
+
+    def with_(self, node, indent):
+        _give_blocks_statements(node)
+        items = []
+        for item in node.items:
+            text = _expression(item.context_expr, _HIGHEST)
+            if item.optional_vars is not None:
+                text += " as " + _expression(item.optional_vars, _HIGHEST)
+            items.append(text)
+        self.line(indent, "with " + ", ".join(items) + ":")
+        self.body(node.body, indent)
+
+    def try_(self, node, indent):
+        _give_blocks_statements(node)
+        self.line(indent, "try:")
+        self.body(node.body, indent)
+        for handler in node.handlers:
+            _give_blocks_statements(handler)
+            text = "except"
+            if handler.type is not None:
+                text += " " + _expression(handler.type, _HIGHEST)
+                if handler.name is not None:
+                    text += " as " + handler.name.id
+            self.line(indent, text + ":")
+            self.body(handler.body, indent)
+        self.orelse(node.orelse, indent)
+        if node.finalbody:
+            self.line(indent, "finally:")
+            self.body(node.finalbody, indent)
+
+    def raise_(self, node, indent):
+        text = "raise"
+        if node.exc is not None:
+            text += " " + _expression(node.exc, _HIGHEST)
+            if node.cause is not None:
+                text += " from " + _expression(node.cause, _HIGHEST)
+        self.line(indent, text)
+
+    def assert_(self, node, indent):
+        text = "assert " + _expression(node.test, _ASSERT)
+        if node.msg is not None:
+            text += ", " + _expression(node.msg, _ASSERT)
+        self.line(indent, text)
+
+    def delete(self, node, indent):
+        self.line(indent, "del " + ", ".join([_expression(target, _COMMA)
+                                                for target in node.targets]))
+
+    def import_(self, node, indent):
+        self.line(indent, "import " + _aliases(node.names))
+
+    def import_from(self, node, indent):
+        self.line(indent, "from " + node.level * "." + (node.module or "") + " import "
+                  + _aliases(node.names))
+
+    def global_(self, node, indent):
+        self.line(indent, "global " + ", ".join(node.names))
+
+    def nonlocal_(self, node, indent):
+        self.line(indent, "nonlocal " + ", ".join(node.names))
+
+    def pass_(self, node, indent):
+        self.line(indent, "pass")
+
+    def break_(self, node, indent):
+        self.line(indent, "break")
+
+    def continue_(self, node, indent):
+        self.line(indent, "continue")
+
+
+def _check_first_on_line(node) -> None:
+    """astor spells a string that begins a line (``'a'.join(x)``) by other rules: leave such
+    a line to astor."""
+    kind = type(node)
+    while kind in _FIRST_CHILD:
+        node = getattr(node, _FIRST_CHILD[kind])
+        kind = type(node)
+    if kind is gast.Constant and isinstance(node.value, str):
+        raise _Unprintable("a string that begins a line inside an expression")
+
+
+def _aliases(aliases) -> str:
+    return ", ".join([alias.name if alias.asname is None else alias.name + " as " + alias.asname
+                      for alias in aliases])
+
+
+_ASSIGN = _Precedence.Assign
+_AUGMENTED_ASSIGN = _Precedence.AugAssign
+_ANNOTATED_ASSIGN = _Precedence.AnnAssign
+_EXPRESSION_STATEMENT = _Precedence.Expr
+_RETURN = _Precedence.Return
+_IF = _Precedence.If
+_FOR = _Precedence.For
+_WHILE = _Precedence.While
+_ASSERT = _Precedence.Assert
+# the child an expression's text begins with, where astor writes nothing before it
+_FIRST_CHILD = {gast.Attribute: "value", gast.Call: "func", gast.Subscript: "value"}
+
+_STATEMENTS = {
+    gast.FunctionDef: _Printer.function_def, gast.Assign: _Printer.assign,
+    gast.AugAssign: _Printer.augmented_assign, gast.AnnAssign: _Printer.annotated_assign,
+    gast.Expr: _Printer.expression_statement, gast.Return: _Printer.return_,
+    gast.If: _Printer.if_, gast.For: _Printer.for_, gast.While: _Printer.while_,
+    gast.With: _Printer.with_, gast.Try: _Printer.try_, gast.Raise: _Printer.raise_,
+    gast.Assert: _Printer.assert_, gast.Delete: _Printer.delete,
+    gast.Import: _Printer.import_, gast.ImportFrom: _Printer.import_from,
+    gast.Global: _Printer.global_, gast.Nonlocal: _Printer.nonlocal_,
+    gast.Pass: _Printer.pass_, gast.Break: _Printer.break_, gast.Continue: _Printer.continue_,
+}
+
+
+def _print_module(tree: gast.Module) -> str:
+    printer = _Printer()
+    printer.block(tree.body, "")
+    parts = printer.parts
+    if not parts:
+        return "\n"
+    parts[0] = parts[0].lstrip("\n")  # astor drops the line breaks before the first line
+    text = "".join(parts) + "\n"
+    return _restore_comments(text) if printer.breaks_lines else text
 
 
 def parse_source(text: str) -> gast.Module:

@@ -58,7 +58,6 @@ def arguments(names: list[str], defaults: list | None = None) -> gast.arguments:
 
 
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-_ALL_FIELDS: dict = {}  # node type -> its fields
 
 
 _LOCATED: dict = {}  # (new node type, old node type) -> the location attributes both have
@@ -81,38 +80,62 @@ def copy_location(new, old):
 
 
 def deepcopy(node):
-    """A copy of a gast tree: fields copied recursively, annotations kept (not copied)."""
-    if isinstance(node, list):
-        return [deepcopy(item) for item in node]
-    if not isinstance(node, gast.AST):
-        return node
-    return _copy_node(node)
+    """A copy of a gast tree: fields copied recursively, annotations kept (not copied).
 
-
-def _copy_node(node):
-    # (no constructor call: gast's keeps its keyword arguments as the node's attributes,
-    # which is what filling the copy's __dict__ directly does, at a fraction of the cost)
+    (Called for every template use and many rewrites: each node's attributes are copied as
+    one dict, and only the fields holding nodes or lists are visited.)"""
     kind = type(node)
-    fields = _ALL_FIELDS.get(kind)
-    if fields is None:
-        fields = _ALL_FIELDS[kind] = kind._fields
-    attributes = node.__dict__
-    new = kind.__new__(kind)
-    copied = new.__dict__
-    copied.update(attributes)  # annotations and locations: shared, not copied
-    AST = gast.AST
+    if kind is list:
+        return [deepcopy(item) for item in node]
+    fields = _COPIED_FIELDS.get(kind, _UNSEEN)
+    if fields is _UNSEEN:
+        fields = _COPIED_FIELDS[kind] = kind._fields if issubclass(kind, gast.AST) else None
+    if fields is None:  # a leaf value: shared
+        return [deepcopy(item) for item in node] if isinstance(node, list) else node
+    attributes = node.__dict__.copy()  # location, annotations: shared, as they are
+    copied_fields = _COPIED_FIELDS
     for field in fields:
-        value = attributes[field] if field in attributes else getattr(node, field, None)
-        if isinstance(value, AST):
-            copied[field] = _copy_node(value)
-        elif isinstance(value, list):
-            copied[field] = deepcopy(value)
+        value = attributes.get(field)
+        value_kind = type(value)
+        if value_kind is list:
+            attributes[field] = [deepcopy(item) for item in value]
+        elif value is None:
+            attributes[field] = None  # (a field never set is None in the copy)
         else:
-            copied[field] = value
+            value_fields = copied_fields.get(value_kind, _UNSEEN)
+            if value_fields == ():  # a context or an operator: no fields, no recursion
+                leaf = value_kind.__new__(value_kind)
+                leaf.__dict__ = value.__dict__.copy()
+                attributes[field] = leaf
+            elif value_fields is not None:
+                attributes[field] = deepcopy(value)
+    new = kind.__new__(kind)
+    new.__dict__ = attributes
     return new
 
 
+_UNSEEN = object()
+_COPIED_FIELDS: dict = {}  # type -> its fields (None for a type that is not a node)
+
+
 _LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operator and context nodes hold no names
+# fields that hold text or numbers, never nodes: walks need not look at them
+_TEXT_FIELDS = {
+    "Name": ("id",), "Constant": ("value", "kind"), "Attribute": ("attr",), "keyword": ("arg",),
+    "FunctionDef": ("name",), "AsyncFunctionDef": ("name",), "ClassDef": ("name",),
+    "alias": ("name", "asname"), "Global": ("names",), "Nonlocal": ("names",),
+    "ImportFrom": ("module", "level"), "AnnAssign": ("simple",), "comprehension": ("is_async",),
+    "FormattedValue": ("conversion",),
+}
+
+
+def _node_fields(kind, left_out=()) -> tuple:
+    """The fields of node type ``kind`` that may hold nodes, but those in ``left_out``."""
+    text = _TEXT_FIELDS.get(kind.__name__, ())
+    return tuple(f for f in kind._fields
+                 if f not in text and f != "type_comment" and f not in left_out)
+
+
 _CHILD_FIELDS: dict = {}  # node type -> its fields that may hold names
 
 
@@ -132,12 +155,16 @@ def names(node):
             continue
         fields = child_fields.get(kind)
         if fields is None:
-            fields = child_fields[kind] = tuple(f for f in kind._fields
-                                                if f not in _LEAF_FIELDS)
+            if not isinstance(current, AST):  # None in Dict.keys, a string in Global.names
+                continue
+            fields = child_fields[kind] = _node_fields(kind, _LEAF_FIELDS)
         for field in fields:
             value = getattr(current, field, None)
             if isinstance(value, (AST, list)):
                 stack.append(value)
+
+
+_ALL_FIELDS: dict = {}  # node type -> its fields that may hold nodes
 
 
 def walk(node):
@@ -153,7 +180,7 @@ def walk(node):
         kind = type(current)
         fields = all_fields.get(kind)
         if fields is None:
-            fields = all_fields[kind] = kind._fields
+            fields = all_fields[kind] = _node_fields(kind)
         for field in fields:
             value = getattr(current, field, None)
             if isinstance(value, AST):
@@ -162,6 +189,41 @@ def walk(node):
                 for item in value:
                     if isinstance(item, AST):
                         push(item)
+
+
+def _identifiers(node, contexts) -> set[str]:
+    """The identifiers of the Name nodes inside ``node`` whose context is one of ``contexts``
+    (the Names ``names`` yields, collected without a generator)."""
+    found = set()
+    add = found.add
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    AST, Name = gast.AST, gast.Name
+    child_fields = _CHILD_FIELDS
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is Name:
+            if type(current.ctx) in contexts:
+                add(current.id)
+            continue
+        if kind is list:
+            stack.extend(current)
+            continue
+        fields = child_fields.get(kind)
+        if fields is None:
+            if not isinstance(current, AST):
+                continue
+            fields = child_fields[kind] = _node_fields(kind, _LEAF_FIELDS)
+        for field in fields:
+            value = getattr(current, field, None)
+            if value is not None:
+                push(value)
+    return found
+
+
+_READ = (gast.Load,)
+_WRITTEN = (gast.Store, gast.Del)
 
 
 _BLOCK_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
@@ -194,14 +256,12 @@ def statements(node):
 
 def load_names(node) -> set[str]:
     """Identifiers read anywhere inside ``node``."""
-    Load = gast.Load
-    return {n.id for n in names(node) if type(n.ctx) is Load}
+    return _identifiers(node, _READ)
 
 
 def stored_names(node) -> set[str]:
     """Identifiers assigned anywhere inside ``node``."""
-    Store, Del = gast.Store, gast.Del
-    return {n.id for n in names(node) if type(n.ctx) in (Store, Del)}
+    return _identifiers(node, _WRITTEN)
 
 
 def own_statements(node):
@@ -228,12 +288,28 @@ def own_statements(node):
 def walk_own(node):
     """Like ``gast.walk`` but not into nested function definitions and lambdas."""
     stack = [node]
+    AST, skipped = gast.AST, (gast.FunctionDef, gast.Lambda)
+    all_fields = _ALL_FIELDS
     while stack:
         current = stack.pop()
         yield current
-        for child in gast.iter_child_nodes(current):
-            if not isinstance(child, (gast.FunctionDef, gast.Lambda)):
-                stack.append(child)
+        kind = type(current)
+        fields = all_fields.get(kind)
+        if fields is None:
+            fields = all_fields[kind] = _node_fields(kind)
+        # children in gast.iter_child_nodes's order
+        for field in fields:
+            try:
+                value = getattr(current, field)
+            except AttributeError:
+                continue
+            if isinstance(value, AST):
+                if not isinstance(value, skipped):
+                    stack.append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, AST) and not isinstance(item, skipped):
+                        stack.append(item)
 
 
 def index_expression(index):
@@ -251,10 +327,11 @@ def index_expression(index):
 
 def rename(node, mapping: dict, loads_only: bool = False):
     """Rename identifiers in ``node`` in place (only where read, with ``loads_only``)."""
-    Load = gast.Load
-    for found in names(node):
-        if found.id in mapping and (not loads_only or isinstance(found.ctx, Load)):
-            found.id = mapping[found.id]
+    if mapping:
+        Load = gast.Load
+        for found in names(node):
+            if found.id in mapping and (not loads_only or isinstance(found.ctx, Load)):
+                found.id = mapping[found.id]
     return node
 
 
