@@ -139,6 +139,15 @@ def _node_fields(kind, left_out=()) -> tuple:
 _CHILD_FIELDS: dict = {}  # node type -> its fields that may hold names
 
 
+def child_fields(kind) -> tuple:
+    """The fields of node type ``kind`` that may hold expressions or statements (not its
+    context, operator or text fields), looked up once per type: for hand-written walks."""
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = _node_fields(kind, _LEAF_FIELDS)
+    return fields
+
+
 def names(node):
     """Every Name node inside ``node`` (a faster ``gast.walk`` filtered to names)."""
     stack = [node]
@@ -230,23 +239,25 @@ _BLOCK_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
 _BLOCKS: dict = {}  # node type -> its fields that may hold statements, in field order
 
 
+def _block_fields(kind) -> tuple:
+    fields = _BLOCKS.get(kind)
+    if fields is None:
+        fields = _BLOCKS[kind] = tuple(f for f in kind._fields if f in _BLOCK_FIELDS)
+    return fields
+
+
 def statements(node):
     """Every statement inside ``node`` (itself first, if one) in the order ``walk`` gives
     them, without visiting expressions: only statements, and the except handlers and
     match cases between them, hold statements."""
     queue = collections.deque((node,))
     stmt, holders = gast.stmt, (gast.stmt, gast.excepthandler, gast.match_case)
-    blocks = _BLOCKS
     pop, push = queue.popleft, queue.append
     while queue:
         current = pop()
         if isinstance(current, stmt):
             yield current
-        kind = type(current)
-        fields = blocks.get(kind)
-        if fields is None:
-            fields = blocks[kind] = tuple(f for f in kind._fields if f in _BLOCK_FIELDS)
-        for field in fields:
+        for field in _block_fields(type(current)):
             children = getattr(current, field, None)
             if type(children) is list:
                 for child in children:
@@ -268,16 +279,11 @@ def own_statements(node):
     """The statements ``walk_own`` visits, in its order, without visiting expressions."""
     stack = [node]
     stmt, holders = gast.stmt, (gast.stmt, gast.excepthandler, gast.match_case)
-    blocks = _BLOCKS
     while stack:
         current = stack.pop()
         if isinstance(current, stmt):
             yield current
-        kind = type(current)
-        fields = blocks.get(kind)
-        if fields is None:
-            fields = blocks[kind] = tuple(f for f in kind._fields if f in _BLOCK_FIELDS)
-        for field in fields:
+        for field in _block_fields(type(current)):
             children = getattr(current, field, None)
             if type(children) is list:
                 for child in children:

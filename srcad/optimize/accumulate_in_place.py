@@ -131,16 +131,12 @@ class _InPlace:
         return owned - self.escaping(s)
 
 
-_LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operators and contexts: no names inside
-_CHILD_FIELDS: dict = {}  # node type -> its fields that may hold names
 
 
 def _children(node) -> list:
     """``gast.iter_child_nodes(node)`` but operators and contexts, faster."""
     kind = type(node)
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+    fields = syntax.child_fields(kind)
     children, AST = [], gast.AST
     for field in fields:
         value = getattr(node, field, None)

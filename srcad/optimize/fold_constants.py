@@ -46,15 +46,6 @@ def _number(node):
             and not isinstance(node.value, bool))
 
 
-_LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operators and contexts: nothing to fold
-_CHILD_FIELDS: dict = {}  # node type -> its fields that may hold expressions
-
-
-def _fields(kind) -> tuple:
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
-    return fields
 
 
 class _Fold:
@@ -73,7 +64,7 @@ class _Fold:
         for statement in block:
             own = only is None or id(statement) in only
             before = self.replaced
-            for field in _fields(type(statement)):
+            for field in syntax.child_fields(type(statement)):
                 value = getattr(statement, field, None)
                 if type(value) is list and value and isinstance(value[0], stmt):
                     self.statements(value, only, changed)
@@ -100,7 +91,7 @@ class _Fold:
         if kind is gast.Constant or (
                 kind is gast.Name and getattr(node, "annotation", None) is None):
             return node  # (a parameter's annotation is an expression like any other)
-        fields = _CHILD_FIELDS.get(kind) or _fields(kind)
+        fields = syntax.child_fields(kind)
         fold, AST = self.fold, gast.AST
         for field in fields:
             value = getattr(node, field, None)

@@ -69,8 +69,6 @@ def _fusable(statement, reads, stores, keep, resolve) -> bool:
             and _pure(statement.value, resolve))
 
 
-_LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operators and contexts hold no name
-_CHILD_FIELDS: dict = {}  # node type -> its fields that may hold names
 
 
 def _replace_read(node, name, value):
@@ -83,10 +81,7 @@ def _replace_read(node, name, value):
     while stack:
         current = stack.pop()
         kind = type(current)
-        fields = _CHILD_FIELDS.get(kind)
-        if fields is None:
-            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields
-                                                 if f not in _LEAF_FIELDS)
+        fields = syntax.child_fields(kind)
         for field in fields:
             child = getattr(current, field, None)
             if type(child) is list:

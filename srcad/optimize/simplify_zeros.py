@@ -32,8 +32,6 @@ def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
 
 
 _SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return, gast.Delete)
-_LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operators and contexts hold no zero
-_CHILD_FIELDS: dict = {}  # node type -> its fields that may hold one
 
 
 class _Zero(gast.AST):
@@ -90,10 +88,7 @@ class _Simplify(gast.NodeTransformer):
                 continue
             if kind is Call and resolve(current.func) is zeros_like:
                 return True
-            fields = _CHILD_FIELDS.get(kind)
-            if fields is None:
-                fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields
-                                                     if f not in _LEAF_FIELDS)
+            fields = syntax.child_fields(kind)
             for field in fields:
                 value = getattr(current, field, None)
                 if type(value) is list:

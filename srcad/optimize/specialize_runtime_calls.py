@@ -51,8 +51,6 @@ def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -
     return read
 
 
-_LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operators and contexts hold no call
-_CHILD_FIELDS: dict = {}  # node type -> its fields that may hold calls
 
 
 class _Specialize:
@@ -74,10 +72,7 @@ class _Specialize:
         if kind is gast.Constant or (
                 kind is gast.Name and getattr(node, "annotation", None) is None):
             return node  # (a parameter's annotation is an expression like any other)
-        fields = _CHILD_FIELDS.get(kind)
-        if fields is None:
-            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields
-                                                 if f not in _LEAF_FIELDS)
+        fields = syntax.child_fields(kind)
         visit, AST = self.visit, gast.AST
         for field in fields:
             value = getattr(node, field, None)
