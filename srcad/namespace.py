@@ -19,6 +19,12 @@ class Aliases:
         self.bindings: dict[str, object] = {}
         self._by_id: dict[int, str] = {}
 
+    def copy(self, namer) -> "Aliases":
+        """These aliases, going on independently with ``namer`` (a copy of theirs)."""
+        twin = Aliases(self.parsed, namer)
+        twin.bindings, twin._by_id = dict(self.bindings), dict(self._by_id)
+        return twin
+
     def name_for(self, obj, preferred: str | None = None) -> str:
         """The alias generated code uses for ``obj``, creating it on first use."""
         if id(obj) in self._by_id:

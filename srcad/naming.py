@@ -26,6 +26,14 @@ class Namer:
         # is taken (names are never given back), so the search starts there
         self._counter: dict[str, int] = {}
 
+    def copy(self) -> "Namer":
+        """A Namer that has handed out what this one has, and goes on independently."""
+        twin = Namer.__new__(Namer)
+        twin.taken, twin.made = set(self.taken), set(self.made)
+        twin._derived, twin._owner = dict(self._derived), dict(self._owner)
+        twin._counter = dict(self._counter)
+        return twin
+
     def reserve(self, name: str) -> None:
         self.taken.add(name)
 

@@ -72,15 +72,23 @@ def checked(pass_name: str, tree, parsed: ParsedFunction, aliases: Aliases | Non
 
 def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
               inlined: list | None = None, kinds=None,
-              resolve: Resolver | None = None) -> gast.FunctionDef:
+              resolve: Resolver | None = None, asked: list | None = None) -> gast.FunctionDef:
     """The normalize stage; ``kinds`` (the parameters' abstract values, when specializing)
-    tells propagate_writes which values are scalars, never written in place."""
+    tells propagate_writes which values are scalars, never written in place. Without
+    ``kinds``, the names propagate_writes asks about are appended to ``asked`` (if given):
+    none asked, and the tree is the same for arguments of any kind."""
     resolve = resolve or Resolver(parsed, aliases, namer)
     tree = _normalize_values(parsed, namer, aliases, inlined, resolve)
     if _generated_by_srcad(parsed):
         return checked("rename_versions", rename_versions(tree, namer), parsed, aliases)
     is_scalar = holds_nothing = None
-    if kinds is not None:
+    if kinds is None and asked is not None:
+        def is_scalar(name):  # the answer without kinds, noted
+            asked.append(name)
+            return False
+
+        holds_nothing = is_scalar
+    elif kinds is not None:
         # inferred at the first question only: most functions write into nothing, and then
         # propagate_writes asks none (it asks before it changes the tree)
         inferred = []
@@ -156,7 +164,7 @@ def check(request: Request) -> None:
     """
     registry.load_templates()
     front = _front(request.function, request, None, None)
-    context = _context(front, None, request.enabled)
+    context = _context(front, None, request.enabled)  # the transform below changes front
     name = front.namer.fresh("checked_" + front.parsed.name)
     if request.mode == "reverse":
         reverse(front.tree, context, request, name, check_only=True)
@@ -220,9 +228,27 @@ class _Front:
     callees: list  # the user functions inlined into it
     activity: object  # analysis/activity.Activity
 
+    def copy(self) -> "_Front":
+        """A front the transform can take over while this one stays as it is."""
+        namer = self.namer.copy()
+        aliases = self.aliases.copy(namer)
+        resolve = Resolver(self.parsed, aliases, namer, extra_locals=self.resolve.extra_locals)
+        return _Front(self.parsed, namer, aliases, resolve, syntax.deepcopy(self.tree),
+                      list(self.callees), self.activity)
+
 
 def _front(function, request, kinds, stages: dict | None) -> _Front:
-    """parse, fence, normalize and analyze activity (``stages``, if given, records them)."""
+    """parse, fence, normalize and analyze activity (``stages``, if given, records them).
+
+    A front made without ``kinds`` for which normalize asked no kind question is the same
+    for arguments of every kind: kept with the function, later requests with the same
+    function, wrt and has_aux take a copy of it (grad()'s check, then the first call).
+    """
+    key = ("front", request.wrt, request.has_aux, request.extra_params)
+    if stages is None:
+        kept = memory.lookup(function, key, counted=False)
+        if kept is not None:
+            return kept.copy()
     parsed = read(function)
     checked("parse", parsed.tree, parsed, None)
     if stages is not None:
@@ -234,7 +260,8 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
     # one resolver for the whole run: the names srcad makes are local as soon as made
     resolve = Resolver(parsed, aliases, namer, extra_locals=request.extra_params)
     callees = []
-    tree = normalize(parsed, namer, aliases, callees, kinds, resolve)
+    asked = []
+    tree = normalize(parsed, namer, aliases, callees, kinds, resolve, asked)
     if stages is not None:
         stages["normalize"] = emit.to_source(tree)
     returned = tree.body[-1].value
@@ -246,7 +273,10 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
     activity = analyze_activity(tree, request.wrt, outputs, resolve)
     if stages is not None:
         stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
-    return _Front(parsed, namer, aliases, resolve, tree, callees, activity)
+    front = _Front(parsed, namer, aliases, resolve, tree, callees, activity)
+    if kinds is None and not asked:
+        memory.store(function, key, front.copy())
+    return front
 
 
 def _context(front: _Front, kinds, enabled) -> TransformContext:

@@ -44,6 +44,45 @@ def test_grad_generates_nothing_until_called(no_disk_cache):
     assert cache.statistics["generated"] == 2
 
 
+def accumulates(x, y):
+    total = x * y
+    total += y  # a write into total, or a rebinding: propagate_writes asks which
+    return np.sum(total * x)
+
+
+def _front_kept(function, wrt):
+    return cache.memory.lookup(function, ("front", wrt, False, ()), counted=False)
+
+
+def summed_cubic(x, y):
+    return np.sum(x ** 3 * y + np.sin(y))
+
+
+def test_the_check_hands_its_front_to_the_first_call(no_disk_cache):
+    gradient = srcad.grad(summed_cubic, wrt=(0, 1))  # normalize asks nothing about kinds
+    assert _front_kept(summed_cubic, ("x", "y")) is not None
+    floats = gradient(0.5, 1.5)
+    x, y = np.array([0.5, -0.2]), np.array([1.5, 0.3])
+    arrays = gradient(x, y)  # a second specialization copies the kept front again
+    assert np.allclose(floats, (3 * 0.5 ** 2 * 1.5, 0.5 ** 3 + np.cos(1.5)))
+    assert all(np.allclose(a, b) for a, b in zip(arrays, (3 * x ** 2 * y, x ** 3 + np.cos(y))))
+    request = ReverseRequest(("x", "y"), single=False).of(
+        summed_cubic, tuple(srcad.analysis.shapes.of_value(a) for a in (x, y)), name="g")
+    from_kept = pipeline.generate(request)
+    cache.clear()
+    assert _front_kept(summed_cubic, ("x", "y")) is None
+    assert pipeline.generate(request).source == from_kept.source
+
+
+def test_a_front_that_depends_on_the_kinds_is_not_kept(no_disk_cache):
+    gradient = srcad.grad(accumulates, wrt=(0, 1))
+    assert _front_kept(accumulates, ("x", "y")) is None
+    x, y = np.array([0.5, -0.2]), np.array([1.5, 0.3])
+    expected = (2 * x * y + y, x * x + x)
+    assert all(np.allclose(a, b) for a, b in zip(gradient(x, y), expected))
+    assert np.allclose(gradient(0.5, 1.5), (2 * 0.5 * 1.5 + 1.5, 0.25 + 0.5))
+
+
 @pytest.mark.parametrize("function, error", [
     (case[0], errors.UnsupportedSyntaxError) for case in test_errors.UNSUPPORTED
     if case[0] is not test_errors.uses_async] + [
