@@ -8,12 +8,22 @@ from __future__ import annotations
 
 import builtins
 import keyword
+import re
 
 _RESERVED = set(dir(builtins)) | set(keyword.kwlist)
-# readable stand-ins for temporaries named after a builtin they would shadow
+# readable stand-ins for temporaries named after a builtin (or keyword) they would shadow
 _INSTEAD_OF_BUILTIN = {"sum": "total", "abs": "absolute", "max": "maximum", "min": "minimum",
                        "pow": "power", "len": "length", "round": "rounded", "float": "as_float",
-                       "int": "as_int", "range": "span", "type": "kind", "slice": "part"}
+                       "int": "as_int", "range": "span", "type": "kind", "slice": "part",
+                       "lambda": "lambda_result"}
+
+
+def identifier(text: str) -> str:
+    """``text`` as a Python identifier: names made from a function's ``__name__`` meet
+    ``"<lambda>"`` (``vjp_<lambda>`` becomes ``vjp_lambda``)."""
+    if text.isidentifier():
+        return text
+    return re.sub(r"_*\W+_*", "_", text).strip("_") or "function"
 
 
 class Namer:
@@ -43,7 +53,7 @@ class Namer:
         ``private`` keeps a leading underscore (``_tape``): srcad's own bookkeeping.
         """
         prefix = "_" if private else ""
-        base = prefix + (base.strip("_") or "tmp")
+        base = prefix + (identifier(base).strip("_") or "tmp")
         if base in _RESERVED:
             base = _INSTEAD_OF_BUILTIN.get(base, base + "_value")
         if base[0].isdigit():

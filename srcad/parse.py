@@ -8,6 +8,7 @@ and builtins -- never in a merged namespace.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import dataclasses
 import inspect
@@ -171,10 +172,7 @@ def parse_function(function) -> ParsedFunction:
             "for this one with @srcad.adjoint.",
         )
     if function.__name__ == "<lambda>":
-        raise UnsupportedSyntaxError(
-            "cannot differentiate a lambda directly: its source is not a complete statement",
-            hint="Write it as a `def` function and pass that to srcad.",
-        )
+        return _parse_lambda(function, what)
     try:
         # through the code object: inspect.getsourcelines(function) follows __wrapped__
         lines, first_line = inspect.getsourcelines(function.__code__)
@@ -212,6 +210,142 @@ def parse_function(function) -> ParsedFunction:
         identifiers=frozenset(all_identifiers(tree)),
         raw_source=raw,
     )
+
+
+LAMBDA_NAME = "lambda_"  # a lambda's FunctionDef: its generated code is grad_lambda
+
+
+def _parse_lambda(function, what) -> ParsedFunction:
+    """A lambda's source is an expression inside a statement: find its node in its file's
+    tree (on the line its code starts) and read it as ``def lambda_(params): return body``.
+    Nodes keep their places in the file, so offsets are 0."""
+    code = function.__code__
+    filename = inspect.getsourcefile(code) or code.co_filename
+    text = "".join(linecache.getlines(filename, function.__globals__))
+    if not text:
+        raise SourceUnavailableError(
+            "cannot read the source of %s: no file holds it" % what,
+            hint="srcad reads a lambda's source from its file; lambdas typed at an interactive "
+            "prompt or built with exec have none. Put the function in a file.")
+    module = _module_tree(filename, text)
+    candidates = [node for node in gast.walk(module) if isinstance(node, gast.Lambda)
+                  and node.lineno == code.co_firstlineno and _parameters(node.args) ==
+                  list(code.co_varnames[:_parameter_count(code)])]
+    candidates = _lambdas_holding(code, candidates)
+    distinct = {gast.dump(node) for node in candidates}
+    line = linecache.getline(filename, code.co_firstlineno)
+    location = Location(filename, code.co_firstlineno,
+                        candidates[0].col_offset if candidates else 0, line)
+    if not candidates:
+        raise SourceUnavailableError("could not find %s in its source" % what, location)
+    if len(distinct) > 1:
+        raise SourceUnavailableError(
+            "cannot tell which of the %d lambdas on this line srcad was given" % len(distinct),
+            location, "Give it a name with `def`, or put each lambda on its own line.")
+    node = candidates[0]
+    body = gast.Return(value=syntax.deepcopy(node.body))
+    gast.copy_location(body, node.body)
+    tree = gast.copy_location(
+        syntax.function_def(LAMBDA_NAME, syntax.deepcopy(node.args), [body]), node)
+    return ParsedFunction(
+        function=function, tree=tree, source=text, filename=filename, line_offset=0,
+        col_offset=0, local_names=frozenset(_local_names(tree)),
+        identifiers=frozenset(all_identifiers(tree)),
+        raw_source=ast.get_source_segment(text, _located(node)) or gast.dump(node))
+
+
+def _parameters(arguments) -> list[str]:
+    """Parameter names in the order a code object lists them first in co_varnames."""
+    names = [a.id for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs]
+    names += [a.id for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return names
+
+
+def _parameter_count(code) -> int:
+    flags = inspect.CO_VARARGS, inspect.CO_VARKEYWORDS
+    return (code.co_argcount + code.co_kwonlyargcount
+            + sum(1 for flag in flags if code.co_flags & flag))
+
+
+def _lambdas_holding(code, candidates) -> list:
+    """Of ``candidates``, the innermost lambdas whose text holds every place ``code``'s
+    instructions come from (Python 3.11+ records them; before, those whose global, free
+    and attribute names are ``code``'s)."""
+    if len(candidates) < 2:
+        return candidates
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        names = _names_of_code(code)
+        return [node for node in candidates if _names_of_lambda(node) == names]
+    places = {(line, column, end_line, end_column)
+              for line, end_line, column, end_column in positions()
+              if None not in (line, column, end_line, end_column)
+              and (line, column) != (end_line, end_column)}
+
+    def holds(node):
+        start, end = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+        return all(start <= (line, column) and (end_line, end_column) <= end
+                   for line, column, end_line, end_column in places)
+
+    holding = [node for node in candidates if holds(node)]
+    innermost = [node for node in holding if not any(
+        other is not node and _holds_node(node, other) for other in holding)]
+    return innermost
+
+
+def _names_of_code(code) -> set:
+    """The global, free and attribute names ``code`` and the code nested in it look up."""
+    names = set(code.co_names) | set(code.co_freevars)
+    for constant in code.co_consts:
+        if inspect.iscode(constant):
+            names |= _names_of_code(constant) - set(code.co_varnames) - set(code.co_cellvars)
+    return names
+
+
+def _names_of_lambda(node) -> set:
+    """The names a lambda's code looks up that are not its own parameters (nor those of
+    the lambdas inside it), and the attributes it reads."""
+    own = set()
+    for inner in gast.walk(node):
+        if isinstance(inner, gast.Lambda):
+            own.update(_parameters(inner.args))
+    return {inner.id for inner in gast.walk(node.body)
+            if isinstance(inner, gast.Name) and inner.id not in own} | {
+        inner.attr for inner in gast.walk(node.body) if isinstance(inner, gast.Attribute)}
+
+
+def _holds_node(outer, inner) -> bool:
+    """``inner``'s text lies inside ``outer``'s."""
+    return ((outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset)
+            and (inner.end_lineno, inner.end_col_offset) <= (outer.end_lineno,
+                                                             outer.end_col_offset))
+
+
+def _located(node):
+    """An ast node carrying ``node``'s place, for ast.get_source_segment."""
+    located = ast.expr()
+    for attribute in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+        setattr(located, attribute, getattr(node, attribute))
+    return located
+
+
+_modules: dict = {}  # filename -> (its text, its gast tree): the files lambdas came from
+
+
+def _module_tree(filename, text):
+    kept = _modules.get(filename)
+    if kept is not None and kept[0] == text:
+        return kept[1]
+    try:
+        tree = gast.parse(text)
+    except SyntaxError:  # the file changed since it ran
+        raise SourceUnavailableError(
+            "cannot read the lambda's source: %s no longer parses" % filename,
+            hint="Reload the module that defines it.") from None
+    if len(_modules) >= 8:
+        _modules.pop(next(iter(_modules)))
+    _modules[filename] = (text, tree)
+    return tree
 
 
 def wrapper_error(wrapper) -> SourceUnavailableError:

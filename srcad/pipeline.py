@@ -22,7 +22,7 @@ from .analysis import shapes
 from .analysis.activity import analyze_activity
 from .fence import fence
 from .namespace import Aliases
-from .naming import Namer
+from .naming import Namer, identifier
 from .normalize.lower_exits import lower_exits
 from .normalize.lower_mutations import lower_mutations
 from .normalize.propagate_writes import parameters_written, propagate_writes
@@ -291,7 +291,8 @@ def _context(front: _Front, kinds, enabled) -> TransformContext:
 
 def _generate(request: Request, keep_stages: bool) -> Generated:
     registry.load_templates()
-    function, name, enabled = request.function, request.name, request.enabled
+    function, enabled = request.function, request.enabled
+    name = identifier(request.name) if request.name else None
     kinds = request.kinds if "specialize" in enabled else None
     stages = {} if keep_stages else None
     front = _front(function, request, kinds, stages)

@@ -398,11 +398,6 @@ def test_source_unavailable_for_exec_says_to_use_a_file():
         srcad.grad(made_by_exec)
 
 
-def test_lambda_directly_is_rejected():
-    with pytest.raises(srcad.SrcadError, match="lambda"):
-        srcad.grad(lambda x: x * 2.0)
-
-
 # ---- bad wrt and options
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .. import api, derived
 from ..errors import CodegenError, InvalidArgumentError
+from ..naming import identifier
 from ..request import parse_wrt
 
 
@@ -62,7 +63,7 @@ def generate(target: Target) -> None:
                                    % (target.mode,))
     target.wrt_names = list(parse_wrt(function, target.wrt).names)
     prefix = "grad_" if target.mode == "reverse" else "jvp_"
-    target.name = target.name or prefix + function.__name__
+    target.name = target.name or identifier(prefix + function.__name__)
     if not target.name.isidentifier() or keyword.iskeyword(target.name):
         raise InvalidArgumentError("%r is not a valid function name" % (target.name,))
     if target.mode == "forward" and target.has_aux:
