@@ -370,9 +370,14 @@ def test_non_scalar_output_value_and_grad():
         srcad.value_and_grad(returns_array)(np.ones(4))
 
 
-def test_scalar_output_of_size_one_array_is_still_rejected():
-    with pytest.raises(errors.NonScalarOutputError, match=r"\(1,\)"):
-        srcad.grad(returns_array)(np.ones(1))
+def test_an_array_holding_one_number_is_a_scalar_output():
+    # as autograd takes it; its gradient is the gradient of that number
+    x = np.array([0.7])
+    gradient = srcad.grad(returns_array)(x)
+    assert gradient.shape == (1,)
+    np.testing.assert_allclose(gradient, [2.0])  # of y[0] = 2 x[0]
+    with pytest.raises(errors.NonScalarOutputError, match=r"\(2,\)"):
+        srcad.grad(returns_array)(np.ones(2))
 
 
 # ---- source unavailable
