@@ -46,7 +46,6 @@ _REJECTED_EXPRESSIONS = {
     gast.NamedExpr: ("an assignment expression (`:=`)", "Use a separate assignment statement."),
     gast.Starred: ("a starred expression (`*x`)", "Pass arguments one by one."),
     gast.Set: ("a set literal", "Sets cannot carry gradients."),
-    gast.JoinedStr: ("an f-string", "Format strings outside the differentiated function."),
 }
 
 

@@ -64,11 +64,6 @@ def uses_attribute_assignment(x, obj):
     return x * 2.0
 
 
-def uses_fstring(x):
-    label = f"x={x}"
-    return x * 2.0
-
-
 def uses_del(x):
     y = x * 2.0
     del y
@@ -165,7 +160,6 @@ UNSUPPORTED = [
     (uses_nonlocal, "nonlocal", "`nonlocal`"),
     (uses_yield, "yield", "`yield`"),
     (uses_attribute_assignment, "obj.value", "attribute"),
-    (uses_fstring, 'f"', "f-string"),
     (uses_del, "del ", "`del`"),
     (uses_mutating_method, "items.reverse", "changes its object in place"),
     (uses_out_argument, "y)", "`out=` argument"),

@@ -325,6 +325,18 @@ class _ToANF:
         return _copy(node, gast.BinOp(left=self.atom(node.left), op=node.op,
                                       right=self.atom(node.right)))
 
+    def operation_JoinedStr(self, node):
+        """An f-string: what it formats becomes atoms; the text carries no derivative."""
+        values = []
+        for part in node.values:
+            if isinstance(part, gast.FormattedValue):
+                spec = part.format_spec
+                part = _copy(part, gast.FormattedValue(
+                    value=self.atom(part.value), conversion=part.conversion,
+                    format_spec=None if spec is None else self.operation_JoinedStr(spec)))
+            values.append(part)
+        return _copy(node, gast.JoinedStr(values=values))
+
     def operation_UnaryOp(self, node):
         return _copy(node, gast.UnaryOp(op=node.op, operand=self.atom(node.operand)))
 
@@ -546,6 +558,8 @@ def _describe(node) -> str:
         return "%s_item" % base
     if isinstance(node, (gast.Tuple, gast.List)):
         return "items"
+    if isinstance(node, gast.JoinedStr):
+        return "text"
     return "tmp"
 
 
