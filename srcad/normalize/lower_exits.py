@@ -156,6 +156,9 @@ class _LowerExits:
                 syntax.deepcopy(iterated), expression)), loop))
             return name
 
+        if callee is zip and len(iterator.args) == 1 and isinstance(iterator.args[0],
+                                                                   gast.Starred):
+            self.spread_zip(loop, prelude)
         index = self.namer.fresh("index")
         if callee is reversed:  # visit the sequence's indices backwards
             lengths, item = self.items(iterator.args[0], hoist, prelude, loop)
@@ -176,6 +179,23 @@ class _LowerExits:
         loop.target = syntax.name(index, store=True)
         loop.body = header + loop.body
         return prelude + [loop]
+
+    def spread_zip(self, loop, prelude):
+        """``for a, b in zip(*pairs)`` as ``for a, b in zip(pairs[0], pairs[1])``: the
+        target (the fence made sure) unpacks each item into one name per sequence, so
+        there must be that many, or Python raises ValueError at the first item."""
+        count = len(loop.target.elts)
+        sequences = self.namer.fresh("sequences")
+        prelude.append(gast.copy_location(syntax.assign(sequences, loop.iter.args[0].value),
+                                          loop))
+        wrong = gast.Compare(left=syntax.call(syntax.name("len"), syntax.name(sequences)),
+                             ops=[gast.NotEq()], comparators=[syntax.constant(count)])
+        message = "zip(*sequences) unpacked into %d names needs %d sequences" % (count, count)
+        prelude.append(gast.copy_location(gast.If(test=wrong, body=[gast.Raise(
+            exc=syntax.call(syntax.name("ValueError"), syntax.constant(message)), cause=None)],
+            orelse=[]), loop))
+        loop.iter.args = [gast.Subscript(value=syntax.name(sequences), slice=syntax.constant(i),
+                                         ctx=gast.Load()) for i in range(count)]
 
     def items(self, iterable, hoist, prelude, loop):
         """What ``for ... in iterable`` visits, by index: (the sequences whose shortest
