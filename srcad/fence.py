@@ -144,7 +144,7 @@ _ITERATION_HELPERS = (range, enumerate, zip, reversed)
 def _check_compound(parsed, statement, loop_depth) -> None:
     if isinstance(statement, gast.For):
         _check_for_header(parsed, statement)
-        _check_expressions(parsed, gast.Expr(value=statement.iter), loop_body=statement.body)
+        _check_expressions(parsed, gast.Expr(value=statement.iter), loop=statement)
     else:
         _check_expressions(parsed, gast.Expr(value=statement.test))
     inner_depth = loop_depth + (0 if isinstance(statement, gast.If) else 1)
@@ -244,20 +244,21 @@ _CHECKED_EXPRESSIONS = frozenset([gast.Starred, gast.Lambda, gast.Dict, gast.Cal
                                   gast.DictComp]) | frozenset(_REJECTED_EXPRESSIONS)
 
 
-# builtins that consume an iterable at once (a generator passed to them acts as a list)
-_CONSUMING_BUILTINS = (sum, max, min, list, tuple, dict, sorted, any, all)
-# and those that consume it lazily, as their own caller consumes them (zip(g, xs) in a loop)
+# builtins that consume an iterable lazily, as their own caller consumes them (zip(g, xs) in
+# a loop)
 _LAZY_BUILTINS = (zip, enumerate)
 
 
-def _consumed_generators(parsed, statement, loop_body) -> set:
+def _consumed_generators(parsed, statement, loop) -> set:
     """The ids of the generator expressions in ``statement`` that are consumed where they
     are made, so evaluating them there as a list changes nothing.
 
-    A generator is consumed at once by the builtins above and by the user's own functions
-    (inlined; they iterate it once), and by the comprehension whose ``for`` it is. One that
-    a ``for`` loop iterates (also through zip or enumerate) is consumed element by element
-    between iterations of the body: it acts as a list when the body writes nothing it reads.
+    A generator given to a function is consumed at once (by ``sum``, ``max``, ``tuple``...
+    or by the user's own functions, inlined, which iterate it once), except by NumPy, which
+    takes it as one object (rejected); so is one a comprehension's ``for`` iterates. One
+    that a ``for`` loop iterates (also through zip or enumerate) is consumed element by
+    element between iterations of the body: it acts as a list when the body writes nothing
+    it reads.
     """
     consumed, lazy = set(), []
     for node in syntax.walk(statement):
@@ -266,23 +267,24 @@ def _consumed_generators(parsed, statement, loop_body) -> set:
             if not generators:
                 continue
             callee = _static_object(parsed, node.func)
-            if any(callee is c for c in _CONSUMING_BUILTINS) or _is_user_function(
-                    parsed, node.func, callee):
-                consumed.update(id(g) for g in generators)
-            elif any(callee is c for c in _LAZY_BUILTINS):
+            if any(callee is c for c in _LAZY_BUILTINS):
                 lazy.extend(generators)
-            elif callee is not None and not isinstance(callee, type):
+            elif _is_numerical_library(callee):
                 _reject(parsed, generators[0], "a generator expression passed to %s"
-                        % describe(callee), "NumPy and other libraries take a generator "
-                        "as one object: pass a list comprehension `[... for ...]`.")
+                        % describe(callee), "NumPy takes a generator as one object (a 0-d "
+                        "object array): pass a list comprehension `[... for ...]`.")
+            else:  # a builtin that consumes it (sum, max...), one of the user's functions
+                consumed.update(id(g) for g in generators)
         elif isinstance(node, COMPREHENSION_TYPES):
             consumed.update(id(c.iter) for c in node.generators
                             if isinstance(c.iter, gast.GeneratorExp))
-    if loop_body is not None:
+    if loop is None:  # zip(g, xs) given to a consumer, or iterated by a comprehension
+        consumed.update(id(g) for g in lazy)
+    else:
         iterated = statement.value
         if isinstance(iterated, gast.GeneratorExp):
             lazy.append(iterated)
-        written = _written_names(loop_body)
+        written = _written_names(loop.body) | syntax.stored_names(loop.target)
         for generator in lazy:
             read = syntax.load_names(generator) - syntax.stored_names(generator)
             if not read & written:
@@ -298,13 +300,12 @@ def _consumed_generators(parsed, statement, loop_body) -> set:
 COMPREHENSION_TYPES = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)
 
 
-def _is_user_function(parsed, func, callee) -> bool:
-    """A call srcad inlines: a nested function or lambda, or a Python function of the user's."""
-    if isinstance(func, gast.Name) and func.id in parsed.local_names:
+def _is_numerical_library(callee) -> bool:
+    """A NumPy or SciPy function (or ufunc): they take a generator as one object."""
+    if isinstance(callee, numpy.ufunc):
         return True
-    module = getattr(callee, "__module__", None) or ""
-    return callable(callee) and hasattr(callee, "__code__") and not module.startswith(
-        ("numpy", "scipy", "srcad"))
+    module = getattr(callee, "__module__", None)
+    return isinstance(module, str) and module.split(".")[0] in ("numpy", "scipy")
 
 
 def _written_names(statements) -> set:
@@ -342,14 +343,15 @@ def _starred_in_headers(parsed, clauses) -> set:
     return found
 
 
-def _check_expressions(parsed, statement, loop_body=None) -> None:
-    summed = _consumed_generators(parsed, statement, loop_body)
+def _check_expressions(parsed, statement, loop=None) -> None:
+    """``loop``: the for loop whose header ``statement`` (an Expr of its iterable) is."""
+    summed = _consumed_generators(parsed, statement, loop)
     allowed_lambda = (statement.value if isinstance(statement, gast.Assign)
                       and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
                       and isinstance(statement.value, gast.Lambda) else None)
     starred_targets = {id(e) for t in getattr(statement, "targets", []) if isinstance(
         t, (gast.Tuple, gast.List)) for e in t.elts if isinstance(e, gast.Starred)}
-    if loop_body is not None:  # the header of a for loop, checked by _check_for_header
+    if loop is not None:  # the header of a for loop, checked by _check_for_header
         starred_targets |= _starred_in_headers(parsed, [gast.comprehension(
             target=gast.Name(id="_", ctx=gast.Store(), annotation=None, type_comment=None),
             iter=statement.value, ifs=[], is_async=0)])

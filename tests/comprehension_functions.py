@@ -213,3 +213,19 @@ def targets_inside_comprehensions(x, y):
 
 def zip_of_starred_pairs_in_a_comprehension(x, y):
     return sum([a * b * b for a, b in zip(*[x, y])])
+
+
+def enumerate_with_a_starred_target(x):
+    rows = [x, x * 2.0]
+    s = 0.0
+    for i, (first, *rest) in enumerate(rows):
+        s = s + i * first * rest[-1] + rest[0]
+    return s
+
+
+def nested_target_with_a_starred_name(x):
+    rows = [((x[0], x[1], x[2]), x[0]), ((x[2], x[1], x[0]), x[1])]
+    s = 0.0
+    for (a, *b), c in rows:
+        s = s + a * c + b[0] * b[1]
+    return s

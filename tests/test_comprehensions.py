@@ -58,6 +58,8 @@ CASES = [
     (cf.starred_unpacking_of_a_row, (X,), 0),
     (cf.targets_inside_comprehensions, (X, Y), (0, 1)),
     (cf.zip_of_starred_pairs_in_a_comprehension, (X, Y), (0, 1)),
+    (cf.enumerate_with_a_starred_target, (X,), 0),
+    (cf.nested_target_with_a_starred_name, (X,), 0),
 ]
 
 
@@ -220,3 +222,23 @@ def test_unsupported_uses_are_located_errors(function, args, text, construct):
     assert construct in lines[0] and "test_comprehensions.py" in lines[0], lines
     # the caret points at the construct
     assert lines[1][lines[2].index("^"):].startswith(text), lines
+
+
+def generator_read_by_a_loop_that_rebinds_it(x, w):
+    s = 0.0
+    for w in (w * t for t in x):  # the element reads the w the loop binds
+        s = s + w
+    return s
+
+
+def test_a_loop_target_rebinding_what_its_generator_reads_is_rejected():
+    with pytest.raises(UnsupportedSyntaxError, match="changes `w`"):
+        srcad.grad(generator_read_by_a_loop_that_rebinds_it)(X, 0.5)
+
+
+def sum_of_zipped_generators(x, y):
+    return sum(a * b for a, b in zip((v * v for v in x), y))
+
+
+def test_a_generator_zipped_in_a_comprehension_is_consumed_there():
+    gradcheck.check_gradient(sum_of_zipped_generators, (X, Y), (0, 1))
