@@ -35,10 +35,10 @@ _REJECTED_STATEMENTS = {
 
 _REJECTED_EXPRESSIONS = {
     gast.SetComp: ("a set comprehension", "Sets cannot carry gradients."),
-    gast.GeneratorExp: ("a generator expression that is not consumed where it is made "
-                        "(assigned, returned, stored or combined)",
-                        "Write a list comprehension `[... for ...]`, or pass the generator "
-                        "straight to the function that consumes it (`sum(... for ...)`)."),
+    gast.GeneratorExp: (("a generator expression that is not consumed where it is made "
+                         "(assigned, returned, stored or combined)"),
+                        ("Write a list comprehension `[... for ...]`, or pass the generator "
+                         "straight to the function that consumes it (`sum(... for ...)`).")),
     gast.Yield: ("`yield`", "Generators cannot be differentiated."),
     gast.YieldFrom: ("`yield from`", "Generators cannot be differentiated."),
     gast.Await: ("`await`", "Differentiate synchronous code only."),
@@ -165,12 +165,12 @@ def _check_for_header(parsed, loop) -> None:
     if helper is range and len(iterator.args) > 3:
         _reject(parsed, iterator, "range(...) with more than 3 arguments", "")
     target = loop.target
-    if helper is zip and any(isinstance(a, gast.Starred) for a in iterator.args):
-        if len(iterator.args) != 1 or not isinstance(target, (gast.Tuple, gast.List)) or any(
-                isinstance(e, gast.Starred) for e in target.elts):
-            _reject(parsed, iterator, "zip(*sequences) other than the only argument of zip, "
-                    "unpacked into as many names as there are sequences",
-                    "Unpack the items: `for a, b in zip(*pairs)`.")
+    if helper is zip and any(isinstance(a, gast.Starred) for a in iterator.args) and (
+            len(iterator.args) != 1 or not isinstance(target, (gast.Tuple, gast.List)) or any(
+                isinstance(e, gast.Starred) for e in target.elts)):
+        _reject(parsed, iterator, "zip(*sequences) other than the only argument of zip, "
+                "unpacked into as many names as there are sequences",
+                "Unpack the items: `for a, b in zip(*pairs)`.")
     if isinstance(target, gast.Name) or helper is not range and _is_loop_target(target):
         return  # for W, b in layers, for first, *rest in rows: each item unpacked
     _reject(parsed, target, "this loop target", "Loop with a plain name, or unpack "
@@ -291,7 +291,7 @@ def _consumed_generators(parsed, statement, loop) -> set:
                 consumed.add(id(generator))
             else:
                 _reject(parsed, generator, "a generator expression iterated by a loop whose "
-                        "body changes `%s`, which it reads" % sorted(read & written)[0],
+                        "body changes `%s`, which it reads" % min(read & written),
                         "Write a list comprehension `[... for ...]` (evaluated before the "
                         "loop), or an explicit loop.")
     return consumed

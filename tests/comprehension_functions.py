@@ -99,7 +99,7 @@ def tuple_of_generator(x):
 
 
 def list_of_generator(x):
-    ys = list(np.exp(v) for v in x)
+    ys = list(np.exp(v) for v in x)  # noqa: C400 - list(generator)
     return ys[0] + ys[-1] * ys[1]
 
 
@@ -154,7 +154,7 @@ def dict_of_zip(x):
 
 
 def dict_of_generated_pairs(x):
-    d = dict((k, v * v) for k, v in zip(("u", "w", "z"), x))
+    d = dict((k, v * v) for k, v in zip(("u", "w", "z"), x))  # noqa: C402 - dict(generator)
     return d["u"] - d["w"] * d["z"]
 
 
@@ -229,3 +229,29 @@ def nested_target_with_a_starred_name(x):
     for (a, *b), c in rows:
         s = s + a * c + b[0] * b[1]
     return s
+
+
+# ---- as autograd's examples write them
+
+SHAPES = (("W", (2, 3)), ("b", (2,)))
+
+
+def flatten(params):
+    return np.concatenate([np.ravel(params[name]) for name, _ in SHAPES])
+
+
+def unflatten(flat):
+    sizes = {name: int(np.prod(shape)) for name, shape in SHAPES}
+    starts = {"W": 0, "b": sizes["W"]}
+    return {name: flat[starts[name]:starts[name] + sizes[name]].reshape(shape)
+            for name, shape in SHAPES}
+
+
+def loss_of_flattened_parameters(W, b, x):
+    params = unflatten(flatten({"W": W, "b": b}) * 1.0)
+    return np.sum(np.tanh(params["W"] @ x + params["b"]) ** 2)
+
+
+def mixture_negative_log_likelihood(means, xs):
+    logs = [np.log(sum(np.exp(-0.5 * (x - m) ** 2) for m in means)) for x in xs]
+    return -sum(logs)

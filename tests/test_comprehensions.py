@@ -60,6 +60,8 @@ CASES = [
     (cf.zip_of_starred_pairs_in_a_comprehension, (X, Y), (0, 1)),
     (cf.enumerate_with_a_starred_target, (X,), 0),
     (cf.nested_target_with_a_starred_name, (X,), 0),
+    (cf.loss_of_flattened_parameters, (np.outer(Y[:2], X) * 0.5, Y[1:], X), (0, 1)),
+    (cf.mixture_negative_log_likelihood, (X, np.array([0.1, -0.4, 0.8, 1.3])), (0, 1)),
 ]
 
 
@@ -226,7 +228,7 @@ def test_unsupported_uses_are_located_errors(function, args, text, construct):
 
 def generator_read_by_a_loop_that_rebinds_it(x, w):
     s = 0.0
-    for w in (w * t for t in x):  # the element reads the w the loop binds
+    for w in (w * t for t in x):  # noqa: PLR1704 - the element reads the w the loop binds
         s = s + w
     return s
 

@@ -45,9 +45,8 @@ from ..parse import ParsedFunction
 from ..resolve import Resolver
 from . import inline
 from .inline import is_static_reference
-from .lower_comprehensions import (COMPREHENSIONS, comprehension_loop, dict_loop,
-                                   extremum_loop, is_summation, summation_loop,
-                                   summed_literal)
+from .lower_comprehensions import (COMPREHENSIONS, comprehension_loop, dict_loop, extremum_loop,
+                                   is_summation, summation_loop, summed_literal)
 from .lower_exits import index_loops
 
 _BINOP_NAMES = {
