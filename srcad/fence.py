@@ -165,12 +165,10 @@ def _check_for_header(parsed, loop) -> None:
     if helper is range and len(iterator.args) > 3:
         _reject(parsed, iterator, "range(...) with more than 3 arguments", "")
     target = loop.target
-    if helper is zip and any(isinstance(a, gast.Starred) for a in iterator.args) and (
-            len(iterator.args) != 1 or not isinstance(target, (gast.Tuple, gast.List)) or any(
-                isinstance(e, gast.Starred) for e in target.elts)):
-        _reject(parsed, iterator, "zip(*sequences) other than the only argument of zip, "
-                "unpacked into as many names as there are sequences",
-                "Unpack the items: `for a, b in zip(*pairs)`.")
+    if helper is zip and any(isinstance(a, gast.Starred) for a in iterator.args) and len(
+            iterator.args) != 1:
+        _reject(parsed, iterator, "zip(*sequences) with other arguments",
+                "Zip the sequences of one list: `zip(*([u, v] + rows))`.")
     if isinstance(target, gast.Name) or helper is not range and _is_loop_target(target):
         return  # for W, b in layers, for first, *rest in rows: each item unpacked
     _reject(parsed, target, "this loop target", "Loop with a plain name, or unpack "

@@ -184,6 +184,23 @@ def zip_of_starred_pairs(x, y):
     return s
 
 
+def columns_of_rows(x, y):
+    s = 0.0
+    for column in zip(*[x, y, x * y]):  # a tuple of one element per row
+        s = s + column[0] * column[2] + np.sin(column[1])
+    for first, *rest in zip(*[x, y, x * y]):
+        s = s + first * rest[1]
+    return s + sum([c[0] * c[1] for c in zip(*(x, y))])
+
+
+def columns_of_no_rows(x):
+    rows = []
+    s = 1.0
+    for column in zip(*rows):  # zip() gives nothing
+        s = s + column[0]
+    return s * np.sum(x)
+
+
 def starred_target(x):
     rows = [(x[0], x[1], x[2]), (x[1], x[2], x[0])]
     s = 0.0

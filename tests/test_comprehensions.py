@@ -58,6 +58,8 @@ CASES = [
     (cf.starred_unpacking_of_a_row, (X,), 0),
     (cf.targets_inside_comprehensions, (X, Y), (0, 1)),
     (cf.zip_of_starred_pairs_in_a_comprehension, (X, Y), (0, 1)),
+    (cf.columns_of_rows, (X, Y), (0, 1)),
+    (cf.columns_of_no_rows, (X,), 0),
     (cf.enumerate_with_a_starred_target, (X,), 0),
     (cf.nested_target_with_a_starred_name, (X,), 0),
     (cf.loss_of_flattened_parameters, (np.outer(Y[:2], X) * 0.5, Y[1:], X), (0, 1)),
@@ -199,10 +201,10 @@ def generator_read_by_a_loop_that_changes_it(x, w):
     return s
 
 
-def zip_of_starred_into_one_name(x, y):
+def zip_of_a_sequence_and_starred_ones(x, y):
     s = 0.0
-    for pair in zip(*[x, y]):
-        s = s + pair[0]
+    for a, b in zip(x, *[y]):
+        s = s + a * b
     return s
 
 
@@ -214,7 +216,8 @@ def set_comprehension(x):
     (generator_in_a_name, (X,), "(v * v for v in x)", "not consumed where it is made"),
     (generator_to_numpy, (X,), "(v * v for v in x)", "passed to numpy.array"),
     (generator_read_by_a_loop_that_changes_it, (X, 0.5), "(w * t for t in x)", "changes `w`"),
-    (zip_of_starred_into_one_name, (X, Y), "zip(*[x, y])", "zip(*sequences)"),
+    (zip_of_a_sequence_and_starred_ones, (X, Y), "zip(x, *[y])",
+     "zip(*sequences) with other arguments"),
     (set_comprehension, (X,), "{v for v in x}", "a set comprehension"),
 ])
 def test_unsupported_uses_are_located_errors(function, args, text, construct):

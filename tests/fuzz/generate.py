@@ -764,8 +764,13 @@ class Generator:
             inner.scope[first] = Arr(SCALAR)
             inner.scope[second] = Arr(SCALAR)
             inner.owned -= alias_sources(left) | alias_sources(right)
-            return "for %s, %s in zip(*%s):" % (first, second, self.pick(
-                ["[%s, %s]", "(%s, %s)"]) % (left, right))
+            rows = self.pick(["[%s, %s]", "(%s, %s)"]) % (left, right)
+            if self.chance(0.3):  # each item a tuple: (left[i], right[i])
+                del inner.scope[first], inner.scope[second]
+                column = self.fresh("col")
+                inner.scope[column] = TupleT((Arr(SCALAR), Arr(SCALAR)))
+                return "for %s in zip(*%s):" % (column, rows)
+            return "for %s, %s in zip(*%s):" % (first, second, rows)
         if kind == "starred":  # the rows of a (2, 3) array, unpacked with a starred name
             first, rest = self.fresh("e"), self.fresh("rest")
             source = self.leaf(ctx, (2, 3))
