@@ -247,3 +247,66 @@ def sum_of_zipped_generators(x, y):
 
 def test_a_generator_zipped_in_a_comprehension_is_consumed_there():
     gradcheck.check_gradient(sum_of_zipped_generators, (X, Y), (0, 1))
+
+
+# ---- writes through the views a comprehension's list holds: as for the loop it stands for
+
+
+def write_after_a_comprehension_of_views(x):
+    y = np.outer(x, x)
+    rows = [y[i] for i in range(2)]  # views of y's rows
+    y[0, 1] = 5.0  # changes rows[0] too
+    return sum(np.sum(r * r) for r in rows)
+
+
+def write_after_a_loop_of_views(x):
+    y = np.outer(x, x)
+    rows = []
+    for i in range(2):
+        rows.append(y[i])
+    y[0, 1] = 5.0
+    return sum(np.sum(r * r) for r in rows)
+
+
+def write_into_an_element_of_a_comprehension(x):
+    y = np.outer(x, x)
+    rows = [y[i] for i in range(2)]
+    r = rows[1]
+    r[0] = 7.0  # changes y[1, 0]
+    return np.sum(y * y)
+
+
+def write_into_an_element_of_a_loop(x):
+    y = np.outer(x, x)
+    rows = []
+    for i in range(2):
+        rows.append(y[i])
+    r = rows[1]
+    r[0] = 7.0
+    return np.sum(y * y)
+
+
+def outcome(function, args):
+    """The value and gradient, or the type of the SrcadError raised."""
+    try:
+        return srcad.value_and_grad(function)(*args)
+    except srcad.SrcadError as error:
+        return type(error)
+
+
+@pytest.mark.parametrize("comprehension, loop", [
+    (write_after_a_comprehension_of_views, write_after_a_loop_of_views),
+    (write_into_an_element_of_a_comprehension, write_into_an_element_of_a_loop),
+])
+def test_writes_through_a_comprehensions_list_are_followed_as_through_the_loops(
+        comprehension, loop):
+    """The comprehension's list is filled by rt.appended directly (no write to follow while
+    it is made), yet what it holds is followed afterwards as for the explicit loop: never a
+    silent value computed without the write."""
+    expected, got = outcome(loop, (X,)), outcome(comprehension, (X,))
+    if isinstance(expected, type):
+        assert got is expected
+        return
+    assert got[0] == pytest.approx(comprehension(X.copy()))
+    gradcheck.assert_close(got[1], gradcheck.numerical_gradient(comprehension, (X,), 0))
+    gradcheck.assert_close(got[1], expected[1])
