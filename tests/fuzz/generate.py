@@ -11,7 +11,9 @@ keys) as locals and as parameters; data-dependent ``if``/``elif``/``else`` and c
 expressions; ``for`` over ``range``, arrays, lists, ``enumerate``, ``zip``, ``reversed``;
 ``while``; ``break``/``continue``/early ``return``/loop ``else``; nested loops; module-level
 helpers (defaults, keyword calls, tuple results, recursion), nested defs and lambdas
-assigned to names (closures); element and slice updates (``y[i] = v``, ``y[i] += v``),
+assigned to names (closures), f itself now and then a module-level lambda calling the def;
+element and slice updates (``y[i] = v``, ``y[i] += v``,
+nested ``y[i][j] = v`` into matrices and lists of arrays),
 ``append``/``pop``; ``.T``/``reshape`` of expressions; negative constants and powers;
 comprehensions: generator expressions and list comprehensions given to ``sum``, ``max``,
 ``min``, ``tuple``, ``list`` and ``np.array``, with two clauses, ``if`` conditions and
@@ -64,6 +66,7 @@ class ListT:
     elem: Arr
     min_len: int
     local: bool
+    owned: bool = False  # every element is an array the program made: writable in place
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,8 @@ class Context:
     nested: bool = False  # in the body of a nested def or lambda
 
     def child(self, **changes):
-        scope = {name: (ListT(t.elem, t.min_len, t.local) if isinstance(t, ListT) else t)
+        scope = {name: (ListT(t.elem, t.min_len, t.local, t.owned) if isinstance(t, ListT)
+                        else t)
                  for name, t in self.scope.items()}
         fields = dict(scope=scope, owned=set(self.owned), readonly=set(self.readonly),
                       in_loop=self.in_loop, depth=self.depth + 1, result=self.result,
@@ -145,6 +149,7 @@ class Context:
         for name, t in self.scope.items():
             if isinstance(t, ListT) and isinstance(inner.scope.get(name), ListT):
                 t.min_len = min(t.min_len, inner.scope[name].min_len)
+                t.owned = t.owned and inner.scope[name].owned
         self.owned &= inner.owned
         self.written |= inner.written
 
@@ -966,10 +971,10 @@ class Generator:
                 if value_shape not in SHAPES:
                     value_shape = SCALAR
         else:
-            target_kind = self.pick(["element", "row", "column"], [2, 2, 1])
-            if target_kind == "element":
-                target = "%s[%s, %s]" % (name, self.index_text(ctx, shape[0]),
-                                         self.index_text(ctx, shape[1]))
+            target_kind = self.pick(["element", "nested", "row", "column"], [2, 1, 2, 1])
+            if target_kind in ("element", "nested"):
+                target = ("%s[%s, %s]" if target_kind == "element" else "%s[%s][%s]") % (
+                    name, self.index_text(ctx, shape[0]), self.index_text(ctx, shape[1]))
                 value_shape = SCALAR
             elif target_kind == "row":
                 target, value_shape = "%s[%s]" % (name, self.index_text(ctx, shape[0])), \
@@ -1006,12 +1011,13 @@ class Generator:
                 ctx.scope[name] = ListT(elem, count, True)
                 return ["%s = [%s for %s in range(%d)]" % (name, item, variable, count)]
             if self.chance(0.5):
-                ctx.scope[name] = ListT(elem, 0, True)
+                ctx.scope[name] = ListT(elem, 0, True, elem.shape != SCALAR)
                 return ["%s = []" % name]
             items = [self.expr(ctx, elem.shape, 1) for _ in range(self.rng.randint(1, 3))]
             for item in items:
                 ctx.owned -= alias_sources(item)
-            ctx.scope[name] = ListT(elem, len(items), True)
+            owned = elem.shape != SCALAR and not any(alias_sources(item) for item in items)
+            ctx.scope[name] = ListT(elem, len(items), True, owned)
             return ["%s = [%s]" % (name, ", ".join(items))]
         name = self.rng.choice(locals_)
         t = ctx.scope[name]
@@ -1023,6 +1029,13 @@ class Generator:
             ctx.scope[target] = t.elem
             ctx.owned.discard(target)  # its array may be shared with where it came from
             return ["%s = %s.pop()" % (target, name)]
+        if action == "setitem" and t.min_len >= 1 and t.owned and self.chance(0.5):
+            # a write into an element: every name holding that array sees it
+            value = self.expr(ctx, SCALAR, 2)
+            ctx.owned -= alias_sources(value)
+            return ["%s[%d][%s] %s %s" % (name, self.rng.randrange(t.min_len),
+                                          self.index_text(ctx, t.elem.shape[0]),
+                                          self.pick(["=", "+=", "-="]), value)]
         if action == "setitem" and t.min_len >= 1:
             value = self.expr(ctx, t.elem.shape, 2)
             ctx.owned -= alias_sources(value)
@@ -1030,6 +1043,7 @@ class Generator:
             return ["%s[%d] %s %s" % (name, self.rng.randrange(t.min_len), op, value)]
         value = self.expr(ctx, t.elem.shape, 2)
         ctx.owned -= alias_sources(value)
+        t.owned = t.owned and not alias_sources(value)
         t.min_len += 1
         return ["%s.append(%s)" % (name, value)]
 
@@ -1262,8 +1276,14 @@ class Generator:
                       readonly=set(), in_loop=False, depth=0, result=Arr(SCALAR))
         body = self.block(ctx, self.rng.randint(*self.statements))
         body.append("return %s" % self.final_result(ctx))
-        lines = ["def f(%s):" % ", ".join(name for name, _, _, _ in params)]
+        names = ", ".join(name for name, _, _, _ in params)
+        # now and then f is a module-level lambda calling the def (srcad reads the lambda
+        # from its line, inlines the def)
+        as_lambda = self.chance(0.1)
+        lines = ["def %s(%s):" % ("f_def" if as_lambda else "f", names)]
         lines += ["    " + line for line in body]
+        if as_lambda:
+            lines += ["", "", "f = lambda %s: f_def(%s)  # noqa: E731" % (names, names)]
         uses_layer = any("Layer(" in text for _, _, text, _ in params)
         source = "import math\n\nimport numpy as np\n\n\n" + (
             LAYER + "\n\n" if uses_layer else "") + "".join(
