@@ -471,6 +471,9 @@ AUDITED_NONDIFFERENTIABLE = {
     **dict.fromkeys(["numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
                      "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like"], _CONSTANT),
     "srcad.registry.stop_gradient": "blocks the gradient by definition",
+    "srcad.analysis.operations.FORMATTED": "an f-string is text (printed, logged, a message)",
+    "srcad.runtime.unit_seed": "the constant the reverse sweep starts from: 1.0, or ones of "
+                               "the output's shape",
     **dict.fromkeys(["srcad.runtime.written_in_place", "srcad.runtime.writes_through",
                      "srcad.runtime.views_into", "srcad.runtime.same_object",
                      "srcad.runtime.views_whole"],
