@@ -34,12 +34,11 @@ _REJECTED_STATEMENTS = {
 }
 
 _REJECTED_EXPRESSIONS = {
-    gast.ListComp: ("a list comprehension other than summed (`sum([... for ...])`)",
-                    "Write it as a `for` loop."),
     gast.SetComp: ("a set comprehension", "Sets cannot carry gradients."),
-    gast.DictComp: ("a dict comprehension", "Containers are not supported yet."),
-    gast.GeneratorExp: ("a generator expression other than summed (`sum(... for ...)`)",
-                        "Write it as a `for` loop."),
+    gast.GeneratorExp: (("a generator expression that is not consumed where it is made "
+                         "(assigned, returned, stored or combined)"),
+                        ("Write a list comprehension `[... for ...]`, or pass the generator "
+                         "straight to the function that consumes it (`sum(... for ...)`).")),
     gast.Yield: ("`yield`", "Generators cannot be differentiated."),
     gast.YieldFrom: ("`yield from`", "Generators cannot be differentiated."),
     gast.Await: ("`await`", "Differentiate synchronous code only."),
@@ -144,7 +143,7 @@ _ITERATION_HELPERS = (range, enumerate, zip, reversed)
 def _check_compound(parsed, statement, loop_depth) -> None:
     if isinstance(statement, gast.For):
         _check_for_header(parsed, statement)
-        _check_expressions(parsed, gast.Expr(value=statement.iter))
+        _check_expressions(parsed, gast.Expr(value=statement.iter), loop=statement)
     else:
         _check_expressions(parsed, gast.Expr(value=statement.test))
     inner_depth = loop_depth + (0 if isinstance(statement, gast.If) else 1)
@@ -155,7 +154,8 @@ def _check_compound(parsed, statement, loop_depth) -> None:
 
 
 def _check_for_header(parsed, loop) -> None:
-    """``for x in <expression>``; the items may be unpacked into names, nested to any depth."""
+    """``for x in <expression>`` (also a comprehension's ``for``); the items may be unpacked
+    into names, nested to any depth, one of them starred at each level."""
     iterator = loop.iter
     helper = _static_object(parsed, iterator.func) if isinstance(iterator, gast.Call) else None
     if helper in _ITERATION_HELPERS and (iterator.keywords or not iterator.args):
@@ -164,19 +164,25 @@ def _check_for_header(parsed, loop) -> None:
     if helper is range and len(iterator.args) > 3:
         _reject(parsed, iterator, "range(...) with more than 3 arguments", "")
     target = loop.target
-    if isinstance(target, gast.Name):
-        return
-    if helper is enumerate and len(iterator.args) in (1, 2) and isinstance(target, gast.Tuple) \
-            and len(target.elts) == 2 and isinstance(target.elts[0], gast.Name) \
-            and _is_unpacking_target(target.elts[1]):
-        return
-    if helper is zip and isinstance(target, gast.Tuple) and len(target.elts) == len(
-            iterator.args) and all(_is_unpacking_target(e) for e in target.elts):
-        return
-    if helper is not range and _is_unpacking_target(target):
-        return  # for W, b in layers: each item unpacked
+    if helper is zip and any(isinstance(a, gast.Starred) for a in iterator.args) and len(
+            iterator.args) != 1:
+        _reject(parsed, iterator, "zip(*sequences) with other arguments",
+                "Zip the sequences of one list: `zip(*([u, v] + rows))`.")
+    if isinstance(target, gast.Name) or helper is not range and _is_loop_target(target):
+        return  # for W, b in layers, for first, *rest in rows: each item unpacked
     _reject(parsed, target, "this loop target", "Loop with a plain name, or unpack "
             "the items into names: `for W, b in layers`, `for i, x in enumerate(xs)`.")
+
+
+def _is_loop_target(target) -> bool:
+    """A name, or a tuple or list of such targets with at most one starred name in each."""
+    if isinstance(target, gast.Name):
+        return True
+    if not isinstance(target, (gast.Tuple, gast.List)):
+        return False
+    starred = [e for e in target.elts if isinstance(e, gast.Starred)]
+    return len(starred) <= 1 and all(isinstance(e.value, gast.Name) for e in starred) and all(
+        _is_loop_target(e) for e in target.elts if not isinstance(e, gast.Starred))
 
 
 def _is_unpacking_target(target) -> bool:
@@ -235,26 +241,129 @@ def _check_target(parsed, target) -> None:
     _reject(parsed, target, what, "Assign to a plain variable instead.")
 
 
-_CHECKED_EXPRESSIONS = frozenset([gast.Starred, gast.Lambda, gast.Dict, gast.Call]) | frozenset(
-    _REJECTED_EXPRESSIONS)
+_CHECKED_EXPRESSIONS = frozenset([gast.Starred, gast.Lambda, gast.Dict, gast.Call, gast.ListComp,
+                                  gast.DictComp]) | frozenset(_REJECTED_EXPRESSIONS)
 
 
-def _check_expressions(parsed, statement) -> None:
-    summed = set()
+# builtins that consume an iterable lazily, as their own caller consumes them (zip(g, xs) in
+# a loop)
+_LAZY_BUILTINS = (zip, enumerate)
+
+
+def _consumed_generators(parsed, statement, loop) -> set:
+    """The ids of the generator expressions in ``statement`` that are consumed where they
+    are made, so evaluating them there as a list changes nothing.
+
+    A generator given to a function is consumed at once (by ``sum``, ``max``, ``tuple``...
+    or by the user's own functions, inlined, which iterate it once), except by NumPy, which
+    takes it as one object (rejected); so is one a comprehension's ``for`` iterates. One
+    that a ``for`` loop iterates (also through zip or enumerate) is consumed element by
+    element between iterations of the body: it acts as a list when the body writes nothing
+    it reads.
+    """
+    consumed, lazy = set(), []
+    for node in syntax.walk(statement):
+        if isinstance(node, gast.Call):
+            generators = [a for a in node.args if isinstance(a, gast.GeneratorExp)]
+            if not generators:
+                continue
+            callee = _static_object(parsed, node.func)
+            if any(callee is c for c in _LAZY_BUILTINS):
+                lazy.extend(generators)
+            elif _is_numerical_library(callee):
+                _reject(parsed, generators[0], "a generator expression passed to %s"
+                        % describe(callee), "NumPy takes a generator as one object (a 0-d "
+                        "object array): pass a list comprehension `[... for ...]`.")
+            else:  # a builtin that consumes it (sum, max...), one of the user's functions
+                consumed.update(id(g) for g in generators)
+        elif isinstance(node, COMPREHENSION_TYPES):
+            consumed.update(id(c.iter) for c in node.generators
+                            if isinstance(c.iter, gast.GeneratorExp))
+    if loop is None:  # zip(g, xs) given to a consumer, or iterated by a comprehension
+        consumed.update(id(g) for g in lazy)
+    else:
+        iterated = statement.value
+        if isinstance(iterated, gast.GeneratorExp):
+            lazy.append(iterated)
+        written = _written_names(loop.body) | syntax.stored_names(loop.target)
+        for generator in lazy:
+            read = syntax.load_names(generator) - syntax.stored_names(generator)
+            if not read & written:
+                consumed.add(id(generator))
+            else:
+                _reject(parsed, generator, "a generator expression iterated by a loop whose "
+                        "body changes `%s`, which it reads" % min(read & written),
+                        "Write a list comprehension `[... for ...]` (evaluated before the "
+                        "loop), or an explicit loop.")
+    return consumed
+
+
+COMPREHENSION_TYPES = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)
+
+
+def _is_numerical_library(callee) -> bool:
+    """A NumPy or SciPy function (or ufunc): they take a generator as one object."""
+    if isinstance(callee, numpy.ufunc):
+        return True
+    module = getattr(callee, "__module__", None)
+    return isinstance(module, str) and module.split(".")[0] in ("numpy", "scipy")
+
+
+def _written_names(statements) -> set:
+    """Names the statements rebind or write into (``y[i] = v``, ``y += v``, ``y.append(v)``)."""
+    block = gast.Module(body=list(statements), type_ignores=[])
+    written = set(syntax.stored_names(block))
+    for node in syntax.walk(block):
+        if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(
+                node.ctx, gast.Store) or isinstance(node, gast.Call) and isinstance(
+                node.func, gast.Attribute):
+            base = node.func.value if isinstance(node, gast.Call) else node.value
+            while isinstance(base, (gast.Subscript, gast.Attribute)):
+                base = base.value
+            if isinstance(base, gast.Name):
+                written.add(base.id)
+    return written
+
+
+def _check_comprehension(parsed, node) -> None:
+    for clause in node.generators:
+        if clause.is_async:
+            _reject(parsed, node, "an asynchronous comprehension",
+                    "Differentiate synchronous code only.")
+        _check_for_header(parsed, clause)
+
+
+def _starred_in_headers(parsed, clauses) -> set:
+    """Ids of the starred names of loop targets (``first, *rest``) and of the ``*pairs`` of
+    ``zip(*pairs)`` iterated: what _check_for_header accepted."""
+    found = set()
+    for clause in clauses:
+        found.update(id(n) for n in syntax.walk(clause.target) if isinstance(n, gast.Starred))
+        if isinstance(clause.iter, gast.Call) and _static_object(parsed, clause.iter.func) is zip:
+            found.update(id(a) for a in clause.iter.args if isinstance(a, gast.Starred))
+    return found
+
+
+def _check_expressions(parsed, statement, loop=None) -> None:
+    """``loop``: the for loop whose header ``statement`` (an Expr of its iterable) is."""
+    summed = _consumed_generators(parsed, statement, loop)
     allowed_lambda = (statement.value if isinstance(statement, gast.Assign)
                       and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
                       and isinstance(statement.value, gast.Lambda) else None)
     starred_targets = {id(e) for t in getattr(statement, "targets", []) if isinstance(
         t, (gast.Tuple, gast.List)) for e in t.elts if isinstance(e, gast.Starred)}
+    if loop is not None:  # the header of a for loop, checked by _check_for_header
+        starred_targets |= _starred_in_headers(parsed, [gast.comprehension(
+            target=gast.Name(id="_", ctx=gast.Store(), annotation=None, type_comment=None),
+            iter=statement.value, ifs=[], is_async=0)])
     checked = _CHECKED_EXPRESSIONS
     for node in syntax.walk(statement):  # breadth first: a call before its arguments
         if type(node) not in checked:
             continue
-        # sum(... for ...) becomes a loop (normalize/lower_comprehensions.py), wherever it is
-        if (isinstance(node, gast.Call) and node.args and not node.keywords
-                and isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp))
-                and _static_object(parsed, node.func) is sum):
-            summed.add(id(node.args[0]))
+        # comprehensions become loops (normalize/lower_comprehensions.py), wherever they are
+        if isinstance(node, COMPREHENSION_TYPES):
+            _check_comprehension(parsed, node)
+            starred_targets |= _starred_in_headers(parsed, node.generators)
         if isinstance(node, gast.Starred) and id(node) in starred_targets:
             continue
         if isinstance(node, gast.Lambda) and node is not allowed_lambda:

@@ -148,7 +148,7 @@ def _check_parse(pass_name, tree, context):
 
 _UNSUPPORTED = (gast.Try, gast.With, gast.Delete, gast.Global, gast.Nonlocal, gast.Import,
                 gast.ImportFrom, gast.ClassDef, gast.AsyncFunctionDef, gast.AsyncFor,
-                gast.AsyncWith, gast.SetComp, gast.DictComp, gast.Yield, gast.YieldFrom,
+                gast.AsyncWith, gast.SetComp, gast.Yield, gast.YieldFrom,
                 gast.Await, gast.NamedExpr, gast.Set)
 
 
@@ -157,11 +157,6 @@ def _check_fence(pass_name, tree, context):
         if isinstance(node, _UNSUPPORTED):
             raise BrokenInvariantError(pass_name, "an unsupported %s got through"
                                        % type(node).__name__, node)
-        if isinstance(node, gast.Call):
-            for argument in node.args[1:] + [k.value for k in node.keywords]:
-                if isinstance(argument, (gast.ListComp, gast.GeneratorExp)):
-                    raise BrokenInvariantError(
-                        pass_name, "a comprehension other than summed got through", node)
 
 
 # ---- normalize

@@ -948,6 +948,24 @@ def iterated_tangent(t, items):
     return [0.0] * len(items) if isinstance(items, dict) else t
 
 
+def sequence_adjoint(g, items):
+    """Adjoint of ``list(items)`` or ``tuple(items)``: ``g`` (one adjoint per element) flows
+    back element by element; a dict's keys carry none, an array's rows are stacked back."""
+    if isinstance(items, dict):
+        return zeros_like(items)
+    if isinstance(items, (list, tuple)) or _is_zero_scalar(g):
+        return Parts(g) if isinstance(g, Parts) else g
+    return np.reshape(np.array([np.asarray(part) for part in g], dtype=float), np.shape(items))
+
+
+def sequence_tangent(t, items):
+    """Tangent of ``list(items)`` or ``tuple(items)`` (``t`` is items' tangent): a new list
+    of the elements' tangents (forward mode appends to a list's tangent in place)."""
+    if isinstance(items, dict) or _is_zero_scalar(t):
+        return [0.0] * len(items)
+    return list(t)
+
+
 def append_in_place(items, value):
     """Forward mode's ``items.append(value)``: in place, since nothing reads the old list."""
     items.append(value)

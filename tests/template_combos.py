@@ -1368,7 +1368,29 @@ def iterated_tangent(t, x):
     return rt.iterated_tangent(t, x)
 
 
+def list_of_rows(x):
+    return np.array(list(np.sin(x))) * 2.0  # list(x): the rows (or the elements) of x
+
+
+def tuple_of_rows(x):
+    return np.array(tuple(x * x))
+
+
+def sequence_adjoint(g, x):
+    return rt.sequence_adjoint(g, x)
+
+
+def sequence_tangent(t, x):
+    return np.array(rt.sequence_tangent(t, x))
+
+
 PAIR = Pair(np.ones(3), np.ones(3))
+case(list_of_rows, (anything,), [VECTOR, FULL])
+case(tuple_of_rows, (anything,), [VECTOR, FULL])
+case(sequence_adjoint, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1),
+     zero_derivative=(1,))
+case(sequence_tangent, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1),
+     zero_derivative=(1,))
 case(field_of, (pair,), [VECTOR])
 case(unfield, (anything,), [VECTOR])
 case(iterated, (anything,), [VECTOR, FULL])

@@ -291,6 +291,87 @@ def mutations(y, v, i):
     return last
 
 
+def positive_sines(xs):
+    ys = [np.sin(x) for x in xs if x > 0.0]
+    return ys
+
+
+def table_of(xs, w):
+    return {k: w * v for k, v in zip(("a", "b"), xs)}
+
+
+def largest_square(xs):
+    return max(x * x for x in xs)
+
+
+def test_to_anf_lowers_comprehensions_to_loops_where_python_evaluates_them():
+    # normalize/lower_comprehensions.py: a fresh list (or dict) filled by a loop over the
+    # iterable indexed (lower_exits.index_loops), the comprehension's variables renamed, its
+    # condition per element; max over a generator keeps the first largest element
+    tree, _ = anf(positive_sines)
+    assert emit.to_source(tree) == text("""
+        def positive_sines(xs):
+            items = []
+            sequence = rt.iterated(xs)
+            length = len(sequence)
+            for index in range(length):
+                x_2 = sequence[index]
+                cond = x_2 > 0.0
+                if cond:
+                    sin = np.sin(x_2)
+                    items = rt.appended(items, sin)
+                else:
+                    pass
+            ys = items
+            return ys
+        """)
+    tree, _ = anf(table_of)
+    assert emit.to_source(tree) == text("""
+        def table_of(xs, w):
+            entries = {}
+            items = 'a', 'b'
+            sequence = rt.iterated(items)
+            sequence_2 = rt.iterated(xs)
+            length = len(sequence)
+            length_2 = len(sequence_2)
+            minimum = min(length, length_2)
+            for index in range(minimum):
+                k_2 = sequence[index]
+                v_2 = sequence_2[index]
+                mul = w * v_2
+                entries = rt.updated(entries, k_2, mul)
+            return entries
+        """)
+    tree, _ = anf(largest_square)
+    assert emit.to_source(tree) == text("""
+        def largest_square(xs):
+            items = []
+            sequence = rt.iterated(xs)
+            length = len(sequence)
+            for index in range(length):
+                x_2 = sequence[index]
+                mul = x_2 * x_2
+                items = rt.appended(items, mul)
+            candidates = items
+            length_2 = len(candidates)
+            cond = length_2 == 0
+            if cond:
+                raise ValueError('max() iterable argument is empty')
+            else:
+                pass
+            largest = candidates[0]
+            length_3 = len(candidates)
+            for position in range(1, length_3):
+                candidates_item = candidates[position]
+                cond_2 = candidates_item > largest
+                if cond_2:
+                    largest = candidates[position]
+                else:
+                    pass
+            return largest
+        """)
+
+
 def test_to_anf_leaves_writes_marked_for_lower_mutations():
     tree, _ = anf(mutations)
     assert emit.to_source(tree) == text("""

@@ -492,6 +492,11 @@ def sum_builtin(x):
     return sum(x)
 
 
+def list_and_tuple_of_rows(x):
+    rows = list(x)  # the rows of an array, then the elements of a list
+    return np.array(tuple(rows)) * np.array(list(tuple(rows)))
+
+
 def reduce_max(x):
     return np.max(x, axis=1) + np.amax(x, axis=1) + x.max(axis=1)
 
@@ -542,6 +547,7 @@ case(max_of_two, 0.7, -0.4, wrt=(0, 1))
 case(max_of_two, -0.7, 0.4, wrt=(0, 1), id="max_of_two[second]")
 case(min_of_two, 0.7, -0.4, wrt=(0, 1))
 case(sum_builtin, anything((4, 3)))
+case(list_and_tuple_of_rows, anything((4, 3)))
 case(reduce_max, anything((3, 4)))
 case(reduce_min, anything((3, 4)))
 case(as_type, anything((3,)))

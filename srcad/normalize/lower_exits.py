@@ -25,7 +25,9 @@ So the reverse transformation handles one small core: straight-line code,
 
 Iterating over arrays, lists, ``enumerate``, ``zip`` and ``reversed`` becomes
 iterating over indices first (``for row in xs`` → ``for i in range(len(xs)):
-row = xs[i]``).
+row = xs[i]``); ``for a, b in zip(*pairs)`` zips ``pairs[0]`` and ``pairs[1]``,
+and any other ``zip(*rows)`` builds each item as ``tuple([row[i] for row in
+rows])``.
 """
 
 from __future__ import annotations
@@ -156,6 +158,11 @@ class _LowerExits:
                 syntax.deepcopy(iterated), expression)), loop))
             return name
 
+        if callee is zip and len(iterator.args) == 1 and isinstance(iterator.args[0],
+                                                                   gast.Starred):
+            if not _names_for_each(loop.target):
+                return self.transposing_loop(loop, prelude)
+            self.spread_zip(loop, prelude)
         index = self.namer.fresh("index")
         if callee is reversed:  # visit the sequence's indices backwards
             lengths, item = self.items(iterator.args[0], hoist, prelude, loop)
@@ -175,6 +182,51 @@ class _LowerExits:
                   for statement in _unpack(loop.target, item(syntax.name(index)))]
         loop.target = syntax.name(index, store=True)
         loop.body = header + loop.body
+        return prelude + [loop]
+
+    def spread_zip(self, loop, prelude):
+        """``for a, b in zip(*pairs)`` as ``for a, b in zip(pairs[0], pairs[1])``: the
+        target (the fence made sure) unpacks each item into one name per sequence, so
+        there must be that many, or Python raises ValueError at the first item."""
+        count = len(loop.target.elts)
+        sequences = self.namer.fresh("sequences")
+        prelude.append(gast.copy_location(syntax.assign(sequences, loop.iter.args[0].value),
+                                          loop))
+        wrong = gast.Compare(left=syntax.call(syntax.name("len"), syntax.name(sequences)),
+                             ops=[gast.NotEq()], comparators=[syntax.constant(count)])
+        message = "zip(*sequences) unpacked into %d names needs %d sequences" % (count, count)
+        prelude.append(gast.copy_location(gast.If(test=wrong, body=[gast.Raise(
+            exc=syntax.call(syntax.name("ValueError"), syntax.constant(message)), cause=None)],
+            orelse=[]), loop))
+        loop.iter.args = [gast.Subscript(value=syntax.name(sequences), slice=syntax.constant(i),
+                                         ctx=gast.Load()) for i in range(count)]
+
+    def transposing_loop(self, loop, prelude):
+        """``for column in zip(*rows)`` (a target that is not one name per row) as a loop
+        over the shortest row's indices building each item ``tuple([row[i] for row in
+        rows])``; no rows, no iteration."""
+        sequences, lengths, count = (self.namer.fresh(n) for n in ("sequences", "lengths",
+                                                                    "count"))
+        row, index = self.namer.fresh("row"), self.namer.fresh("index")
+
+        def each_row(element):  # [element for row in sequences]
+            return gast.ListComp(elt=element, generators=[gast.comprehension(
+                target=syntax.name(row, store=True), iter=syntax.name(sequences), ifs=[],
+                is_async=0)])
+
+        rows_exist = gast.Compare(left=syntax.call(syntax.name("len"), syntax.name(sequences)),
+                                  ops=[gast.Gt()], comparators=[syntax.constant(0)])
+        prelude += [gast.copy_location(statement, loop) for statement in (
+            syntax.assign(sequences, loop.iter.args[0].value),
+            syntax.assign(lengths, each_row(syntax.call(syntax.name("len"), syntax.name(row)))),
+            syntax.assign(count, gast.IfExp(test=rows_exist, body=syntax.call(
+                syntax.name("min"), syntax.name(lengths)), orelse=syntax.constant(0))))]
+        item = syntax.call(syntax.name("tuple"), each_row(gast.Subscript(
+            value=syntax.name(row), slice=syntax.name(index), ctx=gast.Load())))
+        loop.body = [gast.copy_location(gast.Assign(targets=[loop.target], value=item,
+                                                    type_comment=None), loop)] + loop.body
+        loop.target = syntax.name(index, store=True)
+        loop.iter = syntax.call(syntax.name("range"), syntax.name(count))
         return prelude + [loop]
 
     def items(self, iterable, hoist, prelude, loop):
@@ -356,6 +408,12 @@ def _unpack(target, value) -> list:
         return [statement for part, item in zip(target.elts, value.elts)
                 for statement in _unpack(part, item)]
     return [gast.Assign(targets=[target], value=value, type_comment=None)]
+
+
+def _names_for_each(target) -> bool:
+    """A tuple or list target of one plain or nested target per element, none starred."""
+    return isinstance(target, (gast.Tuple, gast.List)) and not any(
+        isinstance(e, gast.Starred) for e in target.elts)
 
 
 def _all_not(flags):

@@ -11,8 +11,10 @@ variable, so every element is an ordinary value for the rest of the pipeline::
                                      k1y = rhs_1
                                      n = 2
 
-Unpacking a container that stays whole becomes indexing (``a = t[0]``), so
-after this pass no assignment unpacks.
+Unpacking a container that stays whole becomes indexing (``a = t[0]``; a
+starred name a list of a slice: ``first, *rest = t`` is ``first = t[0]``,
+``rest_items = t[1:]``, ``rest = list(rest_items)``), so after this pass no
+assignment unpacks.
 
 This is how values returned together by an inlined helper (``return a, b``)
 reach the caller. Namedtuples and dataclasses built in the function are
@@ -86,15 +88,28 @@ class _IndexUnpacking:
     def visit_Assign(self, node):
         target = node.targets[0]
         if (len(node.targets) == 1 and isinstance(target, (gast.Tuple, gast.List))
-                and isinstance(node.value, gast.Name) and _plain_unpacking(target)):
+                and isinstance(node.value, gast.Name) and _unpacking(target)):
             return self.unpack(target, node.value.id, node)
         return node
 
     def unpack(self, target, source, like) -> list:
+        """A starred name takes a list of the middle items (``first, *rest = t``:
+        ``rest_items = t[1:]; rest = list(rest_items)``); names after it index from the end."""
         out = []
+        star = next((i for i, e in enumerate(target.elts) if isinstance(e, gast.Starred)), None)
+        after = 0 if star is None else len(target.elts) - star - 1
         for index, element in enumerate(target.elts):
-            item = gast.Subscript(value=syntax.name(source), slice=syntax.constant(index),
+            position = index if star is None or index < star else index - len(target.elts)
+            item = gast.Subscript(value=syntax.name(source), slice=syntax.constant(position),
                                   ctx=gast.Load())
+            if isinstance(element, gast.Starred):
+                middle = self.namer.fresh("%s_items" % element.value.id)
+                item.slice = gast.Slice(lower=syntax.constant(star), upper=syntax.constant(
+                    -after) if after else None, step=None)
+                out.append(located_like(syntax.assign(middle, item), like))
+                out.append(located_like(gast.Assign(targets=[element.value], value=syntax.call(
+                    syntax.name("list"), syntax.name(middle)), type_comment=None), like))
+                continue
             if isinstance(element, gast.Name):
                 out.append(located_like(gast.Assign(targets=[element], value=item, type_comment=None),
                                  like))
@@ -105,12 +120,15 @@ class _IndexUnpacking:
         return out
 
 
-def _plain_unpacking(target) -> bool:
-    """Names, or tuples and lists of such targets, nested to any depth (nothing starred)."""
+def _unpacking(target) -> bool:
+    """Names, or tuples and lists of such targets with at most one starred name each."""
     if isinstance(target, gast.Name):
         return True
-    return isinstance(target, (gast.Tuple, gast.List)) and all(
-        _plain_unpacking(e) for e in target.elts)
+    if not isinstance(target, (gast.Tuple, gast.List)):
+        return False
+    starred = [e for e in target.elts if isinstance(e, gast.Starred)]
+    return len(starred) <= 1 and all(isinstance(e.value, gast.Name) for e in starred) and all(
+        _unpacking(e) for e in target.elts if not isinstance(e, gast.Starred))
 
 
 def _unpacks(target, keys) -> bool:

@@ -45,7 +45,8 @@ from ..parse import ParsedFunction
 from ..resolve import Resolver
 from . import inline
 from .inline import is_static_reference
-from .lower_comprehensions import is_summation, summation_loop, summed_literal
+from .lower_comprehensions import (COMPREHENSIONS, comprehension_loop, dict_loop, extremum_loop,
+                                   is_summation, summation_loop, summed_literal)
 from .lower_exits import index_loops
 
 _BINOP_NAMES = {
@@ -381,6 +382,9 @@ class _ToANF:
             summed = self.summation(node)
             if summed is not None:
                 return summed
+        lowered = self.lowered_call(node)
+        if lowered is not None:
+            return lowered
         generated = inline.generated_callee(node.func, self.resolve)
         if generated is not None:  # vjp_of(f)(...) in gradient code differentiated again
             node = _copy(node, gast.Call(func=syntax.name(self.aliases.name_for(
@@ -439,14 +443,39 @@ class _ToANF:
         lowered = summation_loop(call, self.namer)
         if lowered is None:
             return None
-        statements, total = lowered
+        return self.loop_result(*lowered)
+
+    def operation_ListComp(self, node):
+        """A comprehension as a loop filling a fresh list (or dict), emitted here."""
+        return self.loop_result(*comprehension_loop(node, self.namer,
+                                                    self.aliases.name_for(runtime)))
+
+    operation_GeneratorExp = operation_DictComp = operation_ListComp
+
+    def lowered_call(self, call):
+        """``max(items)``, ``min(items)``, ``dict(pairs)`` and ``list(<comprehension>)`` as
+        the loops lower_comprehensions.py makes; None for any other call."""
+        if call.keywords or len(call.args) != 1 or isinstance(call.args[0], gast.Starred):
+            return None
+        callee = self.resolve(call.func)
+        if callee is max or callee is min:
+            return self.loop_result(*extremum_loop(call, self.namer, largest=callee is max))
+        if callee is dict:
+            lowered = dict_loop(call, self.namer, self.resolve, self.aliases.name_for(runtime))
+            return None if lowered is None else self.loop_result(*lowered)
+        if callee is list and isinstance(call.args[0], COMPREHENSIONS[:2]):
+            return self.operation(call.args[0])  # the comprehension's list is a fresh one
+        return None
+
+    def loop_result(self, statements, result):
+        """Emit the (user-level) statements of a lowered loop; the name of its result."""
         statements = index_loops(statements, self.namer, self.resolve, self.aliases)
         self.locals |= syntax.stored_names(gast.Module(body=statements, type_ignores=[]))
         current = self.current
         for statement in statements:
             self.statement(statement)
         self.current = current
-        return syntax.name(total)
+        return syntax.name(result)
 
     def array_literal(self, call):
         """``np.array([a, b])``: an array built from values, each with its own derivative."""

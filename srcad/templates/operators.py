@@ -120,6 +120,11 @@ def sum_of_items(y, items, start=0):  # noqa: F811
 
 shape_rule(shapes.operator_elementwise, builtins.max, builtins.min)
 
+# list(items) and tuple(items): the same elements in a new list or tuple (an array's rows,
+# a dict's keys, which carry no derivative)
+linear(builtins.list, builtins.tuple, parameters="y, items",
+       transpose="rt.sequence_adjoint(g, items)", tangent="rt.sequence_tangent(d[items], items)")
+
 # ranges and slices hold integers: no derivative (an int taped beside floats in generated
 # code may look varied to forward mode over that code)
 nondifferentiable(builtins.range, builtins.slice)

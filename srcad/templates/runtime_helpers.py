@@ -121,6 +121,13 @@ linear(rt.unindex, parameters="y, a, x, index", transpose="g[index]")
 linear(rt.iterated_adjoint, parameters="y, a, items", transpose="rt.iterated_tangent(g, items)")
 linear(rt.iterated_tangent, parameters="y, a, items", transpose="rt.iterated_adjoint(g, items)")
 shape_rule(shapes.same_as_first, rt.iterated_adjoint, rt.iterated_tangent)
+# sequence_adjoint(g, items) is the identity on one adjoint per element (a list's, or an
+# array of items' shape), or zero for a dict: so is its transpose; sequence_tangent(t, items)
+# lists t's elements, and its transpose stacks them back
+linear(rt.sequence_adjoint, parameters="y, a, items",
+       transpose="rt.iterated_adjoint(g, items)")
+linear(rt.sequence_tangent, parameters="y, a, items",
+       transpose="rt.sequence_adjoint(g, items)")
 # unfield(g, x, name) and field_of(t, x, name) are linear maps, each the other's transpose
 linear(rt.unfield, parameters="y, a, x, name", transpose="rt.field_of(g, x, name)")
 linear(rt.field_of, parameters="y, a, x, name", transpose="rt.unfield(g, x, name)")

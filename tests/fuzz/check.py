@@ -188,6 +188,8 @@ class DecisionTrace:
         return result
 
     def kink(self, function, *args, **kwargs):
+        if function in (max, min) and len(args) == 1:
+            args = (list(args[0]),)  # a generator: read once here, for the call and the sides
         result = function(*args, **kwargs)
         name = getattr(function, "__name__", "")
         if function in (max, min):

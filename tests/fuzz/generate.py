@@ -15,7 +15,11 @@ assigned to names (closures), f itself now and then a module-level lambda callin
 element and slice updates (``y[i] = v``, ``y[i] += v``,
 nested ``y[i][j] = v`` into matrices and lists of arrays),
 ``append``/``pop``; ``.T``/``reshape`` of expressions; negative constants and powers;
-summed generator expressions.
+comprehensions: generator expressions and list comprehensions given to ``sum``, ``max``,
+``min``, ``tuple``, ``list`` and ``np.array``, with two clauses, ``if`` conditions and
+unpacking targets (``a, b in zip(...)``, ``k, (a, b) in enumerate(zip(...))``,
+``a, b in zip(*[...])``, ``first, *rest in rows``), list and dict comprehensions assigned to
+names; loops ``for a, b in zip(*[u, v])`` and ``for first, *rest in rows``.
 
 Programs are numerically tame so finite differences mean something: values pass through
 bounded functions (tanh, sin, cos, exp of a sine...), denominators are kept away from 0,
@@ -591,10 +595,12 @@ class Generator:
         source_kind = self.pick(["range", "array", "list"], [3, 2, 2])
         lists = [n for n, t in ctx.scope.items() if isinstance(t, ListT)
                  and isinstance(t.elem, Arr) and t.elem.shape in (SCALAR, (3,))]
+        may_be_empty = False
         if source_kind == "list" and lists:
             name = self.rng.choice(lists)
             inner.scope[variable] = ctx.scope[name].elem
             iterable = name
+            may_be_empty = ctx.scope[name].min_len == 0
         elif source_kind == "array":
             iterable = self.wrap(self.leaf(ctx, (3,)))
             inner.scope[variable] = Arr(SCALAR)
@@ -602,11 +608,53 @@ class Generator:
             bound = self.rng.randint(1, 3)
             iterable = "range(%d)" % bound
             inner.scope[variable] = Int(bound)
+        clauses = "for %s in %s" % (variable, iterable)
+        form = self.pick(["sum", "comprehension", "unpacking"], [4, 3, 2])
+        if form == "unpacking":  # targets of any unpacking shape, in the comprehension
+            clauses = self.unpacking_clause(ctx, inner, variable)
+        elif form == "comprehension" and source_kind != "list" and self.chance(0.5):
+            second = self.fresh("g")
+            inner.scope[second] = Int(2)
+            clauses += " for %s in range(2)" % second  # a second clause
         body = self.expr(inner, SCALAR, min(depth, 1) + (1 if self.chance(0.2) else 0))
         if variable not in body:
             body = "%s * %s" % (self.wrap(body), self.wrap(self.reduce_to_scalar(variable,
                                                                                  inner)))
-        return "sum(%s for %s in %s)" % (body, variable, iterable)
+        if form == "sum" or may_be_empty and form == "comprehension":
+            return "sum(%s %s)" % (body, clauses)
+        template = self.pick(["sum([%s %s])", "np.sum(np.array([%s %s]))", "sum(tuple(%s %s))",
+                              "sum(list(%s %s))", "max(%s %s)", "min([%s %s])",
+                              "np.sum(np.array([%s %s])[::-1])"], [3, 3, 2, 1, 1, 1, 1])
+        if isinstance(inner.scope[variable], Int) and not template.startswith(("max", "min")) \
+                and self.chance(0.4):
+            clauses += " if %s != %d" % (variable, self.rng.randrange(3))  # per element
+        return template % (body, clauses)
+
+    def unpacking_clause(self, ctx: Context, inner: Context, variable: str) -> str:
+        """``for`` clauses whose targets unpack: ``a, b in zip(...)``, ``k, (a, b) in
+        enumerate(zip(...))``, ``a, b in zip(*[...])``, ``first, *rest in rows``; binds
+        ``variable`` (a scalar) among the targets."""
+        inner.scope[variable] = Arr(SCALAR)
+        left, right = self.leaf(ctx, (3,)), self.leaf(ctx, (3,))
+        other = self.fresh("g")
+        inner.scope[other] = Arr(SCALAR)
+        kind = self.pick(["zip", "enumerate_zip", "zip_star", "starred"])
+        if kind == "zip":
+            return "for %s, %s in zip(%s, %s)" % (variable, other, left, right)
+        if kind == "enumerate_zip":
+            index = self.fresh("g")
+            inner.scope[index] = Int(3)
+            return "for %s, (%s, %s) in enumerate(zip(%s, %s))" % (index, variable, other,
+                                                                   left, right)
+        if kind == "zip_star":
+            return "for %s, %s in zip(*[%s, %s])" % (variable, other, left, right)
+        del inner.scope[other]
+        rest = self.fresh("rest")
+        inner.scope[rest] = ListT(Arr(SCALAR), 2, False)
+        rows = self.leaf(ctx, (2, 3))
+        if self.chance(0.5):
+            return "for %s, *%s in %s" % (variable, rest, rows)
+        return "for *%s, %s in %s" % (rest, variable, rows)
 
     def reduce_to_scalar(self, name: str, ctx: Context) -> str:
         t = ctx.scope[name]
@@ -713,8 +761,31 @@ class Generator:
     def loop_header(self, ctx: Context, inner: Context) -> str:
         kinds = ["range", "array", "rows", "list", "enumerate", "zip", "reversed"]
         lists = [n for n, t in ctx.scope.items() if isinstance(t, ListT)]
-        kinds.append("enumerate_zip")
-        kind = self.pick(kinds, [5, 2, 1, 2 if lists else 0, 1, 1, 1 if lists else 0, 1])
+        kinds += ["enumerate_zip", "zip_star", "starred"]
+        kind = self.pick(kinds, [5, 2, 1, 2 if lists else 0, 1, 1, 1 if lists else 0, 1, 1, 1])
+        if kind == "zip_star":
+            first, second = self.fresh("a"), self.fresh("b")
+            left, right = self.leaf(ctx, (3,)), self.leaf(ctx, (3,))
+            inner.scope[first] = Arr(SCALAR)
+            inner.scope[second] = Arr(SCALAR)
+            inner.owned -= alias_sources(left) | alias_sources(right)
+            rows = self.pick(["[%s, %s]", "(%s, %s)"]) % (left, right)
+            if self.chance(0.3):  # each item a tuple: (left[i], right[i])
+                del inner.scope[first], inner.scope[second]
+                column = self.fresh("col")
+                inner.scope[column] = TupleT((Arr(SCALAR), Arr(SCALAR)))
+                return "for %s in zip(*%s):" % (column, rows)
+            return "for %s, %s in zip(*%s):" % (first, second, rows)
+        if kind == "starred":  # the rows of a (2, 3) array, unpacked with a starred name
+            first, rest = self.fresh("e"), self.fresh("rest")
+            source = self.leaf(ctx, (2, 3))
+            inner.scope[first] = Arr(SCALAR)
+            inner.scope[rest] = ListT(Arr(SCALAR), 2, False)
+            inner.readonly.add(rest)
+            inner.owned -= alias_sources(source)
+            if self.chance(0.5):
+                return "for %s, *%s in %s:" % (first, rest, source)
+            return "for *%s, %s in %s:" % (rest, first, source)
         if kind == "enumerate_zip":
             index, first, second = self.fresh("k"), self.fresh("a"), self.fresh("b")
             left, right = self.leaf(ctx, (3,)), self.leaf(ctx, (3,))
@@ -929,6 +1000,16 @@ class Generator:
                 return self.stmt_assign(ctx)  # a list made in a loop body is not read after it
             name = self.fresh("lst")
             elem = Arr(self.pick([SCALAR, (3,), (2,)]))
+            if self.chance(0.3):  # a list comprehension
+                variable, count = self.fresh("c"), self.rng.randint(1, 3)
+                inner = ctx.child()
+                inner.scope[variable] = Int(count)
+                item = self.expr(inner, elem.shape, 2)
+                if variable not in item:
+                    item = "%s * %s" % (self.wrap(item), self.reduce_to_scalar(variable, inner))
+                ctx.owned -= alias_sources(item)
+                ctx.scope[name] = ListT(elem, count, True)
+                return ["%s = [%s for %s in range(%d)]" % (name, item, variable, count)]
             if self.chance(0.5):
                 ctx.scope[name] = ListT(elem, 0, True, elem.shape != SCALAR)
                 return ["%s = []" % name]
@@ -1008,6 +1089,18 @@ class Generator:
             return self.stmt_assign(ctx)
         name = self.fresh("d")
         keys = self.rng.sample(["u", "w", "scale", "bias"], self.rng.randint(1, 3))
+        if self.chance(0.3):  # a dict comprehension over constant keys
+            key, variable, inner = self.fresh("key"), self.fresh("c"), ctx.child()
+            shape = self.pick(SHAPES, [3, 1, 2, 1, 1])
+            source = self.leaf(ctx, (3,))
+            inner.scope[variable] = Arr(SCALAR)
+            value = self.expr(inner, shape, 2)
+            if variable not in value:
+                value = "%s * %s" % (self.wrap(value), self.reduce_to_scalar(variable, inner))
+            ctx.owned -= alias_sources(value) | alias_sources(source)
+            ctx.scope[name] = DictT(tuple((k, Arr(shape)) for k in keys), True)
+            return ["%s = {%s: %s for %s, %s in zip(%r, %s)}" % (
+                name, key, value, key, variable, tuple(keys), source)]
         items = tuple((key, Arr(self.pick(SHAPES, [3, 1, 2, 1, 1]))) for key in keys)
         values = [self.expr(ctx, e.shape, 1) for _, e in items]
         for value in values:
