@@ -32,9 +32,10 @@ import inspect
 import gast
 
 from .. import derived, recursion, registry, syntax
+from . import calls_by_value
 from ..errors import MissingTemplateError, SrcadError, UnsupportedSyntaxError
 from ..fence import fence
-from ..parse import ParsedFunction, read, wrapper_error
+from ..parse import ParsedFunction, is_library_code, read, wrapper_error
 from .lower_exits import lower_exits
 
 MAX_DEPTH = 32
@@ -134,14 +135,16 @@ def inline_call(normalizer, call):
     pairs = bind_arguments(signature, mapping, args, keywords, normalizer.aliases, error)
     body = lower_exits(tree, normalizer.namer, normalizer.resolve, normalizer.aliases).body
     saved = (normalizer.source, normalizer.current)
-    new_locals = {renamed for _, renamed in mapping.items()} | syntax.stored_names(
-        gast.Module(body=body, type_ignores=[]))
+    assigned = syntax.stored_names(gast.Module(body=body, type_ignores=[]))
+    new_locals = {renamed for _, renamed in mapping.items()} | assigned
     new_locals -= set(normalizer.aliases.bindings)
     normalizer.locals |= new_locals
     normalizer.inlining.append(key)
     try:
         for param, value in pairs:
-            normalizer.assign(param, normalizer.operation(value), call)
+            value = normalizer.operation(value)
+            calls_by_value.bind_parameter_value(normalizer, param, value, assigned)
+            normalizer.assign(param, value, call)
         normalizer.source = source
         for statement in body[:-1]:
             normalizer.current = statement
@@ -163,13 +166,17 @@ def inline_call(normalizer, call):
 
 
 def is_inlinable(obj) -> bool:
-    """A plain Python function of the user's that has no gradient template of its own."""
+    """A plain Python function of the user's that has no gradient template of its own.
+
+    Only the user's own code is inlined: never library code (the standard library,
+    site-packages: parse.is_library_code), which needs a template like a C function.
+    """
     if not inspect.isfunction(obj):
         return False
     module = getattr(obj, "__module__", "") or ""
     if module.split(".")[0] in ("numpy", "srcad", "math"):
         return False
-    return registry.lookup(obj) is None
+    return registry.lookup(obj) is None and not is_library_code(obj)
 
 
 def made_callee(function, locate):

@@ -43,7 +43,7 @@ from ..annotations import mark_write, set_not_inlined, set_origin, set_position
 from ..naming import Namer
 from ..parse import ParsedFunction
 from ..resolve import Resolver
-from . import inline
+from . import calls_by_value, inline
 from .inline import is_static_reference
 from .lower_comprehensions import is_summation, summation_loop, summed_literal
 from .lower_exits import index_loops
@@ -64,7 +64,8 @@ def is_atom(node, local_names) -> bool:
 
 
 class _ToANF:
-    def __init__(self, parsed: ParsedFunction, namer: Namer, aliases):
+    def __init__(self, parsed: ParsedFunction, namer: Namer, aliases, values=None,
+                 asked=None):
         self.parsed = parsed
         self.source = parsed  # the function whose statements are being normalized (callees too)
         self.namer = namer
@@ -80,6 +81,14 @@ class _ToANF:
         self.current = None
         self.current_origin = None  # (current, source, its origin)
         self.operations = {}  # node type -> the bound operation_<type> method (or None)
+        # name -> what the call resolves by value (calls_by_value.py); None: code for any kind
+        self.values = values
+        self.by_value = {}
+        self.asked = asked  # receives the names whose value a call was resolved by
+
+    def note_value_asked(self, name):
+        if self.asked is not None:
+            self.asked.append(name)
 
     def fresh(self, base: str) -> str:
         """A new temporary: a local name, so ``temporary.attr`` is never taken for ``np.pi``."""
@@ -352,6 +361,13 @@ class _ToANF:
         return syntax.name(result)
 
     def operation_Call(self, node):
+        by_value = None
+        for _ in range(8):  # a partial of a bound method...: each step resolves one
+            rewritten = calls_by_value.resolved_call(self, node)
+            if not isinstance(rewritten, gast.Call):
+                by_value = rewritten  # None, or why a derivative cannot flow through it
+                break
+            node = rewritten
         if is_summation(node, self.resolve):
             summed = self.summation(node)
             if summed is not None:
@@ -382,6 +398,7 @@ class _ToANF:
         args = [self.atom(a) for a in node.args]
         keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         call = _copy(node, gast.Call(func=func, args=args, keywords=keywords))
+        failure = failure or by_value
         if failure is not None:  # left as a call; an error only if a gradient flows in
             set_not_inlined(call, failure)
         return call
@@ -550,12 +567,17 @@ def _describe(node) -> str:
 
 
 def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
-           aliases, inlined: list | None = None) -> gast.FunctionDef:
+           aliases, inlined: list | None = None, values=None,
+           asked: list | None = None) -> gast.FunctionDef:
     """Return a copy of ``tree`` whose body is in A-normal form, user calls inlined.
 
-    ``inlined``, if given, receives every user function inlined into it.
+    ``inlined``, if given, receives every user function inlined into it. ``values``
+    holds the ByValue kinds of the parameters the code is generated for (None: code for
+    arguments of any kind); ``asked``, if given, receives the parameters a call was
+    resolved by (calls_by_value.py).
     """
-    normalizer = _ToANF(parsed, namer, aliases)
+    normalizer = _ToANF(parsed, namer, aliases, values, asked)
+    normalizer.by_value = calls_by_value.parameter_values(parsed, tree, values)
     # names the earlier passes introduced (loop indices, flags, totals) are locals too
     normalizer.locals |= syntax.stored_names(tree)
     body = normalizer.statements(tree.body)

@@ -1,0 +1,193 @@
+"""Resolve calls by value: what ``f(x)``, ``self.helper(x)`` or ``model.predict(w)`` calls.
+
+Used by to_anf (to_anf.py) before it normalizes a call. A call's callee is
+resolved by value when it is
+
+* a parameter of the differentiated function that is never assigned in it, or a
+  parameter of an inlined callee bound to such a value (or to a static one), whose
+  value the derivative is generated for: a callable (``apply(f, x)``,
+  ``nonlinearity=np.tanh``), or an object of the user's class (``self``, ``model``).
+  The value's kind (analysis/shapes.py: ``Callee`` is the object itself, ``Instance``
+  the object's class and the callables and objects its attributes hold) is part of the
+  specialization key, so other values get code of their own;
+* a static object that is not a plain function: a bound method (``model.predict``
+  with ``model`` a global), a ``functools.partial``, an object with a ``__call__``.
+
+The call is rewritten into a call of a plain function or of a NumPy function through
+one of srcad's aliases, which the rest of the pipeline resolves statically:
+``self.helper(x)`` becomes ``helper(self, x)`` (then inlined), ``f(x)`` with ``f``
+bound to ``np.tanh`` becomes ``tanh(x)``, ``partial(g, a=2.0)(x)`` becomes
+``g(x, a=2.0)``. In code for arguments of any kind (``.source``, ``optimize`` off
+without a call) such a call is left as it is and marked as depending on the values
+(errors.ValueDependentCallError, raised only if a derivative flows through it).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+
+import gast
+import numpy as np
+
+from .. import syntax
+from ..analysis.operations import UNRESOLVED
+from ..analysis.shapes import ByValue, Callee, Instance, of_value
+from ..errors import ValueDependentCallError
+
+UNKNOWN_VALUE = object()  # code for any kind: a value known only when the derivative runs
+_MISSING = object()
+
+
+def parameter_values(parsed, tree, values) -> dict:
+    """``{parameter: kind}`` for the differentiated function's parameters never assigned in
+    its body: their ByValue kind from ``values`` (``{}``-like: none known), or UNKNOWN_VALUE
+    for every such parameter when ``values`` is None (code for arguments of any kind)."""
+    assigned = syntax.stored_names(gast.Module(body=tree.body, type_ignores=[]))
+    kept = [param for param in parsed.params if param not in assigned]
+    if values is None:
+        return {param: UNKNOWN_VALUE for param in kept}
+    return {param: values[param] for param in kept if param in values}
+
+
+def value_of(normalizer, node):
+    """What ``node`` (a callee expression) means by value: a ByValue kind, UNKNOWN_VALUE,
+    ``("method", function, first)`` for a method of a known object (``first`` the node
+    passed as ``self``), or None (nothing known: a local value, an array's method)."""
+    if isinstance(node, gast.Name):
+        if node.id in normalizer.by_value:
+            return normalizer.by_value[node.id]
+        if node.id in normalizer.locals:
+            return None
+        found = normalizer.resolve(node)
+        return None if found is UNRESOLVED else _kind_of_object(found)
+    if not isinstance(node, gast.Attribute):
+        return None
+    base = value_of(normalizer, node.value)
+    if base is UNKNOWN_VALUE:
+        # an array's method (x.sum()) is found by name; anything else needs the value
+        return None if hasattr(np.ndarray, node.attr) else UNKNOWN_VALUE
+    if isinstance(base, Callee):
+        found = getattr(base.obj, node.attr, _MISSING)
+        return None if found is _MISSING else _kind_of_object(found)
+    if not isinstance(base, Instance):
+        return None
+    held = base.attribute(node.attr)
+    if held is not None:
+        return held
+    found = inspect.getattr_static(base.cls, node.attr, _MISSING)
+    if isinstance(found, staticmethod):
+        return Callee(found.__func__)
+    if isinstance(found, classmethod):
+        return ("method", found.__func__, _alias(normalizer, base.cls, base.cls.__name__))
+    if inspect.isfunction(found):
+        return ("method", found, syntax.deepcopy(node.value))
+    return None
+
+
+def _kind_of_object(obj):
+    kind = of_value(obj)
+    return kind if isinstance(kind, ByValue) else None
+
+
+def _alias(normalizer, obj, preferred):
+    return syntax.name(normalizer.aliases.name_for(obj, preferred=preferred))
+
+
+def resolved_call(normalizer, call):
+    """``call`` rewritten to call what its callee means by value (see the module doc), or
+    None when it calls a static plain function, a NumPy function, an array's method, or
+    what nothing tells. In code for any kind, a call depending on a value gives the
+    ValueDependentCallError to raise if a derivative flows through it."""
+    func = call.func
+    if isinstance(func, gast.Name) and func.id in normalizer.local_functions:
+        return None
+    meaning = value_of(normalizer, func)
+    if meaning is None:
+        return None
+    root = func
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if isinstance(root, gast.Name) and root.id in normalizer.by_value:
+        normalizer.note_value_asked(root.id)  # the code depends on that value
+    if meaning is UNKNOWN_VALUE:
+        return _marked(normalizer, call)
+    leading, keywords = [], []
+    if isinstance(meaning, tuple):  # a method of a known object
+        _, function, first = meaning
+        leading = [first]
+        target = function
+    elif isinstance(meaning, Instance):  # a callable object: its class's __call__
+        method = inspect.getattr_static(meaning.cls, "__call__", _MISSING)
+        if not inspect.isfunction(method):
+            return None
+        leading, target = [syntax.deepcopy(func)], method
+    else:
+        target = meaning.obj
+        if isinstance(target, types.MethodType) and inspect.isfunction(target.__func__):
+            leading = [_alias(normalizer, target.__self__, _name_of(func, "self"))]
+            target = target.__func__
+        elif isinstance(target, functools.partial):
+            leading = [_value_node(normalizer, value) for value in target.args]
+            keywords = [gast.keyword(arg=name, value=_value_node(normalizer, value))
+                        for name, value in target.keywords.items()
+                        if not any(k.arg == name for k in call.keywords)]
+            target = target.func
+        elif _is_static_name(normalizer, func):
+            return None  # a static function srcad knows by name (np.tanh, a user function)
+    callee = syntax.copy_location(
+        _alias(normalizer, target, getattr(target, "__name__", None) or "function"), func)
+    return syntax.copy_location(gast.Call(func=callee, args=leading + list(call.args),
+                                          keywords=keywords + list(call.keywords)), call)
+
+
+def _is_static_name(normalizer, func) -> bool:
+    root = func
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    return isinstance(root, gast.Name) and root.id not in normalizer.locals
+
+
+def _name_of(node, default) -> str:
+    return node.value.id if isinstance(node, gast.Attribute) and isinstance(
+        node.value, gast.Name) else default
+
+
+def _value_node(normalizer, value):
+    if value is None or isinstance(value, (bool, int, float, complex, str)):
+        return syntax.constant(value)
+    return _alias(normalizer, value, "bound")
+
+
+def _marked(normalizer, call):
+    """The error a derivative through ``call``, left as it is, raises: it needs the values."""
+    location = normalizer.parsed.location(normalizer.source.origin(call))
+    return ValueDependentCallError(
+        "cannot differentiate the call to %s here: what it calls is known from the value of "
+        "an argument (a function passed, an object whose class defines the method), and this "
+        "code is for arguments of any kind" % emit_text(call.func), location,
+        "srcad generates code for the values each call brings: read it with "
+        "derivative.source_for(*args) or srcad.source(f, example_args=...).")
+
+
+def emit_text(node) -> str:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return "%s.%s()" % (emit_text(node.value).rstrip("()"), node.attr)
+    return "a function"
+
+
+def bind_parameter_value(normalizer, parameter, value, assigned):
+    """An inlined callee's ``parameter`` (never in ``assigned``) bound to ``value``: what
+    is known of ``value`` by value is known of the parameter (``self`` in a method called
+    on a known object, a function passed on), and a nested def passed is callable by it."""
+    if parameter in assigned or not isinstance(value, gast.Name):
+        return
+    if value.id in normalizer.local_functions:
+        normalizer.local_functions[parameter] = normalizer.local_functions[value.id]
+        return
+    meaning = value_of(normalizer, value)
+    if meaning is UNKNOWN_VALUE or isinstance(meaning, ByValue):
+        normalizer.by_value[parameter] = meaning
