@@ -144,7 +144,7 @@ def is_library_file(filename) -> bool:
         paths = sysconfig.get_paths()
         folders = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")
                    if key in paths}
-        folders.update(getattr(site, "getsitepackages", lambda: [])())
+        folders.update(getattr(site, "getsitepackages", list)())
         _library_folders = tuple(sorted({os.path.realpath(folder) + os.sep
                                          for folder in folders}))
     path = os.path.realpath(filename)

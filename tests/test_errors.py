@@ -119,8 +119,8 @@ def uses_dict_literal(x):
 
 
 def uses_starred(x, ys):
-    y = np.add(*ys)
-    return x * np.sum(y)
+    y = [*ys, x]  # (a starred call argument is supported: tests/test_calls_by_value.py)
+    return x * np.sum(y[0])
 
 
 def uses_varargs(x, *rest):

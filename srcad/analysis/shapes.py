@@ -30,8 +30,8 @@ import gast
 import numpy as np
 
 from .. import registry, syntax
-from ..parse import is_library_file
 from ..annotations import is_placeholder, is_restore
+from ..parse import is_library_file
 from .operations import UNRESOLVED, operation_of, operator_operation_of
 
 
@@ -88,7 +88,7 @@ class Callee(ByValue):
     partial as another of the same function and bound values (each access or call may make
     a new such object)."""
 
-    __slots__ = ("obj", "parts", "_hash")
+    __slots__ = ("_hash", "obj", "parts")
 
     def __init__(self, obj):
         self.obj = obj
@@ -135,7 +135,7 @@ class Instance(ByValue):
     ``attributes`` holds the by-value kinds of its own attributes that hold callables or
     such objects (``self.activation = np.tanh``, ``self.layer = Dense(...)``)."""
 
-    __slots__ = ("cls", "attributes", "_hash")
+    __slots__ = ("_hash", "attributes", "cls")
 
     def __init__(self, cls, attributes=()):
         self.cls = cls

@@ -64,6 +64,9 @@ def value_of(normalizer, node):
         return None if found is UNRESOLVED else _kind_of_object(found)
     if not isinstance(node, gast.Attribute):
         return None
+    if _is_static_name(normalizer, node):  # np.sin, model.predict with model a global
+        found = normalizer.resolve(node)
+        return None if found is UNRESOLVED else _kind_of_object(found)
     base = value_of(normalizer, node.value)
     if base is UNKNOWN_VALUE:
         # an array's method (x.sum()) is found by name; anything else needs the value
@@ -136,8 +139,12 @@ def resolved_call(normalizer, call):
             target = target.func
         elif _is_static_name(normalizer, func):
             return None  # a static function srcad knows by name (np.tanh, a user function)
-    callee = syntax.copy_location(
-        _alias(normalizer, target, getattr(target, "__name__", None) or "function"), func)
+    name = getattr(target, "__name__", None) or "function"
+    if getattr(np, name, None) is target:  # np.tanh reads better than an alias of its own
+        callee = syntax.attribute(normalizer.aliases.name_for(np), name)
+    else:
+        callee = _alias(normalizer, target, name)
+    callee = syntax.copy_location(callee, func)
     return syntax.copy_location(gast.Call(func=callee, args=leading + list(call.args),
                                           keywords=keywords + list(call.keywords)), call)
 
@@ -146,7 +153,8 @@ def _is_static_name(normalizer, func) -> bool:
     root = func
     while isinstance(root, gast.Attribute):
         root = root.value
-    return isinstance(root, gast.Name) and root.id not in normalizer.locals
+    return (isinstance(root, gast.Name) and root.id not in normalizer.locals
+            and root.id not in normalizer.by_value)
 
 
 def _name_of(node, default) -> str:
@@ -182,12 +190,64 @@ def emit_text(node) -> str:
 def bind_parameter_value(normalizer, parameter, value, assigned):
     """An inlined callee's ``parameter`` (never in ``assigned``) bound to ``value``: what
     is known of ``value`` by value is known of the parameter (``self`` in a method called
-    on a known object, a function passed on), and a nested def passed is callable by it."""
-    if parameter in assigned or not isinstance(value, gast.Name):
-        return
-    if value.id in normalizer.local_functions:
+    on a known object, a function passed on), and a nested def passed is callable by it.
+    Returns True when the parameter names a nested def: it has no value to assign."""
+    if parameter in assigned or not isinstance(value, (gast.Name, gast.Attribute)):
+        return False
+    if isinstance(value, gast.Name) and value.id in normalizer.local_functions:
         normalizer.local_functions[parameter] = normalizer.local_functions[value.id]
-        return
+        return True
     meaning = value_of(normalizer, value)
     if meaning is UNKNOWN_VALUE or isinstance(meaning, ByValue):
         normalizer.by_value[parameter] = meaning
+    return False
+
+
+def spread_literals(call):
+    """``f(*(a, b), **{"k": v})`` as ``f(a, b, k=v)``: a tuple, list or dict written in the
+    call (fence lets only constant string keys through)."""
+    if not any(isinstance(a, gast.Starred) and isinstance(a.value, (gast.Tuple, gast.List))
+               for a in call.args) and not any(
+            k.arg is None and isinstance(k.value, gast.Dict) for k in call.keywords):
+        return call
+    args = []
+    for argument in call.args:
+        if isinstance(argument, gast.Starred) and isinstance(argument.value,
+                                                             (gast.Tuple, gast.List)):
+            args.extend(argument.value.elts)
+        else:
+            args.append(argument)
+    keywords = []
+    for keyword in call.keywords:
+        if keyword.arg is None and isinstance(keyword.value, gast.Dict):
+            keywords.extend(gast.keyword(arg=key.value, value=value)
+                            for key, value in zip(keyword.value.keys, keyword.value.values))
+        else:
+            keywords.append(keyword)
+    return syntax.copy_location(gast.Call(func=call.func, args=args, keywords=keywords), call)
+
+
+def map_as_generator(call, resolve, namer):
+    """``map(f, xs)`` as ``(f(item) for item in xs)`` (``zip`` for several sequences), which
+    the comprehension lowering turns into a loop; None if ``call`` is no such map."""
+    if (not isinstance(call, gast.Call) or call.keywords or len(call.args) < 2
+            or any(isinstance(a, gast.Starred) for a in call.args)
+            or resolve(call.func) is not map):
+        return None
+    function, sequences = call.args[0], call.args[1:]
+    names = [namer.fresh("item") for _ in sequences]
+    loads = [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
+             for n in names]
+    stores = [gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None)
+              for n in names]
+    if len(sequences) == 1:
+        target, iterator = stores[0], sequences[0]
+    else:
+        target = gast.Tuple(elts=stores, ctx=gast.Store())
+        iterator = gast.Call(func=syntax.name("zip"), args=list(sequences), keywords=[])
+    element = gast.Call(func=function, args=loads, keywords=[])
+    generator = gast.GeneratorExp(elt=element, generators=[gast.comprehension(
+        target=target, iter=iterator, ifs=[], is_async=0)])
+    for node in gast.walk(generator):
+        syntax.copy_location(node, call)
+    return generator

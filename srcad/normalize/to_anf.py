@@ -3,7 +3,8 @@
 After this pass the function body contains only:
 
 * ``name = <operation>`` where <operation> is an atom, ``atom op atom``,
-  ``op atom``, ``atom cmp atom``, ``f(atom, ..., key=atom)``, ``atom.attr``,
+  ``op atom``, ``atom cmp atom``, ``f(atom, ..., key=atom)`` (also ``*atom`` and
+  ``**atom`` in a call to a function that is not inlined), ``atom.attr``,
   ``atom[index]`` (index made of atoms and slices of atoms) or ``(atom, ...)``;
 * ``a, b = atom`` (unpacking);
 * ``expression_statement(atom, ...)`` kept for its effect (e.g. ``print``);
@@ -368,6 +369,11 @@ class _ToANF:
                 by_value = rewritten  # None, or why a derivative cannot flow through it
                 break
             node = rewritten
+        node = calls_by_value.spread_literals(node)
+        if len(node.args) == 1 and self.resolve(node.func) is sum:
+            mapped = calls_by_value.map_as_generator(node.args[0], self.resolve, self.namer)
+            if mapped is not None:  # sum(map(f, xs)): sum(f(item) for item in xs)
+                node = _copy(node, gast.Call(func=node.func, args=[mapped], keywords=[]))
         if is_summation(node, self.resolve):
             summed = self.summation(node)
             if summed is not None:
@@ -395,7 +401,8 @@ class _ToANF:
                                                   ctx=gast.Load()))
             else:
                 func = self.atom(func)
-        args = [self.atom(a) for a in node.args]
+        args = [_copy(a, gast.Starred(value=self.atom(a.value), ctx=gast.Load()))
+                if isinstance(a, gast.Starred) else self.atom(a) for a in node.args]
         keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         call = _copy(node, gast.Call(func=func, args=args, keywords=keywords))
         failure = failure or by_value

@@ -30,6 +30,7 @@ from ..errors import (
     SrcadError,
     TemplateError,
     UnsupportedOperationError,
+    UnsupportedSyntaxError,
     ValueDependentCallError,
 )
 from ..parse import is_library_code
@@ -170,6 +171,14 @@ def template_of(primitive, kind):
 def template_for(operation, kind: str, location, not_inlined_reason=None) -> Template:
     """The ``kind`` ("adjoint" or "tangent") template of an operation, or a located error."""
     primitive = operation.primitive
+    if operation.node is not None and isinstance(operation.node, gast.Call) and (
+            any(isinstance(a, gast.Starred) for a in operation.node.args)
+            or any(k.arg is None for k in operation.node.keywords)):
+        raise UnsupportedSyntaxError(
+            "srcad cannot differentiate through a call with a starred argument (`*args`, "
+            "`**kwargs`) to %s" % operation.description, location,
+            "Pass the arguments one by one (a starred argument is fine where no derivative "
+            "flows, e.g. rs.randn(*x.shape)).")
     if primitive is UNRESOLVED and isinstance(not_inlined_reason, ValueDependentCallError):
         raise not_inlined_reason  # resolved in the code generated for the values
     if primitive is UNRESOLVED:

@@ -1,0 +1,392 @@
+"""Calls resolved by value (issue 11, item 5) and library code (item 6).
+
+A call through an argument or a default (``f(x)``, ``nonlinearity=np.tanh``), a method of
+an object of the user's class (``self.helper(x)``, ``model.predict(w)``), a
+``functools.partial``, ``map(f, xs)`` and starred arguments: each checked by the gradient
+against finite differences, forward mode against reverse (the dot-product test), hvp
+against finite differences of the gradient, and ``optimize=False`` agreeing. The callable
+or the object's class is part of the specialization key: one derivative called with two
+of them runs the code made for each.
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import errors
+from tests import gradcheck
+
+EPS = 1e-6
+
+
+def _rng(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def check_all_modes(function, args, wrt=0, name=None):
+    """Gradient vs finite differences, jvp vs the gradient (dot-product test), hvp vs
+    finite differences of the gradient, optimize=False agreeing; returns the gradient."""
+    rng = _rng(name or getattr(function, "__name__", "partial"))
+    args = list(args)
+    x = args[wrt]
+    gradient = srcad.grad(function, wrt=wrt)(*args)
+    numeric = gradcheck.numerical_gradient(function, args, wrt)
+    gradcheck.assert_close(gradient, numeric)
+    assert np.max(np.abs(numeric)) > 1e-3  # not vacuous
+    unoptimized = srcad.grad(function, wrt=wrt, optimize=False)(*args)
+    gradcheck.assert_close(unoptimized, gradient, rtol=1e-10, atol=1e-12)
+    tangent = rng.normal(size=np.shape(x)) if np.ndim(x) else float(rng.normal())
+    tangents = [None] * len(args)
+    tangents[wrt] = tangent
+    _, output_tangent = srcad.jvp(function, args, tangents)
+    gradcheck.assert_close(output_tangent, np.sum(np.asarray(gradient) * tangent),
+                           what="jvp against <t, gradient>")
+    product = srcad.hvp(function, wrt=wrt)(*args, tangent)
+
+    def shifted(sign):
+        moved = list(args)
+        moved[wrt] = x + sign * EPS * tangent
+        return np.asarray(srcad.grad(function, wrt=wrt)(*moved))
+
+    gradcheck.assert_close(product, (shifted(1) - shifted(-1)) / (2 * EPS), rtol=1e-4,
+                           atol=1e-6, what="hvp")
+    return gradient
+
+
+# ---- methods of the user's objects
+
+
+class Model:
+    def __init__(self, scale, activation=np.tanh):
+        self.scale = scale
+        self.activation = activation
+        self.layers = [np.array([[0.5, -0.3], [0.2, 0.8]]), np.array([[1.1, 0.4]])]
+
+    def helper(self, x):
+        return self.activation(x) * self.scale
+
+    def forward(self, w, x):
+        h = x * w
+        for W in self.layers:
+            h = self.activation(W @ h)
+        return h
+
+    def loss(self, w, x):
+        return np.sum(self.helper(self.forward(w, x)) ** 2)
+
+    @staticmethod
+    def penalty(w):
+        return np.sum(w ** 4)
+
+    @classmethod
+    def weight(cls, w):
+        return cls.WEIGHT * np.sum(w * w)
+
+    WEIGHT = 0.25
+
+    def regularized(self, w, x):
+        return self.loss(w, x) + self.penalty(w) + self.weight(w)
+
+
+class Sigmoid:
+    def __call__(self, z):
+        return 1.0 / (1.0 + np.exp(-z))
+
+
+W0 = np.array([0.3, -0.7])
+X0 = np.array([0.9, 0.4])
+
+
+def test_method_calling_methods_of_self():
+    model = Model(1.5)
+    check_all_modes(model.loss, [W0, X0], name="method")
+
+
+def test_static_and_class_methods_called_on_self():
+    check_all_modes(Model(0.5).regularized, [W0, X0], name="static")
+
+
+def loss_of_model(w, model, x):
+    return model.loss(w, x) + np.sum(model.helper(w))
+
+
+def test_method_of_an_argument():
+    check_all_modes(loss_of_model, [W0, Model(2.0), X0], name="argument")
+
+
+GLOBAL_MODEL = Model(0.7, np.sin)
+
+
+def loss_of_global_model(w):
+    return GLOBAL_MODEL.loss(w, X0)
+
+
+def test_method_of_a_global_object():
+    check_all_modes(loss_of_global_model, [W0])
+
+
+def applies_callable_object(w, activation):
+    return np.sum(activation(w) * w)
+
+
+def test_callable_object():
+    check_all_modes(applies_callable_object, [W0, Sigmoid()])
+
+
+def test_the_class_and_the_callables_an_object_holds_key_the_code():
+    gradient = srcad.grad(loss_of_model)
+    for activation in (np.tanh, np.sin, Sigmoid()):
+        model = Model(1.3, activation)
+        expected = gradcheck.numerical_gradient(loss_of_model, [W0, model, X0], 0)
+        gradcheck.assert_close(gradient(W0, model, X0), expected)
+    assert len(gradient.specializations) == 3
+    gradient(W0, Model(9.0, np.sin), X0)  # same class, same callable: the same code
+    assert len(gradient.specializations) == 3
+
+
+class Other(Model):
+    def helper(self, x):
+        return np.cos(x) * self.scale
+
+
+def test_a_subclass_overriding_a_method_gets_its_own_code():
+    gradient = srcad.grad(loss_of_model)
+    for model in (Model(1.3), Other(1.3), Model(0.4)):
+        expected = gradcheck.numerical_gradient(loss_of_model, [W0, model, X0], 0)
+        gradcheck.assert_close(gradient(W0, model, X0), expected)
+
+
+# ---- functions passed as arguments and defaults
+
+
+def square_sum(v):
+    return np.sum(v * v)
+
+
+def apply(f, x):
+    return f(x)
+
+
+def apply_sum(f, x):
+    return np.sum(f(x))
+
+
+def layer(x, nonlinearity=np.tanh):
+    return np.sum(nonlinearity(x) * x)
+
+
+def passes_on(x, f):
+    return np.sum(apply(f, x)) + layer(x, f)
+
+
+def uses_default_of_callee(x):
+    return layer(x) + layer(x, np.sin)
+
+
+def nested_def_passed(x):
+    def cube(z):
+        return z * z * z
+
+    return apply_sum(cube, x)
+
+
+@pytest.mark.parametrize("function, args, wrt", [
+    (apply, [square_sum, W0], 1),
+    (apply_sum, [np.sin, W0], 1),
+    (apply_sum, [np.exp, W0], 1),
+    (layer, [W0], 0),
+    (layer, [W0, np.arctan], 0),
+    (passes_on, [W0, np.sin], 0),
+    (uses_default_of_callee, [W0], 0),
+    (nested_def_passed, [W0], 0),
+], ids=["user-function", "sin", "exp", "default", "default-overridden", "passed-on",
+        "callee-default", "nested-def"])
+def test_functions_passed_as_arguments_and_defaults(function, args, wrt):
+    check_all_modes(function, args, wrt, name=function.__name__ + str(len(args)))
+
+
+def test_the_callable_keys_the_code():
+    gradient = srcad.grad(apply_sum, wrt=1)
+    gradcheck.assert_close(gradient(np.sin, W0), np.cos(W0))
+    gradcheck.assert_close(gradient(np.cos, W0), -np.sin(W0))
+    gradcheck.assert_close(gradient(np.sin, W0), np.cos(W0))
+    gradcheck.assert_close(gradient(np.exp, W0), np.exp(W0))
+    assert len(gradient.specializations) == 3
+    assert "np.cos" in gradient.source_for(np.sin, W0)
+    assert "np.cos" not in gradient.source_for(np.exp, W0)
+
+
+def test_generic_code_of_a_call_by_value_names_the_call():
+    with pytest.raises(errors.ValueDependentCallError) as info:
+        srcad.grad(apply_sum, wrt=1).source
+    assert "return np.sum(f(x))" in str(info.value)
+    assert "source_for" in str(info.value)
+
+
+# ---- functools.partial
+
+
+def scaled(x, a=1.0, b=0.0):
+    return np.sum(np.sin(x) * a + b * x * x)
+
+
+SCALED_TWICE = functools.partial(scaled, a=2.0)
+
+
+def calls_global_partial(x):
+    return SCALED_TWICE(x, b=0.5)
+
+
+def calls_partial_argument(x, f):
+    return f(x) * 2.0
+
+
+def test_grad_of_a_partial():
+    check_all_modes(functools.partial(scaled, a=2.0, b=0.3), [W0], name="partial-kw")
+    check_all_modes(functools.partial(scaled, W0), [1.5], name="partial-positional")
+    assert srcad.grad(functools.partial(scaled, b=2.0), wrt="b")(W0) == pytest.approx(
+        float(np.sum(W0 * W0)))
+
+
+def test_partial_called_inside():
+    check_all_modes(calls_global_partial, [W0])
+    check_all_modes(calls_partial_argument, [W0, functools.partial(scaled, b=1.5)])
+
+
+def test_partials_binding_other_values_get_other_code():
+    gradient = srcad.grad(calls_partial_argument)
+    before = len(gradient.specializations)
+    for a in (1.0, 3.0, 1.0):
+        expected = 2.0 * a * np.cos(W0)
+        gradcheck.assert_close(gradient(W0, functools.partial(scaled, a=a)), expected)
+    assert len(gradient.specializations) == before + 2
+
+
+# ---- map
+
+
+def sine(v):
+    return np.sin(v) * v
+
+
+def sums_map_of_user_function(x):
+    return sum(map(sine, x))
+
+
+def sums_map_of_ufunc(x):
+    return sum(map(np.tanh, x)) + sum(map(np.multiply, x, x))
+
+
+def sums_map_of_argument(x, f):
+    return sum(map(f, x))
+
+
+@pytest.mark.parametrize("function, args", [
+    (sums_map_of_user_function, [W0]),
+    (sums_map_of_ufunc, [W0]),
+    (sums_map_of_argument, [W0, np.sin]),
+    (sums_map_of_argument, [W0, sine]),
+], ids=["user", "ufunc", "argument-ufunc", "argument-user"])
+def test_map(function, args):
+    check_all_modes(function, args, name=function.__name__ + repr(args[-1])[:12])
+
+
+# ---- starred arguments
+
+
+def pair_product(a, b):
+    return a * b
+
+
+def random_projection(x):
+    rs = np.random.RandomState(0)
+    return np.sum(x * rs.randn(*x.shape))
+
+
+def spreads_tuple(x):
+    args = (x, np.cos(x))
+    return np.sum(pair_product(*args))
+
+
+def spreads_literals(x):
+    return np.sum(pair_product(*[x, x], **{})) + np.sum(scaled(x, **{"a": 3.0, "b": 0.5}))
+
+
+def spreads_after_first(x):
+    rest = (np.exp(x),)
+    return np.sum(pair_product(x, *rest))
+
+
+@pytest.mark.parametrize("function", [random_projection, spreads_tuple, spreads_literals,
+                                      spreads_after_first])
+def test_starred_arguments(function):
+    check_all_modes(function, [W0])
+
+
+def takes_default(a, b=2.0):
+    return a * b
+
+
+def spreads_to_defaults(x):
+    args = (x,)
+    return np.sum(takes_default(*args))
+
+
+def spreads_into_primitive(x):
+    pair = (x, 2.0 * x)
+    return np.sum(np.maximum(*pair))
+
+
+def test_starred_argument_of_unknown_length_is_rejected_at_the_call():
+    with pytest.raises(errors.UnsupportedSyntaxError) as info:
+        srcad.grad(spreads_to_defaults)
+    assert "how many arguments `*args` passes" in str(info.value)
+    assert "takes_default(*args)" in str(info.value)
+
+
+def test_starred_argument_carrying_a_derivative_into_a_primitive_is_rejected():
+    with pytest.raises(errors.UnsupportedSyntaxError) as info:
+        srcad.grad(spreads_into_primitive)(W0)
+    assert "starred argument" in str(info.value)
+    assert "np.maximum(*pair)" in str(info.value)
+
+
+# ---- library code
+
+
+def uses_logsumexp(x):
+    import_free = SPECIAL.logsumexp(x)
+    return import_free * 2.0
+
+
+try:
+    import scipy.special as SPECIAL  # noqa: N812
+except ImportError:  # pragma: no cover - scipy is in the test extra
+    SPECIAL = None
+
+
+def test_library_function_is_not_inlined_and_the_error_is_at_the_users_call():
+    pytest.importorskip("scipy")
+    with pytest.raises(errors.MissingTemplateError) as info:
+        srcad.grad(uses_logsumexp)
+    message = str(info.value)
+    assert "no gradient template for scipy.special.logsumexp" in message
+    assert message.startswith(__file__)
+    assert "_logsumexp.py" not in message
+    assert "library code" in message
+
+
+def test_library_function_is_fine_where_no_derivative_flows():
+    pytest.importorskip("scipy")
+
+    def normalizer_of_data(x, data):
+        return np.sum(x) * SPECIAL.logsumexp(data)
+
+    data = np.array([0.1, 0.5])
+    assert srcad.grad(normalizer_of_data)(W0, data) == pytest.approx(
+        np.full(2, SPECIAL.logsumexp(data)))
