@@ -33,7 +33,6 @@ import weakref
 from dataclasses import dataclass
 from typing import Callable
 
-from .cache import generated_files
 from .errors import InvalidArgumentError, SrcadError
 from .naming import identifier
 from .parse import parse_function, signature_of
@@ -180,9 +179,8 @@ def function_of_partial(partial):
     text = "def %s(%s):\n    return %s(%s)\n" % (
         name, ", ".join(params), callee,
         ", ".join(["bound_%d" % i for i in range(len(partial.args))] + arguments))
-    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    filename = generated_files.write_source_file(text, "partial", digest) or \
-        "<srcad partial %s>" % digest
+    # its source lives in linecache, where inspect finds it (and pdb, tracebacks)
+    filename = "<srcad %s %s>" % (name, hashlib.sha256(text.encode()).hexdigest()[:12])
     linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
     namespace["__builtins__"] = builtins
     exec(compile(text, filename, "exec"), namespace)

@@ -7,7 +7,7 @@ resolved by value when it is
   parameter of an inlined callee bound to such a value (or to a static one), whose
   value the derivative is generated for: a callable (``apply(f, x)``,
   ``nonlinearity=np.tanh``), or an object of the user's class (``self``, ``model``).
-  The value's kind (analysis/shapes.py: ``Callee`` is the object itself, ``Instance``
+  The value's kind (srcad/by_value.py: ``Callee`` is the object itself, ``Instance``
   the object's class and the callables and objects its attributes hold) is part of the
   specialization key, so other values get code of their own;
 * a static object that is not a plain function: a bound method (``model.predict``
@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import syntax
 from ..analysis.operations import UNRESOLVED
-from ..analysis.shapes import ByValue, Callee, Instance, of_value
+from ..by_value import ByValue, Callee, Instance, by_value_kind
 from ..errors import ValueDependentCallError
 
 UNKNOWN_VALUE = object()  # code for any kind: a value known only when the derivative runs
@@ -90,8 +90,7 @@ def value_of(normalizer, node):
 
 
 def _kind_of_object(obj):
-    kind = of_value(obj)
-    return kind if isinstance(kind, ByValue) else None
+    return by_value_kind(obj, None)
 
 
 def _alias(normalizer, obj, preferred):
