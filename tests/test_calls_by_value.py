@@ -93,6 +93,15 @@ class Model:
         return self.loss(w, x) + self.penalty(w) + self.weight(w)
 
 
+    def through_local_names(self, w, x):
+        act = self.activation
+        forward = self.forward
+        total = 0.0
+        for _ in range(2):
+            total = total + np.sum(act(forward(w, x)))
+        return total
+
+
 class Sigmoid:
     def __call__(self, z):
         return 1.0 / (1.0 + np.exp(-z))
@@ -109,6 +118,10 @@ def test_method_calling_methods_of_self():
 
 def test_static_and_class_methods_called_on_self():
     check_all_modes(Model(0.5).regularized, [W0, X0], name="static")
+
+
+def test_local_names_bound_to_an_objects_functions():
+    check_all_modes(Model(0.8, np.sin).through_local_names, [W0, X0], name="local")
 
 
 def loss_of_model(w, model, x):
@@ -390,3 +403,22 @@ def test_library_function_is_fine_where_no_derivative_flows():
     data = np.array([0.1, 0.5])
     assert srcad.grad(normalizer_of_data)(W0, data) == pytest.approx(
         np.full(2, SPECIAL.logsumexp(data)))
+
+
+# ---- regressions
+
+
+def recursive_with_array_default(u, depth, scale=np.array([1.0, 0.5])):
+    if depth <= 0:
+        return np.sum(np.sin(u) * scale)
+    return recursive_with_array_default(u * 0.9, depth - 1)
+
+
+def calls_recursive_with_array_default(x):
+    return recursive_with_array_default(x, 2)
+
+
+def test_recursive_call_leaving_a_non_literal_default_out():
+    # the call's adjoint passed the default as a constant node holding the array, which
+    # printed as invalid code (reverse._adjoint_of_recursive_call, forward.recursive_call)
+    check_all_modes(calls_recursive_with_array_default, [W0])

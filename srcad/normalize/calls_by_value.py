@@ -10,6 +10,7 @@ resolved by value when it is
   The value's kind (srcad/by_value.py: ``Callee`` is the object itself, ``Instance``
   the object's class and the callables and objects its attributes hold) is part of the
   specialization key, so other values get code of their own;
+* a local name assigned once, from such a value (``act = self.activation``);
 * a static object that is not a plain function: a bound method (``model.predict``
   with ``model`` a global), a ``functools.partial``, an object with a ``__call__``.
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import functools
 import inspect
 import types
+from collections import Counter
 
 import gast
 import numpy as np
@@ -250,3 +252,24 @@ def map_as_generator(call, resolve, namer):
     for node in gast.walk(generator):
         syntax.copy_location(node, call)
     return generator
+
+
+def count_stores(statements) -> Counter:
+    """How many times each name is assigned in ``statements`` (nested defs included)."""
+    counts = Counter()
+    for node in syntax.walk(gast.Module(body=list(statements), type_ignores=[])):
+        if type(node) is gast.Name and type(node.ctx) is gast.Store:
+            counts[node.id] += 1
+    return counts
+
+
+def bind_local_value(normalizer, name, value):
+    """``name = value`` with ``name`` assigned nowhere else: what ``value`` (a name or an
+    attribute: ``self.activation``) means by value, ``name`` means (it keeps that value
+    wherever it is read, loops included)."""
+    if not isinstance(value, (gast.Name, gast.Attribute)) or normalizer.store_counts.get(
+            name) != 1 or name in normalizer.local_functions:
+        return
+    meaning = value_of(normalizer, value)
+    if meaning is UNKNOWN_VALUE or isinstance(meaning, (ByValue, tuple)):
+        normalizer.by_value[name] = meaning

@@ -85,6 +85,7 @@ class _ToANF:
         # name -> what the call resolves by value (calls_by_value.py); None: code for any kind
         self.values = values
         self.by_value = {}
+        self.store_counts = {}  # name -> how many times it is assigned (calls_by_value.py)
         self.asked = asked  # receives the names whose value a call was resolved by
 
     def note_value_asked(self, name):
@@ -179,6 +180,7 @@ class _ToANF:
                 self.write_item(target, self.atom(s.value), s)
                 return
             if isinstance(target, gast.Name):
+                calls_by_value.bind_local_value(self, target.id, s.value)
                 self.assign(target.id, self.operation(s.value), s)
                 return
             if (isinstance(target, (gast.Tuple, gast.List))
@@ -585,6 +587,7 @@ def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
     """
     normalizer = _ToANF(parsed, namer, aliases, values, asked)
     normalizer.by_value = calls_by_value.parameter_values(parsed, tree, values)
+    normalizer.store_counts = calls_by_value.count_stores(tree.body)
     # names the earlier passes introduced (loop indices, flags, totals) are locals too
     normalizer.locals |= syntax.stored_names(tree)
     body = normalizer.statements(tree.body)
