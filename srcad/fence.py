@@ -46,7 +46,6 @@ _REJECTED_EXPRESSIONS = {
     gast.NamedExpr: ("an assignment expression (`:=`)", "Use a separate assignment statement."),
     gast.Starred: ("a starred expression (`*x`)", "Pass arguments one by one."),
     gast.Set: ("a set literal", "Sets cannot carry gradients."),
-    gast.JoinedStr: ("an f-string", "Format strings outside the differentiated function."),
 }
 
 
@@ -222,10 +221,14 @@ def _check_target(parsed, target) -> None:
                         "without a starred name.")
         return
     if isinstance(target, gast.Subscript):
-        if isinstance(target.value, gast.Name):
+        container = target.value
+        while isinstance(container, gast.Subscript):  # y[i] = v, xs[t][k] = v, ...
+            container = container.value
+        if isinstance(container, gast.Name):
             return
-        _reject(parsed, target, "an assignment into a nested element (`y[i][j] = ...`)",
-                "Index once, with a tuple: `y[i, j] = ...`.")
+        _reject(parsed, target, "an assignment into an element of something not named "
+                "(`f(x)[i] = ...`, `obj.items[i] = ...`)",
+                "Give the object a name first (`items = obj.items`), then write into it.")
     what = {
         gast.Attribute: "an assignment to an attribute (`obj.attr = ...`)",
     }.get(type(target), "this assignment target")

@@ -149,7 +149,7 @@ def _check_parse(pass_name, tree, context):
 _UNSUPPORTED = (gast.Try, gast.With, gast.Delete, gast.Global, gast.Nonlocal, gast.Import,
                 gast.ImportFrom, gast.ClassDef, gast.AsyncFunctionDef, gast.AsyncFor,
                 gast.AsyncWith, gast.SetComp, gast.DictComp, gast.Yield, gast.YieldFrom,
-                gast.Await, gast.NamedExpr, gast.Set, gast.JoinedStr)
+                gast.Await, gast.NamedExpr, gast.Set)
 
 
 def _check_fence(pass_name, tree, context):
@@ -350,6 +350,11 @@ def _is_operation(node, local) -> bool:
         return all(_is_atom(e, local) for e in node.elts)
     if isinstance(node, gast.Dict):
         return all(_is_atom(v, local) for v in node.values)
+    if isinstance(node, gast.JoinedStr):  # an f-string formatting atoms
+        return all(not isinstance(part, gast.FormattedValue) or (
+            _is_atom(part.value, local)
+            and (part.format_spec is None or _is_operation(part.format_spec, local)))
+            for part in node.values)
     return False
 
 

@@ -530,8 +530,10 @@ def inverse_transpose_axes(axes, ndim):
 
 
 def check_scalar_output(value, where):
-    """Raise NonScalarOutputError unless ``value`` is a scalar (what ``grad`` needs)."""
-    if children(value) is not None or np.ndim(value) != 0:
+    """Raise NonScalarOutputError unless ``value`` is a scalar (what ``grad`` needs): a
+    number, or an array holding one number (shape ``()``, ``(1,)``, ``(1, 1)``...), as
+    autograd takes it."""
+    if children(value) is not None or np.size(value) != 1:
         what = ("a %s" % type(value).__name__ if children(value) is not None
                 else "an array of shape %s" % (np.shape(value),))
         filename, lineno, col = where.rsplit(":", 2)
@@ -543,6 +545,12 @@ def check_scalar_output(value, where):
             hint="Reduce the output to a scalar, for example with np.sum(...).",
         )
     return value
+
+
+def unit_seed(output):
+    """The adjoint the reverse sweep of ``grad`` starts from: 1.0 for a scalar output, ones
+    of its shape for an array holding one number (``np.sum(x, keepdims=True)``)."""
+    return 1.0 if np.ndim(output) == 0 else np.ones(np.shape(output))
 
 
 def check_unshared(written, index, other, where, written_name, other_name, shared_since):

@@ -738,3 +738,37 @@ def test_hvp_of_a_negative_base_to_an_integer_loop_index():
     program 4923)."""
     check_all_modes(early_return_from_a_loop_with_an_alternating_sign, (-0.565482,), 0)
     check_all_modes(early_return_from_a_loop_with_an_alternating_sign, (0.1,), 0)
+
+
+# ---- normalize/propagate_writes: a list element written in place, seen by another name --
+
+
+def element_written_through_another_name_in_a_loop(x):
+    rows = [x * 1.0, x * 2.0]
+    keep = rows[1]
+    for i in range(2):
+        element = rows[i]
+        element[i] = element[i] * 3.0 + x[i]
+    return np.sum(keep * x) + np.sum(rows[0] ** 2)
+
+
+def element_rebound_before_the_write(x):
+    rows = [x * 1.0, x * 2.0]
+    keep = rows[1]
+    rows[1] = x * 5.0
+    element = rows[1]
+    element[0] = 9.0
+    return np.sum(keep * x) + np.sum(rows[1] * x)
+
+
+def test_a_list_element_written_in_place_changes_every_name_holding_it():
+    """``keep = rows[1]`` and ``element = rows[i]`` are one object when i == 1: a write into
+    element changes keep. propagate_writes carried the write up to ``rows`` and remade the
+    parts of rows that see a write into rows; for a list that is no part (rebinding a slot
+    leaves the old element as it was), so keep kept its old value: a wrong value and
+    gradient, silently. Parts of a base written through one of its elements are now remade
+    when they are that very element object (rt.writes_through), as views of an array are.
+    (Found while adding nested element writes, issue 11.)"""
+    x = np.array([0.3, -0.4, 1.2, 0.7])
+    check_all_modes(element_written_through_another_name_in_a_loop, (x,), 0)
+    check_all_modes(element_rebound_before_the_write, (x,), 0)

@@ -14,6 +14,7 @@ object the registry knows it by, plus its argument nodes:
   ``p.w``            -> ATTRIBUTE(p, "w")       (a field of a namedtuple or dataclass)
   ``a``              -> IDENTITY(a)
   ``(a, b)``         -> TUPLE(a, b)
+  ``f"{a:.3f}"``     -> FORMATTED(a)            (text: never differentiable)
 
 Activity analysis, shape inference and the transformers all read operations
 through this one function, so they agree on what each statement does.
@@ -60,6 +61,11 @@ def TUPLE(*items):  # noqa: N802
 def ATTRIBUTE(x, name):  # noqa: N802
     """The primitive of ``x.name`` for a field of a record (a namedtuple, a dataclass)."""
     return getattr(x, name)
+
+
+def FORMATTED(*values):  # noqa: N802
+    """The primitive of an f-string ``f"{a} {b:.3f}"``: text, never differentiable."""
+    return "".join(map(str, values))
 
 
 UNRESOLVED = object()
@@ -123,6 +129,9 @@ def operation_of(value, resolve) -> Operation:
         return Operation(TUPLE, list(value.values), node=value, description="a dict")
     if isinstance(value, gast.Name):
         return Operation(IDENTITY, [value], node=value, description="a copy")
+    if isinstance(value, gast.JoinedStr):
+        return Operation(FORMATTED, [n for n in syntax.walk(value) if isinstance(n, gast.Name)],
+                         node=value, description="an f-string")
     if isinstance(value, gast.Constant):
         return Operation(IDENTITY, [], node=value, description="a constant")
     return Operation(UNRESOLVED, [], node=value, description=type(value).__name__)

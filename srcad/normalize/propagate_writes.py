@@ -935,11 +935,12 @@ class _Rewrite:
         def group(member):
             return state.same.get(member, frozenset([member]))
 
-        def views_of(written, current):
-            """Make the live views of ``written`` again from its new value, ``current``."""
+        def views_of(written, current, helper="views_into"):
+            """Make the live views of ``written`` again from its new value, ``current``
+            (``helper`` decides whether a part sees the write, see fact_flag)."""
             out = []
             for part, fact in effects.views.get(written, ()):
-                flag, index = self.fact_flag(fact, "views_into")
+                flag, index = self.fact_flag(fact, helper)
                 remade = located_like(syntax.assign(part, _made_again(index, fact[1], current)), s)
                 inner = [remade] + self.rebinding(group(part) & live, part, s)
                 inner += views_of(part, part)
@@ -962,7 +963,10 @@ class _Rewrite:
             flag, index = self.fact_flag(fact, "writes_through")
             inner = [located_like(statement, s) for statement in self.stored(base, index, current)]
             inner += self.rebinding(group(base) & live, base, s)
-            inner += views_of(base, base)
+            # base changed because one of its parts was written in place: another part
+            # sees that if it is a view of the written memory, or (in a list, tuple or
+            # dict) the very element object written, which writes_through tells
+            inner += views_of(base, base, "writes_through")
             block.append(located_like(gast.If(test=syntax.name(flag), body=inner, orelse=[]), s))
             block, current = inner, base
         if self.full and kind != "augmented" and memory(

@@ -219,11 +219,12 @@ class _ToANF:
 
     def visit_AugAssign(self, s):
         if isinstance(s.target, gast.Subscript):  # y[i] += v: y[i] = y[i] + v
+            container = self.container(s.target)
             part = self.atom(syntax.copy_location(gast.Subscript(
-                value=s.target.value, slice=s.target.slice, ctx=gast.Load()), s.target), "part")
+                value=container, slice=s.target.slice, ctx=gast.Load()), s.target), "part")
             combined = self.atom(syntax.copy_location(gast.BinOp(left=part, op=s.op,
                                                                 right=s.value), s))
-            self.write_item(s.target, combined, s)
+            self.write_item(s.target, combined, s, container)
             return
         # y += v: a write into y's object if it is an array or a list (lower_mutations)
         statement = gast.AugAssign(target=_store(s.target), op=s.op, value=self.atom(s.value))
@@ -272,10 +273,22 @@ class _ToANF:
                 and value.func.attr == "pop" and not value.args and not value.keywords
                 and self._is_local_name(value.func.value))
 
-    def write_item(self, target, value, like):
+    def container(self, target) -> gast.Name:
+        """The name of the object ``target`` (``y[index]``) writes into: ``y``; for a nested
+        element (``xs[t][k] = v``), a name for ``xs[t]``, the element written into (its
+        sharing memory with ``xs`` is what propagate_writes follows, as for any alias)."""
+        if isinstance(target.value, gast.Name):
+            return syntax.name(target.value.id)
+        loaded = syntax.copy_location(gast.Subscript(
+            value=_loaded(target.value.value), slice=target.value.slice, ctx=gast.Load()),
+            target.value)
+        return self.atom(loaded, "element")
+
+    def write_item(self, target, value, like, container=None):
         """``y[index] = value`` with the index's operands atoms: a write into y's object,
         which lower_mutations makes the functional ``y = rt.updated(y, index, value)``."""
-        item = gast.Subscript(value=syntax.name(target.value.id), slice=self.index(target.slice),
+        container = container if container is not None else self.container(target)
+        item = gast.Subscript(value=syntax.name(container.id), slice=self.index(target.slice),
                               ctx=gast.Store())
         statement = gast.Assign(targets=[item], value=value, type_comment=None)
         mark_write(self.emit(statement, like), "subscript")
@@ -336,6 +349,18 @@ class _ToANF:
     def operation_BinOp(self, node):
         return _copy(node, gast.BinOp(left=self.atom(node.left), op=node.op,
                                       right=self.atom(node.right)))
+
+    def operation_JoinedStr(self, node):
+        """An f-string: what it formats becomes atoms; the text carries no derivative."""
+        values = []
+        for part in node.values:
+            if isinstance(part, gast.FormattedValue):
+                spec = part.format_spec
+                part = _copy(part, gast.FormattedValue(
+                    value=self.atom(part.value), conversion=part.conversion,
+                    format_spec=None if spec is None else self.operation_JoinedStr(spec)))
+            values.append(part)
+        return _copy(node, gast.JoinedStr(values=values))
 
     def operation_UnaryOp(self, node):
         return _copy(node, gast.UnaryOp(op=node.op, operand=self.atom(node.operand)))
@@ -533,6 +558,15 @@ def _store(target):
     return type(target)(elts=[_store(e) for e in target.elts], ctx=gast.Store())
 
 
+def _loaded(node):
+    """``node`` (part of an assignment target) as an expression read: Load contexts."""
+    node = syntax.deepcopy(node)
+    for inner in syntax.walk(node):
+        if hasattr(inner, "ctx") and not isinstance(inner.ctx, gast.Load):
+            inner.ctx = gast.Load()
+    return node
+
+
 def _copy(old, new):
     return syntax.copy_location(new, old)
 
@@ -572,6 +606,8 @@ def _describe(node) -> str:
         return "%s_item" % base
     if isinstance(node, (gast.Tuple, gast.List)):
         return "items"
+    if isinstance(node, gast.JoinedStr):
+        return "text"
     return "tmp"
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.analysis.operations import ATTRIBUTE, IDENTITY
+from srcad.analysis.operations import ATTRIBUTE, FORMATTED, IDENTITY
 from srcad.registry import (adjoint, constraint, d, facts, nondifferentiable, shape_rule,
                             tangent)
 from srcad.vocabulary import binary, elementwise, linear
@@ -123,6 +123,7 @@ shape_rule(shapes.operator_elementwise, builtins.max, builtins.min)
 # ranges and slices hold integers: no derivative (an int taped beside floats in generated
 # code may look varied to forward mode over that code)
 nondifferentiable(builtins.range, builtins.slice)
+nondifferentiable(FORMATTED)  # an f-string is text (printed, logged, in a message)
 shape_rule(lambda items, start=None, **kw: shapes.reduction(items, shapes.Known(0)), builtins.sum)
 
 

@@ -102,7 +102,7 @@ linear(rt.owned, parameters="y, a", transpose="g")
 
 nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size,
                   rt.written_in_place, rt.writes_through, rt.views_into, rt.same_object,
-                  rt.views_whole)
+                  rt.views_whole, rt.unit_seed)
 
 
 linear(rt.check_scalar_output, parameters="y, value, where", transpose="g",
@@ -219,6 +219,8 @@ shape_rule(_zeros_like_shape, rt.zeros_like)
 shape_rule(lambda x, y, *rest, **kwargs: shapes.operator_elementwise(x, y), rt.power_derivative)
 shape_rule(lambda y, *rest, **kwargs: shapes.operator_elementwise(y), rt.falling_factorial)
 shape_rule(shapes.same_as_first, rt.check_scalar_output)
+shape_rule(lambda output: shapes.FLOAT if isinstance(plain(output), Scalar) else (
+    Array(plain(output).ones) if isinstance(plain(output), Array) else UNKNOWN), rt.unit_seed)
 shape_rule(shapes.integer, rt.reduced_size)
 shape_rule(_array_of_shape, rt.array_of)
 
@@ -294,6 +296,10 @@ def _match_type(pass_, args, kinds):
 
 def _check_scalar_output(pass_, args, kinds):
     return args[0] if isinstance(kinds[0], Scalar) else None
+
+
+def _unit_seed(pass_, args, kinds):
+    return syntax.constant(1.0) if isinstance(kinds[0], Scalar) else None
 
 
 def _expand_reduced(pass_, args, kinds):
@@ -445,6 +451,7 @@ specializer(_unbroadcast, rt.unbroadcast)
 specializer(_zeros_like, rt.zeros_like)
 specializer(_match_type, rt.match_type)
 specializer(_check_scalar_output, rt.check_scalar_output)
+specializer(_unit_seed, rt.unit_seed)
 specializer(_expand_reduced, rt.expand_reduced)
 specializer(_dot_adjoint_left, rt.dot_adjoint_left)
 specializer(_dot_adjoint_right, rt.dot_adjoint_right)

@@ -50,7 +50,7 @@ def forward(tree: gast.FunctionDef, context: TransformContext, request: Request,
     # a parameter without a tangent that later takes a varied value starts from zero
     statements = [syntax.assign(namer.tangent(p), tangents.zeros(syntax.name(p)))
                   for p in context.parsed.params
-                  if p not in request.wrt and p in context.activity.varied]
+                  if p not in request.wrt and context.activity.is_active(p)]
     statements += tangents.block(body)
     output = returned.value
     if isinstance(output, (gast.Tuple, gast.List)):  # several outputs: a tuple of tangents
@@ -78,7 +78,9 @@ class _Tangents:
         self.in_place = in_place  # ids of the update calls run in place (analysis/in_place.py)
 
     def varied(self, name: str) -> bool:
-        return name in self.context.activity.varied
+        """``name`` needs a tangent: a varied value the outputs depend on (a value only
+        printed, logged or compared has none)."""
+        return self.context.activity.is_active(name)
 
     def zeros(self, value):
         return syntax.call(syntax.attribute(self.rt, "zeros_like"), syntax.deepcopy(value))

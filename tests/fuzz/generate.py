@@ -11,7 +11,8 @@ keys) as locals and as parameters; data-dependent ``if``/``elif``/``else`` and c
 expressions; ``for`` over ``range``, arrays, lists, ``enumerate``, ``zip``, ``reversed``;
 ``while``; ``break``/``continue``/early ``return``/loop ``else``; nested loops; module-level
 helpers (defaults, keyword calls, tuple results, recursion), nested defs and lambdas
-assigned to names (closures); element and slice updates (``y[i] = v``, ``y[i] += v``),
+assigned to names (closures); element and slice updates (``y[i] = v``, ``y[i] += v``,
+nested ``y[i][j] = v`` into matrices and lists of arrays),
 ``append``/``pop``; ``.T``/``reshape`` of expressions; negative constants and powers;
 summed generator expressions; calls resolved by value (a NumPy function as an argument of
 f, functions passed to a helper, a default callable, a method and ``__call__`` of a small
@@ -62,6 +63,7 @@ class ListT:
     elem: Arr
     min_len: int
     local: bool
+    owned: bool = False  # every element is an array the program made: writable in place
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,8 @@ class Context:
     nested: bool = False  # in the body of a nested def or lambda
 
     def child(self, **changes):
-        scope = {name: (ListT(t.elem, t.min_len, t.local) if isinstance(t, ListT) else t)
+        scope = {name: (ListT(t.elem, t.min_len, t.local, t.owned) if isinstance(t, ListT)
+                        else t)
                  for name, t in self.scope.items()}
         fields = dict(scope=scope, owned=set(self.owned), readonly=set(self.readonly),
                       in_loop=self.in_loop, depth=self.depth + 1, result=self.result,
@@ -176,6 +179,7 @@ class Context:
         for name, t in self.scope.items():
             if isinstance(t, ListT) and isinstance(inner.scope.get(name), ListT):
                 t.min_len = min(t.min_len, inner.scope[name].min_len)
+                t.owned = t.owned and inner.scope[name].owned
         self.owned &= inner.owned
         self.written |= inner.written
 
@@ -963,10 +967,10 @@ class Generator:
                 if value_shape not in SHAPES:
                     value_shape = SCALAR
         else:
-            target_kind = self.pick(["element", "row", "column"], [2, 2, 1])
-            if target_kind == "element":
-                target = "%s[%s, %s]" % (name, self.index_text(ctx, shape[0]),
-                                         self.index_text(ctx, shape[1]))
+            target_kind = self.pick(["element", "nested", "row", "column"], [2, 1, 2, 1])
+            if target_kind in ("element", "nested"):
+                target = ("%s[%s, %s]" if target_kind == "element" else "%s[%s][%s]") % (
+                    name, self.index_text(ctx, shape[0]), self.index_text(ctx, shape[1]))
                 value_shape = SCALAR
             elif target_kind == "row":
                 target, value_shape = "%s[%s]" % (name, self.index_text(ctx, shape[0])), \
@@ -993,12 +997,13 @@ class Generator:
             name = self.fresh("lst")
             elem = Arr(self.pick([SCALAR, (3,), (2,)]))
             if self.chance(0.5):
-                ctx.scope[name] = ListT(elem, 0, True)
+                ctx.scope[name] = ListT(elem, 0, True, elem.shape != SCALAR)
                 return ["%s = []" % name]
             items = [self.expr(ctx, elem.shape, 1) for _ in range(self.rng.randint(1, 3))]
             for item in items:
                 ctx.owned -= alias_sources(item)
-            ctx.scope[name] = ListT(elem, len(items), True)
+            owned = elem.shape != SCALAR and not any(alias_sources(item) for item in items)
+            ctx.scope[name] = ListT(elem, len(items), True, owned)
             return ["%s = [%s]" % (name, ", ".join(items))]
         name = self.rng.choice(locals_)
         t = ctx.scope[name]
@@ -1010,6 +1015,13 @@ class Generator:
             ctx.scope[target] = t.elem
             ctx.owned.discard(target)  # its array may be shared with where it came from
             return ["%s = %s.pop()" % (target, name)]
+        if action == "setitem" and t.min_len >= 1 and t.owned and self.chance(0.5):
+            # a write into an element: every name holding that array sees it
+            value = self.expr(ctx, SCALAR, 2)
+            ctx.owned -= alias_sources(value)
+            return ["%s[%d][%s] %s %s" % (name, self.rng.randrange(t.min_len),
+                                          self.index_text(ctx, t.elem.shape[0]),
+                                          self.pick(["=", "+=", "-="]), value)]
         if action == "setitem" and t.min_len >= 1:
             value = self.expr(ctx, t.elem.shape, 2)
             ctx.owned -= alias_sources(value)
@@ -1017,6 +1029,7 @@ class Generator:
             return ["%s[%d] %s %s" % (name, self.rng.randrange(t.min_len), op, value)]
         value = self.expr(ctx, t.elem.shape, 2)
         ctx.owned -= alias_sources(value)
+        t.owned = t.owned and not alias_sources(value)
         t.min_len += 1
         return ["%s.append(%s)" % (name, value)]
 

@@ -1,10 +1,12 @@
 def grad_generic(x, w):
     s = np.exp(x * w)
     total = np.sum(s)
-    rt.check_scalar_output(total - w, 'golden_subjects.py:31:4')
+    result = total - w
+    rt.check_scalar_output(result, 'golden_subjects.py:31:4')
+    result_bar = rt.unit_seed(result)
     # grad of: return np.sum(s) - w
-    total_bar = rt.unbroadcast(1.0, total)
-    w_bar = -rt.unbroadcast(1.0, w)
+    total_bar = rt.unbroadcast(result_bar, total)
+    w_bar = -rt.unbroadcast(result_bar, w)
     s_bar = rt.expand_reduced(total_bar, s, None, False)
     # grad of: s = np.exp(x * w)
     mul_bar = s_bar * s
