@@ -311,6 +311,6 @@ def _finite_difference(function, args, index, path, eps):
             call_args = list(args)
             call_args[index] = trees.replaced(args[index], path,
                                               float(moved) if scalar else moved)
-            shifted.append(function(*call_args))
+            shifted.append(derived.called_with_bound_arguments(function)(*call_args))
         out[position] = (shifted[0] - shifted[1]) / (2 * eps)
     return float(out) if scalar else out

@@ -190,6 +190,12 @@ def function_of_partial(partial):
     return made
 
 
+def called_with_bound_arguments(function):
+    """What to call with arguments bound to ``call_signature(function)``: a partial's
+    keyword-bound parameters are positional in the function srcad writes for it."""
+    return function_of_partial(function) if type(function) is functools.partial else function
+
+
 def signature_of_target(target) -> inspect.Signature:
     return target.signature if isinstance(target, Made) else signature_of(target)
 

@@ -422,3 +422,16 @@ def test_recursive_call_leaving_a_non_literal_default_out():
     # the call's adjoint passed the default as a constant node holding the array, which
     # printed as invalid code (reverse._adjoint_of_recursive_call, forward.recursive_call)
     check_all_modes(calls_recursive_with_array_default, [W0])
+
+
+def vector_valued(x, a=1.0, b=0.0):
+    return np.sin(x) * a + b * x * x
+
+
+def test_check_grad_and_jacobians_of_a_partial():
+    assert srcad.check_grad(functools.partial(scaled, a=2.0), W0)
+    partial = functools.partial(vector_valued, b=0.7)
+    expected = np.diag(np.cos(W0) + 1.4 * W0)
+    for mode in ("reverse", "forward"):
+        gradcheck.assert_close(srcad.jacobian(partial, mode=mode)(W0), expected)
+    assert srcad.check_grad(apply_sum, np.sin, W0, wrt=1)
