@@ -10,7 +10,8 @@ or an object of another class gets code of its own.
   any callable that is not an object of the user's own class;
 * ``Instance(cls, attributes)``: an object of a class defined in the user's code (not
   in the standard library or site-packages: parse.is_library_file), with the by-value
-  kinds of its own attributes that hold callables or such objects.
+  kinds of its own attributes that hold callables or such objects;
+* ``Elements(kind)``: a list or tuple of items of one such kind (a list of layers).
 """
 
 from __future__ import annotations
@@ -111,6 +112,37 @@ class Instance(ByValue):
         return "Instance(%s%s)" % (_described(self.cls), inner)
 
 
+class Elements(ByValue):
+    """A list or tuple whose items all have one ByValue kind (``self.layers``, a list of
+    objects of one class): ``for layer in layers: layer(x)`` calls what that kind says."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item):
+        self.item = item
+
+    def __eq__(self, other):
+        return type(other) is Elements and other.item == self.item
+
+    def __hash__(self):
+        return hash(("elements", self.item))
+
+    def __repr__(self):
+        return "Elements(%r)" % (self.item,)
+
+
+def sequence_kind(value, depth=0):
+    """Elements(kind) for a non-empty list or tuple of items of one ByValue kind, else None
+    (only the first item is looked at when it has none: a list of numbers costs nothing)."""
+    if type(value) not in (list, tuple) or not value or depth >= 3:
+        return None
+    first = by_value_kind(value[0], None, depth + 1)
+    if first is None or any(by_value_kind(item, None, depth + 1) != first
+                            for item in value[1:]):
+        return None
+    return Elements(first)
+
+
 def _described(obj) -> str:
     module = getattr(obj, "__module__", None) or type(obj).__module__
     name = getattr(obj, "__qualname__", None) or type(obj).__qualname__
@@ -146,7 +178,11 @@ def by_value_kind(value, unknown, depth=0):
     attributes = []
     if depth < 3:
         for name, attribute in getattr(value, "__dict__", {}).items():
-            if callable(attribute) or hasattr(attribute, "__dict__"):
+            if type(attribute) in (list, tuple):
+                inner = sequence_kind(attribute, depth + 1)
+                if inner is not None:
+                    attributes.append((name, inner))
+            elif callable(attribute) or hasattr(attribute, "__dict__"):
                 inner = by_value_kind(attribute, None, depth + 1)
                 if inner is not None:
                     attributes.append((name, inner))

@@ -120,6 +120,52 @@ def test_static_and_class_methods_called_on_self():
     check_all_modes(Model(0.5).regularized, [W0, X0], name="static")
 
 
+class Dense:
+    def __init__(self, W, activation=np.tanh):
+        self.W = W
+        self.activation = activation
+
+    def __call__(self, h):
+        return self.activation(self.W @ h)
+
+
+class Network:
+    def __init__(self, layers):
+        self.layers = layers
+
+    def loss(self, w, x):
+        h = x * w
+        for layer in self.layers:
+            h = layer(h)
+        return np.sum(h ** 2)
+
+
+def loss_of_layers(w, layers, x):
+    h = x * w
+    for layer in layers:
+        h = layer(h)
+    return np.sum(np.sin(h))
+
+
+LAYERS = [Dense(np.array([[0.5, -0.3], [0.2, 0.8]])), Dense(np.array([[1.1, 0.4]]))]
+
+
+def test_list_of_objects_of_one_kind():
+    check_all_modes(Network(LAYERS).loss, [W0, X0], name="network")
+    check_all_modes(loss_of_layers, [W0, LAYERS, X0], name="layers")
+    gradient = srcad.grad(loss_of_layers)
+    other = [Dense(layer.W, np.sin) for layer in LAYERS]
+    expected = gradcheck.numerical_gradient(loss_of_layers, [W0, other, X0], 0)
+    gradcheck.assert_close(gradient(W0, other, X0), expected)
+
+
+def test_list_of_objects_of_several_kinds_is_not_resolved():
+    mixed = [LAYERS[0], Dense(LAYERS[1].W, np.sin)]
+    with pytest.raises(errors.MissingTemplateError) as info:
+        srcad.grad(loss_of_layers)(W0, mixed, X0)
+    assert "h = layer(h)" in str(info.value)
+
+
 def test_local_names_bound_to_an_objects_functions():
     check_all_modes(Model(0.8, np.sin).through_local_names, [W0, X0], name="local")
 

@@ -28,7 +28,14 @@ import numpy as np
 
 from .. import registry, syntax
 from ..annotations import is_placeholder, is_restore
-from ..by_value import ByValue, Callee, Instance, by_value_kind  # noqa: F401 - re-exported
+from ..by_value import (  # noqa: F401 - re-exported
+    ByValue,
+    Callee,
+    Elements,
+    Instance,
+    by_value_kind,
+    sequence_kind,
+)
 from .operations import UNRESOLVED, operation_of, operator_operation_of
 
 
@@ -85,7 +92,7 @@ def of_value(value) -> Abstract:
     if isinstance(value, np.generic) or isinstance(value, numbers.Number):
         return ANY_SCALAR
     if kind in _CONTAINERS:
-        return UNKNOWN
+        return (sequence_kind(value) or UNKNOWN) if kind is list or kind is tuple else UNKNOWN
     return by_value_kind(value, UNKNOWN)
 
 

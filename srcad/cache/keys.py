@@ -83,6 +83,8 @@ def kinds_text(kinds) -> str:
 def _kind_text(kind) -> str:
     if isinstance(kind, shapes.Callee):
         return "Callee(%s)" % ", ".join(_part_text(part) for part in kind.parts)
+    if isinstance(kind, shapes.Elements):
+        return "Elements(%s)" % _kind_text(kind.item)
     if isinstance(kind, shapes.Instance):
         return "Instance(%s%s)" % (_part_text(kind.cls), "".join(
             ", %s=%s" % (name, _kind_text(inner)) for name, inner in kind.attributes))

@@ -10,7 +10,8 @@ resolved by value when it is
   The value's kind (srcad/by_value.py: ``Callee`` is the object itself, ``Instance``
   the object's class and the callables and objects its attributes hold) is part of the
   specialization key, so other values get code of their own;
-* a local name assigned once, from such a value (``act = self.activation``);
+* a local name assigned once, from such a value (``act = self.activation``), or from an
+  item of a list of such values of one kind (``for layer in self.layers: layer(x)``);
 * a static object that is not a plain function: a bound method (``model.predict``
   with ``model`` a global), a ``functools.partial``, an object with a ``__call__``.
 
@@ -33,9 +34,9 @@ from collections import Counter
 import gast
 import numpy as np
 
-from .. import syntax
+from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
-from ..by_value import ByValue, Callee, Instance, by_value_kind
+from ..by_value import ByValue, Callee, Elements, Instance, by_value_kind
 from ..errors import ValueDependentCallError
 
 UNKNOWN_VALUE = object()  # code for any kind: a value known only when the derivative runs
@@ -64,6 +65,14 @@ def value_of(normalizer, node):
             return None
         found = normalizer.resolve(node)
         return None if found is UNRESOLVED else _kind_of_object(found)
+    if isinstance(node, gast.Subscript):  # an item of a list of objects of one kind
+        base = value_of(normalizer, node.value)
+        if base is UNKNOWN_VALUE:
+            return UNKNOWN_VALUE
+        return base.item if isinstance(base, Elements) else None
+    if (isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords
+            and normalizer.resolve(node.func) is runtime.iterated):  # for item in items
+        return value_of(normalizer, node.args[0])
     if not isinstance(node, gast.Attribute):
         return None
     if _is_static_name(normalizer, node):  # np.sin, model.predict with model a global
@@ -267,7 +276,8 @@ def bind_local_value(normalizer, name, value):
     """``name = value`` with ``name`` assigned nowhere else: what ``value`` (a name or an
     attribute: ``self.activation``) means by value, ``name`` means (it keeps that value
     wherever it is read, loops included)."""
-    if not isinstance(value, (gast.Name, gast.Attribute)) or normalizer.store_counts.get(
+    if not isinstance(value, (gast.Name, gast.Attribute, gast.Subscript, gast.Call)) \
+            or normalizer.store_counts.get(
             name) != 1 or name in normalizer.local_functions:
         return
     meaning = value_of(normalizer, value)

@@ -16,7 +16,8 @@ nested ``y[i][j] = v`` into matrices and lists of arrays),
 ``append``/``pop``; ``.T``/``reshape`` of expressions; negative constants and powers;
 summed generator expressions; calls resolved by value (a NumPy function as an argument of
 f, functions passed to a helper, a default callable, a method and ``__call__`` of a small
-class's global object, ``functools.partial``, ``sum(map(f, v))``, a starred literal).
+class's global object and a list of them, ``functools.partial``, ``sum(map(f, v))``, a
+starred literal).
 
 Programs are numerically tame so finite differences mean something: values pass through
 bounded functions (tanh, sin, cos, exp of a sine...), denominators are kept away from 0,
@@ -111,8 +112,15 @@ def activate(u, nonlinearity=np.tanh):
     return nonlinearity(u) + 0.3 * u
 
 
+def chain(u, stages):
+    for stage in stages:
+        u = stage(u)
+    return u
+
+
 scaler = Scaler(0.7, np.sin)
 softer = functools.partial(activate, nonlinearity=np.arctan)
+scalers = [Scaler(0.6, np.tanh), Scaler(0.9, np.tanh)]
 '''
 
 
@@ -595,6 +603,7 @@ class Generator:
             lambda: "scaler(%s)" % inner,
             lambda: "softer(%s)" % inner,
             lambda: "apply_fn(*(%s, %s))" % (function, inner),
+            lambda: "chain(%s, scalers)" % inner,
         ]
         if function not in ("scaler", "softer", "activate", "scaler.apply"):
             forms.append(lambda: "%s(%s)" % (function, inner))
