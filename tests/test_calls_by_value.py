@@ -481,3 +481,17 @@ def test_check_grad_and_jacobians_of_a_partial():
     for mode in ("reverse", "forward"):
         gradcheck.assert_close(srcad.jacobian(partial, mode=mode)(W0), expected)
     assert srcad.check_grad(apply_sum, np.sin, W0, wrt=1)
+
+
+def chain(u, stages):
+    for stage in stages:
+        u = stage(u)
+    return u
+
+
+def chains_global_layers(w):
+    return np.sum(chain(X0 * w, LAYERS) ** 2)
+
+
+def test_global_list_of_objects_passed_to_a_helper():
+    check_all_modes(chains_global_layers, [W0])

@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
-from ..by_value import ByValue, Callee, Elements, Instance, by_value_kind
+from ..by_value import ByValue, Callee, Elements, Instance, by_value_kind, sequence_kind
 from ..errors import ValueDependentCallError
 
 UNKNOWN_VALUE = object()  # code for any kind: a value known only when the derivative runs
@@ -101,7 +101,7 @@ def value_of(normalizer, node):
 
 
 def _kind_of_object(obj):
-    return by_value_kind(obj, None)
+    return by_value_kind(obj, None) or sequence_kind(obj)
 
 
 def _alias(normalizer, obj, preferred):
