@@ -376,15 +376,15 @@ def spreads_literals(x):
     return np.sum(pair_product(*[x, x], **{})) + np.sum(scaled(x, **{"a": 3.0, "b": 0.5}))
 
 
+def spreads_named_containers(x):
+    options = {"a": 2.0, "b": 0.5}
+    pair = [x, np.sin(x)]
+    return scaled(x, **options) + np.sum(np.maximum(*pair)) + np.sum(pair_product(*pair))
+
+
 def spreads_after_first(x):
     rest = (np.exp(x),)
     return np.sum(pair_product(x, *rest))
-
-
-@pytest.mark.parametrize("function", [random_projection, spreads_tuple, spreads_literals,
-                                      spreads_after_first])
-def test_starred_arguments(function):
-    check_all_modes(function, [W0])
 
 
 def takes_default(a, b=2.0):
@@ -392,27 +392,49 @@ def takes_default(a, b=2.0):
 
 
 def spreads_to_defaults(x):
-    args = (x,)
+    args = (x,)  # known length: takes_default(args[0])
     return np.sum(takes_default(*args))
 
 
-def spreads_into_primitive(x):
-    pair = (x, 2.0 * x)
-    return np.sum(np.maximum(*pair))
+@pytest.mark.parametrize("function", [random_projection, spreads_tuple, spreads_literals,
+                                      spreads_after_first, spreads_named_containers,
+                                      spreads_to_defaults])
+def test_starred_arguments(function):
+    check_all_modes(function, [W0])
+
+
+def spreads_unknown_length_to_defaults(x, args):
+    return np.sum(takes_default(x, *args))
+
+
+def spreads_into_primitive(x, pair):
+    return np.sum(np.maximum(*pair)) * x
+
+
+def spreads_a_changed_dict(x):
+    options = {"a": 2.0}
+    options["b"] = 0.5  # keys not known where it is spread: left to Python
+    return scaled(x, **options)
 
 
 def test_starred_argument_of_unknown_length_is_rejected_at_the_call():
     with pytest.raises(errors.UnsupportedSyntaxError) as info:
-        srcad.grad(spreads_to_defaults)
+        srcad.grad(spreads_unknown_length_to_defaults)
     assert "how many arguments `*args` passes" in str(info.value)
-    assert "takes_default(*args)" in str(info.value)
+    assert "takes_default(x, *args)" in str(info.value)
 
 
 def test_starred_argument_carrying_a_derivative_into_a_primitive_is_rejected():
     with pytest.raises(errors.UnsupportedSyntaxError) as info:
-        srcad.grad(spreads_into_primitive)(W0)
+        srcad.grad(spreads_into_primitive, wrt=1)(1.5, (W0, X0))
     assert "starred argument" in str(info.value)
     assert "np.maximum(*pair)" in str(info.value)
+
+
+def test_keywords_spread_from_a_changed_dict_are_rejected_at_the_call():
+    with pytest.raises(errors.UnsupportedSyntaxError) as info:
+        srcad.grad(spreads_a_changed_dict)
+    assert "which keywords `**options` passes" in str(info.value)
 
 
 # ---- library code

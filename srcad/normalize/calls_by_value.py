@@ -263,13 +263,79 @@ def map_as_generator(call, resolve, namer):
     return generator
 
 
-def count_stores(statements) -> Counter:
-    """How many times each name is assigned in ``statements`` (nested defs included)."""
+def note_assignments(normalizer, statements):
+    """Record, for the statements about to be normalized (a function's body, an inlined
+    callee's), how many times each name is assigned, and which names hold a container
+    written in the code whose length or keys are known wherever it is spread
+    (``f(*args)``, ``f(**options)``): a tuple assigned once, or a list or dict assigned
+    once and read only by indexing, ``len`` or spreading (nothing can change it)."""
+    module = gast.Module(body=list(statements), type_ignores=[])
     counts = Counter()
-    for node in syntax.walk(gast.Module(body=list(statements), type_ignores=[])):
-        if type(node) is gast.Name and type(node.ctx) is gast.Store:
+    literals = {}
+    other_reads = set()
+    spread_or_indexed = set()
+    for node in syntax.walk(module):
+        kind = type(node)
+        if kind is gast.Name and type(node.ctx) is gast.Store:
             counts[node.id] += 1
-    return counts
+        elif kind is gast.Assign and len(node.targets) == 1 and type(
+                node.targets[0]) is gast.Name:
+            value = node.value
+            if type(value) in (gast.Tuple, gast.List) and not any(
+                    isinstance(e, gast.Starred) for e in value.elts):
+                literals[node.targets[0].id] = (type(value), len(value.elts))
+            elif type(value) is gast.Dict and all(
+                    isinstance(k, gast.Constant) and isinstance(k.value, str)
+                    for k in value.keys):
+                literals[node.targets[0].id] = (gast.Dict, [k.value for k in value.keys])
+        elif kind in (gast.Starred, gast.keyword, gast.Subscript) and type(
+                getattr(node, "value", None)) is gast.Name and (
+                kind is gast.Starred or (kind is gast.keyword and node.arg is None)
+                or (kind is gast.Subscript and type(node.ctx) is gast.Load)):
+            spread_or_indexed.add(id(node.value))
+        elif kind is gast.Call and type(node.func) is gast.Name and node.func.id == "len":
+            spread_or_indexed.update(id(a) for a in node.args)
+    for node in syntax.walk(module):
+        if type(node) is gast.Name and type(node.ctx) is gast.Load \
+                and id(node) not in spread_or_indexed:
+            other_reads.add(node.id)
+    normalizer.store_counts.update(counts)
+    for name, shape in literals.items():
+        if counts[name] == 1 and (shape[0] is gast.Tuple or name not in other_reads):
+            normalizer.fixed_containers[name] = shape
+
+
+def spread_known(normalizer, call):
+    """``f(*args)`` and ``f(**options)`` with ``args``/``options`` a container whose length
+    or keys are known (note_assignments): ``f(args[0], args[1])``, ``f(k=options["k"])``."""
+    known = normalizer.fixed_containers
+    if not any(isinstance(a, gast.Starred) and isinstance(a.value, gast.Name)
+               and a.value.id in known and known[a.value.id][0] is not gast.Dict
+               for a in call.args) and not any(
+            k.arg is None and isinstance(k.value, gast.Name) and k.value.id in known
+            and known[k.value.id][0] is gast.Dict for k in call.keywords):
+        return call
+    args = []
+    for argument in call.args:
+        shape = known.get(argument.value.id) if isinstance(argument, gast.Starred) \
+            and isinstance(argument.value, gast.Name) else None
+        if shape is not None and shape[0] is not gast.Dict:
+            args.extend(syntax.copy_location(gast.Subscript(
+                value=syntax.name(argument.value.id), slice=syntax.constant(index),
+                ctx=gast.Load()), argument) for index in range(shape[1]))
+        else:
+            args.append(argument)
+    keywords = []
+    for keyword in call.keywords:
+        shape = known.get(keyword.value.id) if keyword.arg is None and isinstance(
+            keyword.value, gast.Name) else None
+        if shape is not None and shape[0] is gast.Dict:
+            keywords.extend(gast.keyword(arg=key, value=syntax.copy_location(gast.Subscript(
+                value=syntax.name(keyword.value.id), slice=syntax.constant(key),
+                ctx=gast.Load()), keyword.value)) for key in shape[1])
+        else:
+            keywords.append(keyword)
+    return syntax.copy_location(gast.Call(func=call.func, args=args, keywords=keywords), call)
 
 
 def bind_local_value(normalizer, name, value):

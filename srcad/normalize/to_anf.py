@@ -36,6 +36,8 @@ Example::
 
 from __future__ import annotations
 
+from collections import Counter
+
 import gast
 import numpy as np
 
@@ -85,7 +87,9 @@ class _ToANF:
         # name -> what the call resolves by value (calls_by_value.py); None: code for any kind
         self.values = values
         self.by_value = {}
-        self.store_counts = {}  # name -> how many times it is assigned (calls_by_value.py)
+        # name -> how many times it is assigned; name -> a container's known length or keys
+        self.store_counts = Counter()
+        self.fixed_containers = {}  # (both: calls_by_value.note_assignments)
         self.asked = asked  # receives the names whose value a call was resolved by
 
     def note_value_asked(self, name):
@@ -396,7 +400,7 @@ class _ToANF:
                 by_value = rewritten  # None, or why a derivative cannot flow through it
                 break
             node = rewritten
-        node = calls_by_value.spread_literals(node)
+        node = calls_by_value.spread_literals(calls_by_value.spread_known(self, node))
         if len(node.args) == 1 and self.resolve(node.func) is sum:
             mapped = calls_by_value.map_as_generator(node.args[0], self.resolve, self.namer)
             if mapped is not None:  # sum(map(f, xs)): sum(f(item) for item in xs)
@@ -623,7 +627,7 @@ def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
     """
     normalizer = _ToANF(parsed, namer, aliases, values, asked)
     normalizer.by_value = calls_by_value.parameter_values(parsed, tree, values)
-    normalizer.store_counts = calls_by_value.count_stores(tree.body)
+    calls_by_value.note_assignments(normalizer, tree.body)
     # names the earlier passes introduced (loop indices, flags, totals) are locals too
     normalizer.locals |= syntax.stored_names(tree)
     body = normalizer.statements(tree.body)
