@@ -280,6 +280,15 @@ def test_the_callable_keys_the_code():
     assert "np.cos" not in gradient.source_for(np.exp, W0)
 
 
+CUBE = lambda z: z ** 3  # noqa: E731 - a lambda passed as an argument
+
+
+def test_a_lambda_passed_as_an_argument():
+    check_all_modes(apply_sum, [CUBE, W0], wrt=1, name="lambda")
+    gradcheck.assert_close(srcad.grad(apply_sum, wrt=1)(lambda z: np.sin(z) * 2.0, W0),
+                           2.0 * np.cos(W0))
+
+
 def test_generic_code_of_a_call_by_value_names_the_call():
     with pytest.raises(errors.ValueDependentCallError) as info:
         srcad.grad(apply_sum, wrt=1).source

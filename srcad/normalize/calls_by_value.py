@@ -30,6 +30,7 @@ import functools
 import inspect
 import types
 from collections import Counter
+from keyword import iskeyword
 
 import gast
 import numpy as np
@@ -38,6 +39,7 @@ from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
 from ..by_value import ByValue, Callee, Elements, Instance, by_value_kind, sequence_kind
 from ..errors import ValueDependentCallError
+from ..naming import identifier
 
 UNKNOWN_VALUE = object()  # code for any kind: a value known only when the derivative runs
 _MISSING = object()
@@ -105,6 +107,9 @@ def _kind_of_object(obj):
 
 
 def _alias(normalizer, obj, preferred):
+    preferred = identifier(preferred)
+    if iskeyword(preferred):  # a lambda's name, "<lambda>"
+        preferred += "_"
     return syntax.name(normalizer.aliases.name_for(obj, preferred=preferred))
 
 
