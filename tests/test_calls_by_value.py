@@ -93,6 +93,9 @@ class Model:
         return self.loss(w, x) + self.penalty(w) + self.weight(w)
 
 
+    def passes_its_method(self, w, x):
+        return apply_sum(self.helper, w * x)
+
     def through_local_names(self, w, x):
         act = self.activation
         forward = self.forward
@@ -168,6 +171,7 @@ def test_list_of_objects_of_several_kinds_is_not_resolved():
 
 def test_local_names_bound_to_an_objects_functions():
     check_all_modes(Model(0.8, np.sin).through_local_names, [W0, X0], name="local")
+    check_all_modes(Model(0.8, np.sin).passes_its_method, [W0, X0], name="passed")
 
 
 def loss_of_model(w, model, x):

@@ -213,7 +213,9 @@ def bind_parameter_value(normalizer, parameter, value, assigned):
         normalizer.local_functions[parameter] = normalizer.local_functions[value.id]
         return True
     meaning = value_of(normalizer, value)
-    if meaning is UNKNOWN_VALUE or isinstance(meaning, ByValue):
+    if meaning is UNKNOWN_VALUE or isinstance(meaning, ByValue) or (
+            isinstance(meaning, tuple) and isinstance(meaning[2], gast.Name)
+            and meaning[2].id not in normalizer.local_values):  # apply(self.helper, x)
         normalizer.by_value[parameter] = meaning
     return False
 
@@ -347,10 +349,23 @@ def bind_local_value(normalizer, name, value):
     """``name = value`` with ``name`` assigned nowhere else: what ``value`` (a name or an
     attribute: ``self.activation``) means by value, ``name`` means (it keeps that value
     wherever it is read, loops included)."""
+    if normalizer.store_counts.get(name) != 1:
+        return
+    bind_temporary(normalizer, name, value)
+
+
+def bind_temporary(normalizer, name, value):
+    """``name = value`` with ``name`` a temporary to_anf made (assigned there only): as
+    bind_local_value (``apply(self.helper, x)`` passes ``self_helper = self.helper``)."""
     if not isinstance(value, (gast.Name, gast.Attribute, gast.Subscript, gast.Call)) \
-            or normalizer.store_counts.get(
-            name) != 1 or name in normalizer.local_functions:
+            or name in normalizer.local_functions:
         return
     meaning = value_of(normalizer, value)
+    if isinstance(meaning, tuple) and not (
+            isinstance(meaning[2], gast.Name) and meaning[2].id not in normalizer.local_values):
+        # a method bound to an object another iteration may rebind (``f = layer.forward``
+        # in a loop over layers): a later read could mean an earlier object
+        return
     if meaning is UNKNOWN_VALUE or isinstance(meaning, (ByValue, tuple)):
         normalizer.by_value[name] = meaning
+        normalizer.local_values.add(name)

@@ -90,6 +90,7 @@ class _ToANF:
         # name -> how many times it is assigned; name -> a container's known length or keys
         self.store_counts = Counter()
         self.fixed_containers = {}  # (both: calls_by_value.note_assignments)
+        self.local_values = set()  # local names bound by value (calls_by_value.py)
         self.asked = asked  # receives the names whose value a call was resolved by
 
     def note_value_asked(self, name):
@@ -333,6 +334,7 @@ class _ToANF:
             return operation
         name = self.fresh(hint or _describe(operation))
         self.assign(name, operation, node)
+        calls_by_value.bind_temporary(self, name, operation)
         return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
     def operation(self, node):
