@@ -530,3 +530,24 @@ def chains_global_layers(w):
 
 def test_global_list_of_objects_passed_to_a_helper():
     check_all_modes(chains_global_layers, [W0])
+
+
+def apply_or_identity(f, x):
+    if f is None:
+        return x
+    return f(x)
+
+
+def passes_nested_def_read_as_value(x):
+    def square(z):
+        return z * z
+
+    return np.sum(apply_or_identity(square, x))
+
+
+def test_nested_def_passed_to_a_function_reading_it_as_a_value_is_rejected():
+    # it has no value in the generated code (it was a NameError when the derivative ran)
+    with pytest.raises(errors.UnsupportedSyntaxError) as info:
+        srcad.grad(passes_nested_def_read_as_value)
+    assert "apply_or_identity(square, x)" in str(info.value)
+    assert "module level" in str(info.value)

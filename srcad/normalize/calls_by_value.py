@@ -38,7 +38,7 @@ import numpy as np
 from .. import runtime, syntax
 from ..analysis.operations import UNRESOLVED
 from ..by_value import ByValue, Callee, Elements, Instance, by_value_kind, sequence_kind
-from ..errors import ValueDependentCallError
+from ..errors import UnsupportedSyntaxError, ValueDependentCallError
 from ..naming import identifier
 
 UNKNOWN_VALUE = object()  # code for any kind: a value known only when the derivative runs
@@ -200,6 +200,34 @@ def emit_text(node) -> str:
     if isinstance(node, gast.Attribute):
         return "%s.%s()" % (emit_text(node.value).rstrip("()"), node.attr)
     return "a function"
+
+
+def check_nested_function_passed(normalizer, call, body, pairs):
+    """A nested def (or lambda) passed to a function srcad inlines is inlined where that
+    function calls it, and has no value otherwise: refuse, at the call, a callee that reads
+    it another way (``if f is None``, passes it on), and any call it is passed to that is
+    not inlined (its code would read a name nothing binds)."""
+    local = {param for param, value in pairs if isinstance(value, gast.Name)
+             and value.id in normalizer.local_functions}
+    if body is not None and local:
+        called = {id(node.func) for node in syntax.walk(gast.Module(body=body, type_ignores=[]))
+                  if isinstance(node, gast.Call)}
+        for node in syntax.walk(gast.Module(body=body, type_ignores=[])):
+            if (type(node) is gast.Name and node.id in local and type(node.ctx) is gast.Load
+                    and id(node) not in called):
+                raise _nested_function_error(normalizer, call)
+    if body is None and any(isinstance(a, gast.Name) and a.id in normalizer.local_functions
+                            for a in list(call.args) + [k.value for k in call.keywords]):
+        raise _nested_function_error(normalizer, call)
+
+
+def _nested_function_error(normalizer, call):
+    return UnsupportedSyntaxError(
+        "srcad inlines a nested function (or lambda) passed as an argument where the function "
+        "it is passed to calls it, and cannot pass it on as a value here",
+        normalizer.parsed.location(normalizer.source.origin(call)),
+        "Define the function at module level (then it is a value like any other), or call "
+        "it directly.")
 
 
 def bind_parameter_value(normalizer, parameter, value, assigned):

@@ -142,6 +142,7 @@ def inline_call(normalizer, call):
     new_locals -= set(normalizer.aliases.bindings)
     normalizer.locals |= new_locals
     normalizer.inlining.append(key)
+    calls_by_value.check_nested_function_passed(normalizer, call, body, pairs)
     try:
         for param, value in pairs:
             value = normalizer.operation(value)

@@ -434,6 +434,7 @@ class _ToANF:
                                                   ctx=gast.Load()))
             else:
                 func = self.atom(func)
+        calls_by_value.check_nested_function_passed(self, node, None, ())
         args = [_copy(a, gast.Starred(value=self.atom(a.value), ctx=gast.Load()))
                 if isinstance(a, gast.Starred) else self.atom(a) for a in node.args]
         keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
