@@ -551,3 +551,15 @@ def test_nested_def_passed_to_a_function_reading_it_as_a_value_is_rejected():
         srcad.grad(passes_nested_def_read_as_value)
     assert "apply_or_identity(square, x)" in str(info.value)
     assert "module level" in str(info.value)
+
+
+def lists_a_map(x):
+    values = map(np.sin, x)
+    return sum(values)
+
+
+def test_map_other_than_summed_says_so_at_the_call():
+    with pytest.raises(errors.MissingTemplateError) as info:
+        srcad.grad(lists_a_map)
+    assert "only summed, as sum(map(f, xs))" in str(info.value)
+    assert "values = map(np.sin, x)" in str(info.value)

@@ -179,6 +179,11 @@ def template_for(operation, kind: str, location, not_inlined_reason=None) -> Tem
             "`**kwargs`) to %s" % operation.description, location,
             "Pass the arguments one by one (a starred argument is fine where no derivative "
             "flows, e.g. rs.randn(*x.shape)).")
+    if primitive is map:
+        raise MissingTemplateError(
+            "srcad differentiates map(f, ...) only summed, as sum(map(f, xs))", location,
+            "Write the loop (or sum the map); a list of results is "
+            "[f(x) for x in xs] where comprehensions are supported.")
     if primitive is UNRESOLVED and isinstance(not_inlined_reason, ValueDependentCallError):
         raise not_inlined_reason  # resolved in the code generated for the values
     if primitive is UNRESOLVED:
