@@ -134,8 +134,8 @@ class Elements(ByValue):
 def sequence_kind(value, depth=0):
     """Elements(kind) for a non-empty list or tuple of items of one ByValue kind, else None
     (only the first item is looked at when it has none: a list of numbers costs nothing)."""
-    if type(value) not in (list, tuple) or not value or depth >= 3:
-        return None
+    if type(value) not in (list, tuple) or not value or depth >= 3 or len(value) > 256:
+        return None  # (a long list is not looked through at every call: left unresolved)
     first = by_value_kind(value[0], None, depth + 1)
     if first is None or any(by_value_kind(item, None, depth + 1) != first
                             for item in value[1:]):
