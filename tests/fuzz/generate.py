@@ -11,7 +11,8 @@ keys) as locals and as parameters; data-dependent ``if``/``elif``/``else`` and c
 expressions; ``for`` over ``range``, arrays, lists, ``enumerate``, ``zip``, ``reversed``;
 ``while``; ``break``/``continue``/early ``return``/loop ``else``; nested loops; module-level
 helpers (defaults, keyword calls, tuple results, recursion), nested defs and lambdas
-assigned to names (closures); element and slice updates (``y[i] = v``, ``y[i] += v``,
+assigned to names (closures), f itself now and then a module-level lambda calling the def;
+element and slice updates (``y[i] = v``, ``y[i] += v``,
 nested ``y[i][j] = v`` into matrices and lists of arrays),
 ``append``/``pop``; ``.T``/``reshape`` of expressions; negative constants and powers;
 summed generator expressions; calls resolved by value (a NumPy function as an argument of
@@ -1264,8 +1265,14 @@ class Generator:
                       readonly=set(), in_loop=False, depth=0, result=Arr(SCALAR))
         body = self.block(ctx, self.rng.randint(*self.statements))
         body.append("return %s" % self.final_result(ctx))
-        lines = ["def f(%s):" % ", ".join(name for name, _, _, _ in params)]
+        names = ", ".join(name for name, _, _, _ in params)
+        # now and then f is a module-level lambda calling the def (srcad reads the lambda
+        # from its line, inlines the def)
+        as_lambda = self.chance(0.1)
+        lines = ["def %s(%s):" % ("f_def" if as_lambda else "f", names)]
         lines += ["    " + line for line in body]
+        if as_lambda:
+            lines += ["", "", "f = lambda %s: f_def(%s)  # noqa: E731" % (names, names)]
         uses_layer = any("Layer(" in text for _, _, text, _ in params)
         source = "import math\n\nimport numpy as np\n\n\n" + (
             LAYER + "\n\n" if uses_layer else "") + (
