@@ -325,6 +325,13 @@ def test_grad_of_a_partial():
         float(np.sum(W0 * W0)))
 
 
+def test_partial_of_a_bound_method():
+    model = Model(1.5)
+    partial = functools.partial(model.loss, x=X0)
+    gradient = check_all_modes(partial, [W0], name="partial-method")
+    gradcheck.assert_close(gradient, srcad.grad(model.loss)(W0, X0), rtol=1e-12, atol=1e-14)
+
+
 def test_partial_called_inside():
     check_all_modes(calls_global_partial, [W0])
     check_all_modes(calls_partial_argument, [W0, functools.partial(scaled, b=1.5)])
