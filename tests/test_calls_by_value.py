@@ -365,12 +365,42 @@ def sums_map_of_argument(x, f):
     return sum(map(f, x))
 
 
+def lists_a_map(x):
+    return np.sum(np.array(list(map(np.sin, x))))
+
+
+def loops_over_a_map(x):
+    total = 0.0
+    for v in map(sine, x):
+        total = total + v * v
+    return total
+
+
+def sums_a_named_map(x):
+    values = map(np.multiply, x, np.cos(x))
+    return sum(values)
+
+
+def stacks_a_map_of_an_argument(x, f):
+    return np.sum(np.stack(list(map(f, [x, 2.0 * x]))) ** 2)
+
+
+def maps_a_method(w, model):
+    return sum(map(model.helper, w))
+
+
 @pytest.mark.parametrize("function, args", [
     (sums_map_of_user_function, [W0]),
     (sums_map_of_ufunc, [W0]),
     (sums_map_of_argument, [W0, np.sin]),
     (sums_map_of_argument, [W0, sine]),
-], ids=["user", "ufunc", "argument-ufunc", "argument-user"])
+    (lists_a_map, [W0]),
+    (loops_over_a_map, [W0]),
+    (sums_a_named_map, [W0]),
+    (stacks_a_map_of_an_argument, [W0, np.tanh]),
+    (maps_a_method, [W0, Model(1.2)]),
+], ids=["user", "ufunc", "argument-ufunc", "argument-user", "list", "loop", "named",
+        "stack", "method"])
 def test_map(function, args):
     check_all_modes(function, args, name=function.__name__ + repr(args[-1])[:12])
 
@@ -560,13 +590,17 @@ def test_nested_def_passed_to_a_function_reading_it_as_a_value_is_rejected():
     assert "module level" in str(info.value)
 
 
-def lists_a_map(x):
-    values = map(np.sin, x)
+def chooses_function(x):
+    return np.sin if x[0] > 0.0 else np.cos
+
+
+def maps_a_made_function(x):
+    values = map(chooses_function(x), x)
     return sum(values)
 
 
-def test_map_other_than_summed_says_so_at_the_call():
+def test_map_of_a_function_made_at_the_call_says_so():
     with pytest.raises(errors.MissingTemplateError) as info:
-        srcad.grad(lists_a_map)
-    assert "only summed, as sum(map(f, xs))" in str(info.value)
-    assert "values = map(np.sin, x)" in str(info.value)
+        srcad.grad(maps_a_made_function)
+    assert "map(f, ...) with f a name or an attribute" in str(info.value)
+    assert "values = map(chooses_function(x), x)" in str(info.value)

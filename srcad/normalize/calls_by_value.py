@@ -272,7 +272,39 @@ def spread_literals(call):
     return syntax.copy_location(gast.Call(func=call.func, args=args, keywords=keywords), call)
 
 
-def map_as_generator(call, resolve, namer):
+def map_as_loop(call, resolve, namer, aliases):
+    """``map(f, xs)`` anywhere but summed, as (statements building the list of results, the
+    list's name): ``mapped = []``, ``for item in xs: mapped.append(f(item))`` (``zip`` for
+    several sequences), which the caller normalizes where Python makes the map. None if
+    ``call`` is no such map, or ``f`` is no name or attribute (evaluated once, by Python)."""
+    if (not isinstance(call, gast.Call) or call.keywords or len(call.args) < 2
+            or any(isinstance(a, gast.Starred) for a in call.args)
+            or not isinstance(call.args[0], (gast.Name, gast.Attribute))
+            or resolve(call.func) is not map):
+        return None
+    function, sequences = call.args[0], call.args[1:]
+    names = [namer.fresh("item") for _ in sequences]
+    if len(sequences) == 1:
+        target, iterator = syntax.name(names[0], True), syntax.deepcopy(sequences[0])
+    else:
+        target = gast.Tuple(elts=[syntax.name(n, True) for n in names], ctx=gast.Store())
+        iterator = gast.Call(func=syntax.name(aliases.name_for(zip)),
+                             args=[syntax.deepcopy(s) for s in sequences], keywords=[])
+    result = namer.fresh("mapped")
+    element = gast.Call(func=syntax.deepcopy(function), args=[syntax.name(n) for n in names],
+                        keywords=[])
+    append = gast.Expr(value=gast.Call(func=syntax.attribute(result, "append"),
+                                       args=[element], keywords=[]))
+    statements = [syntax.assign(result, gast.List(elts=[], ctx=gast.Load())),
+                  gast.For(target=target, iter=iterator, body=[append], orelse=[],
+                           type_comment=None)]
+    for statement in statements:
+        for node in syntax.walk(statement):
+            syntax.copy_location(node, call)
+    return statements, result
+
+
+def map_as_generator(call, resolve, namer, aliases):
     """``map(f, xs)`` as ``(f(item) for item in xs)`` (``zip`` for several sequences), which
     the comprehension lowering turns into a loop; None if ``call`` is no such map."""
     if (not isinstance(call, gast.Call) or call.keywords or len(call.args) < 2
@@ -289,7 +321,8 @@ def map_as_generator(call, resolve, namer):
         target, iterator = stores[0], sequences[0]
     else:
         target = gast.Tuple(elts=stores, ctx=gast.Store())
-        iterator = gast.Call(func=syntax.name("zip"), args=list(sequences), keywords=[])
+        iterator = gast.Call(func=syntax.name(aliases.name_for(zip)), args=list(sequences),
+                             keywords=[])
     element = gast.Call(func=function, args=loads, keywords=[])
     generator = gast.GeneratorExp(elt=element, generators=[gast.comprehension(
         target=target, iter=iterator, ifs=[], is_async=0)])

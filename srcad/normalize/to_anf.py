@@ -404,13 +404,21 @@ class _ToANF:
             node = rewritten
         node = calls_by_value.spread_literals(calls_by_value.spread_known(self, node))
         if len(node.args) == 1 and self.resolve(node.func) is sum:
-            mapped = calls_by_value.map_as_generator(node.args[0], self.resolve, self.namer)
+            mapped = calls_by_value.map_as_generator(node.args[0], self.resolve, self.namer,
+                                                      self.aliases)
             if mapped is not None:  # sum(map(f, xs)): sum(f(item) for item in xs)
                 node = _copy(node, gast.Call(func=node.func, args=[mapped], keywords=[]))
         if is_summation(node, self.resolve):
             summed = self.summation(node)
             if summed is not None:
                 return summed
+        mapped = calls_by_value.map_as_loop(node, self.resolve, self.namer, self.aliases)
+        if mapped is not None:  # map(f, xs): the list of f's results, built here
+            return self.lowered_loop(*mapped)
+        if (len(node.args) == 1 and not node.keywords and self.resolve(node.func) is list
+                and calls_by_value.map_as_loop(node.args[0], self.resolve, self.namer,
+                                               self.aliases) is not None):
+            return self.operation(node.args[0])  # list(map(f, xs)): that new list itself
         generated = inline.generated_callee(node.func, self.resolve)
         if generated is not None:  # vjp_of(f)(...) in gradient code differentiated again
             node = _copy(node, gast.Call(func=syntax.name(self.aliases.name_for(
@@ -472,14 +480,17 @@ class _ToANF:
         lowered = summation_loop(call, self.namer)
         if lowered is None:
             return None
-        statements, total = lowered
+        return self.lowered_loop(*lowered)
+
+    def lowered_loop(self, statements, result):
+        """Statements made here (a loop over a sequence), normalized where they run."""
         statements = index_loops(statements, self.namer, self.resolve, self.aliases)
         self.locals |= syntax.stored_names(gast.Module(body=statements, type_ignores=[]))
         current = self.current
         for statement in statements:
             self.statement(statement)
         self.current = current
-        return syntax.name(total)
+        return syntax.name(result)
 
     def array_literal(self, call):
         """``np.array([a, b])``: an array built from values, each with its own derivative."""

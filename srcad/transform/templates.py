@@ -181,9 +181,9 @@ def template_for(operation, kind: str, location, not_inlined_reason=None) -> Tem
             "flows, e.g. rs.randn(*x.shape)).")
     if primitive is map:
         raise MissingTemplateError(
-            "srcad differentiates map(f, ...) only summed, as sum(map(f, xs))", location,
-            "Write the loop (or sum the map); a list of results is "
-            "[f(x) for x in xs] where comprehensions are supported.")
+            "srcad differentiates map(f, ...) with f a name or an attribute (np.sin, "
+            "self.helper)", location, "Name the function first: g = make_function(); "
+            "map(g, xs).")
     if primitive is UNRESOLVED and isinstance(not_inlined_reason, ValueDependentCallError):
         raise not_inlined_reason  # resolved in the code generated for the values
     if primitive is UNRESOLVED:

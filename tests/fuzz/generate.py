@@ -17,8 +17,8 @@ nested ``y[i][j] = v`` into matrices and lists of arrays),
 ``append``/``pop``; ``.T``/``reshape`` of expressions; negative constants and powers;
 summed generator expressions; calls resolved by value (a NumPy function as an argument of
 f, functions passed to a helper, a default callable, a method and ``__call__`` of a small
-class's global object and a list of them, ``functools.partial``, ``sum(map(f, v))``, a
-starred literal).
+class's global object and a list of them, ``functools.partial``, ``sum(map(f, v))`` and
+``sum(list(map(f, v)))``, a starred literal).
 
 Programs are numerically tame so finite differences mean something: values pass through
 bounded functions (tanh, sin, cos, exp of a sine...), denominators are kept away from 0,
@@ -611,6 +611,7 @@ class Generator:
         if shape == SCALAR:
             vector = self.wrap(self.expr(ctx, (3,), depth - 1))
             forms.append(lambda: "sum(map(%s, %s))" % (function, vector))
+            forms.append(lambda: "sum(list(map(%s, %s)))" % (function, vector))
         return self.rng.choice(forms)()
 
     def argument(self, ctx: Context, t, depth: int) -> str:
