@@ -366,6 +366,8 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             starred_targets |= _starred_in_headers(parsed, node.generators)
         if isinstance(node, gast.Starred) and id(node) in starred_targets:
             continue
+        if isinstance(node, gast.Call):  # f(*args): normalize spreads or binds them
+            starred_targets.update(id(a) for a in node.args if isinstance(a, gast.Starred))
         if isinstance(node, gast.Lambda) and node is not allowed_lambda:
             _reject(parsed, node, "a lambda that is not assigned to a name",
                     "Name it (`square = lambda t: t * t`) and call it by that name.")
@@ -383,8 +385,6 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             _reject(parsed, node, *rejected)
         if isinstance(node, gast.Call):
             for keyword in node.keywords:
-                if keyword.arg is None:
-                    _reject(parsed, keyword.value, "a `**kwargs` argument", "Pass keywords one by one.")
                 if keyword.arg == "out":
                     _reject(parsed, keyword.value, "an `out=` argument (it writes into an array)",
                             "Use the returned value: `y = np.add(a, b)`.")
