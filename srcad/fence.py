@@ -357,6 +357,7 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             target=gast.Name(id="_", ctx=gast.Store(), annotation=None, type_comment=None),
             iter=statement.value, ifs=[], is_async=0)])
     checked = _CHECKED_EXPRESSIONS
+    argument_lambdas = set()
     for node in syntax.walk(statement):  # breadth first: a call before its arguments
         if type(node) not in checked:
             continue
@@ -368,9 +369,14 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             continue
         if isinstance(node, gast.Call):  # f(*args): normalize spreads or binds them
             starred_targets.update(id(a) for a in node.args if isinstance(a, gast.Starred))
-        if isinstance(node, gast.Lambda) and node is not allowed_lambda:
-            _reject(parsed, node, "a lambda that is not assigned to a name",
-                    "Name it (`square = lambda t: t * t`) and call it by that name.")
+            # a lambda argument becomes a named local function (normalize/to_anf.py)
+            argument_lambdas.update(id(a) for a in node.args + [k.value for k in node.keywords]
+                                    if isinstance(a, gast.Lambda))
+        if isinstance(node, gast.Lambda) and node is not allowed_lambda and \
+                id(node) not in argument_lambdas:
+            _reject(parsed, node, "a lambda that is neither assigned to a name nor passed "
+                    "to a call", "Name it (`square = lambda t: t * t`) and call it by "
+                    "that name.")
         if isinstance(node, gast.Lambda):
             lambda_args = node.args
             if lambda_args.vararg or lambda_args.kwarg or lambda_args.kwonlyargs:

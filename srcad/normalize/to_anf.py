@@ -396,6 +396,12 @@ class _ToANF:
         return syntax.name(result)
 
     def operation_Call(self, node):
+        node = self.named_lambdas(node)
+        if len(node.args) == 1 and isinstance(node.args[0], gast.Call):
+            inner = self.named_lambdas(node.args[0])  # sum(map(lambda t: ..., xs))
+            if inner is not node.args[0]:
+                node = _copy(node, gast.Call(func=node.func, args=[inner],
+                                             keywords=node.keywords))
         by_value = None
         for _ in range(8):  # a partial of a bound method...: each step resolves one
             rewritten = calls_by_value.resolved_call(self, node)
@@ -475,6 +481,24 @@ class _ToANF:
     def operation_Dict(self, node):
         return _copy(node, gast.Dict(keys=[syntax.deepcopy(k) for k in node.keys],
                                      values=[self.atom(v) for v in node.values]))
+
+    def named_lambdas(self, call):
+        """``apply(lambda t: t * t, x)``: each lambda argument made where Python makes it, as
+        a local function of a fresh name (``fn = lambda t: t * t``), which calls inline."""
+        def named(value):
+            if not isinstance(value, gast.Lambda):
+                return value
+            name = self.fresh("fn")
+            inline.capture_local_function(self, name, value)
+            self.locals.add(name)
+            return syntax.copy_location(syntax.name(name), value)
+
+        if not any(isinstance(v, gast.Lambda) for v in call.args + [k.value for k in
+                                                                      call.keywords]):
+            return call
+        return _copy(call, gast.Call(
+            func=call.func, args=[named(a) for a in call.args],
+            keywords=[gast.keyword(arg=k.arg, value=named(k.value)) for k in call.keywords]))
 
     def summation(self, call):
         """``sum(... for ...)`` as an accumulating loop emitted here, where Python runs it."""
