@@ -1,0 +1,315 @@
+"""Small programs written the way autograd's example scripts are written.
+
+Each is what a scientist would type to fit a model: parameters in lists of
+``(W, b)`` tuples or dicts, hand-written log-sum-exp, loops over time steps,
+one-hot inputs built by element writes, a builder returning a lambda, a model
+class, progress prints and asserts. tests/test_autograd_style.py checks each
+against finite differences in every mode. NumPy functions srcad has no
+template for yet (issue 12: ``np.linalg.solve``, ``np.linalg.slogdet``,
+``scipy.special.logsumexp``) are written out by hand here, as noted.
+"""
+
+import numpy as np
+
+# ------------------------------------------------------------------ shared pieces
+
+
+def logsumexp(a, axis=None):
+    """log(sum(exp(a))) along ``axis``, shifted by the maximum for stability."""
+    biggest = np.max(a, axis=axis, keepdims=True)
+    return np.log(np.sum(np.exp(a - biggest), axis=axis, keepdims=True)) + biggest
+
+
+def sigmoid(x):
+    return 0.5 * (np.tanh(0.5 * x) + 1.0)
+
+
+def log_softmax(logits):
+    return logits - logsumexp(logits, axis=1)
+
+
+# ------------------------------------------- 1. MLP classifier, list of (W, b) layers
+
+
+def mlp_predict(params, inputs):
+    """Log class probabilities; params is a list of (weights, biases) per layer."""
+    activations = inputs
+    for W, b in params[:-1]:
+        activations = np.tanh(np.dot(activations, W) + b)
+    W_out, b_out = params[-1]
+    return log_softmax(np.dot(activations, W_out) + b_out)
+
+
+def mlp_loss(params, inputs, targets, l2=0.01):
+    log_prior = -l2 * sum(np.sum(W ** 2) for W, b in params)
+    log_likelihood = np.sum(mlp_predict(params, inputs) * targets)
+    return -(log_prior + log_likelihood) / inputs.shape[0]
+
+
+def mlp_accuracy(params, inputs, targets):
+    return np.mean(np.argmax(mlp_predict(params, inputs), axis=1) == np.argmax(targets, axis=1))
+
+
+def init_mlp(layer_sizes, scale, rs):
+    return [(scale * rs.randn(m, n), scale * rs.randn(n))
+            for m, n in zip(layer_sizes[:-1], layer_sizes[1:])]
+
+
+# --------------------------------------------------- 2. the same with a dict of params
+
+
+def dict_mlp_loss(params, inputs, targets):
+    hidden = np.maximum(0.0, inputs @ params["W1"] + params["b1"])
+    hidden = np.tanh(hidden @ params["W2"] + params["b2"])
+    logits = hidden @ params["W3"] + params["b3"]
+    penalty = 1e-3 * sum(np.sum(value ** 2) for key, value in params.items()
+                         if key.startswith("W"))
+    return -np.mean(np.sum(log_softmax(logits) * targets, axis=1)) + penalty
+
+
+# -------------------------------------------- 3. character RNN with one-hot inputs
+
+
+def rnn_loss(params, text, vocabulary_size):
+    """Cross-entropy of predicting each next character; one-hot rows written in place."""
+    steps = len(text) - 1
+    xs = [np.zeros(vocabulary_size) for t in range(steps)]
+    for t in range(steps):
+        xs[t][text[t]] = 1.0
+    hidden = np.zeros(params["Whh"].shape[0])
+    loss = 0.0
+    for t in range(steps):
+        hidden = np.tanh(params["Wxh"] @ xs[t] + params["Whh"] @ hidden + params["bh"])
+        scores = params["Why"] @ hidden + params["by"]
+        shifted = scores - np.max(scores)
+        log_probs = shifted - np.log(np.sum(np.exp(shifted)))
+        loss -= log_probs[text[t + 1]]
+    return loss / steps
+
+
+def rnn_loss_2d_onehot(params, text, vocabulary_size):
+    """The one-hot matrix built with ``inputs[t][text[t]] = 1`` on a 2-D array."""
+    steps = len(text) - 1
+    inputs = np.zeros((steps, vocabulary_size))
+    for t in range(steps):
+        inputs[t][text[t]] = 1.0
+    hidden = np.zeros(params["Whh"].shape[0])
+    loss = 0.0
+    for t in range(steps):
+        hidden = np.tanh(params["Wxh"] @ inputs[t] + params["Whh"] @ hidden + params["bh"])
+        scores = params["Why"] @ hidden + params["by"]
+        loss = loss - (scores[text[t + 1]] - logsumexp(scores)[0])
+    return loss / steps
+
+
+# ----------------------------------------------------------------- 4. LSTM steps
+
+
+def lstm_step(params, hidden, cell, x):
+    stacked = np.concatenate((x, hidden))
+    size = hidden.shape[0]
+    gates = params["W"] @ stacked + params["b"]
+    forget = sigmoid(gates[:size])
+    ingate = sigmoid(gates[size:2 * size])
+    outgate = sigmoid(gates[2 * size:3 * size])
+    change = np.tanh(gates[3 * size:])
+    cell = cell * forget + ingate * change
+    hidden = outgate * np.tanh(cell)
+    return hidden, cell
+
+
+def lstm_loss(params, sequence, targets):
+    size = params["b"].shape[0] // 4
+    hidden = np.zeros(size)
+    cell = np.zeros(size)
+    outputs = []
+    for x in sequence:
+        hidden, cell = lstm_step(params, hidden, cell, x)
+        outputs.append(params["Wout"] @ hidden)
+    predictions = np.stack(outputs)
+    return np.sum((predictions - targets) ** 2)
+
+
+# ------------------------------------------- 5. Gaussian process marginal likelihood
+
+
+def rbf_covariance(log_length, log_amplitude, a, b):
+    distances = (a[:, None] - b[None, :]) / np.exp(log_length)
+    return np.exp(log_amplitude) * np.exp(-0.5 * distances ** 2)
+
+
+def cholesky(K):
+    """Lower-triangular L with L @ L.T == K, by the textbook loops (np.linalg.cholesky
+    has no srcad template yet)."""
+    n = K.shape[0]
+    L = np.zeros((n, n))
+    for j in range(n):
+        L[j, j] = np.sqrt(K[j, j] - np.sum(L[j, :j] ** 2))
+        for i in range(j + 1, n):
+            L[i, j] = (K[i, j] - np.sum(L[i, :j] * L[j, :j])) / L[j, j]
+    return L
+
+
+def forward_substitution(L, y):
+    n = y.shape[0]
+    z = np.zeros(n)
+    for i in range(n):
+        z[i] = (y[i] - np.dot(L[i, :i], z[:i])) / L[i, i]
+    return z
+
+
+def gp_negative_log_marginal_likelihood(hyperparameters, x, y):
+    log_length, log_amplitude, log_noise = hyperparameters
+    K = rbf_covariance(log_length, log_amplitude, x, x) + np.exp(log_noise) * np.eye(len(x))
+    L = cholesky(K)
+    alpha = forward_substitution(L, y)
+    # np.diag has no srcad template yet (issue 12): the diagonal by a comprehension.
+    log_determinant = 2.0 * sum(np.log(L[i, i]) for i in range(len(x)))
+    return 0.5 * np.dot(alpha, alpha) + 0.5 * log_determinant + 0.5 * len(x) * np.log(2 * np.pi)
+
+
+# ------------------------------------------------- 6. mixture of Gaussians, flat params
+
+
+def unpack_mixture(flat, components, dimension):
+    log_weights = flat[:components]
+    means = np.reshape(flat[components:components + components * dimension],
+                       (components, dimension))
+    log_stds = np.reshape(flat[components + components * dimension:], (components, dimension))
+    return log_weights, means, log_stds
+
+
+def mixture_log_likelihood(flat, data, components):
+    dimension = data.shape[1]
+    log_weights, means, log_stds = unpack_mixture(flat, components, dimension)
+    log_weights = log_weights - logsumexp(log_weights)
+    per_component = []
+    for k in range(components):
+        z = (data - means[k]) / np.exp(log_stds[k])
+        per_component.append(log_weights[k] - np.sum(log_stds[k])
+                             - 0.5 * np.sum(z ** 2, axis=1)
+                             - 0.5 * dimension * np.log(2 * np.pi))
+    stacked = np.stack(per_component, axis=1)
+    return np.sum(logsumexp(stacked, axis=1))
+
+
+def flatten_mixture(log_weights, means, log_stds):
+    return np.concatenate([np.ravel(part) for part in (log_weights, means, log_stds)])
+
+
+# ------------------------------------------- 7. black-box variational inference
+
+
+def log_density(samples):
+    """An unnormalized banana-shaped target density over 2-D points (one per row)."""
+    first, second = samples[:, 0], samples[:, 1]
+    return -0.5 * first ** 2 / 4.0 - 0.5 * (second - 0.5 * first ** 2) ** 2
+
+
+def elbo(variational_params, noise):
+    """Reparameterized ELBO estimate; ``noise`` is a fixed standard-normal sample."""
+    mean, log_std = variational_params[:2], variational_params[2:]
+    samples = noise * np.exp(log_std) + mean
+    entropy = np.sum(log_std) + 0.5 * len(mean) * (1.0 + np.log(2 * np.pi))
+    return -(np.mean(log_density(samples)) + entropy)
+
+
+# --------------------------------------------------- 8. diffusion with periodic rolls
+
+
+def roll_left(field):
+    return np.concatenate((field[1:], field[:1]), axis=0)
+
+
+def roll_right(field):
+    return np.concatenate((field[-1:], field[:-1]), axis=0)
+
+
+def diffuse_and_advect(initial, velocity, rate, steps):
+    field = initial
+    step = 0
+    while step < steps:
+        laplacian = roll_left(field) + roll_right(field) - 2.0 * field
+        gradient = 0.5 * (roll_left(field) - roll_right(field))
+        field = field + rate * laplacian - velocity * gradient
+        step += 1
+    return field
+
+
+def diffusion_mismatch(initial, velocity, target):
+    final = diffuse_and_advect(initial, velocity, 0.2, 6)
+    return np.sum((final - target) ** 2)
+
+
+def smoke_2d(density, target):
+    """A 2-D grid smoothed by rolls along both axes (slices), a fixed number of times."""
+    d = density
+    t = 0
+    while t < 3:
+        up = np.concatenate((d[1:, :], d[:1, :]), axis=0)
+        down = np.concatenate((d[-1:, :], d[:-1, :]), axis=0)
+        left = np.concatenate((d[:, 1:], d[:, :1]), axis=1)
+        right = np.concatenate((d[:, -1:], d[:, :-1]), axis=1)
+        d = 0.6 * d + 0.1 * (up + down + left + right)
+        t = t + 1
+    return np.mean((d - target) ** 2)
+
+
+# ---------------------------------------- 9. a builder returning a lambda over params
+
+
+def make_regression_objective(inputs, targets, noise_scale):
+    def predict(params, x):
+        hidden = np.tanh(x @ params[0] + params[1])
+        return hidden @ params[2]
+
+    def loss(params, x, y):
+        residuals = (predict(params, x) - y) / noise_scale
+        return 0.5 * np.sum(residuals ** 2) + 0.01 * sum(np.sum(p ** 2) for p in params)
+
+    return lambda params: loss(params, inputs, targets)
+
+
+# ------------------------------------------------- 10. a model class with methods
+
+
+class LogisticModel:
+    def __init__(self, inputs, labels, prior_scale):
+        self.inputs = inputs
+        self.labels = labels
+        self.prior_scale = prior_scale
+
+    def predict(self, weights, x):
+        return sigmoid(x @ weights)
+
+    def negative_log_posterior(self, weights):
+        probabilities = self.predict(weights, self.inputs)
+        likelihood = self.labels * np.log(probabilities) + (1 - self.labels) * np.log(
+            1 - probabilities)
+        return -np.sum(likelihood) + np.sum(weights ** 2) / (2 * self.prior_scale ** 2)
+
+
+# --------------------- 11. notebook habits: prints, asserts, comprehensions, (1,) output
+
+
+def training_objective(weights, inputs, targets, iteration):
+    assert inputs.shape[1] == weights.shape[0], "weights do not match the inputs"
+    predictions = inputs @ weights
+    errors = [(p - t) ** 2 for p, t in zip(predictions, targets)]
+    loss = sum(errors) / len(errors)
+    print(f"iteration {iteration}: loss {loss:.4f}")
+    return loss
+
+
+def loss_of_shape_one(weights, inputs, targets):
+    """Returns an array of shape (1,): inputs (n, d) @ weights (d, 1) -> residuals (n, 1)."""
+    residuals = inputs @ weights - targets
+    return np.sum(residuals ** 2, axis=0) / len(targets)
+
+
+def dropout_network(weights, inputs, keep):
+    """Dropout with a fixed random mask: the mask is not differentiated."""
+    rs = np.random.RandomState(0)
+    hidden = np.tanh(inputs @ weights)
+    mask = rs.rand(*hidden.shape) < keep
+    return np.sum((hidden * mask / keep) ** 2)
