@@ -8,6 +8,7 @@ differences of the gradient, and ``optimize=False`` agreeing with the default.
 A few are trained by gradient descent for some steps to show the loss falls.
 """
 
+import itertools
 import zlib
 
 import numpy as np
@@ -16,6 +17,8 @@ import pytest
 import srcad
 from tests import autograd_style_programs as programs
 from tests.test_container_arguments import (
+    _along,
+    _assert_trees_equal,
     assert_matches,
     assert_same_structure,
     at,
@@ -23,8 +26,6 @@ from tests.test_container_arguments import (
     leaves,
     numeric_gradient,
     random_tangent,
-    _along,
-    _assert_trees_equal,
 )
 
 RS = np.random.RandomState(zlib.crc32(b"autograd style programs"))
@@ -181,7 +182,7 @@ def test_mlp_training_lowers_the_loss_and_learns_the_labels():
     params = programs.init_mlp([2, 8, 2], 0.5, rs)
     params, losses = sgd(lambda p: programs.mlp_loss(p, inputs, targets), params, 0.5, 60)
     assert losses[-1] < 0.6 * losses[0]
-    assert all(b < a + 1e-9 for a, b in zip(losses, losses[1:]))
+    assert all(later < earlier + 1e-9 for earlier, later in itertools.pairwise(losses))
     assert programs.mlp_accuracy(params, inputs, targets) >= 0.8
     assert isinstance(params, list) and all(isinstance(layer, tuple) for layer in params)
 
