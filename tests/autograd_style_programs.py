@@ -313,3 +313,140 @@ def dropout_network(weights, inputs, keep):
     hidden = np.tanh(inputs @ weights)
     mask = rs.rand(*hidden.shape) < keep
     return np.sum((hidden * mask / keep) ** 2)
+
+
+# ---------------------------------------------------- 12. hidden Markov model, forward
+
+
+def hmm_log_likelihood(log_transitions, log_initial, log_emissions, observations):
+    """Forward algorithm in log space; transition rows normalized inside."""
+    transitions = log_transitions - logsumexp(log_transitions, axis=1)
+    alpha = log_initial - logsumexp(log_initial) + log_emissions[:, observations[0]]
+    for observation in observations[1:]:
+        alpha = logsumexp(alpha[:, None] + transitions, axis=0)[0] + log_emissions[:, observation]
+    return logsumexp(alpha)[0]
+
+
+# ------------------------------ 13. variational autoencoder, noise passed as an argument
+
+
+def neural_net(layers, inputs):
+    for W, b in layers[:-1]:
+        inputs = np.tanh(inputs @ W + b)
+    W, b = layers[-1]
+    return inputs @ W + b
+
+
+def vae_lower_bound(params, data, noise):
+    encoder, decoder = params
+    encoded = neural_net(encoder, data)
+    latent_size = noise.shape[1]
+    mean, log_std = encoded[:, :latent_size], encoded[:, latent_size:]
+    latents = mean + np.exp(log_std) * noise
+    logits = neural_net(decoder, latents)
+    # log(1 + exp(logits)), stably (np.logaddexp has no srcad template yet: issue 12)
+    softplus = np.maximum(logits, 0.0) + np.log1p(np.exp(-np.abs(logits)))
+    log_likelihood = np.sum(data * logits - softplus)
+    kl = 0.5 * np.sum(np.exp(2 * log_std) + mean ** 2 - 1.0 - 2 * log_std)
+    return -(log_likelihood - kl) / data.shape[0]
+
+
+# ------------------------------------------ 14. a neural ODE integrated with RK4 steps
+
+
+def dynamics(state, weights):
+    return np.tanh(weights @ state) - 0.1 * state
+
+
+def integrate_rk4(initial, weights, step_size, steps):
+    state = initial
+    trajectory = [state]
+    for _ in range(steps):
+        k1 = dynamics(state, weights)
+        k2 = dynamics(state + 0.5 * step_size * k1, weights)
+        k3 = dynamics(state + 0.5 * step_size * k2, weights)
+        k4 = dynamics(state + step_size * k3, weights)
+        state = state + step_size / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+        trajectory.append(state)
+    return np.array(trajectory)
+
+
+def ode_fit(weights, initial, observed):
+    predicted = integrate_rk4(initial, weights, 0.1, len(observed) - 1)
+    return np.mean((predicted - observed) ** 2)
+
+
+# ------------- 15. Bayesian neural net: weights unpacked from one flat vector by shapes
+
+
+def layer_shapes(sizes):
+    return [(m, n) for m, n in zip(sizes[:-1], sizes[1:])]
+
+
+def unflatten(flat, sizes):
+    layers = []
+    start = 0
+    for m, n in layer_shapes(sizes):
+        W = np.reshape(flat[start:start + m * n], (m, n))
+        start += m * n
+        b = flat[start:start + n]
+        start += n
+        layers.append((W, b))
+    return layers
+
+
+def bnn_log_posterior(flat, inputs, targets, sizes, noise_variance):
+    layers = unflatten(flat, sizes)
+    predictions = neural_net(layers, inputs)
+    log_prior = -0.5 * np.sum(flat ** 2)
+    log_likelihood = -0.5 * np.sum((predictions - targets) ** 2) / noise_variance
+    return log_prior + log_likelihood
+
+
+# -------------------------------------- 16. hand-written softmax regression pieces
+
+
+def softmax_cross_entropy_by_hand(weights, inputs, labels):
+    """Scores, then probabilities, then a gradient-style residual with ``delta[i][y[i]] -= 1``
+    (as in hand-written backprop code), whose squared norm is the loss."""
+    scores = inputs @ weights
+    shifted = scores - np.max(scores, axis=1, keepdims=True)
+    probabilities = np.exp(shifted) / np.sum(np.exp(shifted), axis=1, keepdims=True)
+    delta = probabilities.copy()
+    for i in range(len(labels)):
+        delta[i][labels[i]] -= 1.0
+    return np.sum(delta ** 2)
+
+
+def pairwise_energy(points, strengths):
+    """An energy accumulated into a matrix with ``y[i, j] += v`` inside loops."""
+    n = points.shape[0]
+    energy = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                energy[i, j] += strengths[i] * strengths[j] / (
+                    1.0 + np.sum((points[i] - points[j]) ** 2))
+    return np.sum(energy)
+
+
+def paired_residuals(predictions, targets):
+    """``for i, (p, t) in enumerate(zip(...))``: later pairs weigh more."""
+    total = 0.0
+    for i, (p, t) in enumerate(zip(predictions, targets)):
+        total = total + (i + 1) * (p - t) ** 2
+    return total
+
+
+def make_scaled_loss(scale):
+    def loss(weights):
+        return scale * np.sum(np.sin(weights) ** 2)
+    return loss
+
+
+def closure_called_at_once(weights):
+    return make_scaled_loss(2.0)(weights) + make_scaled_loss(0.5)(weights ** 2)
+
+
+def tanh_function(x):
+    return np.tanh(x)

@@ -85,6 +85,23 @@ CASES = [  # (name, function, args, wrt)
      0),
     pytest.param("dropout_mask", programs.dropout_network, (normal(3, 4), INPUTS, 0.7), 0,
                  marks=NEEDS_STARRED_CALLS),
+    ("hidden_markov_model", programs.hmm_log_likelihood,
+     (normal(3, 3), normal(3), normal(3, 4), [0, 3, 1, 2, 2]), (0, 1, 2)),
+    ("variational_autoencoder", programs.vae_lower_bound,
+     (([(0.5 * normal(4, 3), normal(3)), (0.5 * normal(3, 4), normal(4))],
+       [(0.5 * normal(2, 3), normal(3)), (0.5 * normal(3, 4), normal(4))]),
+      (RS.rand(5, 4) > 0.5).astype(float), normal(5, 2)), 0),
+    ("neural_ode_rk4", programs.ode_fit, (normal(2, 2), normal(2), normal(4, 2)), (0, 1)),
+    ("bayesian_nn_flat_vector", programs.bnn_log_posterior,
+     (0.5 * normal(3 * 4 + 4 + 4 + 1), INPUTS, normal(5, 1), [3, 4, 1], 0.5), 0),
+    ("nested_augmented_write", programs.softmax_cross_entropy_by_hand,
+     (normal(3, 3), INPUTS, [0, 2, 1, 1, 0]), 0),
+    ("matrix_accumulation_in_loops", programs.pairwise_energy, (normal(3, 2), normal(3)),
+     (0, 1)),
+    ("enumerate_zip_targets", programs.paired_residuals, (normal(4), normal(4)), (0, 1)),
+    pytest.param("closure_called_at_once", programs.closure_called_at_once, (normal(3),), 0,
+                 marks=pytest.mark.xfail(strict=True, reason="issue 11 item 1: a function "
+                                         "returning a closure, called at once (f(a)(x))")),
 ]
 
 
@@ -228,3 +245,11 @@ def test_a_string_method_of_a_dict_key_is_not_differentiated():
     params = {"W1": np.array([1.0, 2.0]), "b": np.array([3.0])}
     gradient = srcad.grad(_weighted_by_key)(params)
     assert_matches(gradient, numeric_gradient(_weighted_by_key, (params,), 0))
+
+
+def test_third_derivative_of_tanh_through_nested_grad():
+    """grad of grad of grad, as autograd's tanh example plots."""
+    third = srcad.grad(srcad.grad(srcad.grad(programs.tanh_function)))
+    for x in (-0.7, 0.2, 1.1):
+        t = np.tanh(x)
+        assert third(x) == pytest.approx(-2.0 * (1 - t ** 2) * (1 - 3 * t ** 2), rel=1e-10)
