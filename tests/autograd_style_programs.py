@@ -450,3 +450,85 @@ def closure_called_at_once(weights):
 
 def tanh_function(x):
     return np.tanh(x)
+
+
+# ------------------------------------- 17. notebook idioms: in-place array code and more
+
+
+def relu_by_mask_layer(W, inputs):
+    hidden = inputs @ W
+    hidden[hidden < 0] = 0.0
+    return np.sum(hidden ** 2)
+
+
+def preallocated_outputs(W, inputs):
+    outputs = np.zeros((inputs.shape[0], W.shape[1]))
+    for i in range(inputs.shape[0]):
+        outputs[i] = np.tanh(inputs[i] @ W)
+    return np.sum(outputs ** 2)
+
+
+def normalize_rows_in_place(scores):
+    weights = np.exp(scores)
+    for i in range(weights.shape[0]):
+        weights[i] /= np.sum(weights[i])
+    return np.sum(weights * np.arange(weights.shape[1]))
+
+
+def matrix_product_by_loops(A):
+    n = A.shape[0]
+    C = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                C[i, j] += A[i, k] * A[k, j]
+    return np.sum(C * A)
+
+
+def convolve_and_pool(kernel, signal):
+    k = len(kernel)
+    responses = np.array([np.dot(kernel, signal[i:i + k]) for i in range(len(signal) - k + 1)])
+    pooled = np.zeros(len(responses) // 2)
+    for i in range(len(pooled)):
+        pooled[i] = max(responses[2 * i], responses[2 * i + 1])
+    return np.sum(np.tanh(pooled))
+
+
+def newton_square_roots(x):
+    root = x
+    iteration = 0
+    while iteration < 5:
+        root = 0.5 * (root + x / root)
+        iteration += 1
+    return np.sum(root)
+
+
+def hidden_state_history(w, x):
+    states = []
+    h = x
+    for t in range(3):
+        h = np.tanh(w * h + 0.1 * t)
+        states.append(h)
+    return np.sum(np.stack(states)) + np.sum(states[-1] ** 2)
+
+
+def nested_dict_autoencoder(params, x):
+    code = np.tanh(x @ params["encoder"]["W"] + params["encoder"]["b"])
+    reconstruction = code @ params["decoder"]["W"]
+    loss = np.mean((reconstruction - x) ** 2)
+    print("reconstruction error", loss, "%.3f" % loss)
+    return loss
+
+
+def diagonal_writes_in_a_loop(x):
+    """One row per step, its own element written: a list of new arrays."""
+    rows = [np.zeros(3) for _ in range(2)]
+    for t in range(2):
+        rows[t][t] = x[t]
+    return np.sum(rows[0]) + np.sum(rows[1] * x)
+
+
+def overridden_entries(params):
+    """A dict of parameters copied with one entry changed, by unpacking."""
+    scaled = {**params, "w": params["w"] * 2.0}
+    return np.sum(scaled["w"] * params["w"]) + scaled["b"] ** 2

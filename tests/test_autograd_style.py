@@ -102,6 +102,25 @@ CASES = [  # (name, function, args, wrt)
     pytest.param("closure_called_at_once", programs.closure_called_at_once, (normal(3),), 0,
                  marks=pytest.mark.xfail(strict=True, reason="issue 11 item 1: a function "
                                          "returning a closure, called at once (f(a)(x))")),
+    ("relu_by_boolean_mask", programs.relu_by_mask_layer, (normal(3, 4), INPUTS), 0),
+    ("preallocated_outputs", programs.preallocated_outputs, (normal(3, 2), normal(4, 3)), 0),
+    ("rows_normalized_in_place", programs.normalize_rows_in_place, (normal(3, 4),), 0),
+    ("matrix_product_by_loops", programs.matrix_product_by_loops, (normal(3, 3),), 0),
+    ("convolve_and_max_pool", programs.convolve_and_pool, (normal(3), normal(7)), (0, 1)),
+    ("newton_while_loop", programs.newton_square_roots, (np.array([1.5, 2.0, 3.0]),), 0),
+    ("hidden_state_history", programs.hidden_state_history, (normal(3), normal(3)), (0, 1)),
+    ("nested_dict_params_and_prints", programs.nested_dict_autoencoder,
+     ({"encoder": {"W": normal(2, 3), "b": normal(3)}, "decoder": {"W": normal(3, 2)}},
+      normal(4, 2)), 0),
+    pytest.param("diagonal_writes_in_a_loop", programs.diagonal_writes_in_a_loop,
+                 (normal(3),), 0, marks=pytest.mark.xfail(
+                     strict=True, reason="propagate_writes: x[t] written into a list's array "
+                     "element is taken as held by it; the next write into an element raises "
+                     "AliasedWriteError (cannot follow)")),
+    pytest.param("dict_copied_by_unpacking", programs.overridden_entries,
+                 ({"w": normal(3), "b": 0.7},), 0, marks=pytest.mark.xfail(
+                     strict=True, reason="issue 11 item 2: {**params, 'w': ...} is rejected "
+                     "(as 'keys not constant strings')")),
 ]
 
 
