@@ -52,7 +52,7 @@ def mlp_accuracy(params, inputs, targets):
 
 def init_mlp(layer_sizes, scale, rs):
     return [(scale * rs.randn(m, n), scale * rs.randn(n))
-            for m, n in zip(layer_sizes[:-1], layer_sizes[1:])]
+            for m, n in zip(layer_sizes[:-1], layer_sizes[1:])]  # noqa: RUF007
 
 
 # --------------------------------------------------- 2. the same with a dict of params
@@ -380,7 +380,7 @@ def ode_fit(weights, initial, observed):
 
 
 def layer_shapes(sizes):
-    return [(m, n) for m, n in zip(sizes[:-1], sizes[1:])]
+    return [(m, n) for m, n in zip(sizes[:-1], sizes[1:])]  # noqa: RUF007 (as written in notebooks)
 
 
 def unflatten(flat, sizes):
@@ -516,7 +516,7 @@ def nested_dict_autoencoder(params, x):
     code = np.tanh(x @ params["encoder"]["W"] + params["encoder"]["b"])
     reconstruction = code @ params["decoder"]["W"]
     loss = np.mean((reconstruction - x) ** 2)
-    print("reconstruction error", loss, "%.3f" % loss)
+    print("reconstruction error", loss, "%.3f" % loss)  # noqa: UP031 (%-formatting in the primal)
     return loss
 
 
