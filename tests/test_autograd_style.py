@@ -72,6 +72,8 @@ CASES = [  # (name, function, args, wrt)
      (np.array([0.1, 0.2, -1.0]), np.linspace(-1.0, 1.0, 4), normal(4)), 0),
     ("mixture_of_gaussians", programs.mixture_log_likelihood,
      (0.5 * normal(10), normal(6, 2), 2), 0),
+    ("mixture_flattened_by_comprehension", programs.mixture_from_parts,
+     ((0.3 * normal(2), normal(2, 2), 0.3 * normal(2, 2)), normal(6, 2)), 0),
     ("black_box_vi", programs.elbo, (0.3 * normal(4), normal(5, 2)), 0),
     ("diffusion_1d", programs.diffusion_mismatch, (normal(6), 0.3, normal(6)), (0, 1)),
     ("smoke_2d", programs.smoke_2d, (normal(4, 5), normal(4, 5)), 0),
