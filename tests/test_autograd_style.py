@@ -114,11 +114,7 @@ CASES = [  # (name, function, args, wrt)
     ("nested_dict_params_and_prints", programs.nested_dict_autoencoder,
      ({"encoder": {"W": normal(2, 3), "b": normal(3)}, "decoder": {"W": normal(3, 2)}},
       normal(4, 2)), 0),
-    pytest.param("diagonal_writes_in_a_loop", programs.diagonal_writes_in_a_loop,
-                 (normal(3),), 0, marks=pytest.mark.xfail(
-                     strict=True, reason="propagate_writes: x[t] written into a list's array "
-                     "element is taken as held by it; the next write into an element raises "
-                     "AliasedWriteError (cannot follow)")),
+    ("diagonal_writes_in_a_loop", programs.diagonal_writes_in_a_loop, (normal(3),), 0),
     pytest.param("dict_copied_by_unpacking", programs.overridden_entries,
                  ({"w": normal(3), "b": 0.7},), 0, marks=pytest.mark.xfail(
                      strict=True, reason="issue 11 item 2: {**params, 'w': ...} is rejected "
@@ -151,9 +147,27 @@ def as_scalar(function):
     return lambda *args: float(np.sum(function(*args)))
 
 
+# Programs whose generic code (optimize=False: made for arguments of any kind) refuses a
+# write the code specialized for the arguments' kinds follows: with a vector x, x[t] stored
+# into a list's array keeps nothing of x; for any x it might be a row (a view) of x.
+GENERIC_CODE_REFUSES = {"diagonal_writes_in_a_loop"}
+
+
+def without_optimizations(name, run):
+    """run(), or for GENERIC_CODE_REFUSES the AliasedWriteError it raises (then None)."""
+    if name not in GENERIC_CODE_REFUSES:
+        return run()
+    with pytest.raises(srcad.errors.AliasedWriteError):
+        run()
+    return None
+
+
 @pytest.mark.parametrize("optimize", [True, False], ids=["optimized", "unoptimized"])
 @pytest.mark.parametrize("name, function, args, wrt", CASES)
 def test_gradient_matches_finite_differences(name, function, args, wrt, optimize):
+    if not optimize and name in GENERIC_CODE_REFUSES:
+        without_optimizations(name, lambda: srcad.grad(function, wrt=wrt, optimize=False)(*args))
+        return
     value, gradients = srcad.value_and_grad(function, wrt=wrt, optimize=optimize)(*args)
     np.testing.assert_allclose(value, function(*args), rtol=1e-12)
     if not isinstance(wrt, tuple):
@@ -175,8 +189,10 @@ def test_forward_agrees_with_reverse(name, function, args, wrt):
     gradients = srcad.grad(function, wrt=_positions(wrt))(*args)
     expected = sum(inner(tangents[p], g) for p, g in zip(_positions(wrt), gradients))
     assert float(np.sum(tangent)) == pytest.approx(expected, rel=1e-8, abs=1e-10)
-    _, plain = srcad.jvp(function, args, tangents, optimize=False)
-    np.testing.assert_allclose(plain, tangent, rtol=1e-12, atol=1e-14)
+    plain = without_optimizations(name, lambda: srcad.jvp(function, args, tangents,
+                                                           optimize=False)[1])
+    if plain is not None:
+        np.testing.assert_allclose(plain, tangent, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("name, function, args, wrt", HVP_CASES)
@@ -194,8 +210,10 @@ def test_hvp_matches_differences_of_the_gradient(name, function, args, wrt):
     expected = [(path, (np.asarray(g) - np.asarray(at(shifted[1], path))) / 2e-5)
                 for path, g in leaves(shifted[0])]
     assert_matches(product, expected, rtol=1e-4, atol=1e-6)
-    plain = srcad.hvp(function, wrt=position, optimize=False)(*args, direction)
-    _assert_trees_equal(plain, product, rtol=1e-10)
+    plain = without_optimizations(name, lambda: srcad.hvp(function, wrt=position,
+                                                          optimize=False)(*args, direction))
+    if plain is not None:
+        _assert_trees_equal(plain, product, rtol=1e-10)
 
 
 # ------------------------------------------------- training runs, as the examples do
