@@ -11,7 +11,7 @@ from . import arguments, cache, derived, pipeline, trees
 from .analysis import shapes
 from .cache import disk, generation
 from .cache.specializations import Specializations
-from .errors import InvalidArgumentError, NonScalarOutputError
+from .errors import InvalidArgumentError, NonScalarOutputError, ValueDependentCallError
 from .request import (
     ForwardRequest,
     Request,
@@ -79,12 +79,15 @@ class Derivative:
         # persistent cache on, the generic code is made (once per machine: a later process
         # reads it back, the cheapest check there is); off, only the stages that can fail
         # run, and code is generated for the kinds calls bring.
-        if isinstance(target, derived.Made):
-            pass  # code srcad generated: differentiated when called
-        elif disk.enabled():
-            self._generic.for_kinds(None)
-        else:
-            pipeline.check(request.of(target))
+        try:
+            if isinstance(target, derived.Made):
+                pass  # code srcad generated: differentiated when called
+            elif disk.enabled():
+                self._generic.for_kinds(None)
+            else:
+                pipeline.check(request.of(target))
+        except ValueDependentCallError:
+            pass  # a call through an argument: resolved for the values calls bring
         derived.register(self, derived.Made(
             name="srcad.%s(%s)" % (kind, derived.name_of(target)),
             signature=self.signature, origin=derived.origin_of(target),
@@ -308,6 +311,6 @@ def _finite_difference(function, args, index, path, eps):
             call_args = list(args)
             call_args[index] = trees.replaced(args[index], path,
                                               float(moved) if scalar else moved)
-            shifted.append(function(*call_args))
+            shifted.append(derived.called_with_bound_arguments(function)(*call_args))
         out[position] = (shifted[0] - shifted[1]) / (2 * eps)
     return float(out) if scalar else out

@@ -24,12 +24,17 @@ calls and the ``self`` it passes first, as a bound method would be.
 
 from __future__ import annotations
 
+import builtins
+import functools
+import hashlib
 import inspect
+import linecache
 import weakref
 from dataclasses import dataclass
 from typing import Callable
 
 from .errors import InvalidArgumentError, SrcadError
+from .naming import identifier
 from .parse import parse_function, signature_of
 
 
@@ -111,8 +116,11 @@ def target_of(function):
 
     A plain Python function, or the Made entry of a function srcad made; a
     SrcadError for anything else (a builtin, a C function, a function srcad
-    made but cannot differentiate).
+    made but cannot differentiate). A ``functools.partial`` is differentiated as the
+    plain function ``function_of_partial`` writes for it.
     """
+    if type(function) is functools.partial:
+        return function_of_partial(function)
     made = lookup(function)
     if made is not None:
         if made.code_for is None:
@@ -121,6 +129,71 @@ def target_of(function):
     if not inspect.isfunction(function):
         parse_function(function)  # SourceUnavailableError for builtins, C functions...
     return function
+
+
+_PARTIAL_FUNCTION = "__srcad_function__"
+
+
+def function_of_partial(partial):
+    """A plain function computing what ``partial`` computes, with a source file srcad reads.
+
+    ``partial(f, a, k=2.0)`` for ``def f(a, x, k=1.0)`` becomes::
+
+        def partial_f(x, k=2.0):
+            return f(bound_0, x, k=k)
+
+    with ``bound_0`` the object ``a``: the values bound by keyword are parameters whose
+    defaults they are (so they are arguments of the derivative, whose kinds key its code,
+    and may still be passed), those bound by position are held constant. ``f`` is then
+    inlined into it as any function is. Made once per partial object.
+    """
+    made = partial.__dict__.get(_PARTIAL_FUNCTION)
+    if made is not None:
+        return made
+    function = partial.func
+    what = "functools.partial(%s, ...)" % getattr(function, "__qualname__", repr(function))
+    try:
+        signature = inspect.signature(partial)
+    except (TypeError, ValueError) as error:
+        raise InvalidArgumentError("cannot read the parameters of %s: %s" % (what, error))
+    params, arguments, defaults = [], [], []
+    for name, parameter in signature.parameters.items():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise InvalidArgumentError(
+                "srcad cannot differentiate %s: the function it calls takes *args or **kwargs"
+                % what, hint="Bind the arguments in a def of your own and differentiate it.")
+        if parameter.default is not parameter.empty:
+            defaults.append(parameter.default)
+        elif defaults:
+            raise InvalidArgumentError(
+                "srcad cannot differentiate %s: its parameter %r, without a default, follows "
+                "parameters bound by keyword" % (what, name),
+                hint="Bind the arguments in a def of your own and differentiate it.")
+        params.append(name)
+        arguments.append(name if parameter.kind is not parameter.KEYWORD_ONLY
+                         else "%s=%s" % (name, name))
+    namespace = {"bound_%d" % i: value for i, value in enumerate(partial.args)}
+    callee = "function_" if "function_" not in params else "function_of_partial_"
+    namespace[callee] = function
+    name = "partial_%s" % identifier(getattr(function, "__name__", "function"))
+    text = "def %s(%s):\n    return %s(%s)\n" % (
+        name, ", ".join(params), callee,
+        ", ".join(["bound_%d" % i for i in range(len(partial.args))] + arguments))
+    # its source lives in linecache, where inspect finds it (and pdb, tracebacks)
+    filename = "<srcad %s %s>" % (name, hashlib.sha256(text.encode()).hexdigest()[:12])
+    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    namespace["__builtins__"] = builtins
+    exec(compile(text, filename, "exec"), namespace)
+    made = namespace[name]
+    made.__defaults__ = tuple(defaults) or None
+    partial.__dict__[_PARTIAL_FUNCTION] = made
+    return made
+
+
+def called_with_bound_arguments(function):
+    """What to call with arguments bound to ``call_signature(function)``: a partial's
+    keyword-bound parameters are positional in the function srcad writes for it."""
+    return function_of_partial(function) if type(function) is functools.partial else function
 
 
 def signature_of_target(target) -> inspect.Signature:

@@ -21,11 +21,17 @@ import math
 import re
 import tokenize
 import types
+import warnings
 
-import astor
 import gast
-from astor.op_util import Precedence as _Precedence
-from astor.string_repr import pretty_string as _pretty_string
+
+# astor reads ast.Num and its siblings, deprecated since Python 3.12 (removed in 3.14, before
+# which astor is to be replaced): its warnings tell srcad's users nothing they can act on
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import astor
+    from astor.op_util import Precedence as _Precedence
+    from astor.string_repr import pretty_string as _pretty_string
 
 from .annotations import COMMENT_PREFIX, comment_text
 from .cache import generated_files
@@ -55,7 +61,9 @@ def to_source_by_astor(tree) -> str:
     python_tree = _spell_constants(gast.gast_to_ast(tree))
     try:  # (the printers read no line numbers: no ast.fix_missing_locations needed)
         # one statement per line, never wrapped: generated lines map to what pdb shows
-        text = astor.to_source(python_tree, pretty_source=lambda parts: "".join(parts))
+        with warnings.catch_warnings():  # (see the import of astor)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            text = astor.to_source(python_tree, pretty_source=lambda parts: "".join(parts))
     except Exception:  # astor lags behind new syntax; the standard library never does
         text = ast.unparse(python_tree) + "\n"
     return _restore_comments(text)

@@ -98,3 +98,9 @@ class AliasedWriteError(SrcadError):
 
 class CodegenError(SrcadError):
     """The derivative cannot be written as a module (a name it needs cannot be imported)."""
+
+
+class ValueDependentCallError(MissingTemplateError):
+    """A call through an argument (``f(x)``, ``self.helper(x)``) is resolved by the argument's
+    value: the code for arguments of any kind cannot say what it calls. Code generated for
+    the values a call brings (``.source_for(*args)``, every call of a derivative) can."""

@@ -357,6 +357,7 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             target=gast.Name(id="_", ctx=gast.Store(), annotation=None, type_comment=None),
             iter=statement.value, ifs=[], is_async=0)])
     checked = _CHECKED_EXPRESSIONS
+    argument_lambdas = set()
     for node in syntax.walk(statement):  # breadth first: a call before its arguments
         if type(node) not in checked:
             continue
@@ -366,9 +367,16 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             starred_targets |= _starred_in_headers(parsed, node.generators)
         if isinstance(node, gast.Starred) and id(node) in starred_targets:
             continue
-        if isinstance(node, gast.Lambda) and node is not allowed_lambda:
-            _reject(parsed, node, "a lambda that is not assigned to a name",
-                    "Name it (`square = lambda t: t * t`) and call it by that name.")
+        if isinstance(node, gast.Call):  # f(*args): normalize spreads or binds them
+            starred_targets.update(id(a) for a in node.args if isinstance(a, gast.Starred))
+            # a lambda argument becomes a named local function (normalize/to_anf.py)
+            argument_lambdas.update(id(a) for a in node.args + [k.value for k in node.keywords]
+                                    if isinstance(a, gast.Lambda))
+        if isinstance(node, gast.Lambda) and node is not allowed_lambda and \
+                id(node) not in argument_lambdas:
+            _reject(parsed, node, "a lambda that is neither assigned to a name nor passed "
+                    "to a call", "Name it (`square = lambda t: t * t`) and call it by "
+                    "that name.")
         if isinstance(node, gast.Lambda):
             lambda_args = node.args
             if lambda_args.vararg or lambda_args.kwarg or lambda_args.kwonlyargs:
@@ -383,8 +391,6 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             _reject(parsed, node, *rejected)
         if isinstance(node, gast.Call):
             for keyword in node.keywords:
-                if keyword.arg is None:
-                    _reject(parsed, keyword.value, "a `**kwargs` argument", "Pass keywords one by one.")
                 if keyword.arg == "out":
                     _reject(parsed, keyword.value, "an `out=` argument (it writes into an array)",
                             "Use the returned value: `y = np.add(a, b)`.")

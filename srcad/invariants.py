@@ -333,9 +333,10 @@ def _is_operation(node, local) -> bool:
         func = node.func
         callee_ok = _is_atom(func, local) or (isinstance(func, gast.Attribute)
                                               and _is_atom(func.value, local))
-        return (callee_ok and all(_is_argument(a, local) for a in node.args)
-                and all(k.arg is not None and _is_argument(k.value, local)
-                        for k in node.keywords))
+        # (f(*args), f(**options): a starred atom, where the call is no user function)
+        return (callee_ok and all(_is_argument(a.value if isinstance(a, gast.Starred) else a,
+                                               local) for a in node.args)
+                and all(_is_argument(k.value, local) for k in node.keywords))
     if isinstance(node, gast.Attribute):
         return _is_atom(node.value, local)
     if isinstance(node, gast.Subscript):

@@ -208,7 +208,7 @@ def jacobian(function, wrt=0, mode: str = "reverse", *, optimize=True):
                         if block is not None:
                             block[index] = trees.at(cotangents[p], path)
         else:
-            output = function(*map(trees.copied, args))
+            output = derived.called_with_bound_arguments(function)(*map(trees.copied, args))
             out_shape = _output_shape(output)
             blocks = []
             for p in positions:

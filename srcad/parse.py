@@ -116,6 +116,43 @@ def _lookup_free_name(function, name, default):
     return _fail(default)
 
 
+_library_folders: tuple | None = None
+
+
+def is_library_code(function) -> bool:
+    """Whether ``function`` is defined in installed library code: the standard library or a
+    ``site-packages``/``dist-packages`` folder (NumPy, SciPy, ...), not the user's own files.
+
+    srcad inlines only the user's own code: library code is written for speed and
+    generality (context managers, ``try``, dispatch on types) that srcad does not
+    differentiate, and the user cannot edit it to help. A call to such a function needs a
+    gradient template, and the error says so at the user's call.
+    """
+    code = getattr(function, "__code__", None)
+    return is_library_file(getattr(code, "co_filename", None))
+
+
+def is_library_file(filename) -> bool:
+    """Whether ``filename`` is in the standard library or a site-/dist-packages folder."""
+    global _library_folders
+    if not filename or filename.startswith("<"):
+        return False
+    if _library_folders is None:
+        import site
+        import sysconfig
+
+        paths = sysconfig.get_paths()
+        folders = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                   if key in paths}
+        folders.update(getattr(site, "getsitepackages", list)())
+        _library_folders = tuple(sorted({os.path.realpath(folder) + os.sep
+                                         for folder in folders}))
+    path = os.path.realpath(filename)
+    parts = path.split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts or path.startswith(
+        _library_folders)
+
+
 def unwrap_function(function):
     """The plain Python function behind a bound method; any other object itself.
 

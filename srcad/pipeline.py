@@ -72,13 +72,17 @@ def checked(pass_name: str, tree, parsed: ParsedFunction, aliases: Aliases | Non
 
 def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
               inlined: list | None = None, kinds=None,
-              resolve: Resolver | None = None, asked: list | None = None) -> gast.FunctionDef:
+              resolve: Resolver | None = None, asked: list | None = None,
+              values=None) -> gast.FunctionDef:
     """The normalize stage; ``kinds`` (the parameters' abstract values, when specializing)
     tells propagate_writes which values are scalars, never written in place. Without
     ``kinds``, the names propagate_writes asks about are appended to ``asked`` (if given):
-    none asked, and the tree is the same for arguments of any kind."""
+    none asked, and the tree is the same for arguments of any kind. ``values`` (the
+    parameters' ByValue kinds, shapes.values_of; None: any) resolves calls through them
+    (normalize/calls_by_value.py), and the parameters such a call asked about are appended
+    to ``asked`` too."""
     resolve = resolve or Resolver(parsed, aliases, namer)
-    tree = _normalize_values(parsed, namer, aliases, inlined, resolve)
+    tree = _normalize_values(parsed, namer, aliases, inlined, resolve, values, asked)
     if _generated_by_srcad(parsed):
         return checked("rename_versions", rename_versions(tree, namer), parsed, aliases)
     is_scalar = holds_nothing = None
@@ -110,12 +114,14 @@ def normalize(parsed: ParsedFunction, namer: Namer, aliases: Aliases,
     return checked("rename_versions", rename_versions(tree, namer), parsed, aliases)
 
 
-def _normalize_values(parsed, namer, aliases, inlined=None, resolve=None) -> gast.FunctionDef:
+def _normalize_values(parsed, namer, aliases, inlined=None, resolve=None, values=None,
+                      asked=None) -> gast.FunctionDef:
     """normalize up to (not including) the last propagate_writes and rename_versions."""
     resolve = resolve or Resolver(parsed, aliases, namer)
     tree = syntax.deepcopy(parsed.tree)
     tree = checked("lower_exits", lower_exits(tree, namer, resolve, aliases), parsed, aliases)
-    tree = checked("to_anf", to_anf(parsed, tree, namer, aliases, inlined), parsed, aliases)
+    tree = checked("to_anf", to_anf(parsed, tree, namer, aliases, inlined, values, asked),
+                   parsed, aliases)
     tree = checked("lower_mutations", lower_mutations(tree, namer, aliases), parsed, aliases)
     if not _generated_by_srcad(parsed):
         tree = propagate_writes(tree, resolve, namer, aliases, guard=False)
@@ -245,7 +251,9 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
     function, wrt and has_aux take a copy of it (grad()'s check, then the first call).
     """
     key = ("front", request.wrt, request.has_aux, request.extra_params)
-    if stages is None:
+    by_value = request.kinds is not None and any(
+        isinstance(kind, shapes.ByValue) for kind in request.kinds)
+    if stages is None and not by_value:
         kept = memory.lookup(function, key, counted=False)
         if kept is not None:
             return kept.copy()
@@ -261,7 +269,10 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
     resolve = Resolver(parsed, aliases, namer, extra_locals=request.extra_params)
     callees = []
     asked = []
-    tree = normalize(parsed, namer, aliases, callees, kinds, resolve, asked)
+    # the values calls are resolved by, whether or not the code is specialized on kinds
+    values = shapes.values_of(parsed.params, request.kinds) if request.kinds is not None \
+        else None
+    tree = normalize(parsed, namer, aliases, callees, kinds, resolve, asked, values)
     if stages is not None:
         stages["normalize"] = emit.to_source(tree)
     returned = tree.body[-1].value
@@ -274,7 +285,7 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
     if stages is not None:
         stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
     front = _Front(parsed, namer, aliases, resolve, tree, callees, activity)
-    if kinds is None and not asked:
+    if kinds is None and not asked and not by_value:
         memory.store(function, key, front.copy())
     return front
 
@@ -293,7 +304,7 @@ def _generate(request: Request, keep_stages: bool) -> Generated:
     registry.load_templates()
     function, enabled = request.function, request.enabled
     name = identifier(request.name) if request.name else None
-    kinds = request.kinds if "specialize" in enabled else None
+    kinds = shapes.shape_kinds(request.kinds) if "specialize" in enabled else None
     stages = {} if keep_stages else None
     front = _front(function, request, kinds, stages)
     parsed, namer, aliases, resolve = front.parsed, front.namer, front.aliases, front.resolve

@@ -289,6 +289,8 @@ def describe(obj) -> str:
         return name
     if module.startswith("numpy"):
         module = _public_numpy_module(obj, module, name)
+    elif "._" in module:  # scipy.special._logsumexp.logsumexp -> scipy.special.logsumexp
+        module = _public_module(obj, module, name)
     return "%s.%s" % (module, name)
 
 
@@ -305,6 +307,20 @@ def _public_numpy_module(obj, module, name):
         if namespace is not None and getattr(namespace, name.split(".")[-1], None) is obj:
             return candidate
     return "numpy"
+
+
+def _public_module(obj, module, name):
+    """The shortest public path of an imported package under which ``obj`` is found."""
+    import sys
+
+    parts = module.split(".")
+    for end in range(1, len(parts)):
+        if parts[end - 1].startswith("_"):
+            break
+        namespace = sys.modules.get(".".join(parts[:end]))
+        if namespace is not None and getattr(namespace, name, None) is obj:
+            return ".".join(parts[:end])
+    return module
 
 
 def _parse_template_body(template):

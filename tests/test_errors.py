@@ -114,8 +114,8 @@ def uses_dict_literal(x):
 
 
 def uses_starred(x, ys):
-    y = np.add(*ys)
-    return x * np.sum(y)
+    y = [*ys, x]  # (a starred call argument is supported: tests/test_calls_by_value.py)
+    return x * np.sum(y[0])
 
 
 def uses_varargs(x, *rest):
@@ -247,8 +247,8 @@ def test_exact_rendered_message_for_lambda_caret_mid_line():
     with pytest.raises(errors.UnsupportedSyntaxError) as info:
         srcad.grad(uses_lambda)
     expected = (
-        "%s:%d:%d: error: srcad does not support a lambda that is not assigned to a name in "
-        "a function it differentiates\n"
+        "%s:%d:%d: error: srcad does not support a lambda that is neither assigned to a name "
+        "nor passed to a call in a function it differentiates\n"
         "    y = (lambda t: t * 2.0)(x)\n"
         "         ^\n"
         "Name it (`square = lambda t: t * t`) and call it by that name."
@@ -325,10 +325,25 @@ def test_missing_template_names_submodule_function_correctly():
     assert "numpy.linalg.cond" in str(info.value)
 
 
-def test_unresolvable_call_is_a_missing_template_error():
+def test_call_through_an_argument_is_resolved_by_its_value():
+    # the function passed is part of the specialization key (tests/test_calls_by_value.py)
+    assert srcad.grad(calls_argument)(0.5, np.sin) == pytest.approx(np.cos(0.5))
+
+
+def test_call_through_an_argument_without_a_template_is_a_missing_template_error():
     with pytest.raises(errors.MissingTemplateError) as info:
-        srcad.grad(calls_argument)(0.5, np.sin)
-    assert "fn" in str(info.value)
+        srcad.grad(calls_argument)(0.5, np.i0)
+    message = str(info.value)
+    assert "no gradient template for numpy.i0" in message
+    assert "return fn(x)" in message
+
+
+def test_generic_code_of_a_call_through_an_argument_says_it_needs_the_values():
+    with pytest.raises(errors.ValueDependentCallError) as info:
+        srcad.grad(calls_argument).source
+    message = str(info.value)
+    assert "the call to fn" in message and "return fn(x)" in message
+    assert "source_for" in message
 
 
 def test_missing_template_is_reported_at_grad_time_not_call_time():
@@ -463,7 +478,7 @@ ALL_ERROR_CASES = (
         (calls_helper, (0.5,)),
         (calls_unknown_numpy, (0.5,)),
         (calls_unknown_linalg, (np.eye(2),)),
-        (calls_argument, (0.5, np.sin)),
+        (calls_argument, (0.5, np.i0)),
         (returns_array, (np.ones(3),)),
         (np.sin, ()),
         (len, ()),

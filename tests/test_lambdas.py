@@ -116,3 +116,34 @@ def test_a_lambda_without_a_file_is_a_clear_error():
     exec("f = lambda x: np.sum(x * x)", namespace)
     with pytest.raises(errors.SourceUnavailableError):
         srcad.grad(namespace["f"])
+
+
+def apply_to(function, value):
+    return function(value)
+
+
+def passes_lambdas(x):
+    total = np.sum(apply_to(lambda t: t * t * x[0], x))
+    total = total + sum(map(lambda t: np.sin(t), x))
+    total = total + np.sum(apply_to(value=x, function=lambda t: np.exp(t)))
+    for k in range(3):  # each lambda reads the k of its own iteration, as Python's does
+        total = total + np.sum(apply_to(lambda t: t * k, x))
+    return total
+
+
+def sorts_with_a_key(x):
+    return np.sum(sorted(x, key=lambda t: -t)[0])
+
+
+def test_lambdas_passed_to_calls_inside_the_function():
+    from tests.test_regressions import check_all_modes
+
+    check_all_modes(passes_lambdas, [W], 0)
+    gradcheck.assert_close(srcad.grad(passes_lambdas, optimize=False)(W),
+                           srcad.grad(passes_lambdas)(W))
+
+
+def test_a_lambda_passed_to_a_call_srcad_does_not_inline_is_a_located_error():
+    with pytest.raises(errors.UnsupportedSyntaxError) as caught:
+        srcad.grad(sorts_with_a_key)(W)
+    assert "sorted(x, key=lambda t: -t)" in caught.value.location.line

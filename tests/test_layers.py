@@ -30,7 +30,7 @@ LAYERS = (
     ("registry", ["srcad.registry", "srcad.analysis.operations", "srcad.recursion"]),
     # a function object read: its tree, one resolver for its names, the request
     ("parse", ["srcad.parse", "srcad.resolve", "srcad.namespace", "srcad.derived",
-               "srcad.request"]),
+               "srcad.request", "srcad.by_value"]),
     ("fence", ["srcad.fence"]),
     ("normalize", ["srcad.normalize", "srcad.normalize.*"]),
     ("analysis", ["srcad.analysis", "srcad.analysis.*"]),

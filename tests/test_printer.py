@@ -86,8 +86,12 @@ def test_fuzz_programs_print_as_astor(seed, compare_every_print):
     program = generate(seed)
     module = load_module(program.source, "printer_fuzz")
     function = getattr(module, program.function_name)
-    # the user's own functions as parsed (lambdas, nested defs, comprehensions...)
-    assert_printed_as_astor(gast.parse(program.source))
+    # the user's own functions as parsed (lambdas, nested defs, comprehensions...); a class
+    # (the fuzzer's by-value calls) is never in code srcad prints: its methods are
+    parsed = gast.parse(program.source)
+    parsed.body = [statement for definition in parsed.body for statement in (
+        definition.body if isinstance(definition, gast.ClassDef) else [definition])]
+    assert_printed_as_astor(parsed)
     try:
         srcad.source(function, wrt=program.wrt, example_args=program.make_arguments(),
                      stages=True)

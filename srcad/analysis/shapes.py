@@ -28,6 +28,14 @@ import numpy as np
 
 from .. import registry, syntax
 from ..annotations import is_placeholder, is_restore
+from ..by_value import (  # noqa: F401 - re-exported
+    ByValue,
+    Callee,
+    Elements,
+    Instance,
+    by_value_kind,
+    sequence_kind,
+)
 from .operations import UNRESOLVED, operation_of, operator_operation_of
 
 
@@ -83,7 +91,26 @@ def of_value(value) -> Abstract:
         return Array(tuple(n == 1 for n in value.shape))
     if isinstance(value, np.generic) or isinstance(value, numbers.Number):
         return ANY_SCALAR
-    return UNKNOWN
+    if kind in _CONTAINERS:
+        return (sequence_kind(value) or UNKNOWN) if kind is list or kind is tuple else UNKNOWN
+    return by_value_kind(value, UNKNOWN)
+
+
+_CONTAINERS = frozenset((tuple, list, dict, str, type(None)))
+
+
+def shape_kinds(kinds):
+    """``kinds`` for shape inference: what is known of a ByValue argument is no shape."""
+    if kinds is None:
+        return None
+    return tuple(UNKNOWN if isinstance(k, ByValue) else k for k in kinds)
+
+
+def values_of(params, kinds) -> dict:
+    """The parameters whose kind is ByValue, with it (``{}`` for code of any kind)."""
+    if kinds is None:
+        return {}
+    return {param: kind for param, kind in zip(params, kinds) if isinstance(kind, ByValue)}
 
 
 def plain(a):

@@ -33,7 +33,8 @@ import types
 from .. import registry
 from ..errors import SrcadError
 from ..parse import read
-from ..serialize import LITERAL_TYPES, module_of
+from ..analysis import shapes
+from ..serialize import LITERAL_TYPES, NotSerializable, module_of, spec_of
 from ..version import __version__
 
 FORMAT = 1  # of an entry; a change makes every older entry a miss
@@ -61,13 +62,43 @@ def lookup_key(request) -> str:
         "numpy": getattr(numpy, "__version__", None),
         "mode": request.mode,
         "request": repr(request),
-        "kinds": repr(request.kinds),
+        "kinds": kinds_text(request.kinds),
         "name": request.name,
         "optimizations": sorted(request.enabled),
         "function": function_fingerprint(request.function),
         "templates": registry_fingerprint(),
     }
     return sha(json.dumps(material, sort_keys=True))
+
+
+def kinds_text(kinds) -> str:
+    """The argument kinds, written so that two kinds are written alike only if equal: a
+    ByValue kind (a callable, an object of the user's class: analysis/shapes.py) by what
+    another process would import for it; Uncacheable if it cannot be named so."""
+    if kinds is None:
+        return repr(kinds)
+    return "(%s)" % ", ".join(_kind_text(kind) for kind in kinds)
+
+
+def _kind_text(kind) -> str:
+    if isinstance(kind, shapes.Callee):
+        return "Callee(%s)" % ", ".join(_part_text(part) for part in kind.parts)
+    if isinstance(kind, shapes.Elements):
+        return "Elements(%s)" % _kind_text(kind.item)
+    if isinstance(kind, shapes.Instance):
+        return "Instance(%s%s)" % (_part_text(kind.cls), "".join(
+            ", %s=%s" % (name, _kind_text(inner)) for name, inner in kind.attributes))
+    return repr(kind)
+
+
+def _part_text(part) -> str:
+    if type(part) is tuple:  # a partial's keyword: (name, value)
+        return "%s=%s" % (part[0], _part_text(part[1]))
+    try:
+        return json.dumps(spec_of(part))
+    except NotSerializable:
+        raise Uncacheable("an argument %r that cannot be named for another process"
+                          % (part,)) from None
 
 
 def full_key(lookup: str, callee_fingerprints) -> str:
@@ -179,6 +210,9 @@ def describe(obj, depth=0) -> str:
     if isinstance(obj, types.MethodType):
         return "method %s of %s" % (describe(obj.__func__, depth + 1),
                                     _type_name(type(obj.__self__)))
+    by_value = shapes.of_value(obj)
+    if isinstance(by_value, shapes.ByValue):  # a partial, an object of the user's class:
+        return _kind_text(by_value)  # calls through it are resolved by what this says
     return "instance of %s" % _type_name(type(obj))
 
 

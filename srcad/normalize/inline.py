@@ -34,7 +34,8 @@ import gast
 from .. import derived, recursion, registry, syntax
 from ..errors import MissingTemplateError, SrcadError, UnsupportedSyntaxError
 from ..fence import fence
-from ..parse import ParsedFunction, read, wrapper_error
+from ..parse import ParsedFunction, is_library_code, read, wrapper_error
+from . import calls_by_value
 from .lower_exits import lower_exits
 
 MAX_DEPTH = 32
@@ -120,28 +121,33 @@ def inline_call(normalizer, call):
             normalizer.inlined.append(function)
     if key in normalizer.inlining:
         raise recursion_error(normalizer.source, call, function)
-    if any(isinstance(a, gast.Starred) for a in call.args) or any(
-            k.arg is None for k in call.keywords):
-        return None
-    args = [value_node(value, normalizer.aliases) for value in leading]
-    args += [normalizer.atom(a) for a in call.args]
-    keywords = {k.arg: normalizer.atom(k.value) for k in call.keywords}
-
-    def error(message):
+    def error(message, hint="Call it with the arguments it declares."):
         location = normalizer.parsed.location(normalizer.source.origin(call))
-        return UnsupportedSyntaxError(message, location, "Call it with the arguments it declares.")
+        return UnsupportedSyntaxError(message, location, hint)
+
+    args = [value_node(value, normalizer.aliases) for value in leading]
+    args += spread_arguments(normalizer, call, signature, len(args), error)
+    if any(k.arg is None for k in call.keywords):
+        raise error("srcad cannot tell which keywords `**%s` passes to this function"
+                    % syntax_text(call.keywords), "Pass a dict written in the call "
+                    "(`f(**{\"a\": 1.0})`), or the keywords one by one.")
+    keywords = {k.arg: normalizer.atom(k.value) for k in call.keywords}
 
     pairs = bind_arguments(signature, mapping, args, keywords, normalizer.aliases, error)
     body = lower_exits(tree, normalizer.namer, normalizer.resolve, normalizer.aliases).body
     saved = (normalizer.source, normalizer.current)
-    new_locals = {renamed for _, renamed in mapping.items()} | syntax.stored_names(
-        gast.Module(body=body, type_ignores=[]))
+    assigned = syntax.stored_names(gast.Module(body=body, type_ignores=[]))
+    calls_by_value.note_assignments(normalizer, body)
+    new_locals = {renamed for _, renamed in mapping.items()} | assigned
     new_locals -= set(normalizer.aliases.bindings)
     normalizer.locals |= new_locals
     normalizer.inlining.append(key)
+    calls_by_value.check_nested_function_passed(normalizer, call, body, pairs)
     try:
         for param, value in pairs:
-            normalizer.assign(param, normalizer.operation(value), call)
+            value = normalizer.operation(value)
+            if not calls_by_value.bind_parameter_value(normalizer, param, value, assigned):
+                normalizer.assign(param, value, call)
         normalizer.source = source
         for statement in body[:-1]:
             normalizer.current = statement
@@ -162,14 +168,53 @@ def inline_call(normalizer, call):
     return syntax.name(result)
 
 
+def spread_arguments(normalizer, call, signature, given, error) -> list:
+    """The call's positional arguments as atoms, a starred one ``f(x, *rest)`` unpacked into
+    as many names as the parameters it must fill (``given`` arguments come before the
+    call's): known when it is the last positional argument and those parameters have no
+    default (then Python would fail on any other length too)."""
+    starred = [i for i, a in enumerate(call.args) if isinstance(a, gast.Starred)]
+    if not starred:
+        return [normalizer.atom(a) for a in call.args]
+    positional = [p for p in signature.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    named = {k.arg for k in call.keywords}
+    before = given + len(call.args) - 1
+    filled = [p for p in positional[before:] if p.name not in named]
+    if (starred != [len(call.args) - 1] or any(
+            p.kind is p.VAR_POSITIONAL for p in signature.parameters.values())
+            or any(p.default is not p.empty for p in filled)):
+        raise error("srcad cannot tell how many arguments `*%s` passes to this function"
+                    % syntax_text([call.args[starred[0]]]),
+                    "Pass a starred argument last, to a function whose parameters it fills "
+                    "have no defaults; or pass the arguments one by one.")
+    args = [normalizer.atom(a) for a in call.args[:-1]]
+    sequence = normalizer.atom(call.args[-1].value, hint="arguments")
+    names = [normalizer.fresh(p.name) for p in filled]
+    target = gast.Tuple(elts=[gast.Name(id=n, ctx=gast.Store(), annotation=None,
+                                        type_comment=None) for n in names], ctx=gast.Store())
+    normalizer.emit(gast.Assign(targets=[target], value=sequence, type_comment=None), call)
+    return args + [syntax.name(n) for n in names]
+
+
+def syntax_text(items) -> str:
+    node = items[0]
+    value = getattr(node, "value", node)
+    return value.id if isinstance(value, gast.Name) else "..."
+
+
 def is_inlinable(obj) -> bool:
-    """A plain Python function of the user's that has no gradient template of its own."""
+    """A plain Python function of the user's that has no gradient template of its own.
+
+    Only the user's own code is inlined: never library code (the standard library,
+    site-packages: parse.is_library_code), which needs a template like a C function.
+    """
     if not inspect.isfunction(obj):
         return False
     module = getattr(obj, "__module__", "") or ""
     if module.split(".")[0] in ("numpy", "srcad", "math"):
         return False
-    return registry.lookup(obj) is None
+    return registry.lookup(obj) is None and not is_library_code(obj)
 
 
 def made_callee(function, locate):
@@ -346,7 +391,9 @@ def value_node(value, aliases):
         return syntax.deepcopy(value)
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return syntax.constant(value)
-    return syntax.name(aliases.name_for(value, preferred="default"))
+    name = getattr(value, "__name__", None)  # a function's own name reads best
+    return syntax.name(aliases.name_for(value, preferred=name if isinstance(
+        name, str) and name.isidentifier() else "default"))
 
 
 class _Undefined:

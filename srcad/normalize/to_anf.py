@@ -3,7 +3,8 @@
 After this pass the function body contains only:
 
 * ``name = <operation>`` where <operation> is an atom, ``atom op atom``,
-  ``op atom``, ``atom cmp atom``, ``f(atom, ..., key=atom)``, ``atom.attr``,
+  ``op atom``, ``atom cmp atom``, ``f(atom, ..., key=atom)`` (also ``*atom`` and
+  ``**atom`` in a call to a function that is not inlined), ``atom.attr``,
   ``atom[index]`` (index made of atoms and slices of atoms) or ``(atom, ...)``;
 * ``a, b = atom`` (unpacking);
 * ``expression_statement(atom, ...)`` kept for its effect (e.g. ``print``);
@@ -35,6 +36,8 @@ Example::
 
 from __future__ import annotations
 
+from collections import Counter
+
 import gast
 import numpy as np
 
@@ -43,7 +46,7 @@ from ..annotations import mark_write, set_not_inlined, set_origin, set_position
 from ..naming import Namer
 from ..parse import ParsedFunction
 from ..resolve import Resolver
-from . import inline
+from . import calls_by_value, inline
 from .inline import is_static_reference
 from .lower_comprehensions import (COMPREHENSIONS, comprehension_loop, dict_loop, extremum_loop,
                                    is_summation, summation_loop, summed_literal)
@@ -65,7 +68,8 @@ def is_atom(node, local_names) -> bool:
 
 
 class _ToANF:
-    def __init__(self, parsed: ParsedFunction, namer: Namer, aliases):
+    def __init__(self, parsed: ParsedFunction, namer: Namer, aliases, values=None,
+                 asked=None):
         self.parsed = parsed
         self.source = parsed  # the function whose statements are being normalized (callees too)
         self.namer = namer
@@ -81,6 +85,18 @@ class _ToANF:
         self.current = None
         self.current_origin = None  # (current, source, its origin)
         self.operations = {}  # node type -> the bound operation_<type> method (or None)
+        # name -> what the call resolves by value (calls_by_value.py); None: code for any kind
+        self.values = values
+        self.by_value = {}
+        # name -> how many times it is assigned; name -> a container's known length or keys
+        self.store_counts = Counter()
+        self.fixed_containers = {}  # (both: calls_by_value.note_assignments)
+        self.local_values = set()  # local names bound by value (calls_by_value.py)
+        self.asked = asked  # receives the names whose value a call was resolved by
+
+    def note_value_asked(self, name):
+        if self.asked is not None:
+            self.asked.append(name)
 
     def fresh(self, base: str) -> str:
         """A new temporary: a local name, so ``temporary.attr`` is never taken for ``np.pi``."""
@@ -170,6 +186,7 @@ class _ToANF:
                 self.write_item(target, self.atom(s.value), s)
                 return
             if isinstance(target, gast.Name):
+                calls_by_value.bind_local_value(self, target.id, s.value)
                 self.assign(target.id, self.operation(s.value), s)
                 return
             if (isinstance(target, (gast.Tuple, gast.List))
@@ -318,6 +335,7 @@ class _ToANF:
             return operation
         name = self.fresh(hint or _describe(operation))
         self.assign(name, operation, node)
+        calls_by_value.bind_temporary(self, name, operation)
         return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
     def operation(self, node):
@@ -378,10 +396,36 @@ class _ToANF:
         return syntax.name(result)
 
     def operation_Call(self, node):
+        node = self.named_lambdas(node)
+        if len(node.args) == 1 and isinstance(node.args[0], gast.Call):
+            inner = self.named_lambdas(node.args[0])  # sum(map(lambda t: ..., xs))
+            if inner is not node.args[0]:
+                node = _copy(node, gast.Call(func=node.func, args=[inner],
+                                             keywords=node.keywords))
+        by_value = None
+        for _ in range(8):  # a partial of a bound method...: each step resolves one
+            rewritten = calls_by_value.resolved_call(self, node)
+            if not isinstance(rewritten, gast.Call):
+                by_value = rewritten  # None, or why a derivative cannot flow through it
+                break
+            node = rewritten
+        node = calls_by_value.spread_literals(calls_by_value.spread_known(self, node))
+        if len(node.args) == 1 and self.resolve(node.func) is sum:
+            mapped = calls_by_value.map_as_generator(node.args[0], self.resolve, self.namer,
+                                                      self.aliases)
+            if mapped is not None:  # sum(map(f, xs)): sum(f(item) for item in xs)
+                node = _copy(node, gast.Call(func=node.func, args=[mapped], keywords=[]))
         if is_summation(node, self.resolve):
             summed = self.summation(node)
             if summed is not None:
                 return summed
+        mapped = calls_by_value.map_as_loop(node, self.resolve, self.namer, self.aliases)
+        if mapped is not None:  # map(f, xs): the list of f's results, built here
+            return self.loop_result(*mapped)
+        if (len(node.args) == 1 and not node.keywords and self.resolve(node.func) is list
+                and calls_by_value.map_as_loop(node.args[0], self.resolve, self.namer,
+                                               self.aliases) is not None):
+            return self.operation(node.args[0])  # list(map(f, xs)): that new list itself
         lowered = self.lowered_call(node)
         if lowered is not None:
             return lowered
@@ -408,9 +452,12 @@ class _ToANF:
                                                   ctx=gast.Load()))
             else:
                 func = self.atom(func)
-        args = [self.atom(a) for a in node.args]
+        calls_by_value.check_nested_function_passed(self, node, None, ())
+        args = [_copy(a, gast.Starred(value=self.atom(a.value), ctx=gast.Load()))
+                if isinstance(a, gast.Starred) else self.atom(a) for a in node.args]
         keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         call = _copy(node, gast.Call(func=func, args=args, keywords=keywords))
+        failure = failure or by_value
         if failure is not None:  # left as a call; an error only if a gradient flows in
             set_not_inlined(call, failure)
         return call
@@ -434,6 +481,24 @@ class _ToANF:
     def operation_Dict(self, node):
         return _copy(node, gast.Dict(keys=[syntax.deepcopy(k) for k in node.keys],
                                      values=[self.atom(v) for v in node.values]))
+
+    def named_lambdas(self, call):
+        """``apply(lambda t: t * t, x)``: each lambda argument made where Python makes it, as
+        a local function of a fresh name (``fn = lambda t: t * t``), which calls inline."""
+        def named(value):
+            if not isinstance(value, gast.Lambda):
+                return value
+            name = self.fresh("fn")
+            inline.capture_local_function(self, name, value)
+            self.locals.add(name)
+            return syntax.copy_location(syntax.name(name), value)
+
+        if not any(isinstance(v, gast.Lambda) for v in call.args + [k.value for k in
+                                                                      call.keywords]):
+            return call
+        return _copy(call, gast.Call(
+            func=call.func, args=[named(a) for a in call.args],
+            keywords=[gast.keyword(arg=k.arg, value=named(k.value)) for k in call.keywords]))
 
     def summation(self, call):
         """``sum(... for ...)`` as an accumulating loop emitted here, where Python runs it."""
@@ -615,12 +680,18 @@ def _describe(node) -> str:
 
 
 def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
-           aliases, inlined: list | None = None) -> gast.FunctionDef:
+           aliases, inlined: list | None = None, values=None,
+           asked: list | None = None) -> gast.FunctionDef:
     """Return a copy of ``tree`` whose body is in A-normal form, user calls inlined.
 
-    ``inlined``, if given, receives every user function inlined into it.
+    ``inlined``, if given, receives every user function inlined into it. ``values``
+    holds the ByValue kinds of the parameters the code is generated for (None: code for
+    arguments of any kind); ``asked``, if given, receives the parameters a call was
+    resolved by (calls_by_value.py).
     """
-    normalizer = _ToANF(parsed, namer, aliases)
+    normalizer = _ToANF(parsed, namer, aliases, values, asked)
+    normalizer.by_value = calls_by_value.parameter_values(parsed, tree, values)
+    calls_by_value.note_assignments(normalizer, tree.body)
     # names the earlier passes introduced (loop indices, flags, totals) are locals too
     normalizer.locals |= syntax.stored_names(tree)
     body = normalizer.statements(tree.body)

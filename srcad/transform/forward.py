@@ -32,7 +32,7 @@ from ..analysis.in_place import updates_in_place
 from ..analysis.operations import IDENTITY, TUPLE, operation_of
 from ..annotations import comment, is_placeholder, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
-from ..normalize.inline import Recursive
+from ..normalize.inline import Recursive, value_node
 from ..recursion import jvp_of
 from ..request import Request
 from .context import TransformContext
@@ -136,7 +136,7 @@ class _Tangents:
         signature = inspect.signature(function, follow_wrapped=False)
         bound = signature.bind(*operation.args, **operation.keywords)
         bound.apply_defaults()
-        args = [value if isinstance(value, gast.AST) else syntax.constant(value)
+        args = [value if isinstance(value, gast.AST) else value_node(value, self.context.aliases)
                 for value in bound.arguments.values()]
         aliases = self.context.aliases
         jvp = syntax.call(syntax.name(aliases.name_for(jvp_of)),

@@ -29,7 +29,7 @@ from ..analysis.activity import carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, operation_of
 from ..annotations import comment, is_carry, is_restore, mark_restore, not_inlined, origin, position
 from ..errors import UnsupportedSyntaxError
-from ..normalize.inline import Recursive
+from ..normalize.inline import Recursive, value_node
 from ..recursion import vjp_of
 from ..request import Request
 from .context import TransformContext
@@ -641,7 +641,7 @@ def _adjoint_of_recursive_call(name, operation, context) -> list:
     signature = inspect.signature(function, follow_wrapped=False)
     bound = signature.bind(*operation.args, **operation.keywords)
     bound.apply_defaults()
-    args = [value if isinstance(value, gast.AST) else syntax.constant(value)
+    args = [value if isinstance(value, gast.AST) else value_node(value, context.aliases)
             for value in bound.arguments.values()]
     grads = namer.fresh("%s_grads" % function.__name__)
     vjp = syntax.call(syntax.name(context.aliases.name_for(vjp_of)),

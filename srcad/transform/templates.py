@@ -25,7 +25,15 @@ import gast
 
 from .. import registry, syntax
 from ..analysis.operations import UNRESOLVED
-from ..errors import MissingTemplateError, SrcadError, TemplateError, UnsupportedOperationError
+from ..errors import (
+    MissingTemplateError,
+    SrcadError,
+    TemplateError,
+    UnsupportedOperationError,
+    UnsupportedSyntaxError,
+    ValueDependentCallError,
+)
+from ..parse import is_library_code
 from ..registry import Template, is_derivative_ref
 
 _UNBOUND = object()
@@ -163,6 +171,21 @@ def template_of(primitive, kind):
 def template_for(operation, kind: str, location, not_inlined_reason=None) -> Template:
     """The ``kind`` ("adjoint" or "tangent") template of an operation, or a located error."""
     primitive = operation.primitive
+    if operation.node is not None and isinstance(operation.node, gast.Call) and (
+            any(isinstance(a, gast.Starred) for a in operation.node.args)
+            or any(k.arg is None for k in operation.node.keywords)):
+        raise UnsupportedSyntaxError(
+            "srcad cannot differentiate through a call with a starred argument (`*args`, "
+            "`**kwargs`) to %s" % operation.description, location,
+            "Pass the arguments one by one (a starred argument is fine where no derivative "
+            "flows, e.g. rs.randn(*x.shape)).")
+    if primitive is map:
+        raise MissingTemplateError(
+            "srcad differentiates map(f, ...) with f a name or an attribute (np.sin, "
+            "self.helper)", location, "Name the function first: g = make_function(); "
+            "map(g, xs).")
+    if primitive is UNRESOLVED and isinstance(not_inlined_reason, ValueDependentCallError):
+        raise not_inlined_reason  # resolved in the code generated for the values
     if primitive is UNRESOLVED:
         raise MissingTemplateError(
             "cannot differentiate the call to %s: srcad could not tell which function it "
@@ -175,7 +198,12 @@ def template_for(operation, kind: str, location, not_inlined_reason=None) -> Tem
         raise not_inlined_reason  # why srcad could not differentiate through it
     what = registry.describe(primitive) if primitive is not None else operation.description
     decorator = "@srcad.adjoint" if kind == "adjoint" else "@srcad.tangent"
-    if inspect.isfunction(primitive):
+    if inspect.isfunction(primitive) and is_library_code(primitive):
+        hint = ("srcad inlines your own Python functions, not library code (the standard "
+                "library, site-packages); register a template for it with %s(%s) "
+                "(docs/templates.md), or compute it with NumPy functions srcad knows."
+                % (decorator, what))
+    elif inspect.isfunction(primitive):
         hint = ("srcad differentiates through Python functions by inlining them, which this "
                 "one does not allow; register a template for it with %s(%s)." % (decorator, what))
     else:
