@@ -50,12 +50,6 @@ def rnn_params(hidden, vocabulary):
 
 MODEL = programs.LogisticModel(INPUTS, np.array([0.0, 1.0, 1.0, 0.0, 1.0]), 2.0)
 
-NEEDS_METHOD_CALLS = pytest.mark.xfail(
-    strict=True, reason="issue 11 item 5: a method of the user's object (self.predict) is "
-    "resolved by value")
-NEEDS_STARRED_CALLS = pytest.mark.xfail(
-    strict=True, reason="issue 11 item 5: a starred call argument (rs.rand(*hidden.shape))")
-
 CASES = [  # (name, function, args, wrt)
     ("mlp_list_of_layers", programs.mlp_loss,
      (programs.init_mlp([3, 4, 3], 0.5, RS), INPUTS, TARGETS), 0),
@@ -79,14 +73,12 @@ CASES = [  # (name, function, args, wrt)
     ("smoke_2d", programs.smoke_2d, (normal(4, 5), normal(4, 5)), 0),
     ("builder_returns_lambda", programs.make_regression_objective(INPUTS, normal(5), 0.5),
      ([normal(3, 4), normal(4), normal(4)],), 0),
-    pytest.param("bound_method", MODEL.negative_log_posterior, (normal(3),), 0,
-                 marks=NEEDS_METHOD_CALLS),
+    ("bound_method", MODEL.negative_log_posterior, (normal(3),), 0),
     ("prints_asserts_comprehension", programs.training_objective,
      (normal(3), INPUTS, normal(5), 3), 0),
     ("output_of_shape_one", programs.loss_of_shape_one, (normal(3, 1), INPUTS, normal(5, 1)),
      0),
-    pytest.param("dropout_mask", programs.dropout_network, (normal(3, 4), INPUTS, 0.7), 0,
-                 marks=NEEDS_STARRED_CALLS),
+    ("dropout_mask", programs.dropout_network, (normal(3, 4), INPUTS, 0.7), 0),
     ("hidden_markov_model", programs.hmm_log_likelihood,
      (normal(3, 3), normal(3), normal(3, 4), [0, 3, 1, 2, 2]), (0, 1, 2)),
     ("variational_autoencoder", programs.vae_lower_bound,
