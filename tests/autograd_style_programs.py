@@ -9,6 +9,8 @@ template for yet (issue 12: ``np.linalg.solve``, ``np.linalg.slogdet``,
 ``scipy.special.logsumexp``) are written out by hand here, as noted.
 """
 
+import functools
+
 import numpy as np
 
 # ------------------------------------------------------------------ shared pieces
@@ -538,3 +540,31 @@ def mixture_from_parts(parts, data):
     """The flat vector built by a comprehension over the parts, inside the differentiated code."""
     flat = np.concatenate([np.ravel(part) for part in parts])
     return mixture_log_likelihood(flat, data, parts[0].shape[0])
+
+
+# --------------------------------------- 18. callables: partial, map, activations passed
+
+
+def squared_penalty(W, scale):
+    return scale * np.sum(W ** 2)
+
+
+def softplus(z):
+    return np.log1p(np.exp(z))
+
+
+def network_with_activation(params, inputs, activation):
+    for W, b in params:
+        inputs = activation(inputs @ W + b)
+    return inputs
+
+
+def regression_with_passed_activation(params, inputs, targets):
+    predictions = network_with_activation(params, inputs, softplus)[:, 0]
+    return np.mean((predictions - targets) ** 2)
+
+
+def penalty_by_partial_made_inside(weights):
+    """A functools.partial made inside the differentiated function, mapped over the weights."""
+    l2 = functools.partial(squared_penalty, scale=0.1)
+    return sum(map(l2, weights)) + sum(np.sum(np.sin(W)) for W in weights)
