@@ -350,6 +350,8 @@ def _check_expressions(parsed, statement, loop=None) -> None:
     allowed_lambda = (statement.value if isinstance(statement, gast.Assign)
                       and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
                       and isinstance(statement.value, gast.Lambda) else None)
+    if isinstance(statement, gast.Return) and isinstance(statement.value, gast.Lambda):
+        allowed_lambda = statement.value  # a builder's `return lambda t: ...`, inlined
     starred_targets = {id(e) for t in getattr(statement, "targets", []) if isinstance(
         t, (gast.Tuple, gast.List)) for e in t.elts if isinstance(e, gast.Starred)}
     if loop is not None:  # the header of a for loop, checked by _check_for_header
@@ -374,8 +376,8 @@ def _check_expressions(parsed, statement, loop=None) -> None:
                                     if isinstance(a, gast.Lambda))
         if isinstance(node, gast.Lambda) and node is not allowed_lambda and \
                 id(node) not in argument_lambdas:
-            _reject(parsed, node, "a lambda that is neither assigned to a name nor passed "
-                    "to a call", "Name it (`square = lambda t: t * t`) and call it by "
+            _reject(parsed, node, "a lambda that is not assigned to a name, passed to a "
+                    "call or returned", "Name it (`square = lambda t: t * t`) and call it by "
                     "that name.")
         if isinstance(node, gast.Lambda):
             lambda_args = node.args

@@ -247,8 +247,8 @@ def test_exact_rendered_message_for_lambda_caret_mid_line():
     with pytest.raises(errors.UnsupportedSyntaxError) as info:
         srcad.grad(uses_lambda)
     expected = (
-        "%s:%d:%d: error: srcad does not support a lambda that is neither assigned to a name "
-        "nor passed to a call in a function it differentiates\n"
+        "%s:%d:%d: error: srcad does not support a lambda that is not assigned to a name, "
+        "passed to a call or returned in a function it differentiates\n"
         "    y = (lambda t: t * 2.0)(x)\n"
         "         ^\n"
         "Name it (`square = lambda t: t * t`) and call it by that name."

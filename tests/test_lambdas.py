@@ -147,3 +147,45 @@ def test_a_lambda_passed_to_a_call_srcad_does_not_inline_is_a_located_error():
     with pytest.raises(errors.UnsupportedSyntaxError) as caught:
         srcad.grad(sorts_with_a_key)(W)
     assert "sorted(x, key=lambda t: -t)" in caught.value.location.line
+
+
+def layer(weight):
+    def apply(x):
+        return np.tanh(weight * x)
+    return apply
+
+
+def make_sine(a):
+    return lambda t: np.sin(a * t)
+
+
+def calls_what_builders_return(x):
+    total = np.sum(layer(2.0)(x))  # called where it is made
+    first, second = layer(1.0), layer(-0.5)  # two closures, each with its own weight
+    total = total + np.sum(first(x) * second(x))
+    for k in range(3):
+        step = layer(k * 0.5)
+        total = total + np.sum(step(x))
+    return total + np.sum(make_sine(3.0)(x))
+
+
+def picks_a_builder_by_a_branch(x, c):
+    if c > 0:
+        step = layer(1.0)
+    else:
+        step = layer(2.0)
+    return np.sum(step(x))
+
+
+def test_a_function_a_builder_returns_is_inlined_where_it_is_called():
+    from tests.test_regressions import check_all_modes
+
+    check_all_modes(calls_what_builders_return, [W], 0)
+    gradcheck.assert_close(srcad.grad(calls_what_builders_return, optimize=False)(W),
+                           srcad.grad(calls_what_builders_return)(W))
+
+
+def test_a_name_bound_to_one_of_two_closures_is_a_located_error():
+    with pytest.raises(errors.MissingTemplateError) as caught:
+        srcad.grad(picks_a_builder_by_a_branch)(W, 1.0)
+    assert "step(x)" in caught.value.location.line

@@ -321,7 +321,13 @@ class _ToANF:
             self.out = outer
         self.emit(gast.If(test=test, body=parts[0] or [gast.Pass()], orelse=parts[1]), like)
 
-    def assign(self, name, value, like) -> gast.Assign:
+    def assign(self, name, value, like) -> gast.Assign | None:
+        if (isinstance(value, gast.Name) and value.id in self.local_functions
+                and self.store_counts.get(name, 0) <= 1):
+            # a nested def or lambda under another name (``f = make(W)`` returned it): calls
+            # of that name inline it too; it has no value in the generated code
+            self.local_functions[name] = self.local_functions[value.id]
+            return None
         target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
         statement = gast.Assign(targets=[target], value=value, type_comment=None)
         self.emit(statement, like)
@@ -396,6 +402,9 @@ class _ToANF:
         return syntax.name(result)
 
     def operation_Call(self, node):
+        if isinstance(node.func, gast.Call):  # make(W)(x): the function make returns, called
+            node = _copy(node, gast.Call(func=self.atom(node.func, "function"), args=node.args,
+                                         keywords=node.keywords))
         node = self.named_lambdas(node)
         if len(node.args) == 1 and isinstance(node.args[0], gast.Call):
             inner = self.named_lambdas(node.args[0])  # sum(map(lambda t: ..., xs))
@@ -482,16 +491,19 @@ class _ToANF:
         return _copy(node, gast.Dict(keys=[syntax.deepcopy(k) for k in node.keys],
                                      values=[self.atom(v) for v in node.values]))
 
+    def operation_Lambda(self, node):
+        """A lambda as a value (``return lambda t: a * t`` in a function inlined): a local
+        function of a fresh name, which calls of the name it reaches inline."""
+        name = self.fresh("fn")
+        inline.capture_local_function(self, name, node)
+        self.locals.add(name)
+        return syntax.copy_location(syntax.name(name), node)
+
     def named_lambdas(self, call):
         """``apply(lambda t: t * t, x)``: each lambda argument made where Python makes it, as
         a local function of a fresh name (``fn = lambda t: t * t``), which calls inline."""
         def named(value):
-            if not isinstance(value, gast.Lambda):
-                return value
-            name = self.fresh("fn")
-            inline.capture_local_function(self, name, value)
-            self.locals.add(name)
-            return syntax.copy_location(syntax.name(name), value)
+            return self.operation_Lambda(value) if isinstance(value, gast.Lambda) else value
 
         if not any(isinstance(v, gast.Lambda) for v in call.args + [k.value for k in
                                                                       call.keywords]):
