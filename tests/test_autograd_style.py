@@ -93,9 +93,7 @@ CASES = [  # (name, function, args, wrt)
     ("matrix_accumulation_in_loops", programs.pairwise_energy, (normal(3, 2), normal(3)),
      (0, 1)),
     ("enumerate_zip_targets", programs.paired_residuals, (normal(4), normal(4)), (0, 1)),
-    pytest.param("closure_called_at_once", programs.closure_called_at_once, (normal(3),), 0,
-                 marks=pytest.mark.xfail(strict=True, reason="issue 11 item 1: a function "
-                                         "returning a closure, called at once (f(a)(x))")),
+    ("closure_called_at_once", programs.closure_called_at_once, (normal(3),), 0),
     ("activation_passed_as_argument", programs.regression_with_passed_activation,
      ([(normal(3, 2), normal(2)), (normal(2, 1), normal(1))], INPUTS, normal(5)), 0),
     pytest.param("partial_made_inside", programs.penalty_by_partial_made_inside,
