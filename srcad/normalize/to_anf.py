@@ -402,7 +402,8 @@ class _ToANF:
         return syntax.name(result)
 
     def operation_Call(self, node):
-        if isinstance(node.func, gast.Call):  # make(W)(x): the function make returns, called
+        if isinstance(node.func, gast.Call) and inline.generated_callee(
+                node.func, self.resolve) is None:  # make(W)(x): what make returns, called
             node = _copy(node, gast.Call(func=self.atom(node.func, "function"), args=node.args,
                                          keywords=node.keywords))
         node = self.named_lambdas(node)

@@ -114,6 +114,10 @@ def apply_fn(fn, u):
     return fn(u)
 
 
+def scaled(c):
+    return lambda u: c * np.tanh(u)
+
+
 def activate(u, nonlinearity=np.tanh):
     return nonlinearity(u) + 0.3 * u
 
@@ -610,6 +614,9 @@ class Generator:
             lambda: "softer(%s)" % inner,
             lambda: "apply_fn(*(%s, %s))" % (function, inner),
             lambda: "chain(%s, scalers)" % inner,
+            # a lambda passed, and one a builder returns, called where it is made
+            lambda: "apply_fn(lambda u: np.sin(u) * %s, %s)" % (self.constant(0.3, 1.5), inner),
+            lambda: "scaled(%s)(%s)" % (self.constant(0.3, 1.5), inner),
         ]
         if function not in ("scaler", "softer", "activate", "scaler.apply"):
             forms.append(lambda: "%s(%s)" % (function, inner))
@@ -617,6 +624,7 @@ class Generator:
             vector = self.wrap(self.expr(ctx, (3,), depth - 1))
             forms.append(lambda: "sum(map(%s, %s))" % (function, vector))
             forms.append(lambda: "sum(list(map(%s, %s)))" % (function, vector))
+            forms.append(lambda: "sum(map(lambda u: np.tanh(u) * 0.5, %s))" % vector)
         return self.rng.choice(forms)()
 
     def argument(self, ctx: Context, t, depth: int) -> str:
