@@ -100,3 +100,22 @@ def test_a_write_into_something_unnamed_is_a_located_error():
         srcad.grad(writes_into_a_call_result)
     assert "np.outer(x, x)[0][1] = 2.0" in caught.value.location.line
     assert "Give the object a name first" in str(caught.value)
+
+
+def diagonal_entries_in_a_loop(x):
+    rows = [np.zeros(4) for _ in range(3)]
+    for t in range(3):
+        rows[t][t] = x[t]
+        rows[t][t + 1] += x[t + 1] * 2.0
+    return sum(np.sum(row * x) for row in rows)
+
+
+def test_a_number_stored_into_an_element_keeps_no_memory_of_its_array():
+    """propagate_writes: ``rows[t][t] = x[t]`` stored x[t] as if rows[t] then held part of x,
+    so the next iteration's write into an element raised AliasedWriteError (cannot follow).
+    Specialized for a vector x, x[t] is a number: nothing of x is kept. The generic code
+    (optimize=False), made for any x (a matrix's x[t] is a row, a view), still refuses."""
+    check_all_modes(diagonal_entries_in_a_loop, [X], 0)
+    with pytest.raises(errors.AliasedWriteError) as caught:
+        srcad.grad(diagonal_entries_in_a_loop, optimize=False)(X)
+    assert "rows[t][t] = x[t]" in caught.value.location.line

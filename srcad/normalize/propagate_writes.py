@@ -597,8 +597,11 @@ class _Aliasing:
             else:  # y[i] = v, append, pop, add_at: the same object, now holding the value
                 # (add_at adds into an array: it never holds g itself; a list holds v itself)
                 stored = {"subscript": s.value.args[2:3], "append": s.value.args[1:2]}
+                # a scalar (x[t] of a vector) is stored as a number: its memory is not kept
+                values = [v for v in stored.get(kind, [])
+                          if not (isinstance(v, gast.Name) and self.is_scalar(v.id))]
                 for inner in memory(written):
-                    self.add_contents(inner, self.operands(stored.get(kind, []), state))
+                    self.add_contents(inner, self.operands(values, state))
             return state
         state = state.copy()
         if not isinstance(target, gast.Name):  # unpacking that split_tuples left whole
