@@ -384,6 +384,9 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             if lambda_args.vararg or lambda_args.kwarg or lambda_args.kwonlyargs:
                 _reject(parsed, node, "a lambda with *args, **kwargs or keyword-only "
                         "parameters", "Give it plain parameters.")
+        if isinstance(node, gast.Dict) and any(k is None for k in node.keys):
+            _reject(parsed, node, "a dict unpacking another (`{**params, \"w\": v}`)",
+                    "Write the entries out: {\"w\": v, \"b\": params[\"b\"]}.")
         if isinstance(node, gast.Dict) and not all(
                 isinstance(k, gast.Constant) and isinstance(k.value, str) for k in node.keys):
             _reject(parsed, node, "a dict whose keys are not constant strings",

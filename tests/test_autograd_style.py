@@ -114,7 +114,7 @@ CASES = [  # (name, function, args, wrt)
     pytest.param("dict_copied_by_unpacking", programs.overridden_entries,
                  ({"w": normal(3), "b": 0.7},), 0, marks=pytest.mark.xfail(
                      strict=True, reason="issue 11 item 2: {**params, 'w': ...} is rejected "
-                     "(as 'keys not constant strings')")),
+                     "(a located error naming dict unpacking)")),
 ]
 
 
