@@ -409,6 +409,8 @@ def _local_names(tree: gast.FunctionDef) -> set[str]:
     for node in syntax.walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
             names.add(node.id)
+        elif isinstance(node, gast.FunctionDef) and node is not tree:
+            names.add(node.name)  # a nested def binds a local name too
     return names
 
 

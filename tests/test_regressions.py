@@ -772,3 +772,40 @@ def test_a_list_element_written_in_place_changes_every_name_holding_it():
     x = np.array([0.3, -0.4, 1.2, 0.7])
     check_all_modes(element_written_through_another_name_in_a_loop, (x,), 0)
     check_all_modes(element_rebound_before_the_write, (x,), 0)
+
+
+# ---- normalize/inline: a nested function defined in each branch under one name ----------
+
+
+def lambda_chosen_by_a_branch(x, c):
+    if c > 0:
+        f = lambda t: t * 2.0  # noqa: E731
+    else:
+        f = lambda t: t * 3.0  # noqa: E731
+    return np.sum(f(x))
+
+
+def def_chosen_by_a_branch(x, c):
+    if c > 0:
+        def f(t):
+            return t * 2.0
+    else:
+        def f(t):
+            return t * 3.0
+    return np.sum(f(x))
+
+
+@pytest.mark.parametrize("function", [lambda_chosen_by_a_branch, def_chosen_by_a_branch])
+def test_a_nested_function_bound_in_two_branches_is_refused(function):
+    """Calls through a nested def's (or lambda's) name are resolved once, at the definition
+    to_anf saw last: with one in each branch, both branches called the second, and the
+    gradient was 3 where it is 2, silently. A name bound more than once is now refused at
+    the definition (inline.capture_local_function); a nested def's name is a local of its
+    function (parse._local_names), renamed per inlining like the others. (Found while
+    adding builders that return closures, issue 11.)"""
+    from srcad import errors
+
+    with pytest.raises(errors.UnsupportedSyntaxError) as caught:
+        srcad.grad(function)(np.array([0.3, -0.4]), 1.0)
+    assert "bound more than once" in str(caught.value)
+    assert "f" in caught.value.location.line

@@ -346,6 +346,8 @@ def note_assignments(normalizer, statements):
         kind = type(node)
         if kind is gast.Name and type(node.ctx) is gast.Store:
             counts[node.id] += 1
+        elif kind is gast.FunctionDef:  # a nested def binds its name too
+            counts[node.name] += 1
         elif kind is gast.Assign and len(node.targets) == 1 and type(
                 node.targets[0]) is gast.Name:
             value = node.value

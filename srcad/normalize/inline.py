@@ -65,7 +65,18 @@ def is_static_reference(node, local_names) -> bool:
 
 def capture_local_function(normalizer, name, definition):
     """Remember a nested def, or a lambda assigned to ``name``: inlined where it is called
-    (``normalizer`` is to_anf's, at the definition)."""
+    (``normalizer`` is to_anf's, at the definition).
+
+    Calls through the name are resolved here, once, so the name must mean this function
+    wherever it is read: a name bound more than once (a def in each branch, a lambda and
+    then a value) is refused at the definition."""
+    if normalizer.store_counts.get(name, 0) > 1:
+        raise UnsupportedSyntaxError(
+            "a nested function or lambda whose name `%s` is bound more than once (in "
+            "branches, a loop, or again later)" % name,
+            normalizer.parsed.location(normalizer.source.origin(definition)),
+            "Give each function its own name, and choose between their results: "
+            "`y = f(x) if c else g(x)`.")
     definition = _with_defaults_evaluated(normalizer, definition)
     normalizer.local_functions[name] = (definition, normalizer.source)
 
@@ -331,6 +342,8 @@ def _rename_scoped(node, mapping):
     """Rename in place, but not a nested function's own names (its parameters and locals
     belong to its scope: a keyword call ``g(c=0.9)`` must still find ``c``)."""
     if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+        if isinstance(node, gast.FunctionDef):  # its name is the enclosing scope's
+            node.name = mapping.get(node.name, node.name)
         body = node.body if isinstance(node.body, list) else [node.body]
         own = {a.id for a in _parameters(node.args)} | syntax.stored_names(
             gast.Module(body=body if isinstance(node, gast.FunctionDef) else [], type_ignores=[]))
