@@ -168,21 +168,10 @@ def _check_for_header(parsed, loop) -> None:
             iterator.args) != 1:
         _reject(parsed, iterator, "zip(*sequences) with other arguments",
                 "Zip the sequences of one list: `zip(*([u, v] + rows))`.")
-    if isinstance(target, gast.Name) or helper is not range and _is_loop_target(target):
+    if isinstance(target, gast.Name) or helper is not range and syntax.is_target_of_names(target):
         return  # for W, b in layers, for first, *rest in rows: each item unpacked
     _reject(parsed, target, "this loop target", "Loop with a plain name, or unpack "
             "the items into names: `for W, b in layers`, `for i, x in enumerate(xs)`.")
-
-
-def _is_loop_target(target) -> bool:
-    """A name, or a tuple or list of such targets with at most one starred name in each."""
-    if isinstance(target, gast.Name):
-        return True
-    if not isinstance(target, (gast.Tuple, gast.List)):
-        return False
-    starred = [e for e in target.elts if isinstance(e, gast.Starred)]
-    return len(starred) <= 1 and all(isinstance(e.value, gast.Name) for e in starred) and all(
-        _is_loop_target(e) for e in target.elts if not isinstance(e, gast.Starred))
 
 
 def _is_unpacking_target(target) -> bool:

@@ -266,7 +266,7 @@ def _parse_lambda(function, what) -> ParsedFunction:
             "prompt or built with exec have none. Put the function in a file.")
     module = _module_tree(filename, text)
     candidates = [node for node in gast.walk(module) if isinstance(node, gast.Lambda)
-                  and node.lineno == code.co_firstlineno and _parameters(node.args) ==
+                  and node.lineno == code.co_firstlineno and [a.id for a in syntax.parameters(node.args)] ==
                   list(code.co_varnames[:_parameter_count(code)])]
     candidates = _lambdas_holding(code, candidates)
     distinct = {gast.dump(node) for node in candidates}
@@ -289,13 +289,6 @@ def _parse_lambda(function, what) -> ParsedFunction:
         col_offset=0, local_names=frozenset(_local_names(tree)),
         identifiers=frozenset(all_identifiers(tree)),
         raw_source=ast.get_source_segment(text, _located(node)) or gast.dump(node))
-
-
-def _parameters(arguments) -> list[str]:
-    """Parameter names in the order a code object lists them first in co_varnames."""
-    names = [a.id for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs]
-    names += [a.id for a in (arguments.vararg, arguments.kwarg) if a is not None]
-    return names
 
 
 def _parameter_count(code) -> int:
@@ -345,7 +338,7 @@ def _names_of_lambda(node) -> set:
     own = set()
     for inner in gast.walk(node):
         if isinstance(inner, gast.Lambda):
-            own.update(_parameters(inner.args))
+            own.update(a.id for a in syntax.parameters(inner.args))
     return {inner.id for inner in gast.walk(node.body)
             if isinstance(inner, gast.Name) and inner.id not in own} | {
         inner.attr for inner in gast.walk(node.body) if isinstance(inner, gast.Attribute)}

@@ -148,6 +148,60 @@ def child_fields(kind) -> tuple:
     return fields
 
 
+def children(node) -> list:
+    """The nodes directly inside ``node`` (``gast.iter_child_nodes`` but operators and
+    contexts), in field order."""
+    found, AST = [], gast.AST
+    for field in child_fields(type(node)):
+        value = getattr(node, field, None)
+        if type(value) is list:
+            found.extend(item for item in value if isinstance(item, AST))
+        elif isinstance(value, AST):
+            found.append(value)
+    return found
+
+
+def rewrite_children(node, rewrite) -> int:
+    """Put ``rewrite(child)`` in place of each child of ``node`` (for children-first
+    rewrites: ``rewrite`` returns the child itself, changed in place, or what replaces it);
+    returns how many were replaced."""
+    replaced, AST = 0, gast.AST
+    for field in child_fields(type(node)):
+        value = getattr(node, field, None)
+        if type(value) is list:
+            for index, item in enumerate(value):
+                if isinstance(item, AST):
+                    new = rewrite(item)
+                    if new is not item:
+                        value[index] = new
+                        replaced += 1
+        elif isinstance(value, AST):
+            new = rewrite(value)
+            if new is not value:
+                setattr(node, field, new)
+                replaced += 1
+    return replaced
+
+
+def parameters(arguments) -> list:
+    """A function's parameter nodes in the order its code object lists them: positional
+    ones, keyword-only ones, then ``*args`` and ``**kwargs``."""
+    return arguments.posonlyargs + arguments.args + arguments.kwonlyargs + [
+        a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+
+
+def is_target_of_names(target) -> bool:
+    """A name, or a tuple or list of such targets with at most one starred name in each
+    (``W, b``, ``first, *rest``, ``i, (u, v)``)."""
+    if isinstance(target, gast.Name):
+        return True
+    if not isinstance(target, (gast.Tuple, gast.List)):
+        return False
+    starred = [e for e in target.elts if isinstance(e, gast.Starred)]
+    return len(starred) <= 1 and all(isinstance(e.value, gast.Name) for e in starred) and all(
+        is_target_of_names(e) for e in target.elts if not isinstance(e, gast.Starred))
+
+
 def names(node):
     """Every Name node inside ``node`` (a faster ``gast.walk`` filtered to names)."""
     stack = [node]

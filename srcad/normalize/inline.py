@@ -327,15 +327,10 @@ def prepare_local(definition, namer):
 
 def _rename_tree(tree, mapping):
     arguments = tree.args
-    for arg in _parameters(arguments):
+    for arg in syntax.parameters(arguments):
         arg.id = mapping.get(arg.id, arg.id)
     for statement in tree.body:
         _rename_scoped(statement, mapping)
-
-
-def _parameters(arguments) -> list:
-    return arguments.args + arguments.posonlyargs + arguments.kwonlyargs + [
-        a for a in (arguments.vararg, arguments.kwarg) if a is not None]
 
 
 def _rename_scoped(node, mapping):
@@ -345,7 +340,7 @@ def _rename_scoped(node, mapping):
         if isinstance(node, gast.FunctionDef):  # its name is the enclosing scope's
             node.name = mapping.get(node.name, node.name)
         body = node.body if isinstance(node.body, list) else [node.body]
-        own = {a.id for a in _parameters(node.args)} | syntax.stored_names(
+        own = {a.id for a in syntax.parameters(node.args)} | syntax.stored_names(
             gast.Module(body=body if isinstance(node, gast.FunctionDef) else [], type_ignores=[]))
         inner = {k: v for k, v in mapping.items() if k not in own}
         for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:

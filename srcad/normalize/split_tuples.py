@@ -88,7 +88,7 @@ class _IndexUnpacking:
     def visit_Assign(self, node):
         target = node.targets[0]
         if (len(node.targets) == 1 and isinstance(target, (gast.Tuple, gast.List))
-                and isinstance(node.value, gast.Name) and _unpacking(target)):
+                and isinstance(node.value, gast.Name) and syntax.is_target_of_names(target)):
             return self.unpack(target, node.value.id, node)
         return node
 
@@ -118,17 +118,6 @@ class _IndexUnpacking:
             out.append(located_like(syntax.assign(part, item), like))
             out.extend(self.unpack(element, part, like))
         return out
-
-
-def _unpacking(target) -> bool:
-    """Names, or tuples and lists of such targets with at most one starred name each."""
-    if isinstance(target, gast.Name):
-        return True
-    if not isinstance(target, (gast.Tuple, gast.List)):
-        return False
-    starred = [e for e in target.elts if isinstance(e, gast.Starred)]
-    return len(starred) <= 1 and all(isinstance(e.value, gast.Name) for e in starred) and all(
-        _unpacking(e) for e in target.elts if not isinstance(e, gast.Starred))
 
 
 def _unpacks(target, keys) -> bool:

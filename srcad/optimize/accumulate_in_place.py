@@ -59,7 +59,7 @@ class _InPlace:
                 names.add(node.id)
             return
         if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare)):
-            for child in _children(node):
+            for child in syntax.children(node):
                 self._escaping(child, names, safe=True)
             return
         if isinstance(node, gast.Call) and self.fresh(node):
@@ -71,7 +71,7 @@ class _InPlace:
             # x.T is a view; passed on as an operand it is safe, stored it is not
             self._escaping(node.value, names, safe=safe and node.attr != "T")
             return
-        for child in _children(node):
+        for child in syntax.children(node):
             self._escaping(child, names, safe=False)
 
     def in_place(self, name, value, statement):
@@ -129,19 +129,3 @@ class _InPlace:
             after_else = self.block(s.orelse, set(owned))
             return after_body & after_else
         return owned - self.escaping(s)
-
-
-
-
-def _children(node) -> list:
-    """``gast.iter_child_nodes(node)`` but operators and contexts, faster."""
-    kind = type(node)
-    fields = syntax.child_fields(kind)
-    children, AST = [], gast.AST
-    for field in fields:
-        value = getattr(node, field, None)
-        if type(value) is list:
-            children.extend(item for item in value if isinstance(item, AST))
-        elif isinstance(value, AST):
-            children.append(value)
-    return children

@@ -91,22 +91,7 @@ class _Fold:
         if kind is gast.Constant or (
                 kind is gast.Name and getattr(node, "annotation", None) is None):
             return node  # (a parameter's annotation is an expression like any other)
-        fields = syntax.child_fields(kind)
-        fold, AST = self.fold, gast.AST
-        for field in fields:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                for index, item in enumerate(value):
-                    if isinstance(item, AST):
-                        new = fold(item)
-                        if new is not item:
-                            value[index] = new
-                            self.replaced += 1
-            elif isinstance(value, AST):
-                new = fold(value)
-                if new is not value:
-                    setattr(node, field, new)
-                    self.replaced += 1
+        self.replaced += syntax.rewrite_children(node, self.fold)
         rule = self.after_children.get(kind)
         return node if rule is None else rule(node)
 

@@ -75,7 +75,7 @@ class _Simplify(gast.NodeTransformer):
         """Whether ``node`` holds a constant 0 or a call of rt.zeros_like (fast: no visitor;
         names, operators and contexts are not looked into)."""
         stack = [node]
-        Constant, Call, Name, AST = gast.Constant, gast.Call, gast.Name, gast.AST
+        Constant, Call, Name = gast.Constant, gast.Call, gast.Name
         zeros_like, resolve = runtime.zeros_like, self.resolve
         while stack:
             current = stack.pop()
@@ -88,13 +88,7 @@ class _Simplify(gast.NodeTransformer):
                 continue
             if kind is Call and resolve(current.func) is zeros_like:
                 return True
-            fields = syntax.child_fields(kind)
-            for field in fields:
-                value = getattr(current, field, None)
-                if type(value) is list:
-                    stack.extend(item for item in value if isinstance(item, AST))
-                elif isinstance(value, AST):
-                    stack.append(value)
+            stack.extend(syntax.children(current))
         return False
 
     def zero(self, original, product=True):

@@ -72,20 +72,7 @@ class _Specialize:
         if kind is gast.Constant or (
                 kind is gast.Name and getattr(node, "annotation", None) is None):
             return node  # (a parameter's annotation is an expression like any other)
-        fields = syntax.child_fields(kind)
-        visit, AST = self.visit, gast.AST
-        for field in fields:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                for index, item in enumerate(value):
-                    if isinstance(item, AST):
-                        new = visit(item)
-                        if new is not item:
-                            value[index] = new
-            elif isinstance(value, AST):
-                new = visit(value)
-                if new is not value:
-                    setattr(node, field, new)
+        syntax.rewrite_children(node, self.visit)
         return self.call(node) if kind is gast.Call else node
 
     def call(self, node):
