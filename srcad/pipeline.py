@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import gast
 
-from . import emit, invariants, recursion, registry, syntax
+from . import emit, invariants, recursion, registry, runtime, syntax
 from .cache import memory
 from .analysis import shapes
-from .analysis.activity import analyze_activity
+from .analysis.activity import analyze_activity, insert_discrete_checks
 from .fence import fence
 from .namespace import Aliases
 from .naming import Namer, identifier
@@ -282,6 +282,7 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
     else:
         outputs = [output.id] if isinstance(output, gast.Name) else []
     activity = analyze_activity(tree, request.wrt, outputs, resolve)
+    insert_discrete_checks(tree, activity, parsed.location, aliases.name_for(runtime))
     if stages is not None:
         stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
     front = _Front(parsed, namer, aliases, resolve, tree, callees, activity)

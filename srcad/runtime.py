@@ -15,7 +15,8 @@ import numbers
 
 import numpy as np
 
-from .errors import AliasedWriteError, Location, NonScalarOutputError, UnsupportedOperationError
+from .errors import (AliasedWriteError, Location, MissingTemplateError, NonScalarOutputError,
+                     UnsupportedOperationError)
 
 
 class Parts(list):
@@ -529,6 +530,37 @@ def inverse_transpose_axes(axes, ndim):
     return tuple(np.argsort([a % ndim for a in axes]))
 
 
+def _is_discrete(value) -> bool:
+    """True for a value that carries no derivative: a string, a boolean, an integer, None,
+    an array of integers or booleans, or a container holding only such values."""
+    parts = children(value)
+    if parts is not None:
+        return all(_is_discrete(part) for _, part in parts)
+    if value is None or isinstance(value, (str, bytes, bool, int, np.bool_, np.integer)):
+        return True
+    return isinstance(value, np.ndarray) and value.dtype.kind in "biuSUO" and (
+        value.dtype.kind != "O" or all(_is_discrete(v) for v in value.flat))
+
+
+def _described(value) -> str:
+    if isinstance(value, np.ndarray):
+        return "an array of %s" % value.dtype
+    kind = type(value).__name__
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
+
+
+def check_discrete(value, where, method):
+    """Raise MissingTemplateError unless ``value``, the result of a method srcad could not
+    resolve (``key.startswith("W")``), needs no derivative (analysis/activity.py)."""
+    if not _is_discrete(value):
+        raise MissingTemplateError(
+            "cannot differentiate the call to the method .%s(): srcad could not tell which "
+            "function it calls, and it gave %s, which would need a derivative"
+            % (method, _described(value)), _location(where),
+            "Call functions through a module or a global name (e.g. np.tanh), or pass the "
+            "object whose method this is as an argument of the differentiated function.")
+
+
 def check_scalar_output(value, where):
     """Raise NonScalarOutputError unless ``value`` is a scalar (what ``grad`` needs): a
     number, or an array holding one number (shape ``()``, ``(1,)``, ``(1, 1)``...), as
@@ -536,12 +568,9 @@ def check_scalar_output(value, where):
     if children(value) is not None or np.size(value) != 1:
         what = ("a %s" % type(value).__name__ if children(value) is not None
                 else "an array of shape %s" % (np.shape(value),))
-        filename, lineno, col = where.rsplit(":", 2)
-        location = Location(filename, int(lineno), int(col),
-                            linecache.getline(filename, int(lineno)))
         raise NonScalarOutputError(
             "grad needs a function that returns a scalar, but this return gave %s" % what,
-            location,
+            _location(where),
             hint="Reduce the output to a scalar, for example with np.sum(...).",
         )
     return value
@@ -936,6 +965,12 @@ def iterated(items):
     """What ``for x in items`` visits, indexable: a sequence itself, else a new list of
     what iterating it gives (a dict's keys, a set's or an iterator's items)."""
     return items if _visited_as_is(items) else list(items)
+
+
+def keys_of(mapping):
+    """The keys ``for k in mapping.keys()`` (or ``.items()``, ``.values()``) visits, as a
+    list: static structure, never differentiated."""
+    return list(mapping)
 
 
 def iterated_adjoint(g, items):

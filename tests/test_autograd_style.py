@@ -122,16 +122,7 @@ CASES = [case if hasattr(case, "values") else pytest.param(*case, id=case[0])
          for case in CASES]
 CASES = [pytest.param(*case.values, marks=case.marks, id=case.values[0]) for case in CASES]
 
-# A dict key's string method (``key.startswith("W")``) is varied in the activity analysis
-# (keys come from iterating the varied dict) and, once its result is useful, gets a
-# tangent: MissingTemplateError. In the gradient code the result is kept on the tape
-# (useful), so hvp fails though grad and jvp work. See test_a_string_method_of_a_dict_key.
-KEY_METHOD_RESULT_IS_VARIED = pytest.mark.xfail(
-    strict=True, reason="issue 11 item 7: the result of a method of a dict key "
-    "(key.startswith) is treated as varied")
-HVP_CASES = [pytest.param(*case.values, id=case.id, marks=list(case.marks) + (
-    [KEY_METHOD_RESULT_IS_VARIED] if case.id == "mlp_dict_of_params" else []))
-    for case in CASES]
+HVP_CASES = CASES
 
 
 def _positions(wrt):
@@ -274,7 +265,6 @@ def _weighted_by_key(params):
     return total
 
 
-@KEY_METHOD_RESULT_IS_VARIED
 def test_a_string_method_of_a_dict_key_is_not_differentiated():
     """The minimal program behind the hvp failure of mlp_dict_of_params, at first order."""
     params = {"W1": np.array([1.0, 2.0]), "b": np.array([3.0])}

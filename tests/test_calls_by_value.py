@@ -604,3 +604,67 @@ def test_map_of_a_function_made_at_the_call_says_so():
         srcad.grad(maps_a_made_function)
     assert "map(f, ...) with f a name or an attribute" in str(info.value)
     assert "values = map(chooses_function(x), x)" in str(info.value)
+
+
+# ---- methods srcad cannot resolve: results that need no derivative, checked when run
+
+
+def weighted_by_name(x, names):
+    """String methods of the items of a list of names: counts and booleans, no derivative."""
+    total = 0.0
+    for position, name in enumerate(names):
+        if name.startswith("w"):
+            total = total + x[position] * name.count("_") + np.sin(x[position])
+    return total
+
+
+def keys_by_method(params):
+    total = 0.0
+    for key, value in params.items():
+        scale = float(len(key.split("_")))
+        if key.endswith("W"):
+            total = total + scale * np.sum(value ** 2)
+    return total
+
+
+class Doubler:
+    def scale(self, x):
+        return 2.0 * x
+
+
+def method_of_an_object_in_a_dict(x, holder):
+    return np.sum(holder["doubler"].scale(x))
+
+
+def test_string_methods_of_list_items_need_no_derivative():
+    x = np.array([0.3, -1.2, 0.7])
+    check_all_modes(weighted_by_name, (x, ["w_a", "b", "w_b_c"]))
+
+
+def test_string_methods_of_dict_keys_need_no_derivative():
+    params = {"a_W": np.array([0.5, -1.5]), "b": np.array([2.0]), "c_d_W": np.array([1.3])}
+    gradient = srcad.grad(keys_by_method)(params)
+    numeric = {key: gradcheck.numerical_gradient(
+        lambda v, key=key: keys_by_method({**params, key: v}), [params[key]], 0)
+        for key in params}
+    for key in params:
+        gradcheck.assert_close(gradient[key], numeric[key])
+    tangent = {key: np.ones_like(value) for key, value in params.items()}
+    product = srcad.hvp(keys_by_method)(params, tangent)
+    gradcheck.assert_close(product["a_W"], 4.0 * tangent["a_W"])
+    gradcheck.assert_close(product["c_d_W"], 6.0 * tangent["c_d_W"])
+    gradcheck.assert_close(product["b"], 0.0 * tangent["b"])
+
+
+def test_an_unresolved_method_giving_floats_is_a_located_error_when_run():
+    """An object's method srcad cannot resolve (the object is a value in a dict) must not
+    be taken for a constant: its result is checked, and a float array raises."""
+    x = np.array([1.0, 2.0])
+    for mode in (lambda: srcad.grad(method_of_an_object_in_a_dict)(x, {"doubler": Doubler()}),
+                 lambda: srcad.jvp(method_of_an_object_in_a_dict, (x, {"doubler": Doubler()}),
+                                   (x, None))):
+        with pytest.raises(errors.MissingTemplateError) as raised:
+            mode()
+        message = str(raised.value)
+        assert ".scale()" in message and "an array of float64" in message
+        assert 'holder["doubler"].scale(x)' in message and "test_calls_by_value.py" in message

@@ -603,14 +603,14 @@ def test_lower_exits_dict_views_iterate_over_keys():
             return s
         """) == text("""
         def f(p, s):
-            sequence = rt.iterated(p)
+            sequence = rt.keys_of(p)
             for index in range(len(sequence)):
                 key = sequence[index]
                 k = key
                 v = p[key]
                 s = s + v
             mapping = p['sub']
-            sequence_2 = rt.iterated(mapping)
+            sequence_2 = rt.keys_of(mapping)
             for index_2 in range(len(sequence_2)):
                 key_2 = sequence_2[index_2]
                 v = mapping[key_2]

@@ -472,6 +472,9 @@ AUDITED_NONDIFFERENTIABLE = {
                      "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like"], _CONSTANT),
     "srcad.registry.stop_gradient": "blocks the gradient by definition",
     "srcad.analysis.operations.FORMATTED": "text (an f-string), not a number",
+    "srcad.runtime.keys_of": "a dict's keys: its structure, static as in JAX's pytrees",
+    "srcad.runtime.check_discrete": "a check (returns None) that a method's result is not a "
+                                    "float",
     "srcad.runtime.unit_seed": "the 1 the reverse sweep starts from (ones of the output's "
                                "shape): " + _CONSTANT,
     **dict.fromkeys(["srcad.runtime.written_in_place", "srcad.runtime.writes_through",

@@ -6,6 +6,12 @@ it. Only *active* variables (varied and useful) get adjoints or tangents.
 Integers from ``len``/``.shape``, comparisons, and results of functions
 declared non-differentiable are never varied.
 
+A method srcad cannot resolve (``key.startswith("W")`` on a dict's key, ``name.split()``)
+is taken to give a result that needs no derivative (a string, a boolean, an integer):
+its target is not varied, and where a varied value reaches it the statement is listed in
+``Activity.discrete`` so that the code checks the result when it runs (runtime.check_discrete
+raises the located MissingTemplateError if it is a float after all).
+
 The analysis works on the normalized (A-normal form) function and is
 flow-insensitive per name: iterating the statements to a fixed point makes
 it correct for loops and branches as well as for straight-line code.
@@ -13,11 +19,12 @@ it correct for loops and branches as well as for straight-line code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import gast
 
 from .. import registry, syntax
+from ..annotations import not_inlined
 from .operations import (COMPARISONS, UNRESOLVED, Operation, operation_of,
                          operator_operation_of)
 
@@ -28,6 +35,7 @@ _COMPARISON_PRIMITIVES = set(COMPARISONS.values())
 class Activity:
     varied: set
     useful: set
+    discrete: list = field(default_factory=list)  # unresolved method calls a varied value reaches
 
     @property
     def active(self) -> set:
@@ -42,7 +50,7 @@ def carries_gradient(operation: Operation) -> bool:
     if operation.primitive in _COMPARISON_PRIMITIVES:
         return False
     if operation.primitive is UNRESOLVED:
-        return True
+        return not _is_unresolved_method(operation)  # (checked when the code runs)
     entry = registry.lookup(operation.primitive)
     return entry is None or entry.differentiable
 
@@ -65,6 +73,7 @@ def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str],
     # until nothing changes, which costs a round per link of the longest chain
     targets_of, arguments_of = {}, {}
     operators = {}  # operator primitive -> whether its result carries a derivative
+    unresolved_methods = []  # (statement, argument names)
     for targets, node in assignments(tree):
         operator = operator_operation_of(node.value)
         if operator is not None:  # (the most common statement, read without an Operation)
@@ -76,6 +85,9 @@ def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str],
             arguments = {n.id for n in syntax.names(list(operands))}
         else:
             operation = operation_of(node.value, resolve)
+            if _is_unresolved_method(operation):
+                unresolved_methods.append((node, operation.argument_names()))
+                continue
             if not carries_gradient(operation):
                 continue
             arguments = operation.argument_names()
@@ -83,7 +95,17 @@ def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str],
             targets_of.setdefault(argument, []).append(targets)
         for target in targets:
             arguments_of.setdefault(target, []).append(arguments)
-    return Activity(_reach(wrt, targets_of), _reach(outputs, arguments_of))
+    varied = _reach(wrt, targets_of)
+    return Activity(varied, _reach(outputs, arguments_of),
+                    [node for node, arguments in unresolved_methods if arguments & varied])
+
+
+def _is_unresolved_method(operation: Operation) -> bool:
+    """A method call on a value of unknown type, not one that waits for an argument's value
+    (code for any kind: that call is resolved in the code generated for the values)."""
+    call = operation.node
+    return (operation.primitive is UNRESOLVED and isinstance(call, gast.Call)
+            and isinstance(call.func, gast.Attribute) and not_inlined(call) is None)
 
 
 def _reach(start, edges) -> set:
@@ -97,3 +119,27 @@ def _reach(start, edges) -> set:
                     reached.add(name)
                     pending.append(name)
     return reached
+
+
+def insert_discrete_checks(tree, activity: Activity, location_of, rt: str) -> None:
+    """After each statement of ``activity.discrete``, ``rt.check_discrete(target, where,
+    method)``: the result taken to need no derivative is checked when the code runs."""
+    if not activity.discrete:
+        return
+    checked = {id(node): node for node in activity.discrete}
+    for holder in syntax.statements(tree):
+        for field_name in ("body", "orelse"):
+            block = getattr(holder, field_name, None)
+            if type(block) is not list or not any(id(s) in checked for s in block):
+                continue
+            new_block = []
+            for statement in block:
+                new_block.append(statement)
+                if id(statement) in checked:
+                    where = location_of(statement.value)
+                    new_block.append(gast.copy_location(gast.Expr(value=syntax.call(
+                        syntax.attribute(syntax.name(rt), "check_discrete"),
+                        syntax.deepcopy(statement.targets[0]),
+                        syntax.constant("%s:%d:%d" % (where.filename, where.lineno, where.col)),
+                        syntax.constant(statement.value.func.attr))), statement))
+            setattr(holder, field_name, new_block)

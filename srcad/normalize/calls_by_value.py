@@ -102,6 +102,18 @@ def value_of(normalizer, node):
     return None
 
 
+def _root_of(node):
+    """The name a callee expression reads through (``self`` in ``self.layers[0].apply``,
+    ``items`` in ``rt.iterated(items)[i]``), or the expression it starts from."""
+    while True:
+        if isinstance(node, (gast.Attribute, gast.Subscript)):
+            node = node.value
+        elif isinstance(node, gast.Call) and len(node.args) == 1:
+            node = node.args[0]
+        else:
+            return node
+
+
 def _kind_of_object(obj):
     return by_value_kind(obj, None) or sequence_kind(obj)
 
@@ -124,9 +136,7 @@ def resolved_call(normalizer, call):
     meaning = value_of(normalizer, func)
     if meaning is None:
         return None
-    root = func
-    while isinstance(root, gast.Attribute):
-        root = root.value
+    root = _root_of(func)
     if isinstance(root, gast.Name) and root.id in normalizer.by_value:
         normalizer.note_value_asked(root.id)  # the code depends on that value
     if meaning is UNKNOWN_VALUE:

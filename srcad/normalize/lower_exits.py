@@ -148,14 +148,18 @@ class _LowerExits:
             loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
                 lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
             return prelude + [loop]
-        iterated = syntax.attribute(self.aliases.name_for(runtime), "iterated")
+        rt = self.aliases.name_for(runtime)
+        iterated = syntax.attribute(rt, "iterated")
 
         def hoist(expression, base):
             # what the loop visits, evaluated once into a fresh name (whatever the body
             # rebinds) and indexable: the sequence itself, or a dict's keys
             name = self.namer.fresh(base)
-            prelude.append(gast.copy_location(syntax.assign(name, syntax.call(
-                syntax.deepcopy(iterated), expression)), loop))
+            func = getattr(expression, "func", None)
+            if not (isinstance(func, gast.Attribute) and func.attr == "keys_of"
+                    and isinstance(func.value, gast.Name) and func.value.id == rt):  # a list
+                expression = syntax.call(syntax.deepcopy(iterated), expression)
+            prelude.append(gast.copy_location(syntax.assign(name, expression), loop))
             return name
 
         if callee is zip and len(iterator.args) == 1 and isinstance(iterator.args[0],
@@ -269,9 +273,8 @@ class _LowerExits:
                                                         slice=index, ctx=gast.Load())
 
     def dict_views(self, loop, prelude):
-        """``for v in d.values()`` and ``for k, v in d.items()`` iterate over d's keys.
-
-        The loop then reads ``v = d[key]`` itself (``d.keys()`` is just ``d``).
+        """``for v in d.values()`` and ``for k, v in d.items()`` iterate over d's keys
+        (``rt.keys_of(d)``, not differentiated); the loop then reads ``v = d[key]``.
         """
         iterator = loop.iter
         if not (isinstance(iterator, gast.Call) and isinstance(iterator.func, gast.Attribute)
@@ -285,7 +288,9 @@ class _LowerExits:
             name = self.namer.fresh("mapping")
             prelude.append(gast.copy_location(syntax.assign(name, mapping), loop))
             mapping = syntax.name(name)
-        loop.iter = mapping
+        # the keys are the mapping's structure: never varied, whatever its values are
+        loop.iter = syntax.call(syntax.attribute(self.aliases.name_for(runtime), "keys_of"),
+                                syntax.deepcopy(mapping))
         if view == "keys":
             return
         key = self.namer.fresh("key")
