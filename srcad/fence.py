@@ -188,11 +188,8 @@ def _check_nested_function(parsed, definition) -> None:
         _reject(parsed, definition.decorator_list[0], "a decorated nested function",
                 "Define it without decorators.")
     args = definition.args
-    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
-        _reject(parsed, definition, "a nested function with *args, **kwargs or keyword-only "
-                "parameters", "Give it ordinary parameters.")
-    _check_expressions(parsed, gast.Expr(value=gast.Tuple(elts=list(args.defaults),
-                                                          ctx=gast.Load())))
+    _check_expressions(parsed, gast.Expr(value=gast.Tuple(elts=list(args.defaults) + [
+        d for d in args.kw_defaults if d is not None], ctx=gast.Load())))
     for statement in definition.body:
         if _is_docstring(statement):
             continue
@@ -368,11 +365,6 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             _reject(parsed, node, "a lambda that is not assigned to a name, passed to a "
                     "call or returned", "Name it (`square = lambda t: t * t`) and call it by "
                     "that name.")
-        if isinstance(node, gast.Lambda):
-            lambda_args = node.args
-            if lambda_args.vararg or lambda_args.kwarg or lambda_args.kwonlyargs:
-                _reject(parsed, node, "a lambda with *args, **kwargs or keyword-only "
-                        "parameters", "Give it plain parameters.")
         if isinstance(node, gast.Dict) and any(k is None for k in node.keys):
             _reject(parsed, node, "a dict unpacking another (`{**params, \"w\": v}`)",
                     "Write the entries out: {\"w\": v, \"b\": params[\"b\"]}.")

@@ -993,6 +993,27 @@ def sequence_adjoint(g, items):
     return np.reshape(np.array([np.asarray(part) for part in g], dtype=float), np.shape(items))
 
 
+def sum_adjoint(g, items):
+    """Adjoint of ``sum(items)`` for its items: an array's rows each get ``g``; a list's or
+    tuple's elements (broadcast together by the sum, shapes may differ) each get ``g``
+    summed back to their own shape."""
+    if isinstance(items, (list, tuple)):
+        return Parts(unbroadcast(g, item) for item in items)
+    return expand_reduced(g, items, 0, False)
+
+
+def sum_tangent(t, items):
+    """Tangent of ``sum(items)`` (``t`` is items' tangent): the sum of the items' tangents."""
+    if _is_zero_scalar(t):
+        return t
+    if isinstance(t, np.ndarray):
+        return np.sum(t, axis=0)
+    total = 0.0
+    for part in t:
+        total = total + part
+    return total
+
+
 def sequence_tangent(t, items):
     """Tangent of ``list(items)`` or ``tuple(items)`` (``t`` is items' tangent): a new list
     of the elements' tangents (forward mode appends to a list's tangent in place)."""

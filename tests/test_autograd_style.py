@@ -96,10 +96,8 @@ CASES = [  # (name, function, args, wrt)
     ("closure_called_at_once", programs.closure_called_at_once, (normal(3),), 0),
     ("activation_passed_as_argument", programs.regression_with_passed_activation,
      ([(normal(3, 2), normal(2)), (normal(2, 1), normal(1))], INPUTS, normal(5)), 0),
-    pytest.param("partial_made_inside", programs.penalty_by_partial_made_inside,
-                 ([normal(2, 2), normal(3)],), 0, marks=pytest.mark.xfail(
-                     strict=True, reason="issue 11 item 5: a functools.partial made inside the "
-                     "differentiated function (l2 = partial(f, scale=0.1); l2(w))")),
+    ("partial_made_inside", programs.penalty_by_partial_made_inside,
+     ([normal(2, 2), normal(3)],), 0),
     ("relu_by_boolean_mask", programs.relu_by_mask_layer, (normal(3, 4), INPUTS), 0),
     ("preallocated_outputs", programs.preallocated_outputs, (normal(3, 2), normal(4, 3)), 0),
     ("rows_normalized_in_place", programs.normalize_rows_in_place, (normal(3, 4),), 0),

@@ -337,6 +337,34 @@ def test_partial_called_inside():
     check_all_modes(calls_partial_argument, [W0, functools.partial(scaled, b=1.5)])
 
 
+def partials_made_inside(x):
+    """Partials made in the function: bound by keyword (overridden at a call), by position
+    from a value computed before (rebound later: the partial keeps the first value), passed
+    to map and to a function of the user's."""
+    weight = x[0] * 2.0
+    by_keyword = functools.partial(scaled, a=weight)
+    by_position = functools.partial(scaled, x * x)
+    weight = weight * 100.0  # the partial bound the value before this
+    total = by_keyword(x) + by_keyword(x, a=0.5, b=x[1]) + by_position(b=weight * 0.01)
+    return total + sum(map(by_keyword, [x, x * 3.0])) + calls_partial_argument(x, by_keyword)
+
+
+def with_varied_parameters(x):
+    """Nested functions and lambdas with *args, keyword-only parameters and **kwargs."""
+    def combine(first, *rest, scale=1.0, **named):
+        return scale * (first + sum(rest)) + named["shift"]
+    spread = lambda *parts, power=2.0: sum(p ** power for p in parts)  # noqa: E731
+    return np.sum(combine(x, x * x, np.sin(x), scale=x[0], shift=x[1])) + np.sum(spread(x, x[0]))
+
+
+def test_partials_made_inside_the_function():
+    check_all_modes(partials_made_inside, [W0])
+
+
+def test_nested_functions_with_any_parameters():
+    check_all_modes(with_varied_parameters, [W0])
+
+
 def test_partials_binding_other_values_get_other_code():
     gradient = srcad.grad(calls_partial_argument)
     before = len(gradient.specializations)

@@ -27,6 +27,7 @@ function's generated vector-Jacobian product (srcad/recursion.py).
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import gast
@@ -81,20 +82,88 @@ def capture_local_function(normalizer, name, definition):
     normalizer.local_functions[name] = (definition, normalizer.source)
 
 
+def partial_as_lambda(normalizer, call):
+    """``functools.partial(f, a, k=v)`` made inside the function, as the lambda it behaves
+    like (``lambda b, *, k=v: f(a, b, k=k)``), its arguments evaluated here; None when
+    ``call`` is no such partial (f not a user function srcad inlines)."""
+    if not call.args or any(
+            isinstance(a, gast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords):
+        return None
+    func = call.args[0]
+    if not is_static_reference(func, normalizer.locals):
+        return None
+    target = normalizer.resolve(func)
+    if not is_inlinable(target):  # (a library function's defaults are not ours to pass)
+        return None
+    try:
+        signature = inspect.signature(functools.partial(
+            target, *[None] * (len(call.args) - 1), **{k.arg: None for k in call.keywords}))
+        defaults = inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return None
+    bound = [_evaluated_once(normalizer, a, "bound") for a in call.args[1:]]
+    keywords = {k.arg: k.value for k in call.keywords}
+    arguments = gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
+                               kw_defaults=[], kwarg=None, defaults=[])
+    passed, passed_keywords = [], []
+    for name, parameter in signature.parameters.items():
+        node = gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
+        if name in keywords:
+            default = keywords[name]
+        elif parameter.default is not inspect.Parameter.empty:
+            default = _static_value(normalizer, defaults[name].default)
+        else:
+            default = None
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            arguments.vararg = node
+            passed.append(gast.Starred(value=syntax.name(name), ctx=gast.Load()))
+        elif parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            arguments.kwarg = node
+            passed_keywords.append(gast.keyword(arg=None, value=syntax.name(name)))
+        elif parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+            arguments.kwonlyargs.append(node)
+            arguments.kw_defaults.append(default)
+            passed_keywords.append(gast.keyword(arg=name, value=syntax.name(name)))
+        else:
+            (arguments.posonlyargs if parameter.kind is inspect.Parameter.POSITIONAL_ONLY
+             else arguments.args).append(node)
+            if default is not None:
+                arguments.defaults.append(default)
+            passed.append(syntax.name(name))
+    body = gast.Call(func=syntax.deepcopy(func), args=bound + passed, keywords=passed_keywords)
+    return syntax.copy_location(gast.Lambda(args=arguments, body=syntax.copy_location(
+        body, call)), call)
+
+
+def _evaluated_once(normalizer, expression, hint):
+    """``expression`` computed here, into a name no later statement rebinds (a constant or
+    a static reference stays as it is)."""
+    value = normalizer.atom(expression, hint=hint)
+    if isinstance(value, gast.Name) and value.id in normalizer.locals:
+        copy = normalizer.fresh(hint)
+        normalizer.assign(copy, value, expression)
+        value = syntax.name(copy)
+    return value
+
+
+def _static_value(normalizer, value):
+    """A default value of a function, as an expression: a constant, else srcad's alias."""
+    if value is None or isinstance(value, (bool, int, float, complex, str)):
+        return syntax.constant(value)
+    return syntax.name(normalizer.aliases.name_for(value, preferred="default"))
+
+
 def _with_defaults_evaluated(normalizer, definition):
     """A nested def's (or lambda's) defaults are evaluated where it is defined: each one
     that is not a constant or a static reference is computed here, into a name of its
     own that calls made later read (whatever the variables it read hold by then)."""
     definition = syntax.deepcopy(definition)
-    defaults = []
-    for default in definition.args.defaults:
-        value = normalizer.atom(default, hint="default")
-        if isinstance(value, gast.Name) and value.id in normalizer.locals:
-            copy = normalizer.fresh("default")
-            normalizer.assign(copy, value, default)
-            value = syntax.name(copy)
-        defaults.append(value)
-    definition.args.defaults = defaults
+    definition.args.defaults = [_evaluated_once(normalizer, default, "default")
+                                for default in definition.args.defaults]
+    definition.args.kw_defaults = [
+        None if default is None else _evaluated_once(normalizer, default, "default")
+        for default in definition.args.kw_defaults]
     return definition
 
 
@@ -311,18 +380,34 @@ def prepare_local(definition, namer):
     if isinstance(tree, gast.Lambda):
         body = [gast.copy_location(gast.Return(value=tree.body), tree.body)]
         tree = gast.copy_location(syntax.function_def("lambda", tree.args, body), tree)
-    params = [a.id for a in tree.args.args]
-    # a constant's value; any other default is the name anf.py evaluated it into
-    defaults = [d.value if isinstance(d, gast.Constant) else d for d in tree.args.defaults]
-    signature = inspect.Signature([
-        inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                          default=defaults[i - (len(params) - len(defaults))]
-                          if i >= len(params) - len(defaults) else inspect.Parameter.empty)
-        for i, p in enumerate(params)])
-    own = set(params) | syntax.stored_names(gast.Module(body=tree.body, type_ignores=[]))
+    signature = _declared_signature(tree.args)
+    own = set(signature.parameters) | syntax.stored_names(
+        gast.Module(body=tree.body, type_ignores=[]))
     mapping = {name: namer.fresh(name) for name in sorted(own)}
     _rename_tree(tree, mapping)
     return tree, mapping, signature
+
+
+def _declared_signature(arguments) -> inspect.Signature:
+    """The signature a nested def's or lambda's parameters declare: a default is a
+    constant's value, or the node of the name to_anf evaluated it into."""
+    def default_of(node):
+        if node is None:
+            return inspect.Parameter.empty
+        return node.value if isinstance(node, gast.Constant) else node
+
+    kind = inspect.Parameter
+    positional = ([(a, kind.POSITIONAL_ONLY) for a in arguments.posonlyargs]
+                  + [(a, kind.POSITIONAL_OR_KEYWORD) for a in arguments.args])
+    defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    parameters = [kind(a.id, k, default=default_of(d)) for (a, k), d in zip(positional, defaults)]
+    if arguments.vararg is not None:
+        parameters.append(kind(arguments.vararg.id, kind.VAR_POSITIONAL))
+    parameters += [kind(a.id, kind.KEYWORD_ONLY, default=default_of(d))
+                   for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)]
+    if arguments.kwarg is not None:
+        parameters.append(kind(arguments.kwarg.id, kind.VAR_KEYWORD))
+    return inspect.Signature(parameters)
 
 
 def _rename_tree(tree, mapping):

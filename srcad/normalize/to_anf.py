@@ -36,6 +36,8 @@ Example::
 
 from __future__ import annotations
 
+import functools
+
 from collections import Counter
 
 import gast
@@ -174,6 +176,12 @@ class _ToANF:
             if isinstance(target, gast.Name) and isinstance(s.value, gast.Lambda):
                 inline.capture_local_function(self, target.id, s.value)
                 return
+            if (isinstance(target, gast.Name) and isinstance(s.value, gast.Call)
+                    and self.resolve(s.value.func) is functools.partial):
+                made = inline.partial_as_lambda(self, s.value)
+                if made is not None:
+                    inline.capture_local_function(self, target.id, made)
+                    return
             if self._is_pop_of_local_list(s.value):
                 # x = items.pop() on a local list: a write into items (lower_mutations)
                 value = _copy(s.value, gast.Call(func=syntax.deepcopy(s.value.func), args=[],

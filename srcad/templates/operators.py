@@ -109,13 +109,13 @@ binary(builtins.min, dx="g * (x <= y)", dy="g * (x > y)", tangent="d[x] if x <= 
 
 @adjoint(builtins.sum)
 def sum_of_items(y, items, start=0):
-    d[items] += rt.expand_reduced(d[y], items, 0, False)
+    d[items] += rt.sum_adjoint(d[y], items)
     d[start] += rt.unbroadcast(d[y], start)
 
 
 @tangent(builtins.sum)
 def sum_of_items(y, items, start=0):  # noqa: F811
-    d[y] = np.sum(d[items], axis=0) + rt.match_tangent(d[start], y)
+    d[y] = rt.sum_tangent(d[items], items) + rt.match_tangent(d[start], y)
 
 
 shape_rule(shapes.operator_elementwise, builtins.max, builtins.min)

@@ -128,6 +128,11 @@ linear(rt.sequence_adjoint, parameters="y, a, items",
        transpose="rt.iterated_adjoint(g, items)")
 linear(rt.sequence_tangent, parameters="y, a, items",
        transpose="rt.sequence_adjoint(g, items)")
+# sum_adjoint(g, items) gives each item g (summed to its shape), sum_tangent(t, items) adds
+# the items' tangents: each the other's transpose
+linear(rt.sum_adjoint, parameters="y, a, items",
+       transpose="rt.unbroadcast(rt.sum_tangent(g, items), a)")
+linear(rt.sum_tangent, parameters="y, a, items", transpose="rt.sum_adjoint(g, items)")
 # unfield(g, x, name) and field_of(t, x, name) are linear maps, each the other's transpose
 linear(rt.unfield, parameters="y, a, x, name", transpose="rt.field_of(g, x, name)")
 linear(rt.field_of, parameters="y, a, x, name", transpose="rt.unfield(g, x, name)")
