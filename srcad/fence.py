@@ -365,11 +365,9 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             _reject(parsed, node, "a lambda that is not assigned to a name, passed to a "
                     "call or returned", "Name it (`square = lambda t: t * t`) and call it by "
                     "that name.")
-        if isinstance(node, gast.Dict) and any(k is None for k in node.keys):
-            _reject(parsed, node, "a dict unpacking another (`{**params, \"w\": v}`)",
-                    "Write the entries out: {\"w\": v, \"b\": params[\"b\"]}.")
         if isinstance(node, gast.Dict) and not all(
-                isinstance(k, gast.Constant) and isinstance(k.value, str) for k in node.keys):
+                k is None or isinstance(k, gast.Constant) and isinstance(k.value, str)
+                for k in node.keys):
             _reject(parsed, node, "a dict whose keys are not constant strings",
                     "Use string keys: {\"weight\": w, \"bias\": b}.")
         rejected = _REJECTED_EXPRESSIONS.get(type(node))

@@ -993,6 +993,27 @@ def sequence_adjoint(g, items):
     return np.reshape(np.array([np.asarray(part) for part in g], dtype=float), np.shape(items))
 
 
+def merged(first, second):
+    """``{**first, **second}``: a new dict, second's entries overriding first's."""
+    out = dict(first)
+    out.update(second)
+    return out
+
+
+def entries_of(g, like, dropped=()):
+    """The entries of ``g`` (an adjoint or tangent of a dict) at the keys of the dict
+    ``like``: zeros at the keys ``dropped`` has and where g has none (a zero ``g``: all)."""
+    zero = _is_zero_scalar(g)
+    return Entries((key, 0.0 if zero or key in dropped or key not in g else g[key])
+                   for key in like)
+
+
+def merged_tangent(first_tangent, second_tangent, first, second):
+    """Tangent of ``merged(first, second)``: each key's tangent from the dict whose value
+    the merge kept (zeros for a zero tangent: every key of the result is there)."""
+    return entries_of(first_tangent, first, second) + entries_of(second_tangent, second)
+
+
 def sum_adjoint(g, items):
     """Adjoint of ``sum(items)`` for its items: an array's rows each get ``g``; a list's or
     tuple's elements (broadcast together by the sum, shapes may differ) each get ``g``

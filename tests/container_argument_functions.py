@@ -235,3 +235,22 @@ def writes_into_its_argument(x):
     y = x * x
     x[0] = 10.0  # Python changes the caller's array; srcad's derivatives never do
     return np.sum(y)
+
+
+def copies_with_entries_changed(params, extra):
+    """Dicts copied by unpacking: later entries override earlier ones, as in Python."""
+    both = {"c": 1.5, **params, **extra, "b": params["b"] * extra["e"]}
+    scaled = {**both, "w": both["w"] * 2.0}
+    total = scaled["c"] * np.sum(scaled["w"] * params["w"])
+    for key, value in both.items():
+        total = total + np.sum(np.sin(value)) * (1.0 + len(key))
+    return total
+
+
+def weighted_by_key_methods(params):
+    """String methods of a dict's keys choose and weight its entries."""
+    total = 0.0
+    for key in params:
+        if key.startswith("W"):
+            total = total + float(key.count("_") + 1) * np.sum(np.tanh(params[key]) ** 2)
+    return total

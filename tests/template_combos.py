@@ -1538,3 +1538,43 @@ case(append_in_place, (anything, anything), [(SCALAR, SCALAR), (VECTOR, VECTOR)]
      forward_only=True)
 case(pop_in_place, (anything, anything), [(SCALAR, SCALAR), (VECTOR, VECTOR)], (0, 1),
      forward_only=True)
+
+
+# builtin sum of a list or tuple of items of different shapes, and its helpers
+def sum_of_mixed_items(x, y):
+    return sum((x, y * y, 2.0))
+
+
+def sum_adjoint(g, x):
+    return rt.sum_adjoint(g, [x, 1.0])[0] + rt.sum_adjoint(g[0], x)  # (g[0]: a row's shape)
+
+
+def sum_tangent(t, x):
+    return rt.sum_tangent([t, t * x], [x, x]) + rt.sum_tangent(t, x)
+
+
+case(sum_of_mixed_items, (anything, anything), pairs(), (0, 1))
+case(sum_adjoint, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1),
+     zero_derivative=(1,))
+case(sum_tangent, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+
+
+# dicts copied by unpacking ({**first, "b": v}) and the helpers of their derivatives
+def merged_entries(x, y):
+    entries = rt.merged({"a": x, "b": y}, {"b": y * x, "c": x})
+    return entries["a"] * entries["b"] + entries["c"]
+
+
+def entries_of(g, x):
+    picked = rt.entries_of({"a": g * x, "b": x, "c": g}, {"a": x, "c": x}, {"c": 0.0})
+    return picked["a"] + picked["c"]
+
+
+def merged_tangent(t, x):
+    made = rt.merged_tangent({"a": t, "b": x}, {"b": t * x}, {"a": x, "b": x}, {"b": x})
+    return made["a"] + made["b"]
+
+
+case(merged_entries, (anything, anything), pairs(), (0, 1))
+case(entries_of, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+case(merged_tangent, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))

@@ -109,10 +109,8 @@ CASES = [  # (name, function, args, wrt)
      ({"encoder": {"W": normal(2, 3), "b": normal(3)}, "decoder": {"W": normal(3, 2)}},
       normal(4, 2)), 0),
     ("diagonal_writes_in_a_loop", programs.diagonal_writes_in_a_loop, (normal(3),), 0),
-    pytest.param("dict_copied_by_unpacking", programs.overridden_entries,
-                 ({"w": normal(3), "b": 0.7},), 0, marks=pytest.mark.xfail(
-                     strict=True, reason="issue 11 item 2: {**params, 'w': ...} is rejected "
-                     "(a located error naming dict unpacking)")),
+    ("dict_copied_by_unpacking", programs.overridden_entries, ({"w": normal(3), "b": 0.7},),
+     0),
 ]
 
 

@@ -506,15 +506,3 @@ def test_all_error_classes_derive_from_srcad_error():
                  "NonScalarOutputError", "SourceUnavailableError", "InvalidArgumentError"):
         assert issubclass(getattr(errors, name), srcad.SrcadError)
     assert srcad.SrcadError is errors.SrcadError
-
-
-def unpacks_a_dict(params):
-    scaled = {**params, "w": params["w"] * 2.0}
-    return np.sum(scaled["w"])
-
-
-def test_dict_unpacking_is_named_as_such():
-    with pytest.raises(errors.UnsupportedSyntaxError) as caught:
-        srcad.grad(unpacks_a_dict)
-    assert "a dict unpacking another" in str(caught.value)
-    assert "{**params" in caught.value.location.line

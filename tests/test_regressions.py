@@ -809,3 +809,26 @@ def test_a_nested_function_bound_in_two_branches_is_refused(function):
         srcad.grad(function)(np.array([0.3, -0.4]), 1.0)
     assert "bound more than once" in str(caught.value)
     assert "f" in caught.value.location.line
+
+
+def defines_an_unused_closure(a):
+    def unused(u):
+        return u * 2.0
+    return a + 1.0
+
+
+def calls_it_through_another_helper(b):
+    b = b + np.tanh(defines_an_unused_closure(b))
+    return b
+
+
+def inlines_the_definition_twice(x):
+    return calls_it_through_another_helper(x) * calls_it_through_another_helper(x * x)
+
+
+def test_a_nested_def_never_called_is_renamed_per_inlining():
+    """A helper inlined twice whose nested def is never called was refused as 'bound more
+    than once': inline.prepare_callee renamed the names read and stored, and a def's name
+    is neither unless it is called. (Found by the fuzzer, seed 777.)"""
+    gradient = srcad.grad(inlines_the_definition_twice)(0.5)
+    assert_close(gradient, numeric_grad(inlines_the_definition_twice, [0.5], 0))

@@ -358,15 +358,19 @@ def prepare_callee(function, namer, aliases, fenced=None):
             fenced.add(function)
     tree = syntax.deepcopy(callee.tree)
     mapping = {}
-    for node in syntax.names(tree):
-        if node.id in mapping:
+    # the names read and stored, and those nested defs bind (a def never called too)
+    identifiers = [node.id for node in syntax.names(tree)] + [
+        node.name for node in syntax.statements(tree)
+        if isinstance(node, gast.FunctionDef) and node is not tree]
+    for identifier in identifiers:
+        if identifier in mapping:
             continue
-        if node.id in callee.local_names:
-            mapping[node.id] = namer.fresh(node.id)
+        if identifier in callee.local_names:
+            mapping[identifier] = namer.fresh(identifier)
         else:
-            obj = callee.resolve_name(node.id, _UNDEFINED)
+            obj = callee.resolve_name(identifier, _UNDEFINED)
             if obj is not _UNDEFINED:
-                mapping[node.id] = aliases.name_for(obj, preferred=node.id)
+                mapping[identifier] = aliases.name_for(obj, preferred=identifier)
     _rename_tree(tree, mapping)
     return callee, tree, mapping
 

@@ -497,8 +497,37 @@ class _ToANF:
     operation_List = operation_Tuple
 
     def operation_Dict(self, node):
+        if any(key is None for key in node.keys):
+            return self.merged_dict(node)
         return _copy(node, gast.Dict(keys=[syntax.deepcopy(k) for k in node.keys],
                                      values=[self.atom(v) for v in node.values]))
+
+    def merged_dict(self, node):
+        """``{**params, "w": v}``: a new dict, ``rt.merged`` of the unpacked dicts and the
+        literal entries in between, later ones overriding earlier ones, as Python does."""
+        merged = syntax.attribute(self.aliases.name_for(runtime), "merged")
+        result = self.atom(_copy(node, gast.Dict(keys=[], values=[])), hint="merged")
+        entries = []
+        parts = []
+        for key, value in zip(node.keys, node.values):
+            if key is not None:
+                entries.append((key, value))
+                continue
+            if entries:
+                parts.append(_copy(node, gast.Dict(keys=[k for k, _ in entries],
+                                                   values=[v for _, v in entries])))
+                entries = []
+            parts.append(value)
+        if entries:
+            parts.append(_copy(node, gast.Dict(keys=[k for k, _ in entries],
+                                               values=[v for _, v in entries])))
+        for position, part in enumerate(parts):
+            call = _copy(node, gast.Call(func=syntax.deepcopy(merged),
+                                         args=[result, self.atom(part, hint="entries")],
+                                         keywords=[]))
+            if position == len(parts) - 1:
+                return call
+            result = self.atom(call, hint="merged")
 
     def operation_Lambda(self, node):
         """A lambda as a value (``return lambda t: a * t`` in a function inlined): a local

@@ -133,6 +133,34 @@ linear(rt.sequence_tangent, parameters="y, a, items",
 linear(rt.sum_adjoint, parameters="y, a, items",
        transpose="rt.unbroadcast(rt.sum_tangent(g, items), a)")
 linear(rt.sum_tangent, parameters="y, a, items", transpose="rt.sum_adjoint(g, items)")
+# {**first, **second}: each key's adjoint goes to the dict whose value the merge kept
+@adjoint(rt.merged)
+def merged(y, first, second):
+    d[first] += rt.entries_of(d[y], first, second)
+    d[second] += rt.entries_of(d[y], second)
+
+
+@tangent(rt.merged)
+def merged(y, first, second):  # noqa: F811
+    d[y] = rt.merged_tangent(d[first], d[second], first, second)
+
+
+# merged_tangent is linear in the two tangents together (a sum of two projections); one
+# helper, not a sum, so that a zero tangent of one dict still gives its keys zeros
+@adjoint(rt.merged_tangent)
+def merged_tangent(y, first_tangent, second_tangent, first, second):
+    d[first_tangent] += rt.entries_of(d[y], first, second)
+    d[second_tangent] += rt.entries_of(d[y], second)
+
+
+@tangent(rt.merged_tangent)
+def merged_tangent(y, first_tangent, second_tangent, first, second):  # noqa: F811
+    d[y] = rt.merged_tangent(d[first_tangent], d[second_tangent], first, second)
+
+
+# picking a dict adjoint's entries by key: the transpose puts them back at a's keys
+linear(rt.entries_of, parameters="y, a, like, dropped=()",
+       transpose="rt.entries_of(g, a, dropped)")
 # unfield(g, x, name) and field_of(t, x, name) are linear maps, each the other's transpose
 linear(rt.unfield, parameters="y, a, x, name", transpose="rt.field_of(g, x, name)")
 linear(rt.field_of, parameters="y, a, x, name", transpose="rt.unfield(g, x, name)")

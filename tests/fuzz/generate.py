@@ -23,7 +23,8 @@ names; loops ``for a, b in zip(*[u, v])`` and ``for first, *rest in rows``;
 calls resolved by value (a NumPy function as an argument of
 f, functions passed to a helper, a default callable, a method and ``__call__`` of a small
 class's global object and a list of them, ``functools.partial``, ``sum(map(f, v))`` and
-``sum(list(map(f, v)))``, a starred literal).
+``sum(list(map(f, v)))``, a starred literal); a ``functools.partial`` of a helper made in
+f; dicts copied with an entry changed (``{**d, "w": v}``); string methods of dict keys.
 
 Programs are numerically tame so finite differences mean something: values pass through
 bounded functions (tanh, sin, cos, exp of a sine...), denominators are kept away from 0,
@@ -980,18 +981,23 @@ class Generator:
         have different shapes, so the body first reduces the value to a scalar."""
         value, scalar = self.fresh("val"), self.fresh("s")
         form = self.pick(["items", "values", "keys"])
+        key = self.fresh("key")
         if form == "items":
-            header = "for %s, %s in %s.items():" % (self.fresh("key"), value, name)
+            header = "for %s, %s in %s.items():" % (key, value, name)
         elif form == "values":
             header = "for %s in %s.values():" % (value, name)
         else:
-            key = self.fresh("key")
             header = "for %s in %s:" % (key, name)
             value = "%s[%s]" % (name, key)
         inner.readonly.add(name)  # the body must not change the dict it iterates over
         inner.owned -= {name}
         inner.scope[scalar] = Arr(SCALAR)
-        return header, ["%s = np.sum(np.tanh(%s))" % (scalar, value)]
+        weight = ""
+        if form != "values" and self.chance(0.4):  # a string method of the key
+            weight = self.pick([" * float(%s.startswith(\"s\"))" % key,
+                                " * (0.5 + len(%s.upper()))" % key,
+                                " * (1.0 + %s.count(\"a\"))" % key])
+        return header, ["%s = np.sum(np.tanh(%s))%s" % (scalar, value, weight)]
 
     def stmt_while(self, ctx: Context) -> list:
         counter = self.fresh("k")
@@ -1164,6 +1170,20 @@ class Generator:
     def stmt_dict(self, ctx: Context) -> list:
         locals_ = [n for n, t in ctx.scope.items() if isinstance(t, DictT) and t.local
                    and n not in ctx.readonly]
+        dicts = [n for n, t in ctx.scope.items() if isinstance(t, DictT) and not t.attribute]
+        if dicts and not ctx.in_loop and self.chance(0.15):
+            # a copy with one entry changed or added, by unpacking ({**d, "w": v})
+            source = self.rng.choice(dicts)
+            key = self.rng.choice(["u", "w", "scale", "bias"])
+            shape = self.pick(SHAPES, [3, 1, 2, 1, 1])
+            value = self.expr(ctx, shape, 1)
+            ctx.owned -= alias_sources(value)
+            items = dict(ctx.scope[source].items)
+            items[key] = Arr(shape)
+            name = self.fresh("d")
+            # the copy holds the source's arrays: never written in place (not owned)
+            ctx.scope[name] = DictT(tuple(items.items()), False)
+            return ['%s = {**%s, "%s": %s}' % (name, source, key, value)]
         if locals_ and self.chance(0.6):
             name = self.rng.choice(locals_)
             key, e = self.rng.choice(ctx.scope[name].items)
@@ -1197,7 +1217,22 @@ class Generator:
                                                for (key, _), value in zip(items, values)))]
 
     def stmt_callable(self, ctx: Context) -> list:
-        """A lambda or a nested def (a closure over f's variables), assigned to a name."""
+        """A lambda or a nested def (a closure over f's variables), or a functools.partial
+        of a module-level helper binding its last parameter, assigned to a name."""
+        bindable = [n for n, t in self.helpers.items() if isinstance(t.result, Arr)
+                    and not t.recursive and len(t.params) >= 2
+                    and isinstance(t.params[-1][1], Arr)]
+        if bindable and self.chance(0.2):
+            helper = self.rng.choice(bindable)
+            t = self.helpers[helper]
+            bound, bound_type = t.params[-1]
+            value = self.expr(ctx, bound_type.shape, 1)
+            ctx.owned -= alias_sources(value)
+            name = self.fresh("part")
+            self.uses_by_value = True  # (imports functools)
+            ctx.scope[name] = FuncT(t.params[:-1], tuple(d for d in t.defaults
+                                                         if d[0] != bound), t.result)
+            return ["%s = functools.partial(%s, %s=%s)" % (name, helper, bound, value)]
         shape = self.pick(SHAPES, [4, 1, 2, 1, 1])
         params = [("u", Arr(shape))]
         if self.chance(0.5):
