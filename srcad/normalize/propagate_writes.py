@@ -509,9 +509,11 @@ class _Aliasing:
             self.add_contents(site, self.operands(items, state))
             return frozenset([site])
         if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)):
-            # new, but list + list and list * n hold the operands' elements
-            operands = [c for c in gast.iter_child_nodes(value) if isinstance(c, gast.expr)]
-            self.add_contents(site, self.elements(self.operands(operands, state)))
+            # new, but list + list and list * n hold the operands' elements (no other
+            # operator makes a list: y - 1.0 is an array's, never a list's)
+            if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
+                self.add_contents(site, self.elements(self.operands(
+                    [value.left, value.right], state)))
             return frozenset([site])
         if isinstance(value, gast.Call):
             if self.resolve(value.func) is runtime.iterated and len(value.args) == 1:
@@ -1137,6 +1139,22 @@ def _written_name(origin, name) -> str:
     match = re.match(r"[A-Za-z_]\w*", line[origin.col_offset:])
     if match and (name == match.group(0) or name.startswith(match.group(0) + "_")):
         return match.group(0)  # v for v_2, the name an inlined helper's parameter got
-    return name
+    container = _container_text(line[origin.col_offset:])
+    return container if container is not None else name
+
+
+def _container_text(statement: str) -> str | None:
+    """``xs[t]`` for ``xs[t][k] = v`` (or ``+=``): what a nested element write writes into,
+    as the user wrote it (srcad names that element itself); None if not such a write."""
+    target = re.match(r"\s*(.+?)\s*(?:\*\*|//|>>|<<|[-+*/@%&|^])?=(?!=)", statement)
+    if target is None or not target.group(1).endswith("]"):
+        return None
+    text, depth = target.group(1), 0
+    for position in range(len(text) - 1, -1, -1):  # the last subscript's opening bracket
+        depth += {"]": 1, "[": -1}.get(text[position], 0)
+        if depth == 0:
+            inner = text[:position]
+            return inner if inner.endswith("]") else None
+    return None
 
 
