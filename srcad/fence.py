@@ -358,12 +358,13 @@ def _check_expressions(parsed, statement, loop=None) -> None:
         if isinstance(node, gast.Call):  # f(*args): normalize spreads or binds them
             starred_targets.update(id(a) for a in node.args if isinstance(a, gast.Starred))
             # a lambda argument becomes a named local function (normalize/to_anf.py)
+            # (and a lambda called where it is written, (lambda t: t * t)(x))
             argument_lambdas.update(id(a) for a in node.args + [k.value for k in node.keywords]
-                                    if isinstance(a, gast.Lambda))
+                                    + [node.func] if isinstance(a, gast.Lambda))
         if isinstance(node, gast.Lambda) and node is not allowed_lambda and \
                 id(node) not in argument_lambdas:
             _reject(parsed, node, "a lambda that is not assigned to a name, passed to a "
-                    "call or returned", "Name it (`square = lambda t: t * t`) and call it by "
+                    "call, called where it is written or returned", "Name it (`square = lambda t: t * t`) and call it by "
                     "that name.")
         if isinstance(node, gast.Dict) and not all(
                 k is None or isinstance(k, gast.Constant) and isinstance(k.value, str)

@@ -33,7 +33,7 @@ def uses_with(x):
 
 
 def uses_lambda(x):
-    y = (lambda t: t * 2.0)(x)
+    y = [lambda t: t * 2.0][0](x)
     return y
 
 
@@ -248,8 +248,9 @@ def test_exact_rendered_message_for_lambda_caret_mid_line():
         srcad.grad(uses_lambda)
     expected = (
         "%s:%d:%d: error: srcad does not support a lambda that is not assigned to a name, "
-        "passed to a call or returned in a function it differentiates\n"
-        "    y = (lambda t: t * 2.0)(x)\n"
+        "passed to a call, called where it is written or returned in a function it "
+        "differentiates\n"
+        "    y = [lambda t: t * 2.0][0](x)\n"
         "         ^\n"
         "Name it (`square = lambda t: t * t`) and call it by that name."
         % (inspect.getsourcefile(uses_lambda), first + 1, col)

@@ -131,6 +131,17 @@ def passes_lambdas(x):
     return total
 
 
+def calls_lambdas_where_written(x):
+    total = np.sum((lambda t, s=2.0: np.sin(t) * s)(x))
+    return total + np.sum((lambda: x * x[1])()) + (lambda *parts: sum(parts))(x[0], x[1])
+
+
+def test_a_lambda_called_where_it_is_written():
+    from tests.test_regressions import check_all_modes
+
+    check_all_modes(calls_lambdas_where_written, [W], 0)
+
+
 def sorts_with_a_key(x):
     return np.sum(sorted(x, key=lambda t: -t)[0])
 

@@ -1150,10 +1150,10 @@ def _container_text(statement: str) -> str | None:
     if target is None or not target.group(1).endswith("]"):
         return None
     text, depth = target.group(1), 0
-    for position in range(len(text) - 1, -1, -1):  # the last subscript's opening bracket
-        depth += {"]": 1, "[": -1}.get(text[position], 0)
+    for at in range(len(text) - 1, -1, -1):  # the last subscript's opening bracket
+        depth += {"]": 1, "[": -1}.get(text[at], 0)
         if depth == 0:
-            inner = text[:position]
+            inner = text[:at]
             return inner if inner.endswith("]") else None
     return None
 

@@ -414,6 +414,9 @@ class _ToANF:
                 node.func, self.resolve) is None:  # make(W)(x): what make returns, called
             node = _copy(node, gast.Call(func=self.atom(node.func, "function"), args=node.args,
                                          keywords=node.keywords))
+        if isinstance(node.func, gast.Lambda):  # (lambda t: t * t)(x): made, then called
+            node = _copy(node, gast.Call(func=self.operation_Lambda(node.func), args=node.args,
+                                         keywords=node.keywords))
         node = self.named_lambdas(node)
         if len(node.args) == 1 and isinstance(node.args[0], gast.Call):
             inner = self.named_lambdas(node.args[0])  # sum(map(lambda t: ..., xs))

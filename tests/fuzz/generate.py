@@ -618,6 +618,7 @@ class Generator:
             # a lambda passed, and one a builder returns, called where it is made
             lambda: "apply_fn(lambda u: np.sin(u) * %s, %s)" % (self.constant(0.3, 1.5), inner),
             lambda: "scaled(%s)(%s)" % (self.constant(0.3, 1.5), inner),
+            lambda: "(lambda u, c=%s: np.tanh(u) * c)(%s)" % (self.constant(0.3, 1.5), inner),
         ]
         if function not in ("scaler", "softer", "activate", "scaler.apply"):
             forms.append(lambda: "%s(%s)" % (function, inner))
