@@ -170,6 +170,21 @@ def _call_effect(call, callee) -> str:
     return ALIAS
 
 
+_FLOAT_ALLOCATIONS = {"zeros", "ones", "empty", "full", "eye", "identity", "arange",
+                      "linspace", "logspace", "geomspace", "zeros_like", "ones_like",
+                      "empty_like", "full_like"}
+
+
+def _allocates_float_array(call, callee) -> bool:
+    """A NumPy call certain to return a new array of numbers (no dtype=object asked)."""
+    if any(k.arg == "dtype" for k in call.keywords):
+        return False
+    if isinstance(callee, np.ufunc):
+        return True
+    name = getattr(callee, "__name__", None)
+    return name in _FLOAT_ALLOCATIONS and getattr(np, name, None) is callee
+
+
 def _read_only_view(call, callee) -> bool:
     """np.diagonal(A), A.diagonal(), np.diag(A), np.broadcast_to(a, shape): NumPy returns a
     view no one may write into (a write raises ValueError)."""
@@ -390,6 +405,11 @@ class _Aliasing:
         # kinds) holds no objects: nothing stored into it is shared, it has no elements
         self.holds_nothing = holds_nothing or (lambda name: False)
         self.site_names = {}  # ("new", id) -> the name its statement assigns
+        # sites certainly a float array (np.zeros(3), np.sin(x)): a write copies into it,
+        # it never holds another object; and sites certainly a list, tuple or dict made
+        # here (a literal, an append): none is a view of their memory
+        self.array_sites = set()
+        self.container_sites = set()
         self.global_arrays = set()  # globals that are arrays (or scalars)
         self.read_only = set()  # sites of calls that may return a read-only view
         self.contents: dict = {}  # site -> sites its elements may be (flow-insensitive)
@@ -409,6 +429,8 @@ class _Aliasing:
         return site
 
     def site_holds_nothing(self, site) -> bool:
+        if site in self.array_sites:
+            return True
         if site[0] == "param":
             return self.holds_nothing(site[1])
         if site[0] == "global":
@@ -506,6 +528,7 @@ class _Aliasing:
             return self.part(self.atom(value.value, state), site)
         if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
             items = value.values if isinstance(value, gast.Dict) else value.elts
+            self.container_sites.add(site)
             self.add_contents(site, self.operands(items, state))
             return frozenset([site])
         if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)):
@@ -521,7 +544,12 @@ class _Aliasing:
                 return self.operands(value.args, state) | {site}
             if _read_only_view(value, self.resolve(value.func)):
                 self.read_only.add(site)
-            effect = _call_effect(value, self.resolve(value.func))
+            callee = self.resolve(value.func)
+            effect = _call_effect(value, callee)
+            if _allocates_float_array(value, callee):
+                self.array_sites.add(site)
+            if callee is runtime.appended:
+                self.container_sites.add(site)
             arguments = list(value.args) + [k.value for k in value.keywords]
             if isinstance(value.func, gast.Attribute) and self.resolve(value.func) is UNRESOLVED:
                 arguments.append(value.func.value)  # the object a method is called on
@@ -602,7 +630,9 @@ class _Aliasing:
                 # a scalar (x[t] of a vector) is stored as a number: its memory is not kept
                 values = [v for v in stored.get(kind, [])
                           if not (isinstance(v, gast.Name) and self.is_scalar(v.id))]
-                for inner in memory(written):
+                # (a list made here is no view of anything: rows[t] is an element)
+                for inner in memory(e for e in written if not (
+                        e[0] == "view" and e[1] in self.container_sites)):
                     self.add_contents(inner, self.operands(values, state))
             return state
         state = state.copy()
