@@ -704,6 +704,164 @@ case(to_float_of_item, (anything,), [FULL, (3, 2)], wrap="math")
 case(to_float_of_sum, (anything,), [VECTOR, FULL], wrap="math")
 
 
+
+def np_logaddexp(x, y):
+    return np.logaddexp(x, y)
+
+
+def np_logaddexp2(x, y):
+    return np.logaddexp2(x, y)
+
+
+def logaddexp_of_large(x, y):
+    return np.logaddexp(x * 400.0, y * 400.0)
+
+
+def np_fmax(x, y):
+    return np.fmax(x, y)
+
+
+def np_fmin(x, y):
+    return np.fmin(x, y)
+
+
+def np_fmod(x, y):
+    return np.fmod(x, y)
+
+
+def np_heaviside(x, h):
+    return np.heaviside(x, h)
+
+
+def heaviside_at_zero(x, h):
+    return np.heaviside(x * 0.0, h) * x
+
+
+def np_copysign(x, y):
+    return np.copysign(x, y)
+
+
+def np_float_power(x, y):
+    return np.float_power(x, y)
+
+
+def np_where(x, y):
+    return np.where(x > 0.2, x, y)
+
+
+def where_of_constant(x):
+    return np.where(x > 0.0, x * x, 1.0)
+
+
+def np_clip(x, low, high):
+    return np.clip(x, low, high)
+
+
+def clip_below(x, low):
+    return np.clip(x, low, None)
+
+
+def clip_above(x, high):
+    return np.clip(x, None, high)
+
+
+def clip_method(x, high):
+    return x.clip(max=high)
+
+
+def clip_constants(x):
+    return np.clip(x, -0.5, 0.5)
+
+
+def np_ldexp(x):
+    return np.ldexp(x, np.array([1, -2, 3]))
+
+
+def np_nan_to_num(x):
+    return np.nan_to_num(x)
+
+
+def np_real(x):
+    return np.real(x)
+
+
+def np_imag(x):
+    return np.imag(x) + x
+
+
+def np_conj(x):
+    return np.conj(x)
+
+
+def np_conjugate(x):
+    return np.conjugate(x)
+
+
+def np_sinc(x):
+    return np.sinc(x)
+
+
+def sinc_near_zero(x):
+    """Both sides of the switch to sinc's series at |x| = 0.01."""
+    return (np.sinc(x * 0.01) - 1.0) * 1e4
+
+
+def np_rad2deg(x):
+    return np.rad2deg(x)
+
+
+def np_deg2rad(x):
+    return np.deg2rad(x)
+
+
+def np_degrees(x):
+    return np.degrees(x)
+
+
+def np_radians(x):
+    return np.radians(x)
+
+
+def away_from_bounds(args):
+    """clip: x at least 0.05 from each bound given (and low + 0.1 <= high)."""
+    x = np.asarray(args[0], dtype=float)
+    bounds = [np.asarray(b, dtype=float) for b in args[1:]]
+    if len(bounds) == 2 and np.min(bounds[1] - bounds[0]) < 0.1:
+        return False
+    return all(np.min(np.abs(x - b)) > 0.05 for b in bounds)
+
+
+for _f, _domains, _accept in [
+        (np_logaddexp, (anything, anything), None), (np_logaddexp2, (anything, anything), None),
+        (logaddexp_of_large, (anything, anything), None),
+        (np_fmax, (anything, anything), far_apart(0, 1)),
+        (np_fmin, (anything, anything), far_apart(0, 1)),
+        (np_fmod, (wide, nonzero), away_from_jumps),
+        (np_copysign, (nonzero, nonzero), None),
+        (np_float_power, (positive, exponent), None),
+        (np_where, (anything, anything), None)]:
+    case(_f, _domains, SOME_PAIRS, (0, 1), accept=_accept)
+case(np_heaviside, (nonzero, anything), SOME_PAIRS, (0, 1), zero_derivative=(0, 1))
+case(heaviside_at_zero, (nonzero, anything), SOME_PAIRS, (0, 1))
+case(np_clip, (anything, _draw(-1.5, -0.2), _draw(0.2, 1.5)),
+     [(FULL, SCALAR, SCALAR), (VECTOR, ROW, SCALAR), (FULL, COLUMN, VECTOR), (SCALAR, FULL, ROW),
+      (COLUMN, ROW, FULL), (F64, SCALAR, VECTOR)], (0, 1, 2), accept=away_from_bounds)
+case(clip_below, (anything, anything), SOME_PAIRS, (0, 1), accept=away_from_bounds)
+case(clip_above, (anything, anything), SOME_PAIRS, (0, 1), accept=away_from_bounds)
+case(clip_method, (anything, anything), [(VECTOR, SCALAR), (FULL, ROW), (COLUMN, FULL),
+                                         (FULL, FULL)], (0, 1), accept=away_from_bounds)
+case(clip_constants, (anything,), KINDS, accept=lambda args: np.min(
+    np.abs(np.abs(np.asarray(args[0])) - 0.5)) > 0.05 and np.min(np.abs(args[0])) < 0.5)
+case(where_of_constant, (anything,), KINDS, accept=lambda args: np.min(
+    np.abs(np.asarray(args[0]))) > 0.05 and np.max(args[0]) > 0.0)
+case(np_ldexp, (anything,), [SCALAR, VECTOR, ROW, FULL])
+case(np_imag, (anything,), KINDS)
+for _f, _domain in [(np_nan_to_num, anything), (np_real, anything), (np_conj, anything),
+                    (np_conjugate, anything), (np_sinc, wide), (sinc_near_zero, anything),
+                    (np_rad2deg, anything), (np_deg2rad, anything), (np_degrees, anything),
+                    (np_radians, anything)]:
+    case(_f, (_domain,), KINDS + (F64,))
+
 # ----------------------------------------------------------- math_module.py
 
 from tests.math_functions import (  # noqa: E402
