@@ -1053,3 +1053,23 @@ def pop_in_place(items):
     """Forward mode's list after ``items.pop()``: in place, returns the shortened list."""
     items.pop()
     return items
+
+
+# ---- scans and differences (their adjoints: srcad/templates/numpy_reductions.py)
+
+
+def reverse_cumsum(g, x, axis=None):
+    """Adjoint of ``np.cumsum(x, axis)``: the sums of ``g`` from each element to the end (of
+    the flattened array for axis=None, given back in x's shape)."""
+    g = np.asarray(g)
+    if axis is None:
+        return np.reshape(np.cumsum(g.ravel()[::-1])[::-1], np.shape(x))
+    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+
+
+def diff_adjoint(g, n=1, axis=-1):
+    """Adjoint of ``np.diff(x, n, axis)``: each difference's transpose, -diff of g padded
+    with a zero at both ends of ``axis``, n times."""
+    for _ in range(n):
+        g = -np.diff(g, axis=axis, prepend=0.0, append=0.0)
+    return g

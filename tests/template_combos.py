@@ -1049,6 +1049,135 @@ case(norm_axis_keepdims, (nonzero,), [FULL, ROW, THREE_D])
 case(norm_two, (nonzero,), [VECTOR])
 
 
+
+def var_all(x):
+    return np.var(x)
+
+
+def var_axis_ddof(x):
+    return np.var(x, axis=1, ddof=1)
+
+
+def var_keepdims(x):
+    return np.var(x, axis=(0, -1), keepdims=True)
+
+
+def var_method(x):
+    return x.var(0)
+
+
+def std_all(x):
+    return np.std(x)
+
+
+def std_axis(x):
+    return np.std(x, axis=0, ddof=1)
+
+
+def std_keepdims(x):
+    return np.std(x, axis=-1, keepdims=True)
+
+
+def std_method(x):
+    return x.std(axis=1, ddof=1, keepdims=True)
+
+
+def std_of_equal_values(x):
+    return np.std(x * 0.0 + 1.0) + x
+
+
+def ptp_all(x):
+    return np.ptp(x)
+
+
+def ptp_axis(x):
+    return np.ptp(x, axis=1)
+
+
+def ptp_keepdims(x):
+    return np.ptp(x, axis=0, keepdims=True)
+
+
+def nanmax_axis(x):
+    return np.nanmax(x, axis=1)
+
+
+def nanmin_all(x):
+    return np.nanmin(x)
+
+
+def nanmax_of_nans(x):
+    return np.nanmax(np.where(np.array([[True, False, False], [False, False, True]]), np.nan, x),
+                     axis=0)
+
+
+def nansum_all(x):
+    return np.nansum(x)
+
+
+def nansum_of_nans(x):
+    return np.nansum(np.where(np.array([True, False, False]), np.nan, x), axis=-1)
+
+
+def nanmean_axis(x):
+    return np.nanmean(x, axis=0)
+
+
+def nanmean_of_nans(x):
+    return np.nanmean(np.where(np.array([[True, False, False], [False, False, True]]), np.nan, x),
+                      axis=1, keepdims=True)
+
+
+def cumsum_flat(x):
+    return np.cumsum(x)
+
+
+def cumsum_axis(x):
+    return np.cumsum(x, axis=1)
+
+
+def cumsum_method(x):
+    return x.cumsum(0)
+
+
+def diff_last(x):
+    return np.diff(x)
+
+
+def diff_twice(x):
+    return np.diff(x, 2, axis=0)
+
+
+def diff_keyword(x):
+    return np.diff(x, n=1, axis=-2)
+
+
+DIFFERENCED = [VECTOR, FULL, (4, 3), THREE_D]
+case(var_all, (anything,), REDUCED)
+case(var_axis_ddof, (anything,), [FULL, (2, 4), THREE_D])
+case(var_keepdims, (anything,), REDUCED[1:])
+case(var_method, (anything,), [VECTOR, COLUMN, FULL, THREE_D])
+case(std_all, (anything,), [VECTOR, ROW, FULL, THREE_D])
+case(std_axis, (anything,), [COLUMN, FULL, THREE_D])
+case(std_keepdims, (anything,), [VECTOR, ROW, FULL, THREE_D])
+case(std_method, (anything,), [FULL, THREE_D])
+case(std_of_equal_values, (anything,), [VECTOR, FULL])
+for _f, _combos in [(ptp_all, REDUCED), (ptp_axis, [ROW, FULL, THREE_D]),
+                    (ptp_keepdims, [VECTOR, COLUMN, FULL, THREE_D]),
+                    (nanmax_axis, REDUCED[1:]), (nanmin_all, REDUCED),
+                    (nanmax_of_nans, [FULL])]:
+    case(_f, (spread,), _combos)
+case(nansum_all, (anything,), REDUCED)
+case(nansum_of_nans, (anything,), [VECTOR, ROW, FULL])
+case(nanmean_axis, (anything,), REDUCED)
+case(nanmean_of_nans, (anything,), [FULL])
+case(cumsum_flat, (anything,), [SCALAR] + REDUCED)
+case(cumsum_axis, (anything,), REDUCED[1:])
+case(cumsum_method, (anything,), REDUCED)
+case(diff_last, (anything,), DIFFERENCED)
+case(diff_twice, (anything,), [(4,), (4, 3), (4, 1), (4, 2, 3)])
+case(diff_keyword, (anything,), [FULL, (4, 3), (3, 1), THREE_D])
+
 # ----------------------------------------------------------- numpy_linalg.py
 
 def dot(x, y):
@@ -1736,3 +1865,30 @@ def merged_tangent(t, x):
 case(merged_entries, (anything, anything), pairs(), (0, 1))
 case(entries_of, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
 case(merged_tangent, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+
+
+# the scans' adjoints (numpy_reductions.py: cumsum, diff)
+def reverse_cumsum_flat(g, x):
+    return rt.reverse_cumsum(g, x)
+
+
+def reverse_cumsum_axis(g, x):
+    return rt.reverse_cumsum(g, x, 1)
+
+
+def diff_adjoint(g):
+    return rt.diff_adjoint(g)
+
+
+def diff_adjoint_twice(g):
+    return rt.diff_adjoint(g, 2, 0)
+
+
+case(reverse_cumsum_flat, (anything, anything),
+     _adjoint_shapes(lambda x: np.cumsum(x), [VECTOR, FULL, THREE_D]), (0, 1),
+     zero_derivative=(1,))
+case(reverse_cumsum_axis, (anything, anything),
+     _adjoint_shapes(lambda x: np.cumsum(x, 1), [FULL, COLUMN, THREE_D]), (0, 1),
+     zero_derivative=(1,))
+case(diff_adjoint, (anything,), [VECTOR, FULL, (2, 1), THREE_D])
+case(diff_adjoint_twice, (anything,), [(3,), FULL, (1, 2), THREE_D])

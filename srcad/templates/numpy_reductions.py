@@ -1,13 +1,18 @@
-"""Reductions: sum, mean, max, min and norm, as functions and as array methods, with
-axis/keepdims. ``reduction`` (srcad/vocabulary.py) declares the linear ones."""
+"""Reductions and scans: sum, mean, var, std, max, min, ptp, norm, the nan-ignoring ones,
+cumsum and diff, as functions and as array methods, with axis/keepdims/ddof.
+``reduction`` (srcad/vocabulary.py) declares the linear ones.
+
+At ties, max, min, ptp (and nanmax, nanmin) share the derivative equally among the tied
+extremes (rt.extremum_adjoint). std at a slice of equal values (std 0, not differentiable)
+reads its derivative as 0, in every order."""
 
 import gast
 import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import adjoint, constraint, d, shape_rule, tangent
-from srcad.vocabulary import reduction
+from srcad.registry import adjoint, constraint, d, facts, shape_rule, tangent
+from srcad.vocabulary import linear, reduction
 
 
 reduction(np.sum, np.ndarray.sum, transpose="rt.expand_reduced(g, x, axis, keepdims)")
@@ -17,12 +22,12 @@ shape_rule(shapes.reduction, np.max, np.min, np.prod, np.ndarray.max, np.ndarray
            np.ndarray.prod)
 
 
-@adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min)
+@adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, np.nanmax, np.nanmin)
 def extremum(y, x, axis=None, out=None, keepdims=False):
     d[x] += rt.extremum_adjoint(d[y], x, y, axis, keepdims)
 
 
-@tangent(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min)
+@tangent(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, np.nanmax, np.nanmin)
 def extremum(y, x, axis=None, out=None, keepdims=False):  # noqa: F811
     d[y] = np.sum(rt.extremum_adjoint(np.ones_like(y), x, y, axis, keepdims) * d[x], axis=axis,
                   keepdims=keepdims)
@@ -39,7 +44,7 @@ def norm(y, x, ord=None, axis=None, keepdims=False):  # noqa: A002, F811
                   keepdims=keepdims)
 
 
-shape_rule(shapes.reduction, np.amax, np.amin)
+shape_rule(shapes.reduction, np.amax, np.amin, np.nanmax, np.nanmin)
 
 
 def _two_norm(arguments, carries, resolve):
@@ -69,3 +74,105 @@ def _norm_shape(x, ord=None, axis=shapes.Known(None), keepdims=shapes.Known(Fals
 
 
 shape_rule(_norm_shape, np.linalg.norm)
+
+
+# var = sum((x - mean)^2) / (n - ddof) over the reduced axes
+@adjoint(np.var, np.ndarray.var)
+def var(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[x] += rt.expand_reduced(d[y], x, axis, keepdims) * (
+        (x - np.mean(x, axis=axis, keepdims=True)) * (2.0 / (rt.reduced_size(x, axis) - ddof)))
+
+
+@tangent(np.var, np.ndarray.var)
+def var(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):  # noqa: F811
+    d[y] = np.sum(d[x] * (x - np.mean(x, axis=axis, keepdims=True)), axis=axis,
+                  keepdims=keepdims) * (2.0 / (rt.reduced_size(x, axis) - ddof))
+
+
+# std = sqrt(var); where it is 0 (equal values) its derivative is read as 0
+@adjoint(np.std, np.ndarray.std)
+def std(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[x] += rt.expand_reduced(d[y] / rt.nonzero(y), x, axis, keepdims) * (
+        (x - np.mean(x, axis=axis, keepdims=True)) / (rt.reduced_size(x, axis) - ddof))
+
+
+@tangent(np.std, np.ndarray.std)
+def std(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):  # noqa: F811
+    d[y] = np.sum(d[x] * (x - np.mean(x, axis=axis, keepdims=True)), axis=axis,
+                  keepdims=keepdims) / (rt.nonzero(y) * (rt.reduced_size(x, axis) - ddof))
+
+
+shape_rule(shapes.reduction, np.var, np.ndarray.var, np.std, np.ndarray.std)
+facts(np.var, np.ndarray.var, np.std, np.ndarray.std, allocating=True)
+
+
+# ptp = max - min (ties shared as max's and min's)
+@adjoint(np.ptp)
+def ptp(y, x, axis=None, out=None, keepdims=False):
+    d[x] += (rt.extremum_adjoint(d[y], x, np.max(x, axis=axis, keepdims=keepdims), axis, keepdims)
+             - rt.extremum_adjoint(d[y], x, np.min(x, axis=axis, keepdims=keepdims), axis,
+                                   keepdims))
+
+
+@tangent(np.ptp)
+def ptp(y, x, axis=None, out=None, keepdims=False):  # noqa: F811
+    d[y] = np.sum((rt.extremum_adjoint(np.ones_like(y), x, np.max(x, axis=axis, keepdims=keepdims),
+                                       axis, keepdims)
+                   - rt.extremum_adjoint(np.ones_like(y), x,
+                                         np.min(x, axis=axis, keepdims=keepdims), axis, keepdims))
+                  * d[x], axis=axis, keepdims=keepdims)
+
+
+shape_rule(shapes.reduction, np.ptp)
+facts(np.ptp, allocating=True)
+
+
+# nansum and nanmean skip nan elements: they get no derivative (nanmean divides by the count
+# of the others)
+linear(np.nansum, parameters="y, x, axis=None, dtype=None, out=None, keepdims=False",
+       transpose="np.where(np.isnan(x), 0.0, rt.expand_reduced(g, x, axis, keepdims))",
+       tangent="np.sum(np.where(np.isnan(x), 0.0, d[x]), axis=axis, keepdims=keepdims)",
+       shape=shapes.reduction)
+linear(np.nanmean, parameters="y, x, axis=None, dtype=None, out=None, keepdims=False",
+       transpose="np.where(np.isnan(x), 0.0, rt.expand_reduced(g, x, axis, keepdims) / np.sum("
+                 "np.logical_not(np.isnan(x)), axis=axis, keepdims=True))",
+       tangent="np.sum(np.where(np.isnan(x), 0.0, d[x]), axis=axis, keepdims=keepdims) / np.sum("
+               "np.logical_not(np.isnan(x)), axis=axis, keepdims=keepdims)",
+       shape=shapes.reduction)
+facts(np.nansum, np.nanmean, allocating=True)
+
+
+def _cumulative_shape(x, axis=shapes.Known(None), *rest, **kwargs):
+    """cumsum, cumprod: x's shape along an axis; flattened (one axis) without."""
+    x = shapes.plain(x)
+    if not isinstance(axis, shapes.Known):
+        return shapes.UNKNOWN
+    if isinstance(x, shapes.Scalar):
+        return shapes.Array((True,))
+    if not isinstance(x, shapes.Array) or axis.value is not None or x.ndim == 1:
+        return x
+    if all(one is True for one in x.ones):
+        return shapes.Array((True,))
+    return shapes.Array((False,) if False in x.ones else (None,))
+
+
+# cumsum: linear; its transpose sums g from each element to the end (rt.reverse_cumsum)
+linear(np.cumsum, np.ndarray.cumsum, parameters="y, x, axis=None, dtype=None, out=None",
+       transpose="rt.reverse_cumsum(g, x, axis)", tangent="np.cumsum(d[x], axis=axis)",
+       shape=_cumulative_shape)
+facts(np.cumsum, np.ndarray.cumsum, allocating=True)
+
+
+def _difference_shape(x, n=shapes.Known(1), axis=shapes.Known(-1), *rest, **kwargs):
+    """diff: x's shape, the differenced axis shorter (of a size not known here)."""
+    x = shapes.plain(x)
+    if not isinstance(x, shapes.Array) or not isinstance(axis, shapes.Known) or not x.ndim:
+        return shapes.UNKNOWN
+    differenced = axis.value % x.ndim
+    return shapes.Array(tuple(None if i == differenced else one for i, one in enumerate(x.ones)))
+
+
+# diff (without prepend/append): linear; its transpose is rt.diff_adjoint
+linear(np.diff, parameters="y, x, n=1, axis=-1", transpose="rt.diff_adjoint(g, n, axis)",
+       tangent="np.diff(d[x], n, axis)", shape=_difference_shape)
+facts(np.diff, allocating=True)

@@ -502,3 +502,21 @@ specializer(lambda p, a, k: _dot_adjoint_left(p, a, k)
 specializer(lambda p, a, k: _dot_adjoint_right(p, a, k)
             if all(isinstance(x, Array) and x.ndim == 2 for x in k[1:]) else None,
             rt.matmul_adjoint_right)
+
+
+# the scans' adjoints (numpy_reductions.py): linear in g, each the transpose of the scan
+linear(rt.reverse_cumsum, parameters="y, a, x, axis=None", transpose="np.cumsum(g, axis=axis)")
+shape_rule(_like(1), rt.reverse_cumsum)
+linear(rt.diff_adjoint, parameters="y, a, n=1, axis=-1", transpose="np.diff(g, n, axis)")
+
+
+def _undifferenced_shape(g, n=shapes.Known(1), axis=shapes.Known(-1), *rest, **kwargs):
+    """diff_adjoint: g's shape, the differenced axis n longer (so never of size 1)."""
+    g = plain(g)
+    if not isinstance(g, Array) or not isinstance(axis, shapes.Known) or not g.ndim:
+        return UNKNOWN
+    longer = axis.value % g.ndim
+    return Array(tuple(False if i == longer else one for i, one in enumerate(g.ones)))
+
+
+shape_rule(_undifferenced_shape, rt.diff_adjoint)
