@@ -22,13 +22,25 @@ shape_rule(shapes.reduction, np.max, np.min, np.prod, np.ndarray.max, np.ndarray
            np.ndarray.prod)
 
 
-@adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, np.nanmax, np.nanmin)
+@adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min)
 def extremum(y, x, axis=None, out=None, keepdims=False):
     d[x] += rt.extremum_adjoint(d[y], x, y, axis, keepdims)
 
 
-@tangent(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, np.nanmax, np.nanmin)
+@tangent(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min)
 def extremum(y, x, axis=None, out=None, keepdims=False):  # noqa: F811
+    d[y] = np.sum(rt.extremum_adjoint(np.ones_like(y), x, y, axis, keepdims) * d[x], axis=axis,
+                  keepdims=keepdims)
+
+
+# nanmax and nanmin: a nan element never equals the extremum, so it gets no derivative
+@adjoint(np.nanmax, np.nanmin)
+def nan_extremum(y, x, axis=None, out=None, keepdims=False):
+    d[x] += rt.extremum_adjoint(d[y], x, y, axis, keepdims)
+
+
+@tangent(np.nanmax, np.nanmin)
+def nan_extremum(y, x, axis=None, out=None, keepdims=False):  # noqa: F811
     d[y] = np.sum(rt.extremum_adjoint(np.ones_like(y), x, y, axis, keepdims) * d[x], axis=axis,
                   keepdims=keepdims)
 
