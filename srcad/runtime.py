@@ -1073,3 +1073,40 @@ def diff_adjoint(g, n=1, axis=-1):
     for _ in range(n):
         g = -np.diff(g, axis=axis, prepend=0.0, append=0.0)
     return g
+
+
+def product_of_others(x, axis=None):
+    """Each element's derivative of ``np.prod(x, axis)``: the product of the other elements of
+    its slice, from the products before and after it (no division: exact where x has zeros)."""
+    x = np.asarray(x)
+    if x.ndim == 0 or x.size == 0:
+        return np.ones_like(x, dtype=np.result_type(x, 1.0))
+    axes = tuple(range(x.ndim)) if axis is None else _normalize_axes(axis, x.ndim)
+    order = [a for a in range(x.ndim) if a not in axes] + list(axes)
+    moved = np.transpose(x, order)
+    rows = moved.reshape(moved.shape[:x.ndim - len(axes)] + (-1,))
+    ones = np.ones(rows.shape[:-1] + (1,), dtype=np.result_type(x, 1.0))
+    before = np.cumprod(np.concatenate([ones, rows[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, rows[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return np.transpose((before * after).reshape(moved.shape), np.argsort(order))
+
+
+def product_of_others_tangent(t, x, axis=None):
+    """The tangent of ``product_of_others(x, axis)`` along ``t``: for each element i, the sum
+    over the others j of t_j times the product of the elements but i and j. By the count of
+    zeros in the slice (0, 1, 2, more), dividing by nonzero elements only."""
+    x = np.asarray(x)
+    t = np.broadcast_to(t, np.shape(x))
+    if x.ndim == 0:
+        return np.zeros_like(x, dtype=np.result_type(x, 1.0))
+    zero = x == 0
+    zeros = np.sum(zero, axis=axis, keepdims=True)
+    safe = np.where(zero, 1.0, x)
+    product = np.prod(safe, axis=axis, keepdims=True)  # of the nonzero elements
+    ratio = t / safe
+    over_nonzero = np.sum(np.where(zero, 0.0, ratio), axis=axis, keepdims=True)
+    at_zeros = np.sum(np.where(zero, t, 0.0), axis=axis, keepdims=True)
+    none = product / safe * (over_nonzero - ratio)
+    one = np.where(zero, product * over_nonzero, at_zeros * product / safe)
+    two = np.where(zero, (at_zeros - t) * product, 0.0)
+    return np.where(zeros == 0, none, np.where(zeros == 1, one, np.where(zeros == 2, two, 0.0)))

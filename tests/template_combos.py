@@ -153,6 +153,7 @@ class Case:
     forward_only: bool = False  # in-place helpers reverse mode refuses on purpose
     wrap: str = "numpy"  # how the output is made scalar: "numpy" or "math" (Python floats)
     zero_derivative: tuple = ()  # positions whose derivative is 0 (wherever it is defined)
+    second_order: str = ""  # why its second order is not checked (a helper of prod's adjoint)
 
     def subsets(self):
         """Every non-empty subset of the operands with a derivative; an operand whose
@@ -1178,6 +1179,44 @@ case(diff_last, (anything,), DIFFERENCED)
 case(diff_twice, (anything,), [(4,), (4, 3), (4, 1), (4, 2, 3)])
 case(diff_keyword, (anything,), [FULL, (4, 3), (3, 1), THREE_D])
 
+
+def with_zeros(shape, rng):
+    """Like ``anything``, with one element exactly 0 in arrays of 3 or more (prod is a
+    polynomial: smooth at its zeros, where dividing by x would fail; with two zeros in a
+    slice its gradient is 0: tests/test_template_regressions.py checks those)."""
+    values = anything(shape, rng)
+    if isinstance(shape, tuple) and int(np.prod(shape)) >= 3:
+        values.reshape(-1)[rng.integers(values.size)] = 0.0
+    return values
+
+
+def prod_all(x):
+    return np.prod(x)
+
+
+def prod_axis(x):
+    return np.prod(x, axis=1)
+
+
+def prod_keepdims(x):
+    return np.prod(x, axis=(0, -1), keepdims=True)
+
+
+def prod_method(x):
+    return x.prod()
+
+
+def prod_method_axis(x):
+    return x.prod(axis=0)
+
+
+case(prod_all, (anything,), [SCALAR] + REDUCED, name="prod_all")
+case(prod_all, (with_zeros,), REDUCED, name="prod_all[zeros]")
+case(prod_axis, (with_zeros,), REDUCED[1:])
+case(prod_keepdims, (with_zeros,), REDUCED[1:])
+case(prod_method, (with_zeros,), REDUCED)
+case(prod_method_axis, (with_zeros,), REDUCED)
+
 # ----------------------------------------------------------- numpy_linalg.py
 
 def dot(x, y):
@@ -1892,3 +1931,19 @@ case(reverse_cumsum_axis, (anything, anything),
      zero_derivative=(1,))
 case(diff_adjoint, (anything,), [VECTOR, FULL, (2, 1), THREE_D])
 case(diff_adjoint_twice, (anything,), [(3,), FULL, (1, 2), THREE_D])
+
+
+
+# prod's adjoint; its own second order (prod's third) is not supported
+def product_of_others(x):
+    return rt.product_of_others(x)
+
+
+def product_of_others_axis(x):
+    return rt.product_of_others(x, (0, 2))
+
+
+_THIRD_ORDER = "prod's third derivatives: rt.product_of_others_tangent has no template"
+case(product_of_others, (with_zeros,), [VECTOR, FULL, THREE_D],
+     second_order=_THIRD_ORDER)
+case(product_of_others_axis, (with_zeros,), [THREE_D, (2, 1, 4)], second_order=_THIRD_ORDER)

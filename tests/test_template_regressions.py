@@ -309,3 +309,40 @@ def test_r_with_a_directive_is_a_located_error():
     with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
         srcad.grad(joined_with_a_directive)(np.ones(3))
     assert "np.r_/np.c_ with a string directive" in str(error.value)
+
+
+def _others_by_deletion(x):
+    return np.array([np.prod(np.delete(x, i)) for i in range(x.size)])
+
+
+def _pairs_by_deletion(t, x):
+    return np.array([sum(t[j] * np.prod(np.delete(x, [i, j])) for j in range(x.size) if j != i)
+                     for i in range(x.size)])
+
+
+@pytest.mark.parametrize("zeros", [0, 1, 2, 3, 4])
+def test_derivatives_of_prod_with_zeros_divide_by_no_zero(zeros):
+    # prod's adjoint is not y / x (nan at a zero): the products of the others, and their
+    # tangent, checked against products over the elements left after deleting one or two
+    rng = np.random.default_rng(zlib.crc32(b"prod with %d zeros" % zeros))
+    x = rng.uniform(-2.0, 2.0, 6)
+    x[rng.choice(6, size=zeros, replace=False)] = 0.0
+    t = rng.uniform(-1.0, 1.0, 6)
+    assert_close(rt.product_of_others(x), _others_by_deletion(x))
+    assert_close(rt.product_of_others_tangent(t, x), _pairs_by_deletion(t, x))
+    rows = np.stack([x, x[::-1], np.roll(x, 2)])
+    assert_close(rt.product_of_others(rows, 1)[2], _others_by_deletion(np.roll(x, 2)))
+    assert_close(rt.product_of_others_tangent(t, rows, 1)[1], _pairs_by_deletion(t, x[::-1]))
+
+
+def sin_of_prod(x):
+    return np.sin(np.prod(x))
+
+
+def test_hessian_of_prod_with_two_zeros():
+    x = np.array([0.0, 1.5, -0.7, 0.0])
+    hessian = srcad.hessian(sin_of_prod)(x)
+    expected = np.zeros((4, 4))
+    expected[0, 3] = expected[3, 0] = np.cos(0.0) * 1.5 * -0.7  # only the two zeros' pair
+    assert_close(hessian, expected)
+    assert_close(srcad.grad(sin_of_prod)(x), np.zeros(4))

@@ -1170,6 +1170,9 @@ def _issue12_cases():
     for f in (combos.ptp_all, combos.ptp_axis, combos.nanmax_axis, combos.nanmin_all):
         case(f, combos.spread((3, 4), rng))
     case(combos.nanmean_of_nans, combos.anything((2, 3), rng))
+    for f in (combos.prod_all, combos.prod_axis, combos.prod_keepdims, combos.prod_method,
+              combos.prod_method_axis, combos.product_of_others):
+        case(f, combos.with_zeros((3, 4), rng))
 
 
 _issue12_cases()

@@ -1,5 +1,5 @@
-"""Reductions and scans: sum, mean, var, std, max, min, ptp, norm, the nan-ignoring ones,
-cumsum and diff, as functions and as array methods, with axis/keepdims/ddof.
+"""Reductions and scans: sum, mean, prod, var, std, max, min, ptp, norm, the nan-ignoring
+ones, cumsum and diff, as functions and as array methods, with axis/keepdims/ddof.
 ``reduction`` (srcad/vocabulary.py) declares the linear ones.
 
 At ties, max, min, ptp (and nanmax, nanmin) share the derivative equally among the tied
@@ -18,8 +18,7 @@ from srcad.vocabulary import linear, reduction
 reduction(np.sum, np.ndarray.sum, transpose="rt.expand_reduced(g, x, axis, keepdims)")
 reduction(np.mean, np.ndarray.mean,
           transpose="rt.expand_reduced(g, x, axis, keepdims) / rt.reduced_size(x, axis)")
-shape_rule(shapes.reduction, np.max, np.min, np.prod, np.ndarray.max, np.ndarray.min,
-           np.ndarray.prod)
+shape_rule(shapes.reduction, np.max, np.min, np.ndarray.max, np.ndarray.min)
 
 
 @adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min)
@@ -188,3 +187,21 @@ def _difference_shape(x, n=shapes.Known(1), axis=shapes.Known(-1), *rest, **kwar
 linear(np.diff, parameters="y, x, n=1, axis=-1", transpose="rt.diff_adjoint(g, n, axis)",
        tangent="np.diff(d[x], n, axis)", shape=_difference_shape)
 facts(np.diff, allocating=True)
+
+
+# prod: each element's derivative is the product of the others in its slice
+# (rt.product_of_others, without dividing by x: exact where x has zeros, any number of them);
+# second order too (rt.product_of_others_tangent); third order is not supported (a
+# MissingTemplateError for rt.product_of_others_tangent)
+@adjoint(np.prod, np.ndarray.prod)
+def prod(y, x, axis=None, dtype=None, out=None, keepdims=False):
+    d[x] += rt.expand_reduced(d[y], x, axis, keepdims) * rt.product_of_others(x, axis)
+
+
+@tangent(np.prod, np.ndarray.prod)
+def prod(y, x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: F811
+    d[y] = np.sum(d[x] * rt.product_of_others(x, axis), axis=axis, keepdims=keepdims)
+
+
+shape_rule(shapes.reduction, np.prod, np.ndarray.prod)
+facts(np.prod, np.ndarray.prod, allocating=True)

@@ -520,3 +520,22 @@ def _undifferenced_shape(g, n=shapes.Known(1), axis=shapes.Known(-1), *rest, **k
 
 
 shape_rule(_undifferenced_shape, rt.diff_adjoint)
+
+
+
+# product_of_others(x) (prod's adjoint): its derivative is the symmetric matrix of products of
+# all elements but two, so its adjoint and tangent are the same map; that map,
+# product_of_others_tangent, has no template (third derivatives of prod: not supported)
+@adjoint(rt.product_of_others)
+def product_of_others(p, x, axis=None):
+    d[x] += rt.product_of_others_tangent(d[p], x, axis)
+
+
+@tangent(rt.product_of_others)
+def product_of_others(p, x, axis=None):  # noqa: F811
+    d[p] = rt.product_of_others_tangent(d[x], x, axis)
+
+
+shape_rule(_like(0), rt.product_of_others)
+shape_rule(_like(1), rt.product_of_others_tangent)
+facts(rt.product_of_others, rt.product_of_others_tangent, allocating=True)
