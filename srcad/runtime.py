@@ -1110,3 +1110,26 @@ def product_of_others_tangent(t, x, axis=None):
     one = np.where(zero, product * over_nonzero, at_zeros * product / safe)
     two = np.where(zero, (at_zeros - t) * product, 0.0)
     return np.where(zeros == 0, none, np.where(zeros == 1, one, np.where(zeros == 2, two, 0.0)))
+
+
+def weights_along(weights, x, axis=None):
+    """np.average's ``weights`` as an array of x's shape: ones for None, a 1-D array laid
+    along ``axis``, or weights of x's shape."""
+    x_shape = np.shape(x)
+    if weights is None:
+        return np.ones(x_shape)
+    weights = np.asarray(weights)
+    if weights.shape != x_shape and weights.ndim == 1 and isinstance(axis, int):
+        laid = [1] * len(x_shape)
+        laid[axis % len(x_shape)] = weights.size
+        weights = np.reshape(weights, laid)
+    return np.broadcast_to(weights, x_shape)
+
+
+def weights_along_adjoint(g, weights, axis=None):
+    """The transpose of ``weights_along``: ``g`` (of x's shape) summed back to the weights'."""
+    g = np.asarray(g)
+    if np.shape(weights) == g.shape:
+        return g
+    others = tuple(i for i in range(g.ndim) if i != axis % g.ndim)
+    return np.reshape(np.sum(g, axis=others), np.shape(weights))

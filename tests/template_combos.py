@@ -1217,6 +1217,42 @@ case(prod_keepdims, (with_zeros,), REDUCED[1:])
 case(prod_method, (with_zeros,), REDUCED)
 case(prod_method_axis, (with_zeros,), REDUCED)
 
+
+def average_all(x):
+    return np.average(x)
+
+
+def average_axis(x):
+    return np.average(x, axis=1)
+
+
+def average_weighted(x, w):
+    return np.average(x, weights=w)
+
+
+def average_weighted_axis(x, w):
+    return np.average(x, axis=0, weights=w)
+
+
+def average_weighted_keepdims(x, w):
+    return np.average(x, 1, w, keepdims=True)
+
+
+def average_weights_along_axis(x, w):
+    return np.average(x, axis=-1, weights=w)
+
+
+case(average_all, (anything,), REDUCED)
+case(average_axis, (anything,), [ROW, FULL, THREE_D])
+case(average_weighted, (anything, positive), [(VECTOR, VECTOR), (FULL, FULL), (THREE_D, THREE_D)],
+     (0, 1))
+case(average_weighted_axis, (anything, positive), [(FULL, FULL), (COLUMN, COLUMN),
+                                                   (THREE_D, THREE_D)], (0, 1))
+case(average_weighted_keepdims, (anything, positive), [(FULL, FULL), (THREE_D, THREE_D),
+                                                       (FULL, VECTOR)], (0, 1))
+case(average_weights_along_axis, (anything, positive), [(FULL, VECTOR), (THREE_D, VECTOR),
+                                                        (COLUMN, (1,))], (0, 1))
+
 # ----------------------------------------------------------- numpy_linalg.py
 
 def dot(x, y):
@@ -1947,3 +1983,19 @@ _THIRD_ORDER = "prod's third derivatives: rt.product_of_others_tangent has no te
 case(product_of_others, (with_zeros,), [VECTOR, FULL, THREE_D],
      second_order=_THIRD_ORDER)
 case(product_of_others_axis, (with_zeros,), [THREE_D, (2, 1, 4)], second_order=_THIRD_ORDER)
+
+
+
+# np.average's weights laid over x, and back
+def weights_along(w, x):
+    return rt.weights_along(w, x, -1)
+
+
+def weights_along_adjoint(g, w):
+    return rt.weights_along_adjoint(g, w, 1)
+
+
+case(weights_along, (anything, anything), [(VECTOR, FULL), (VECTOR, THREE_D), (FULL, FULL)],
+     (0, 1), zero_derivative=(1,))
+case(weights_along_adjoint, (anything, anything), [(FULL, VECTOR), (THREE_D, VECTOR),
+                                                   (FULL, FULL)], (0, 1), zero_derivative=(1,))

@@ -1173,6 +1173,13 @@ def _issue12_cases():
     for f in (combos.prod_all, combos.prod_axis, combos.prod_keepdims, combos.prod_method,
               combos.prod_method_axis, combos.product_of_others):
         case(f, combos.with_zeros((3, 4), rng))
+    case(combos.average_all, draw(combos.anything))
+    case(combos.average_weighted_axis, draw(combos.anything), draw(combos.positive), wrt=(0, 1))
+    case(combos.average_weights_along_axis, draw(combos.anything), draw(combos.positive, (4,)),
+         wrt=(0, 1))
+    case(combos.weights_along, draw(combos.anything, (4,)), draw(combos.anything), wrt=(0, 1))
+    case(combos.weights_along_adjoint, draw(combos.anything), draw(combos.anything, (4,)),
+         wrt=(0, 1))
 
 
 _issue12_cases()

@@ -205,3 +205,37 @@ def prod(y, x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: F811
 
 shape_rule(shapes.reduction, np.prod, np.ndarray.prod)
 facts(np.prod, np.ndarray.prod, allocating=True)
+
+
+# average = sum(w x) / sum(w) over the axes (w: the weights laid over x, ones without):
+# its derivative in x is w / sum(w), in w (x - average) / sum(w)
+@adjoint(np.average)
+def average(y, x, axis=None, weights=None, returned=False, keepdims=False):
+    laid = rt.weights_along(weights, x, axis)
+    share = rt.expand_reduced(d[y], x, axis, keepdims) / np.sum(laid, axis=axis, keepdims=True)
+    d[x] += share * laid
+    d[weights] += rt.weights_along_adjoint(
+        share * (x - rt.expand_reduced(y, x, axis, keepdims)), weights, axis)
+
+
+@tangent(np.average)
+def average(y, x, axis=None, weights=None, returned=False, keepdims=False):  # noqa: F811
+    laid = rt.weights_along(weights, x, axis)
+    d[y] = (np.sum(d[x] * laid, axis=axis, keepdims=keepdims)
+            + np.sum(rt.weights_along(d[weights], x, axis)
+                     * (x - rt.expand_reduced(y, x, axis, keepdims)), axis=axis,
+                     keepdims=keepdims)) / np.sum(laid, axis=axis, keepdims=keepdims)
+
+
+def _average_returns_one_value(arguments, carries, resolve):
+    """average(..., returned=True) returns a pair (average, sum of weights): not supported."""
+    returned = arguments.get("returned")
+    if returned is None or (isinstance(returned, gast.Constant) and not returned.value):
+        return None
+    return ("srcad differentiates np.average without returned=True",
+            "Compute the sum of the weights apart: np.sum(weights).")
+
+
+constraint(_average_returns_one_value, np.average)
+shape_rule(shapes.reduction, np.average)
+facts(np.average, allocating=True)

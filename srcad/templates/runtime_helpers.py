@@ -539,3 +539,13 @@ def product_of_others(p, x, axis=None):  # noqa: F811
 shape_rule(_like(0), rt.product_of_others)
 shape_rule(_like(1), rt.product_of_others_tangent)
 facts(rt.product_of_others, rt.product_of_others_tangent, allocating=True)
+
+
+# np.average's weights laid over x (numpy_reductions.py): linear in the weights, x read for
+# its shape only; each map the other's transpose
+linear(rt.weights_along, parameters="y, weights, x, axis=None",
+       transpose="rt.weights_along_adjoint(g, weights, axis)")
+linear(rt.weights_along_adjoint, parameters="y, a, weights, axis=None",
+       transpose="rt.weights_along(g, a, axis)")
+shape_rule(lambda weights, x, *rest, **kwargs: plain(x), rt.weights_along)
+shape_rule(lambda g, weights, *rest, **kwargs: plain(weights), rt.weights_along_adjoint)
