@@ -560,6 +560,14 @@ case(all_but_last_directly, (anything, anything), SOME_PAIRS, (0, 1))
 case(append_ragged, (anything, anything), [(SCALAR, VECTOR), (VECTOR, FULL)], (0, 1))
 
 
+
+def builtin_pow(x, y):
+    return pow(x, y)
+
+
+case(builtin_pow, (positive, exponent), [(SCALAR, SCALAR), (F64, SCALAR), (FULL, SCALAR),
+                                         (VECTOR, COLUMN), (SCALAR, ROW)], (0, 1))
+
 # ------------------------------------------------------- numpy_elementwise.py
 
 def np_sin(x):
@@ -918,6 +926,18 @@ case(math_pow, (positive, exponent), [(SCALAR, SCALAR)], (0, 1), wrap="math")
 case(math_hypot, (anything, anything), [(SCALAR, SCALAR)], (0, 1), accept=away_from_origin,
      wrap="math")
 
+
+
+def math_fsum(x, y):
+    return math.fsum([x, y * x, math.sin(y)])
+
+
+def math_fsum_of_array(x):
+    return math.fsum(x * x)
+
+
+case(math_fsum, (anything, anything), [(SCALAR, SCALAR), (F64, SCALAR)], (0, 1), wrap="math")
+case(math_fsum_of_array, (anything,), [VECTOR, (4,)], wrap="math")
 
 # ------------------------------------------------------- numpy_reductions.py
 

@@ -1174,6 +1174,8 @@ def _issue12_cases():
               combos.prod_method_axis, combos.product_of_others):
         case(f, combos.with_zeros((3, 4), rng))
     case(combos.average_all, draw(combos.anything))
+    case(combos.builtin_pow, draw(combos.positive), 1.7, wrt=(0, 1))
+    case(combos.math_fsum, 0.3, -1.1, wrt=(0, 1))
     case(combos.average_weighted_axis, draw(combos.anything), draw(combos.positive), wrt=(0, 1))
     case(combos.average_weights_along_axis, draw(combos.anything), draw(combos.positive, (4,)),
          wrt=(0, 1))

@@ -6,6 +6,7 @@ with them in numpy_elementwise.py; math.pow with ``**`` in operators.py.
 
 import math
 
+from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, d, nondifferentiable, shape_rule, tangent
 from srcad.vocabulary import elementwise
@@ -39,7 +40,18 @@ def copysign(z, x, y):  # noqa: F811
     d[z] = d[x] * math.copysign(1.0, x) * math.copysign(1.0, y)
 
 
-shape_rule(shapes.python_float, math.log, math.copysign, math.floor, math.ceil)
+# fsum(items): an exactly rounded sum, the derivative of a sum
+@adjoint(math.fsum)
+def fsum(y, items):
+    d[items] += rt.sum_adjoint(d[y], items)
+
+
+@tangent(math.fsum)
+def fsum(y, items):  # noqa: F811
+    d[y] = float(rt.sum_tangent(d[items], items))
+
+
+shape_rule(shapes.python_float, math.log, math.copysign, math.floor, math.ceil, math.fsum)
 
 # piecewise constant (derivative 0 wherever it exists) or integer-valued
 nondifferentiable(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
