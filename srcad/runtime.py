@@ -1133,3 +1133,65 @@ def weights_along_adjoint(g, weights, axis=None):
         return g
     others = tuple(i for i in range(g.ndim) if i != axis % g.ndim)
     return np.reshape(np.sum(g, axis=others), np.shape(weights))
+
+
+def _sorted_rows(x, axis):
+    """x with the axes ``axis`` reduces moved last and flattened into one, each such row's
+    ranks (a stable argsort: at ties, the first in memory order ranks lower), and what
+    puts it back: (rows, ranks, order of the moved axes, their shape)."""
+    x = np.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else _normalize_axes(axis, x.ndim)
+    order = [a for a in range(x.ndim) if a not in axes] + list(axes)
+    moved = np.transpose(x, order)
+    rows = moved.reshape(moved.shape[:x.ndim - len(axes)] + (-1,))
+    return rows, np.argsort(rows, axis=-1, kind="stable"), order, moved.shape
+
+
+def _interpolated_ranks(q, count):
+    """np.quantile's linear method: the ranks below and above each q, and the weight of the
+    one above."""
+    position = np.asarray(q, dtype=float) * (count - 1)
+    lower = np.clip(np.floor(position), 0, count - 1).astype(int)
+    return lower, np.minimum(lower + 1, count - 1), position - lower
+
+
+def quantile_tangent(t, x, q, axis=None, keepdims=False):
+    """The tangent of ``np.quantile(x, q, axis, keepdims=keepdims)`` (linear method) along t:
+    t at the element(s) each quantile selects, split as the quantile interpolates."""
+    rows, ranks, order, _ = _sorted_rows(x, axis)
+    t_rows = np.transpose(np.broadcast_to(t, np.shape(x)), order).reshape(rows.shape)
+    t_sorted = np.take_along_axis(t_rows, ranks, axis=-1)
+    lower, upper, above = _interpolated_ranks(q, rows.shape[-1])
+    quantiles = np.ndim(q)
+    leading = list(range(-quantiles, 0)), list(range(quantiles))
+    above = np.reshape(above, np.shape(q) + (1,) * (rows.ndim - 1))
+    result = ((1.0 - above) * np.moveaxis(t_sorted[..., lower], *leading)
+              + above * np.moveaxis(t_sorted[..., upper], *leading))
+    if keepdims:
+        result = np.reshape(result, np.shape(q) + _kept_shape(np.shape(x), axis))
+    return result[()] if result.ndim == 0 else result
+
+
+def quantile_adjoint(g, x, q, axis=None, keepdims=False):
+    """The adjoint of ``np.quantile(x, q, axis, keepdims=keepdims)`` (linear method): each
+    g to the element(s) its quantile selects, split as it interpolates (quantile_tangent's
+    transpose)."""
+    rows, ranks, order, moved_shape = _sorted_rows(x, axis)
+    lower, upper, above = _interpolated_ranks(q, rows.shape[-1])
+    quantile_shape = np.shape(q)
+    reduced_shape = _kept_shape(np.shape(x), axis) if keepdims else rows.shape[:-1]
+    g = np.reshape(np.broadcast_to(g, quantile_shape + reduced_shape),
+                   quantile_shape + rows.shape[:-1])
+    sorted_adjoint = np.zeros(rows.shape, dtype=np.result_type(g, 1.0))
+    for index in np.ndindex(quantile_shape):
+        sorted_adjoint[..., lower[index]] += (1.0 - above[index]) * g[index]
+        sorted_adjoint[..., upper[index]] += above[index] * g[index]
+    rows_adjoint = np.empty_like(sorted_adjoint)
+    np.put_along_axis(rows_adjoint, ranks, sorted_adjoint, axis=-1)
+    return np.transpose(rows_adjoint.reshape(moved_shape), np.argsort(order))
+
+
+def _kept_shape(shape, axis):
+    """The shape of a reduction over ``axis`` with keepdims: size 1 on the reduced axes."""
+    axes = range(len(shape)) if axis is None else _normalize_axes(axis, len(shape))
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))

@@ -1273,6 +1273,42 @@ case(average_weighted_keepdims, (anything, positive), [(FULL, FULL), (THREE_D, T
 case(average_weights_along_axis, (anything, positive), [(FULL, VECTOR), (THREE_D, VECTOR),
                                                         (COLUMN, (1,))], (0, 1))
 
+
+def median_all(x):
+    return np.median(x)
+
+
+def median_axis(x):
+    return np.median(x, axis=1)
+
+
+def median_keepdims(x):
+    return np.median(x, axis=0, keepdims=True)
+
+
+def quantile_all(x):
+    return np.quantile(x, 0.3)
+
+
+def quantiles_axis(x):
+    return np.quantile(x, np.array([0.1, 0.75, 1.0]), axis=-1)
+
+
+def percentile_axis(x):
+    return np.percentile(x, 40.0, axis=0)
+
+
+def percentiles_keepdims(x):
+    return np.percentile(x, [20, 90], axis=(0, -1), keepdims=True)
+
+
+for _f, _combos in [(median_all, [SCALAR] + REDUCED), (median_axis, [ROW, FULL, THREE_D]),
+                    (median_keepdims, [VECTOR, COLUMN, FULL, THREE_D]),
+                    (quantile_all, REDUCED), (quantiles_axis, REDUCED),
+                    (percentile_axis, [VECTOR, COLUMN, FULL, THREE_D]),
+                    (percentiles_keepdims, REDUCED[1:])]:
+    case(_f, (spread,), _combos)
+
 # ----------------------------------------------------------- numpy_linalg.py
 
 def dot(x, y):
@@ -2019,3 +2055,19 @@ case(weights_along, (anything, anything), [(VECTOR, FULL), (VECTOR, THREE_D), (F
      (0, 1), zero_derivative=(1,))
 case(weights_along_adjoint, (anything, anything), [(FULL, VECTOR), (THREE_D, VECTOR),
                                                    (FULL, FULL)], (0, 1), zero_derivative=(1,))
+
+
+
+# the quantiles' adjoint and tangent (median, quantile, percentile): transposes of each other
+def quantile_adjoint(g, x):
+    return rt.quantile_adjoint(g, x, np.array([0.25, 0.5]), 1)
+
+
+def quantile_tangent(t, x):
+    return rt.quantile_tangent(t, x, 0.4, None, True)
+
+
+case(quantile_adjoint, (anything, spread), [((2, 2), FULL), ((2, 2, 3), THREE_D)], (0, 1),
+     zero_derivative=(1,))
+case(quantile_tangent, (anything, spread), [(FULL, FULL), (THREE_D, THREE_D), (VECTOR, FULL)],
+     (0, 1), zero_derivative=(1,))

@@ -346,3 +346,34 @@ def test_hessian_of_prod_with_two_zeros():
     expected[0, 3] = expected[3, 0] = np.cos(0.0) * 1.5 * -0.7  # only the two zeros' pair
     assert_close(hessian, expected)
     assert_close(srcad.grad(sin_of_prod)(x), np.zeros(4))
+
+
+def nearest_quantile(x):
+    return np.quantile(x, 0.3, method="nearest")
+
+
+def quantile_at_a_varied_q(q):
+    return np.quantile(np.array([1.0, 2.0, 4.0]), q)
+
+
+def overwritten_median(x):
+    return np.median(x * 1.0, overwrite_input=True)
+
+
+def test_quantiles_srcad_cannot_differentiate_are_located_errors():
+    for function, argument, message in (
+            (nearest_quantile, np.ones(3), "method='linear' only"),
+            (quantile_at_a_varied_q, 0.3, "in x, not in q"),
+            (overwritten_median, np.ones(3), "overwrites its input")):
+        with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
+            srcad.grad(function)(argument)
+        assert message in str(error.value) and "test_template_regressions.py:" in str(error.value)
+
+
+def median_of_even_count(x):
+    return np.median(x)
+
+
+def test_median_of_an_even_count_splits_between_the_two_middle_elements():
+    assert_close(srcad.grad(median_of_even_count)(np.array([3.0, -1.0, 0.5, 2.0])),
+                 np.array([0.0, 0.0, 0.5, 0.5]))

@@ -1174,6 +1174,11 @@ def _issue12_cases():
               combos.prod_method_axis, combos.product_of_others):
         case(f, combos.with_zeros((3, 4), rng))
     case(combos.average_all, draw(combos.anything))
+    for f in (combos.median_all, combos.quantiles_axis, combos.percentile_axis):
+        case(f, combos.spread((3, 4), rng))
+    case(combos.quantile_adjoint, draw(combos.anything, (2, 3)), combos.spread((3, 4), rng),
+         wrt=(0, 1))
+    case(combos.quantile_tangent, draw(combos.anything), combos.spread((3, 4), rng), wrt=(0, 1))
     case(combos.builtin_pow, draw(combos.positive), 1.7, wrt=(0, 1))
     case(combos.math_fsum, 0.3, -1.1, wrt=(0, 1))
     case(combos.average_weighted_axis, draw(combos.anything), draw(combos.positive), wrt=(0, 1))

@@ -1,5 +1,5 @@
-"""Reductions and scans: sum, mean, prod, var, std, max, min, ptp, norm, the nan-ignoring
-ones, cumsum and diff, as functions and as array methods, with axis/keepdims/ddof.
+"""Reductions and scans: sum, mean, prod, var, std, max, min, ptp, median, quantile,
+percentile, average, norm, the nan-ignoring ones, cumsum and diff, as functions and as array methods, with axis/keepdims/ddof.
 ``reduction`` (srcad/vocabulary.py) declares the linear ones.
 
 At ties, max, min, ptp (and nanmax, nanmin) share the derivative equally among the tied
@@ -239,3 +239,80 @@ def _average_returns_one_value(arguments, carries, resolve):
 constraint(_average_returns_one_value, np.average)
 shape_rule(shapes.reduction, np.average)
 facts(np.average, allocating=True)
+
+
+# median, quantile, percentile (linear interpolation, NumPy's default method): the derivative
+# goes to the element(s) each one selects, split as it interpolates between two; at ties the
+# first tied element in memory order is the one selected (a stable sort)
+@adjoint(np.quantile)
+def quantile(y, x, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
+    d[x] += rt.quantile_adjoint(d[y], x, q, axis, keepdims)
+
+
+@tangent(np.quantile)
+def quantile(y, x, q, axis=None, out=None, overwrite_input=False, method="linear",  # noqa: F811
+             keepdims=False):
+    d[y] = rt.quantile_tangent(d[x], x, q, axis, keepdims)
+
+
+@adjoint(np.percentile)
+def percentile(y, x, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False):
+    d[x] += rt.quantile_adjoint(d[y], x, np.true_divide(q, 100.0), axis, keepdims)
+
+
+@tangent(np.percentile)
+def percentile(y, x, q, axis=None, out=None, overwrite_input=False,  # noqa: F811
+               method="linear", keepdims=False):
+    d[y] = rt.quantile_tangent(d[x], x, np.true_divide(q, 100.0), axis, keepdims)
+
+
+@adjoint(np.median)
+def median(y, x, axis=None, out=None, overwrite_input=False, keepdims=False):
+    d[x] += rt.quantile_adjoint(d[y], x, 0.5, axis, keepdims)
+
+
+@tangent(np.median)
+def median(y, x, axis=None, out=None, overwrite_input=False, keepdims=False):  # noqa: F811
+    d[y] = rt.quantile_tangent(d[x], x, 0.5, axis, keepdims)
+
+
+def _linear_quantile(arguments, carries, resolve):
+    """Quantiles by linear interpolation (the default), of an x left as it is, at q without
+    a derivative."""
+    method = arguments.get("method")
+    if method is not None and not (isinstance(method, gast.Constant)
+                                   and method.value == "linear"):
+        return ("srcad differentiates quantiles with NumPy's default method='linear' only",
+                "Leave method out (or write method='linear').")
+    overwrite = arguments.get("overwrite_input")
+    if overwrite is not None and not (isinstance(overwrite, gast.Constant)
+                                      and not overwrite.value):
+        return ("srcad cannot differentiate a quantile that overwrites its input",
+                "Leave overwrite_input out.")
+    if "q" in arguments and carries(arguments["q"]):
+        return ("srcad differentiates a quantile in x, not in q",
+                "Pass q as a constant (or wrap it in srcad.stop_gradient).")
+    return None
+
+
+constraint(_linear_quantile, np.quantile, np.percentile, np.median)
+
+
+def _quantile_shape(x, q=shapes.Known(0.5), axis=shapes.Known(None), *rest,
+                    keepdims=shapes.Known(False), **kwargs):
+    """The reduction's shape, after q's axes."""
+    reduced = shapes.reduction(x, axis, keepdims=keepdims)
+    q = shapes.plain(q)
+    if isinstance(q, shapes.Scalar) or reduced is shapes.UNKNOWN:
+        return reduced
+    if not isinstance(q, shapes.Array):
+        return shapes.UNKNOWN
+    return shapes.Array(q.ones + (reduced.ones if isinstance(reduced, shapes.Array) else ()))
+
+
+shape_rule(_quantile_shape, np.quantile, np.percentile)
+shape_rule(lambda x, axis=shapes.Known(None), *rest, keepdims=shapes.Known(False), **kwargs:
+           shapes.reduction(x, axis, keepdims=keepdims), np.median)
+facts(np.quantile, np.percentile, np.median, allocating=True)

@@ -547,5 +547,27 @@ linear(rt.weights_along, parameters="y, weights, x, axis=None",
        transpose="rt.weights_along_adjoint(g, weights, axis)")
 linear(rt.weights_along_adjoint, parameters="y, a, weights, axis=None",
        transpose="rt.weights_along(g, a, axis)")
-shape_rule(lambda weights, x, *rest, **kwargs: plain(x), rt.weights_along)
-shape_rule(lambda g, weights, *rest, **kwargs: plain(weights), rt.weights_along_adjoint)
+shape_rule(_like(1), rt.weights_along, rt.weights_along_adjoint)
+
+
+# quantile_adjoint and quantile_tangent (numpy_reductions.py): linear in g (in t), piecewise
+# constant in x (which elements are selected), each the other's transpose
+linear(rt.quantile_adjoint, parameters="y, a, x, q, axis=None, keepdims=False",
+       transpose="rt.unbroadcast(rt.quantile_tangent(g, x, q, axis, keepdims), a)")
+linear(rt.quantile_tangent, parameters="y, a, x, q, axis=None, keepdims=False",
+       transpose="rt.unbroadcast(rt.quantile_adjoint(g, x, q, axis, keepdims), a)")
+shape_rule(_like(1), rt.quantile_adjoint)
+
+
+def _quantile_tangent_shape(t, x, q=shapes.Known(0.5), axis=shapes.Known(None),
+                            keepdims=shapes.Known(False), *rest, **kwargs):
+    reduced = shapes.reduction(x, axis, keepdims=keepdims)
+    q = plain(q)
+    if isinstance(q, Scalar) or reduced is UNKNOWN:
+        return reduced
+    if not isinstance(q, Array):
+        return UNKNOWN
+    return Array(q.ones + (reduced.ones if isinstance(reduced, Array) else ()))
+
+
+shape_rule(_quantile_tangent_shape, rt.quantile_tangent)
