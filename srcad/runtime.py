@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import linecache
+import math
 import numbers
 
 import numpy as np
@@ -1195,3 +1196,29 @@ def _kept_shape(shape, axis):
     """The shape of a reduction over ``axis`` with keepdims: size 1 on the reduced axes."""
     axes = range(len(shape)) if axis is None else _normalize_axes(axis, len(shape))
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+# Bernoulli numbers B2, B4, ..., B16: the asymptotic series of the polygamma functions
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
+
+
+def math_polygamma(n, x):
+    """The n-th derivative of digamma at a Python float x (not 0 or a negative integer): the
+    derivatives of math.lgamma. x is moved up to 12 or more by the recurrence
+    psi_n(x) = psi_n(x + 1) - (-1)^n n! / x^(n + 1), then the asymptotic series (8 terms:
+    relative error below 1e-16 there)."""
+    x = float(x)
+    factorial = math.factorial(n)
+    shifted = 0.0
+    while x < 12.0:
+        shifted -= (-1) ** n * factorial / x ** (n + 1)
+        x += 1.0
+    if n == 0:
+        series = math.log(x) - 0.5 / x - sum(
+            b / (2 * k * x ** (2 * k)) for k, b in enumerate(_BERNOULLI, 1))
+    else:
+        series = (-1) ** (n + 1) * (
+            math.factorial(n - 1) / x ** n + factorial / (2.0 * x ** (n + 1)) + sum(
+                b * math.factorial(2 * k + n - 1) / (math.factorial(2 * k) * x ** (2 * k + n))
+                for k, b in enumerate(_BERNOULLI, 1)))
+    return shifted + series

@@ -939,6 +939,25 @@ def math_fsum_of_array(x):
 case(math_fsum, (anything, anything), [(SCALAR, SCALAR), (F64, SCALAR)], (0, 1), wrap="math")
 case(math_fsum_of_array, (anything,), [VECTOR, (4,)], wrap="math")
 
+
+def math_lgamma(x):
+    return math.lgamma(x)
+
+
+def math_gamma(x):
+    return math.gamma(x)
+
+
+def negative_non_integer(shape, rng):
+    """In (-2.8, -2.2): between the poles of gamma at -3 and -2."""
+    return _draw(-2.8, -2.2)(shape, rng)
+
+
+for _f in (math_lgamma, math_gamma):
+    case(_f, (positive,), [SCALAR, F64], wrap="math")
+    case(_f, (negative_non_integer,), [SCALAR], wrap="math", name=_f.__name__ + "[negative]")
+case(math_lgamma, (_draw(20.0, 40.0),), [SCALAR], wrap="math", name="math_lgamma[large]")
+
 # ------------------------------------------------------- numpy_reductions.py
 
 def sum_all(x):
@@ -2071,3 +2090,13 @@ case(quantile_adjoint, (anything, spread), [((2, 2), FULL), ((2, 2, 3), THREE_D)
      zero_derivative=(1,))
 case(quantile_tangent, (anything, spread), [(FULL, FULL), (THREE_D, THREE_D), (VECTOR, FULL)],
      (0, 1), zero_derivative=(1,))
+
+
+
+def math_polygamma(x):
+    return rt.math_polygamma(1, x)
+
+
+case(math_polygamma, (positive,), [SCALAR], wrap="math")
+case(math_polygamma, (negative_non_integer,), [SCALAR], wrap="math",
+     name="math_polygamma[negative]")

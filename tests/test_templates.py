@@ -1181,6 +1181,9 @@ def _issue12_cases():
     case(combos.quantile_tangent, draw(combos.anything), combos.spread((3, 4), rng), wrt=(0, 1))
     case(combos.builtin_pow, draw(combos.positive), 1.7, wrt=(0, 1))
     case(combos.math_fsum, 0.3, -1.1, wrt=(0, 1))
+    case(combos.math_lgamma, 3.7)
+    case(combos.math_gamma, -2.4)
+    case(combos.math_polygamma, 0.8)
     case(combos.average_weighted_axis, draw(combos.anything), draw(combos.positive), wrt=(0, 1))
     case(combos.average_weights_along_axis, draw(combos.anything), draw(combos.positive, (4,)),
          wrt=(0, 1))

@@ -16,6 +16,9 @@ elementwise(math.erf, derivative="g * 1.1283791670955126 * math.exp(-x * x)")  #
 elementwise(math.erfc, derivative="-g * 1.1283791670955126 * math.exp(-x * x)")
 elementwise(math.degrees, derivative="g * 57.29577951308232")
 elementwise(math.radians, derivative="g * 0.017453292519943295")
+# lgamma's derivative is digamma, gamma's gamma * digamma (rt.math_polygamma: no SciPy needed)
+elementwise(math.lgamma, derivative="g * rt.math_polygamma(0, x)")
+elementwise(math.gamma, derivative="g * y * rt.math_polygamma(0, x)")
 
 
 @adjoint(math.log)

@@ -571,3 +571,17 @@ def _quantile_tangent_shape(t, x, q=shapes.Known(0.5), axis=shapes.Known(None),
 
 
 shape_rule(_quantile_tangent_shape, rt.quantile_tangent)
+
+
+# the derivatives of math.lgamma (math_module.py): each polygamma's derivative is the next
+@adjoint(rt.math_polygamma)
+def math_polygamma(p, n, x):
+    d[x] += d[p] * rt.math_polygamma(n + 1, x)
+
+
+@tangent(rt.math_polygamma)
+def math_polygamma(p, n, x):  # noqa: F811
+    d[p] = d[x] * rt.math_polygamma(n + 1, x)
+
+
+shape_rule(shapes.python_float, rt.math_polygamma)
