@@ -1222,3 +1222,89 @@ def math_polygamma(n, x):
                 b * math.factorial(2 * k + n - 1) / (math.factorial(2 * k) * x ** (2 * k + n))
                 for k, b in enumerate(_BERNOULLI, 1)))
     return shifted + series
+
+
+# cumprod's derivatives, by recurrences along the scanned axis (no division: exact where x
+# has zeros); a Python loop over that axis, vectorized over the others
+
+
+def _scanned(value, shape, axis):
+    """``value`` broadcast to ``shape`` (x's, or the flattened x's for an adjoint of a scan
+    with axis=None), as a float array with the scanned axis first."""
+    value = np.broadcast_to(np.asarray(value, dtype=np.result_type(value, 1.0)), shape)
+    return np.reshape(value, (-1,)) if axis is None else np.moveaxis(value, axis, 0)
+
+
+def _scan_output_shape(x, axis):
+    return (np.size(x),) if axis is None else np.shape(x)
+
+
+def _unscanned(value, x, axis, flat):
+    """The inverse of ``_scanned``: the scanned axis back in place, x's shape for an adjoint
+    (``flat`` False) or the flattened one for axis=None."""
+    if axis is None:
+        return value if flat else np.reshape(value, np.shape(x))
+    return np.moveaxis(value, 0, axis)
+
+
+def cumprod_tangent(t, x, axis=None):
+    """The tangent of ``np.cumprod(x, axis)`` along t: T_i = T_(i-1) x_i + y_(i-1) t_i."""
+    xs, ts = _scanned(x, np.shape(x), axis), _scanned(t, np.shape(x), axis)
+    product, tangent = np.ones(xs.shape[1:]), np.zeros(xs.shape[1:])
+    result = np.empty(xs.shape)
+    for i in range(xs.shape[0]):
+        product, tangent = product * xs[i], tangent * xs[i] + product * ts[i]
+        result[i] = tangent
+    return _unscanned(result, x, axis, flat=True)
+
+
+def cumprod_adjoint(g, x, axis=None):
+    """The adjoint of ``np.cumprod(x, axis)``: x_j gets y_(j-1) R_j, where R_j = g_j +
+    x_(j+1) R_(j+1) (the transpose of cumprod_tangent)."""
+    xs, gs = _scanned(x, np.shape(x), axis), _scanned(g, _scan_output_shape(x, axis), axis)
+    before = np.cumprod(np.concatenate([np.ones((1,) + xs.shape[1:]), xs[:-1]]), axis=0)
+    result = np.empty(xs.shape)
+    rest = np.zeros(xs.shape[1:])
+    for j in range(xs.shape[0] - 1, -1, -1):
+        rest = gs[j] + (xs[j + 1] * rest if j + 1 < xs.shape[0] else 0.0)
+        result[j] = before[j] * rest
+    return _unscanned(result, x, axis, flat=False)
+
+
+def cumprod_adjoint_tangent(g, x, s, axis=None):
+    """The derivative of ``cumprod_adjoint(g, x, axis)`` in x along s (prod's second
+    derivative, a symmetric map of s: its own transpose)."""
+    xs, ss = _scanned(x, np.shape(x), axis), _scanned(s, np.shape(x), axis)
+    gs = _scanned(g, _scan_output_shape(x, axis), axis)
+    count = xs.shape[0]
+    before = np.empty(xs.shape)
+    before_tangent = np.empty(xs.shape)
+    product, tangent = np.ones(xs.shape[1:]), np.zeros(xs.shape[1:])
+    for j in range(count):
+        before[j], before_tangent[j] = product, tangent
+        product, tangent = product * xs[j], tangent * xs[j] + product * ss[j]
+    result = np.empty(xs.shape)
+    rest, rest_tangent = np.zeros(xs.shape[1:]), np.zeros(xs.shape[1:])
+    for j in range(count - 1, -1, -1):
+        if j + 1 < count:
+            rest, rest_tangent = (gs[j] + xs[j + 1] * rest,
+                                  ss[j + 1] * rest + xs[j + 1] * rest_tangent)
+        else:
+            rest = gs[j]
+        result[j] = before_tangent[j] * rest + before[j] * rest_tangent
+    return _unscanned(result, x, axis, flat=False)
+
+
+def cumprod_second(t, s, x, axis=None):
+    """cumprod's second derivative along t and s: B_i = B_(i-1) x_i + T_(i-1) s_i +
+    S_(i-1) t_i, T and S its tangents along t and s."""
+    xs, ts, ss = (_scanned(value, np.shape(x), axis) for value in (x, t, s))
+    zeros = np.zeros(xs.shape[1:])
+    product, along_t, along_s, both = np.ones(xs.shape[1:]), zeros, zeros, zeros
+    result = np.empty(xs.shape)
+    for i in range(xs.shape[0]):
+        product, along_t, along_s, both = (
+            product * xs[i], along_t * xs[i] + product * ts[i], along_s * xs[i] + product * ss[i],
+            both * xs[i] + along_t * ss[i] + along_s * ts[i])
+        result[i] = both
+    return _unscanned(result, x, axis, flat=True)

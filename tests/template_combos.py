@@ -1214,9 +1214,6 @@ case(nanmean_of_nans, (anything,), [FULL])
 case(cumsum_flat, (anything,), [SCALAR] + REDUCED)
 case(cumsum_axis, (anything,), REDUCED[1:])
 case(cumsum_method, (anything,), REDUCED)
-case(diff_last, (anything,), DIFFERENCED)
-case(diff_twice, (anything,), [(4,), (4, 3), (4, 1), (4, 2, 3)])
-case(diff_keyword, (anything,), [FULL, (4, 3), (3, 1), THREE_D])
 
 
 def with_zeros(shape, rng):
@@ -1227,6 +1224,27 @@ def with_zeros(shape, rng):
     if isinstance(shape, tuple) and int(np.prod(shape)) >= 3:
         values.reshape(-1)[rng.integers(values.size)] = 0.0
     return values
+
+
+def cumprod_flat(x):
+    return np.cumprod(x)
+
+
+def cumprod_axis(x):
+    return np.cumprod(x, axis=1)
+
+
+def cumprod_method(x):
+    return x.cumprod(axis=0)
+
+
+case(cumprod_flat, (anything,), [SCALAR] + REDUCED)
+case(cumprod_flat, (with_zeros,), REDUCED, name="cumprod_flat[zeros]")
+case(cumprod_axis, (with_zeros,), REDUCED[1:])
+case(cumprod_method, (with_zeros,), REDUCED)
+case(diff_last, (anything,), DIFFERENCED)
+case(diff_twice, (anything,), [(4,), (4, 3), (4, 1), (4, 2, 3)])
+case(diff_keyword, (anything,), [FULL, (4, 3), (3, 1), THREE_D])
 
 
 def prod_all(x):
@@ -2100,3 +2118,21 @@ def math_polygamma(x):
 case(math_polygamma, (positive,), [SCALAR], wrap="math")
 case(math_polygamma, (negative_non_integer,), [SCALAR], wrap="math",
      name="math_polygamma[negative]")
+
+
+
+# cumprod's adjoint and tangent; their own second order (cumprod's third) is not supported
+def cumprod_adjoint(g, x):
+    return rt.cumprod_adjoint(g, x, 1)
+
+
+def cumprod_tangent(t, x):
+    return rt.cumprod_tangent(t, x)
+
+
+_CUMPROD_THIRD_ORDER = ("cumprod's third derivatives: rt.cumprod_adjoint_tangent and "
+                        "rt.cumprod_second have no templates")
+case(cumprod_adjoint, (anything, with_zeros), [(FULL, FULL), (THREE_D, THREE_D)], (0, 1),
+     second_order=_CUMPROD_THIRD_ORDER)
+case(cumprod_tangent, (anything, with_zeros), [(FULL, FULL), (VECTOR, FULL), (THREE_D, THREE_D)],
+     (0, 1), second_order=_CUMPROD_THIRD_ORDER)

@@ -377,3 +377,29 @@ def median_of_even_count(x):
 def test_median_of_an_even_count_splits_between_the_two_middle_elements():
     assert_close(srcad.grad(median_of_even_count)(np.array([3.0, -1.0, 0.5, 2.0])),
                  np.array([0.0, 0.0, 0.5, 0.5]))
+
+
+@pytest.mark.parametrize("zeros", [0, 1, 2, 3])
+@pytest.mark.parametrize("shape, axis", [((6,), None), ((3, 4), 1), ((3, 4), None),
+                                         ((2, 3, 4), -2)])
+def test_derivatives_of_cumprod_with_zeros(zeros, shape, axis):
+    # recurrences without division: against central differences of np.cumprod and of its
+    # tangent, and each map against its transpose
+    rng = np.random.default_rng(zlib.crc32(b"cumprod %d %r %r" % (zeros, shape, axis)))
+    x = rng.uniform(-2.0, 2.0, shape)
+    x.reshape(-1)[rng.choice(x.size, size=zeros, replace=False)] = 0.0
+    t, s = rng.uniform(-1.0, 1.0, shape), rng.uniform(-1.0, 1.0, shape)
+    g = rng.uniform(-1.0, 1.0, np.shape(np.cumprod(x, axis=axis)))
+    eps = 1e-6
+
+    def along(f, direction):
+        return (f(x + eps * direction) - f(x - eps * direction)) / (2 * eps)
+
+    tangent = rt.cumprod_tangent(t, x, axis)
+    assert_close(tangent, along(lambda v: np.cumprod(v, axis=axis), t), atol=1e-7)
+    assert np.isclose(np.sum(g * tangent), np.sum(rt.cumprod_adjoint(g, x, axis) * t))
+    second = rt.cumprod_second(t, s, x, axis)
+    assert_close(second, along(lambda v: rt.cumprod_tangent(t, v, axis), s), atol=1e-6)
+    adjoint_tangent = rt.cumprod_adjoint_tangent(g, x, s, axis)
+    assert_close(adjoint_tangent, along(lambda v: rt.cumprod_adjoint(g, v, axis), s), atol=1e-6)
+    assert np.isclose(np.sum(g * second), np.sum(adjoint_tangent * t))

@@ -1174,6 +1174,12 @@ def _issue12_cases():
               combos.prod_method_axis, combos.product_of_others):
         case(f, combos.with_zeros((3, 4), rng))
     case(combos.average_all, draw(combos.anything))
+    for f in (combos.cumprod_flat, combos.cumprod_axis, combos.cumprod_method):
+        case(f, combos.with_zeros((3, 4), rng))
+    case(combos.cumprod_adjoint, draw(combos.anything), combos.with_zeros((3, 4), rng),
+         wrt=(0, 1))
+    case(combos.cumprod_tangent, draw(combos.anything), combos.with_zeros((3, 4), rng),
+         wrt=(0, 1))
     for f in (combos.median_all, combos.quantiles_axis, combos.percentile_axis):
         case(f, combos.spread((3, 4), rng))
     case(combos.quantile_adjoint, draw(combos.anything, (2, 3)), combos.spread((3, 4), rng),

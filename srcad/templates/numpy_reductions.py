@@ -1,5 +1,5 @@
 """Reductions and scans: sum, mean, prod, var, std, max, min, ptp, median, quantile,
-percentile, average, norm, the nan-ignoring ones, cumsum and diff, as functions and as array methods, with axis/keepdims/ddof.
+percentile, average, norm, the nan-ignoring ones, cumsum, cumprod and diff, as functions and as array methods, with axis/keepdims/ddof.
 ``reduction`` (srcad/vocabulary.py) declares the linear ones.
 
 At ties, max, min, ptp (and nanmax, nanmin) share the derivative equally among the tied
@@ -172,6 +172,23 @@ linear(np.cumsum, np.ndarray.cumsum, parameters="y, x, axis=None, dtype=None, ou
        transpose="rt.reverse_cumsum(g, x, axis)", tangent="np.cumsum(d[x], axis=axis)",
        shape=_cumulative_shape)
 facts(np.cumsum, np.ndarray.cumsum, allocating=True)
+
+
+# cumprod: derivatives by recurrences along the axis (rt.cumprod_adjoint, rt.cumprod_tangent:
+# no division by x, exact where x has zeros; a Python loop over the scanned axis, vectorized
+# over the others); second order too, third order not supported
+@adjoint(np.cumprod, np.ndarray.cumprod)
+def cumprod(y, x, axis=None, dtype=None, out=None):
+    d[x] += rt.cumprod_adjoint(d[y], x, axis)
+
+
+@tangent(np.cumprod, np.ndarray.cumprod)
+def cumprod(y, x, axis=None, dtype=None, out=None):  # noqa: F811
+    d[y] = rt.cumprod_tangent(d[x], x, axis)
+
+
+shape_rule(_cumulative_shape, np.cumprod, np.ndarray.cumprod)
+facts(np.cumprod, np.ndarray.cumprod, allocating=True)
 
 
 def _difference_shape(x, n=shapes.Known(1), axis=shapes.Known(-1), *rest, **kwargs):

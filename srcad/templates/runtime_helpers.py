@@ -16,6 +16,7 @@ from srcad.analysis import shapes
 from srcad.analysis.shapes import ANY_SCALAR, FLOAT, UNKNOWN, Array, Scalar, plain
 from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, specializer,
                             tangent)
+from srcad.templates.numpy_reductions import _cumulative_shape
 from srcad.vocabulary import binary, elementwise, linear, multilinear
 
 
@@ -585,3 +586,34 @@ def math_polygamma(p, n, x):  # noqa: F811
 
 
 shape_rule(shapes.python_float, rt.math_polygamma)
+
+
+# cumprod's adjoint and tangent (numpy_reductions.py), each linear in its first argument
+# (each the other's transpose there); in x, cumprod's second derivative: the symmetric
+# rt.cumprod_adjoint_tangent and the bilinear rt.cumprod_second, which have no templates
+# (third derivatives of cumprod are not supported)
+@adjoint(rt.cumprod_adjoint)
+def cumprod_adjoint(out, g, x, axis=None):
+    d[g] += rt.cumprod_tangent(d[out], x, axis)
+    d[x] += rt.cumprod_adjoint_tangent(g, x, d[out], axis)
+
+
+@tangent(rt.cumprod_adjoint)
+def cumprod_adjoint(out, g, x, axis=None):  # noqa: F811
+    d[out] = rt.cumprod_adjoint(d[g], x, axis) + rt.cumprod_adjoint_tangent(g, x, d[x], axis)
+
+
+@adjoint(rt.cumprod_tangent)
+def cumprod_tangent(out, t, x, axis=None):
+    d[t] += rt.unbroadcast(rt.cumprod_adjoint(d[out], x, axis), t)
+    d[x] += rt.cumprod_adjoint_tangent(d[out], x, t, axis)
+
+
+@tangent(rt.cumprod_tangent)
+def cumprod_tangent(out, t, x, axis=None):  # noqa: F811
+    d[out] = rt.cumprod_tangent(d[t], x, axis) + rt.cumprod_second(t, d[x], x, axis)
+
+
+shape_rule(_like(1), rt.cumprod_adjoint)
+shape_rule(lambda t, x, axis=shapes.Known(None), *rest, **kwargs: _cumulative_shape(x, axis),
+           rt.cumprod_tangent)
