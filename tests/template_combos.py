@@ -806,6 +806,14 @@ def np_conjugate(x):
     return np.conjugate(x)
 
 
+def real_attribute(x):
+    return x.real * 2.0 + x.imag
+
+
+def conj_method(x):
+    return x.conj() + x.conjugate()
+
+
 def np_sinc(x):
     return np.sinc(x)
 
@@ -865,6 +873,8 @@ case(where_of_constant, (anything,), KINDS, accept=lambda args: np.min(
     np.abs(np.asarray(args[0]))) > 0.05 and np.max(args[0]) > 0.0)
 case(np_ldexp, (anything,), [SCALAR, VECTOR, ROW, FULL])
 case(np_imag, (anything,), KINDS)
+case(real_attribute, (anything,), ARRAYS)
+case(conj_method, (anything,), ARRAYS)
 for _f, _domain in [(np_nan_to_num, anything), (np_real, anything), (np_conj, anything),
                     (np_conjugate, anything), (np_sinc, wide), (sinc_near_zero, anything),
                     (np_rad2deg, anything), (np_deg2rad, anything), (np_degrees, anything),

@@ -1174,6 +1174,8 @@ def _issue12_cases():
               combos.prod_method_axis, combos.product_of_others):
         case(f, combos.with_zeros((3, 4), rng))
     case(combos.average_all, draw(combos.anything))
+    case(combos.real_attribute, draw(combos.anything))
+    case(combos.conj_method, draw(combos.anything))
     for f in (combos.cumprod_flat, combos.cumprod_axis, combos.cumprod_method):
         case(f, combos.with_zeros((3, 4), rng))
     case(combos.cumprod_adjoint, draw(combos.anything), combos.with_zeros((3, 4), rng),

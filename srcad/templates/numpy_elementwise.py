@@ -78,8 +78,9 @@ elementwise(np.sinc, derivative="g * np.where(np.abs(x) < 0.01, x * (x * x * (3.
             " (np.cos(3.141592653589793 * x) - y) / rt.nonzero(x))")
 # on real input (srcad differentiates real functions): real and conj are the identity,
 # imag is 0
-elementwise(np.real, np.conj, np.conjugate, derivative="g")
-elementwise(np.imag, derivative="0.0 * g")
+elementwise(np.real, np.conj, np.conjugate, np.ndarray.real, np.ndarray.conj,
+            np.ndarray.conjugate, derivative="g")
+elementwise(np.imag, np.ndarray.imag, derivative="0.0 * g")
 
 
 # where(condition, x, y): each element from x or y; the condition carries no derivative
