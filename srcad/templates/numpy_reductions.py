@@ -321,6 +321,9 @@ def _quantile_shape(x, q=shapes.Known(0.5), axis=shapes.Known(None), *rest,
                     keepdims=shapes.Known(False), **kwargs):
     """The reduction's shape, after q's axes."""
     reduced = shapes.reduction(x, axis, keepdims=keepdims)
+    if isinstance(q, shapes.IndexTuple) and all(  # a list of quantiles
+            isinstance(shapes.plain(part), shapes.Scalar) for part in q.parts):
+        q = shapes.Array((len(q.parts) == 1,))
     q = shapes.plain(q)
     if isinstance(q, shapes.Scalar) or reduced is shapes.UNKNOWN:
         return reduced
