@@ -1,6 +1,7 @@
 """Reductions and scans: sum, mean, prod, var, std, max, min, ptp, median, quantile,
-percentile, average, norm, the nan-ignoring ones, cumsum, cumprod and diff, as functions and as array methods, with axis/keepdims/ddof.
-``reduction`` (srcad/vocabulary.py) declares the linear ones.
+percentile, average, norm, the nan-ignoring ones, cumsum, cumprod and diff, as functions
+and as array methods, with axis/keepdims/ddof. ``reduction`` (srcad/vocabulary.py) declares
+the linear ones.
 
 At ties, max, min, ptp (and nanmax, nanmin) share the derivative equally among the tied
 extremes (rt.extremum_adjoint). std at a slice of equal values (std 0, not differentiable)
