@@ -1089,10 +1089,14 @@ def diff_adjoint(g, n=1, axis=-1):
 
 def product_of_others(x, axis=None):
     """Each element's derivative of ``np.prod(x, axis)``: the product of the other elements of
-    its slice, from the products before and after it (no division: exact where x has zeros)."""
+    its slice; y / x where no element is 0 (and y neither overflows nor underflows), else from
+    the products before and after it (no division: exact where x has zeros)."""
     x = np.asarray(x)
     if x.ndim == 0 or x.size == 0:
         return np.ones_like(x, dtype=np.result_type(x, 1.0))
+    product = np.prod(x, axis=axis, keepdims=True)
+    if np.all(x != 0) and np.all(np.isfinite(product)) and np.all(product != 0):
+        return product / x  # no zero, no overflow or underflow: the quotient is as exact
     axes = tuple(range(x.ndim)) if axis is None else _normalize_axes(axis, x.ndim)
     order = [a for a in range(x.ndim) if a not in axes] + list(axes)
     moved = np.transpose(x, order)
