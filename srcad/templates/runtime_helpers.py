@@ -10,13 +10,13 @@ reduces to when the kinds of its arguments are known.
 import gast
 import numpy as np
 
+from srcad import registry
 from srcad import runtime as rt
 from srcad import syntax
 from srcad.analysis import shapes
 from srcad.analysis.shapes import ANY_SCALAR, FLOAT, UNKNOWN, Array, Scalar, plain
 from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, specializer,
                             tangent)
-from srcad.templates.numpy_reductions import _cumulative_shape
 from srcad.vocabulary import binary, elementwise, linear, multilinear
 
 
@@ -616,5 +616,5 @@ def cumprod_tangent(out, t, x, axis=None):  # noqa: F811
 
 
 shape_rule(_like(1), rt.cumprod_adjoint)
-shape_rule(lambda t, x, axis=shapes.Known(None), *rest, **kwargs: _cumulative_shape(x, axis),
-           rt.cumprod_tangent)
+shape_rule(lambda t, x, axis=shapes.Known(None), *rest, **kwargs: registry.lookup(
+    np.cumprod).shape_rule(x, axis), rt.cumprod_tangent)  # cumprod's own shape
