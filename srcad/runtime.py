@@ -1053,3 +1053,53 @@ def pop_in_place(items):
     """Forward mode's list after ``items.pop()``: in place, returns the shortened list."""
     items.pop()
     return items
+
+
+# ---- linear algebra (srcad/templates/numpy_linalg.py)
+
+
+def matrix_transpose(x):
+    """Each matrix of a stack transposed (its last two axes swapped)."""
+    return np.swapaxes(x, -1, -2)
+
+
+def solve_columns(v, x, a):
+    """``v`` (shaped like ``x = np.linalg.solve(a, b)``, or like b) as a stack of matrices:
+    with a trailing axis of one column when ``x`` is a vector right-hand side's solution
+    (``x`` has one axis fewer than ``a``: NumPy's rule, in every version)."""
+    return np.expand_dims(v, -1) if np.ndim(x) == np.ndim(a) - 1 else v
+
+
+def from_triangle(x, uplo="L"):
+    """The symmetric matrices whose lower (``uplo="L"``) or upper triangle is that of
+    ``x``: what np.linalg.eigh and cholesky read of their argument."""
+    if uplo == "L":
+        kept, mirrored = np.tril(x), np.tril(x, -1)
+    else:
+        kept, mirrored = np.triu(x), np.triu(x, 1)
+    return kept + matrix_transpose(mirrored)
+
+
+def to_triangle(x, uplo="L"):
+    """The adjoint of ``from_triangle``: each mirrored entry's adjoint added to its
+    original, in the triangle read (the other triangle gets none)."""
+    both = x + matrix_transpose(x)
+    triangle = np.tril(both) if uplo == "L" else np.triu(both)
+    return triangle - 0.5 * both * np.eye(np.shape(x)[-1])
+
+
+def diagonal_adjoint(diagonal, x, offset=0, axis1=0, axis2=1):
+    """The adjoint of ``np.diagonal(x, offset, axis1, axis2)``: zeros shaped like x with
+    ``diagonal`` (its last axis along the diagonal, or of length one: np.trace) on it."""
+    result = np.zeros(np.shape(x), dtype=np.result_type(diagonal, x, 1.0))
+    planes = np.moveaxis(result, (axis1, axis2), (-2, -1))  # a view: writes reach result
+    length = np.diagonal(planes, offset, -2, -1).shape[-1]
+    steps = np.arange(length)
+    planes[..., steps + max(-offset, 0), steps + max(offset, 0)] = diagonal
+    return result
+
+
+def diag_adjoint(g, v, k=0):
+    """The adjoint of ``np.diag(v, k)``: the k-th diagonal of ``g`` for a vector ``v``;
+    ``g`` on the k-th diagonal of zeros shaped like ``v`` for a matrix."""
+    return np.diag(g, k) if np.ndim(v) == 1 else diagonal_adjoint(g, v, k)

@@ -1578,3 +1578,146 @@ def merged_tangent(t, x):
 case(merged_entries, (anything, anything), pairs(), (0, 1))
 case(entries_of, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
 case(merged_tangent, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+
+
+# ------------------------------------------------- numpy_linalg.py: np.linalg
+# Matrices (stacks of them) well inside each function's domain: well conditioned, symmetric
+# positive definite, eigenvalues (singular values) at least 0.5 apart.
+
+def well_conditioned(shape, rng):
+    """A random matrix (stack) plus three times the identity: far from singular."""
+    return rng.uniform(-1.0, 1.0, shape) + 3.0 * np.eye(shape[-1])
+
+
+def positive_definite(shape, rng):
+    """Symmetric positive definite, eigenvalues spread over [1, 1 + n] at least 0.5 apart."""
+    n = shape[-1]
+    rotation = np.linalg.qr(rng.normal(size=shape))[0]
+    eigenvalues = 1.0 + np.arange(n) + rng.uniform(0.0, 0.3, shape[:-1])
+    return np.matmul(rotation * np.expand_dims(eigenvalues, -2), rt.matrix_transpose(rotation))
+
+
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def inv(a):
+    return np.linalg.inv(a)
+
+
+def det(a):
+    return np.linalg.det(a)
+
+
+def slogdet(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return sign * logdet
+
+
+def cholesky(a):
+    return np.linalg.cholesky(a)
+
+
+def eigh(a):
+    # eigenvectors' signs are arbitrary: products of a column's entries do not depend on them
+    w, v = np.linalg.eigh(a)
+    return np.expand_dims(w, -2) * v * v
+
+
+def eigh_upper(a):
+    w, v = np.linalg.eigh(a, UPLO="U")
+    return w * w + np.sum(v * v[..., :1, :], axis=-2)
+
+
+SQUARE = [(3, 3), (2, 3, 3), (1, 1)]
+case(solve, (well_conditioned, anything),
+     [((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (3,)), ((2, 3, 3), (2, 3, 1)),
+      ((3, 3), (2, 3, 2)), ((2, 3, 3), (3, 4))], (0, 1))
+case(inv, (well_conditioned,), SQUARE)
+case(det, (well_conditioned,), SQUARE)
+case(slogdet, (well_conditioned,), SQUARE)
+case(cholesky, (positive_definite,), SQUARE)
+case(eigh, (positive_definite,), SQUARE)
+case(eigh_upper, (positive_definite,), [(3, 3), (2, 4, 4)])
+
+
+def trace(x):
+    return np.trace(x)
+
+
+def trace_offset_axes(x):
+    return np.trace(x, -1, 2, 0)
+
+
+def trace_method(x):
+    return x.trace(1)
+
+
+case(trace, (anything,), [FULL, (3, 3), THREE_D])
+case(trace_offset_axes, (anything,), [THREE_D, (3, 4, 3)])
+case(trace_method, (anything,), [FULL, THREE_D])
+
+
+# the runtime helpers of linear algebra's templates
+def matrix_transpose(x):
+    return rt.matrix_transpose(x)
+
+
+def solve_columns(v, x):
+    return rt.solve_columns(v, x, np.ones((3, 3)))
+
+
+def from_triangle(x):
+    return rt.from_triangle(x) + rt.from_triangle(x * x, "U")
+
+
+def to_triangle(x):
+    return rt.to_triangle(x) + rt.to_triangle(x * x, "U")
+
+
+def diagonal_adjoint(g, x):
+    return rt.diagonal_adjoint(g, x, 1, 0, 2)
+
+
+case(matrix_transpose, (anything,), [FULL, THREE_D])
+case(solve_columns, (anything, anything), [(VECTOR, VECTOR), (FULL, (2, 3)), (FULL, (3, 2, 3))],
+     (0, 1), zero_derivative=(1,))
+case(from_triangle, (anything,), [(3, 3), (2, 3, 3)])
+case(to_triangle, (anything,), [(3, 3), (2, 3, 3)])
+case(diagonal_adjoint, (anything, anything), [((4, 1), (2, 4, 3)), ((4, 2), (3, 4, 3))], (0, 1),
+     zero_derivative=(1,))
+
+
+def tril(x):
+    return np.tril(x)
+
+
+def triu_k(x):
+    return np.triu(x, -1) + np.tril(x, 1)
+
+
+def diagonal(x):
+    return np.diagonal(x, 1) + np.sum(x.diagonal(0, 1, 2))
+
+
+def diag_vector(x):
+    return np.diag(x, 1) * np.sum(np.diag(x))
+
+
+def diag_matrix(x):
+    return np.diag(x) + np.diag(x, -1)[0]
+
+
+case(tril, (anything,), [FULL, (3, 3), THREE_D, VECTOR])
+case(triu_k, (anything,), [FULL, (3, 2), THREE_D])
+case(diagonal, (anything,), [THREE_D, (3, 4, 2)])
+case(diag_vector, (anything,), [VECTOR, (1,)])
+case(diag_matrix, (anything,), [FULL, (3, 3), (4, 2)])
+
+
+def diag_adjoint(g, x):
+    return rt.diag_adjoint(g, x, 1) + rt.diag_adjoint(g, x, 1)
+
+
+case(diag_adjoint, (anything, anything), [((4, 4), VECTOR), (VECTOR, (3, 4))], (0, 1),
+     zero_derivative=(1,))

@@ -1,10 +1,12 @@
-"""Products: np.dot (and the .dot method), np.outer. (`@` is in operators.py.)"""
+"""Products: np.dot (and the .dot method), np.outer, np.trace (`@` is in operators.py); and
+np.linalg: solve, inv, det, slogdet, cholesky, eigh."""
 
 import numpy as np
 
+from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import facts, shape_rule
-from srcad.vocabulary import multilinear
+from srcad.registry import adjoint, d, facts, shape_rule, tangent
+from srcad.vocabulary import linear, multilinear
 
 
 multilinear(np.dot, np.ndarray.dot, parameters="z, x, y", call="np.dot",
@@ -17,3 +19,117 @@ shape_rule(shapes.dot, np.dot, np.ndarray.dot)
 facts(np.dot, np.outer, np.tensordot, allocating=True)
 facts(np.tensordot, linear_in=(0, 1))
 facts(np.inner, linear_in=(0, 1))
+
+
+# ---- np.linalg: matrices and stacks of matrices (the last two axes), real input.
+# Adjoints solve with the matrix rather than form its inverse (inv's own result aside);
+# rt.matrix_transpose transposes each matrix of a stack.
+
+linear(np.tril, parameters="y, m, k=0", transpose="rt.unbroadcast(np.tril(g, k), m)",
+       tangent="np.tril(d[m], k)")
+linear(np.triu, parameters="y, m, k=0", transpose="rt.unbroadcast(np.triu(g, k), m)",
+       tangent="np.triu(d[m], k)")
+linear(np.diagonal, np.ndarray.diagonal, parameters="y, a, offset=0, axis1=0, axis2=1",
+       transpose="rt.diagonal_adjoint(g, a, offset, axis1, axis2)",
+       tangent="np.diagonal(d[a], offset, axis1, axis2)")
+# a vector's diagonal matrix, or a matrix's diagonal
+linear(np.diag, parameters="y, v, k=0", transpose="rt.diag_adjoint(g, v, k)",
+       tangent="np.diag(d[v], k)")
+linear(np.trace, np.ndarray.trace,
+       parameters="y, a, offset=0, axis1=0, axis2=1, dtype=None, out=None",
+       transpose="rt.diagonal_adjoint(np.expand_dims(g, -1), a, offset, axis1, axis2)",
+       tangent="np.trace(d[a], offset, axis1, axis2)")
+
+
+@adjoint(np.linalg.solve)
+def solve(x, a, b):
+    # b̄ = a⁻ᵀ x̄ and ā = -b̄ xᵀ, a vector right-hand side taken as one column
+    b_columns = np.linalg.solve(rt.matrix_transpose(a), rt.solve_columns(d[x], x, a))
+    d[b] += rt.unbroadcast(np.reshape(b_columns, np.shape(x)), b)
+    d[a] -= rt.unbroadcast(
+        np.matmul(b_columns, rt.matrix_transpose(rt.solve_columns(x, x, a))), a)
+
+
+@tangent(np.linalg.solve)
+def solve(x, a, b):  # noqa: F811
+    d[x] = np.reshape(np.linalg.solve(a, rt.solve_columns(d[b], x, a)
+                                      - np.matmul(d[a], rt.solve_columns(x, x, a))), np.shape(x))
+
+
+@adjoint(np.linalg.inv)
+def inv(y, a):
+    d[a] -= np.matmul(rt.matrix_transpose(y), np.matmul(d[y], rt.matrix_transpose(y)))
+
+
+@tangent(np.linalg.inv)
+def inv(y, a):  # noqa: F811
+    d[y] = -np.matmul(y, np.matmul(d[a], y))
+
+
+# det and slogdet: the derivative of log|det a| is a⁻ᵀ, taken by a solve with ā's identity;
+# a singular matrix has none (NumPy raises LinAlgError in the adjoint)
+@adjoint(np.linalg.det)
+def det(y, a):
+    d[a] += np.linalg.solve(rt.matrix_transpose(a), np.expand_dims(d[y] * y, (-2, -1))
+                            * np.eye(np.shape(a)[-1]))
+
+
+@tangent(np.linalg.det)
+def det(y, a):  # noqa: F811
+    d[y] = y * np.trace(np.linalg.solve(a, d[a]), 0, -2, -1)
+
+
+# the sign is piecewise constant: no derivative
+@adjoint(np.linalg.slogdet)
+def slogdet(y, a):
+    d[a] += np.linalg.solve(rt.matrix_transpose(a), np.expand_dims(d[y][1], (-2, -1))
+                            * np.eye(np.shape(a)[-1]))
+
+
+@tangent(np.linalg.slogdet)
+def slogdet(y, a):  # noqa: F811
+    d[y] = (np.zeros_like(y[0]), np.trace(np.linalg.solve(a, d[a]), 0, -2, -1))
+
+
+# cholesky and eigh read one triangle of a (the lower one for cholesky): the derivative
+# is that of rt.from_triangle(a), the symmetric matrix they see, so it is the true one
+# for any a, symmetric or not (the other triangle gets none).
+#
+# cholesky, a = l lᵀ: dl = l Φ(l⁻¹ da l⁻ᵀ), Φ the lower triangle with its diagonal halved;
+# ā = l⁻ᵀ Φ(lᵀ l̄) l⁻¹ by two solves with lᵀ (no inverse formed).
+@adjoint(np.linalg.cholesky)
+def cholesky(l, a):
+    projected = np.matmul(rt.matrix_transpose(l), d[l])
+    halved = np.tril(projected) - 0.5 * projected * np.eye(np.shape(l)[-1])
+    right = rt.matrix_transpose(np.linalg.solve(rt.matrix_transpose(l),
+                                                rt.matrix_transpose(halved)))
+    d[a] += rt.to_triangle(np.linalg.solve(rt.matrix_transpose(l), right), "L")
+
+
+@tangent(np.linalg.cholesky)
+def cholesky(l, a):  # noqa: F811
+    left = rt.matrix_transpose(np.linalg.solve(l, rt.from_triangle(d[a], "L")))
+    middle = np.linalg.solve(l, left)
+    d[l] = np.matmul(l, np.tril(middle) - 0.5 * middle * np.eye(np.shape(l)[-1]))
+
+
+# eigh, a = v diag(w) vᵀ: dw = diag(vᵀ da v), dv = v (F ∘ vᵀ da v) with F[i, j] = 1 / (w[j] -
+# w[i]) off the diagonal. Eigenvalues must be distinct: at a repeated eigenvalue the
+# eigenvectors are not differentiable (F divides by zero: srcad returns inf or nan there),
+# and near one the derivative of v is as large as 1 / the gap. The eigenvalues' derivative
+# alone stays right for repeated ones only when v̄ is zero.
+@adjoint(np.linalg.eigh)
+def eigh(y, a, UPLO="L"):
+    identity = np.eye(np.shape(y[0])[-1])
+    gaps = 1.0 / (np.expand_dims(y[0], -2) - np.expand_dims(y[0], -1) + identity) - identity
+    rotated = (gaps * np.matmul(rt.matrix_transpose(y[1]), d[y][1])
+               + np.expand_dims(d[y][0], -2) * identity)
+    d[a] += rt.to_triangle(np.matmul(y[1], np.matmul(rotated, rt.matrix_transpose(y[1]))), UPLO)
+
+
+@tangent(np.linalg.eigh)
+def eigh(y, a, UPLO="L"):  # noqa: F811
+    identity = np.eye(np.shape(y[0])[-1])
+    gaps = 1.0 / (np.expand_dims(y[0], -2) - np.expand_dims(y[0], -1) + identity) - identity
+    rotated = np.matmul(rt.matrix_transpose(y[1]), np.matmul(rt.from_triangle(d[a], UPLO), y[1]))
+    d[y] = (np.sum(rotated * identity, axis=-1), np.matmul(y[1], gaps * rotated))

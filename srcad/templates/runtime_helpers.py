@@ -502,3 +502,13 @@ specializer(lambda p, a, k: _dot_adjoint_left(p, a, k)
 specializer(lambda p, a, k: _dot_adjoint_right(p, a, k)
             if all(isinstance(x, Array) and x.ndim == 2 for x in k[1:]) else None,
             rt.matmul_adjoint_right)
+
+
+# linear algebra's helpers (srcad/templates/numpy_linalg.py): linear, each other's transposes
+linear(rt.matrix_transpose, parameters="y, x", transpose="rt.matrix_transpose(g)")
+linear(rt.solve_columns, parameters="y, v, x, a", transpose="np.reshape(g, np.shape(v))")
+linear(rt.from_triangle, parameters='y, x, uplo="L"', transpose="rt.to_triangle(g, uplo)")
+linear(rt.to_triangle, parameters='y, x, uplo="L"', transpose="rt.from_triangle(g, uplo)")
+linear(rt.diagonal_adjoint, parameters="y, diagonal, x, offset=0, axis1=0, axis2=1",
+       transpose="rt.unbroadcast(np.diagonal(g, offset, axis1, axis2), diagonal)")
+linear(rt.diag_adjoint, parameters="y, h, v, k=0", transpose="np.diag(g, k)")
