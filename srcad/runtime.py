@@ -1103,3 +1103,50 @@ def diag_adjoint(g, v, k=0):
     """The adjoint of ``np.diag(v, k)``: the k-th diagonal of ``g`` for a vector ``v``;
     ``g`` on the k-th diagonal of zeros shaped like ``v`` for a matrix."""
     return np.diag(g, k) if np.ndim(v) == 1 else diagonal_adjoint(g, v, k)
+
+
+def _tensordot_axes(a_ndim, b_ndim, axes):
+    """np.tensordot's ``axes`` (an int, or a pair of sequences or ints) as two lists of
+    non-negative axes, paired in order."""
+    if isinstance(axes, (int, np.integer)):
+        return list(range(a_ndim - axes, a_ndim)), list(range(axes))
+    axes_a, axes_b = axes
+    axes_a = [axes_a] if isinstance(axes_a, (int, np.integer)) else list(axes_a)
+    axes_b = [axes_b] if isinstance(axes_b, (int, np.integer)) else list(axes_b)
+    return [i % a_ndim for i in axes_a], [i % b_ndim for i in axes_b]
+
+
+def tensordot_adjoint_axes(a, b, axes, which):
+    """How the adjoint of ``np.tensordot(a, b, axes)`` flows back to a (``which=0``) or b:
+    ``(contracted, order)`` such that it is ``np.transpose(np.tensordot(g, b, contracted),
+    order)`` for a, ``np.transpose(np.tensordot(a, g, contracted), order)`` for b."""
+    a_ndim, b_ndim = np.ndim(a), np.ndim(b)
+    axes_a, axes_b = _tensordot_axes(a_ndim, b_ndim, axes)
+    free_a = [i for i in range(a_ndim) if i not in axes_a]
+    free_b = [i for i in range(b_ndim) if i not in axes_b]
+    if which == 0:  # g's trailing (free b) axes against b's free axes: free a, then the
+        # axes of a paired with b's remaining axes, in b's order
+        contracted = (list(range(len(free_a), len(free_a) + len(free_b))), free_b)
+        paired = [axes_a[axes_b.index(i)] for i in sorted(axes_b)]
+        return contracted, tuple(int(i) for i in np.argsort(free_a + paired))
+    contracted = (free_a, list(range(len(free_a))))  # paired with a's remaining, then free b
+    paired = [axes_b[axes_a.index(i)] for i in sorted(axes_a)]
+    return contracted, tuple(int(i) for i in np.argsort(paired + free_b))
+
+
+def inner_axes(a, b):
+    """np.inner(a, b) as np.tensordot(a, b, inner_axes(a, b)): over the last axes, or a
+    product when either is a scalar."""
+    return 0 if np.ndim(a) == 0 or np.ndim(b) == 0 else ([-1], [-1])
+
+
+def kron_plan(a, b):
+    """For the adjoint of ``np.kron(a, b)``: the result's shape with a's and b's axes
+    interleaved, a's and b's shapes padded to one rank, a's and b's axes in the
+    interleaved shape, and the padded axes."""
+    ndim = max(np.ndim(a), np.ndim(b))
+    a_shape = (1,) * (ndim - np.ndim(a)) + np.shape(a)
+    b_shape = (1,) * (ndim - np.ndim(b)) + np.shape(b)
+    interleaved = tuple(n for pair in zip(a_shape, b_shape) for n in pair)
+    return (interleaved, a_shape, b_shape, tuple(range(0, 2 * ndim, 2)),
+            tuple(range(1, 2 * ndim, 2)), tuple(range(ndim)))

@@ -1721,3 +1721,49 @@ def diag_adjoint(g, x):
 
 case(diag_adjoint, (anything, anything), [((4, 4), VECTOR), (VECTOR, (3, 4))], (0, 1),
      zero_derivative=(1,))
+
+
+def tensordot(a, b):
+    return np.tensordot(a, b)
+
+
+def tensordot_pairs(a, b):
+    return np.tensordot(a, b, axes=([0, 2], [2, 1]))
+
+
+def tensordot_int_pair(a, b):
+    return np.tensordot(a, b, (1, 0)) * np.sum(np.tensordot(a, b, 0))
+
+
+def inner(a, b):
+    return np.inner(a, b)
+
+
+def vdot(a, b):
+    return np.vdot(a, b)
+
+
+def kron(a, b):
+    return np.kron(a, b)
+
+
+def cross(a, b):
+    return np.cross(a, b)
+
+
+def cross_axes(a, b):
+    return np.cross(a, b, axis=0) + np.sum(np.cross(a, b[:, 0], axisa=0, axisc=0))
+
+
+case(tensordot, (anything, anything), [((2, 3, 4), (3, 4, 2)), ((3, 4), (3, 4)),
+                                       ((2, 3, 4), (3, 4))], (0, 1))
+case(tensordot_pairs, (anything, anything), [((2, 3, 4), (3, 4, 2))], (0, 1))
+case(tensordot_int_pair, (anything, anything), [(FULL, (3, 4)), ((3, 3), (3, 1))], (0, 1))
+case(inner, (anything, anything), [(VECTOR, VECTOR), (FULL, (4, 3)), ((), FULL), (FULL, ()),
+                                   ((2, 2, 3), VECTOR), ((), ())], (0, 1))
+case(vdot, (anything, anything), [(VECTOR, VECTOR), (FULL, (3, 2)), ((1, 3), VECTOR)], (0, 1))
+case(kron, (anything, anything), [(FULL, (3, 2)), (VECTOR, (2, 2)), ((), FULL), (FULL, ()),
+                                  (VECTOR, VECTOR)], (0, 1))
+case(cross, (anything, anything), [(VECTOR, VECTOR), (FULL, VECTOR), ((4, 1, 3), (2, 3))],
+     (0, 1))
+case(cross_axes, (anything, anything), [((3, 2), (3, 1)), ((3, 4), (3, 4))], (0, 1))

@@ -8,7 +8,6 @@ from srcad.analysis import shapes
 from srcad.registry import adjoint, d, facts, shape_rule, tangent
 from srcad.vocabulary import linear, multilinear
 
-
 multilinear(np.dot, np.ndarray.dot, parameters="z, x, y", call="np.dot",
             transposes={"x": "rt.dot_adjoint_left(g, x, y)", "y": "rt.dot_adjoint_right(g, x, y)"})
 multilinear(np.outer, parameters="z, x, y",
@@ -133,3 +132,61 @@ def eigh(y, a, UPLO="L"):  # noqa: F811
     gaps = 1.0 / (np.expand_dims(y[0], -2) - np.expand_dims(y[0], -1) + identity) - identity
     rotated = np.matmul(rt.matrix_transpose(y[1]), np.matmul(rt.from_triangle(d[a], UPLO), y[1]))
     d[y] = (np.sum(rotated * identity, axis=-1), np.matmul(y[1], gaps * rotated))
+
+
+# ---- products: each linear in each operand; an adjoint is a product of g and the others
+
+@adjoint(np.tensordot)
+def tensordot(z, a, b, axes=2):
+    to_a = rt.tensordot_adjoint_axes(a, b, axes, 0)
+    to_b = rt.tensordot_adjoint_axes(a, b, axes, 1)
+    d[a] += np.transpose(np.tensordot(d[z], b, to_a[0]), to_a[1])
+    d[b] += np.transpose(np.tensordot(a, d[z], to_b[0]), to_b[1])
+
+
+@tangent(np.tensordot)
+def tensordot(z, a, b, axes=2):  # noqa: F811
+    d[z] = np.tensordot(d[a], b, axes) + np.tensordot(a, d[b], axes)
+
+
+# np.inner is np.tensordot over the last axes (a product with a scalar)
+@adjoint(np.inner)
+def inner(z, a, b):
+    to_a = rt.tensordot_adjoint_axes(a, b, rt.inner_axes(a, b), 0)
+    to_b = rt.tensordot_adjoint_axes(a, b, rt.inner_axes(a, b), 1)
+    d[a] += np.transpose(np.tensordot(d[z], b, to_a[0]), to_a[1])
+    d[b] += np.transpose(np.tensordot(a, d[z], to_b[0]), to_b[1])
+
+
+@tangent(np.inner)
+def inner(z, a, b):  # noqa: F811
+    d[z] = np.inner(d[a], b) + np.inner(a, d[b])
+
+
+multilinear(np.vdot, parameters="z, a, b",
+            transposes={"a": "g * np.reshape(b, np.shape(a))",
+                        "b": "g * np.reshape(a, np.shape(b))"})
+
+
+# np.kron: g's axes interleaved (a's, b's, a's...), contracted with the other operand
+@adjoint(np.kron)
+def kron(z, a, b):
+    plan = rt.kron_plan(a, b)
+    blocks = np.reshape(d[z], plan[0])
+    d[a] += np.reshape(np.tensordot(blocks, np.reshape(b, plan[2]), (plan[4], plan[5])),
+                       np.shape(a))
+    d[b] += np.reshape(np.tensordot(blocks, np.reshape(a, plan[1]), (plan[3], plan[5])),
+                       np.shape(b))
+
+
+@tangent(np.kron)
+def kron(z, a, b):  # noqa: F811
+    d[z] = np.kron(d[a], b) + np.kron(a, d[b])
+
+
+# 3-vectors: <g, a × b> = <a, b × g> = <b, g × a> (NumPy deprecates 2-vectors)
+multilinear(np.cross, parameters="c, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",
+            transposes={"a": "rt.unbroadcast(np.cross(b, g, axisb, axisc, axisa, axis), a)",
+                        "b": "rt.unbroadcast(np.cross(g, a, axisc, axisa, axisb, axis), b)"},
+            tangent="np.cross(d[a], b, axisa, axisb, axisc, axis) "
+                    "+ np.cross(a, d[b], axisa, axisb, axisc, axis)")

@@ -512,3 +512,4 @@ linear(rt.to_triangle, parameters='y, x, uplo="L"', transpose="rt.from_triangle(
 linear(rt.diagonal_adjoint, parameters="y, diagonal, x, offset=0, axis1=0, axis2=1",
        transpose="rt.unbroadcast(np.diagonal(g, offset, axis1, axis2), diagonal)")
 linear(rt.diag_adjoint, parameters="y, h, v, k=0", transpose="np.diag(g, k)")
+nondifferentiable(rt.tensordot_adjoint_axes, rt.inner_axes, rt.kron_plan)
