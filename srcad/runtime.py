@@ -1150,3 +1150,24 @@ def kron_plan(a, b):
     interleaved = tuple(n for pair in zip(a_shape, b_shape) for n in pair)
     return (interleaved, a_shape, b_shape, tuple(range(0, 2 * ndim, 2)),
             tuple(range(1, 2 * ndim, 2)), tuple(range(ndim)))
+
+
+def block_upper(a, e):
+    """The block matrices [[a, e], [0, a]] (of stacks): a matrix function f of them holds
+    f(a)'s derivative in the direction e in its upper right block."""
+    e = np.broadcast_to(e, np.broadcast_shapes(np.shape(a), np.shape(e)))
+    a = np.broadcast_to(a, np.shape(e))
+    return np.concatenate([np.concatenate([a, e], -1),
+                           np.concatenate([np.zeros_like(a), a], -1)], -2)
+
+
+def block_diagonal_sum(g):
+    """The adjoint of ``block_upper(a, e)`` for a: the sum of g's two diagonal blocks."""
+    size = np.shape(g)[-1] // 2
+    return g[..., :size, :size] + g[..., size:, size:]
+
+
+def upper_right_block(g):
+    """The upper right block of block matrices (the adjoint of ``block_upper`` for e)."""
+    size = np.shape(g)[-1] // 2
+    return g[..., :size, size:]

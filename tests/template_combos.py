@@ -1767,3 +1767,68 @@ case(kron, (anything, anything), [(FULL, (3, 2)), (VECTOR, (2, 2)), ((), FULL), 
 case(cross, (anything, anything), [(VECTOR, VECTOR), (FULL, VECTOR), ((4, 1, 3), (2, 3))],
      (0, 1))
 case(cross_axes, (anything, anything), [((3, 2), (3, 1)), ((3, 4), (3, 4))], (0, 1))
+
+
+def separated_singular_values(shape, rng):
+    """A matrix (stack) with singular values 1, 2, ... (plus up to 0.3): distinct, nonzero."""
+    m, n = shape[-2:]
+    k = min(m, n)
+    left = np.linalg.qr(rng.normal(size=shape[:-2] + (m, k)))[0]
+    right = np.linalg.qr(rng.normal(size=shape[:-2] + (n, k)))[0]
+    values = 1.0 + np.arange(k) + rng.uniform(0.0, 0.3, shape[:-2] + (k,))
+    return np.matmul(left * np.expand_dims(values, -2), rt.matrix_transpose(right))
+
+
+def svd(a):
+    # u's and vh's signs are arbitrary: products of one singular vector's entries are not
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.matmul(u * u * np.expand_dims(s, -2), vh * vh)
+
+
+def svd_values(a):
+    return np.linalg.svd(a, full_matrices=False)[1]
+
+
+def qr(a):
+    q, r = np.linalg.qr(a)
+    return np.sum(q, axis=-1, keepdims=True) * r[..., :1, :]
+
+
+def pinv(a):
+    return np.linalg.pinv(a)
+
+
+def matrix_power(a):
+    return np.linalg.matrix_power(a, 3) + np.linalg.matrix_power(a, 0)
+
+
+def matrix_power_negative(a):
+    return np.linalg.matrix_power(a, -2)
+
+
+MATRICES = [(3, 3), (4, 2), (2, 4), (2, 3, 4), (1, 1)]
+case(svd, (separated_singular_values,), MATRICES)
+case(svd_values, (separated_singular_values,), [(3, 3), (2, 4, 3)])
+case(qr, (well_conditioned,), [(3, 3), (2, 3, 3), (1, 1)], name="qr_square")
+case(qr, (separated_singular_values,), MATRICES, name="qr_rectangular")
+case(pinv, (separated_singular_values,), MATRICES)
+case(matrix_power, (anything,), [(3, 3), (2, 3, 3), (1, 1)])
+case(matrix_power_negative, (well_conditioned,), [(3, 3), (2, 3, 3)])
+
+
+def block_upper(a, e):
+    return rt.block_upper(a, e)
+
+
+def block_diagonal_sum(g):
+    return rt.block_diagonal_sum(g)
+
+
+def upper_right_block(g):
+    return rt.upper_right_block(g)
+
+
+case(block_upper, (anything, anything), [((2, 2), (2, 2)), ((2, 3, 3), (3, 3)),
+                                         ((3, 3), (2, 3, 3))], (0, 1))
+case(block_diagonal_sum, (anything,), [(4, 4), (2, 6, 6)])
+case(upper_right_block, (anything,), [(4, 4), (2, 6, 6)])

@@ -1,11 +1,12 @@
 """Products: np.dot (and the .dot method), np.outer, np.trace (`@` is in operators.py); and
 np.linalg: solve, inv, det, slogdet, cholesky, eigh."""
 
+import gast
 import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import adjoint, d, facts, shape_rule, tangent
+from srcad.registry import adjoint, constraint, d, facts, shape_rule, tangent
 from srcad.vocabulary import linear, multilinear
 
 multilinear(np.dot, np.ndarray.dot, parameters="z, x, y", call="np.dot",
@@ -190,3 +191,137 @@ multilinear(np.cross, parameters="c, a, b, axisa=-1, axisb=-1, axisc=-1, axis=No
                         "b": "rt.unbroadcast(np.cross(g, a, axisc, axisa, axisb, axis), b)"},
             tangent="np.cross(d[a], b, axisa, axisb, axisc, axis) "
                     "+ np.cross(a, d[b], axisa, axisb, axisc, axis)")
+
+
+# svd (full_matrices=False), a = u diag(s) vh, k = min(m, n) singular values: with
+# F[i, j] = 1 / (s[j]² - s[i]²) off the diagonal, du = u (F ∘ (P + Pᵀ)) + (1 - u uᵀ) da v / s
+# and dv = v (F ∘ (Q + Qᵀ)) + (1 - v vᵀ) daᵀ u / s, P = (uᵀ da v) diag(s), Q = diag(s) (uᵀ da v).
+# Singular values must be distinct and nonzero for u and vh (srcad returns inf or nan
+# otherwise, and derivatives as large as 1 / the gap near there); s's alone are right
+# wherever s is distinct from 0... when ū and v̄h are zero.
+@adjoint(np.linalg.svd)
+def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
+    identity = np.eye(np.shape(y[1])[-1])
+    squares = y[1] * y[1]
+    gaps = 1.0 / (np.expand_dims(squares, -2) - np.expand_dims(squares, -1) + identity) - identity
+    left = np.matmul(rt.matrix_transpose(y[0]), d[y][0])
+    right = np.matmul(y[2], rt.matrix_transpose(d[y][2]))
+    core = (gaps * (left - rt.matrix_transpose(left)) * np.expand_dims(y[1], -2)
+            + identity * np.expand_dims(d[y][1], -1)
+            + np.expand_dims(y[1], -1) * (gaps * (right - rt.matrix_transpose(right))))
+    beside_u = np.matmul((d[y][0] - np.matmul(y[0], left)) / np.expand_dims(y[1], -2), y[2])
+    beside_v = np.matmul(y[0] / np.expand_dims(y[1], -2),
+                         d[y][2] - np.matmul(rt.matrix_transpose(right), y[2]))
+    d[a] += np.matmul(y[0], np.matmul(core, y[2])) + beside_u + beside_v
+
+
+@tangent(np.linalg.svd)
+def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):  # noqa: F811
+    identity = np.eye(np.shape(y[1])[-1])
+    squares = y[1] * y[1]
+    gaps = 1.0 / (np.expand_dims(squares, -2) - np.expand_dims(squares, -1) + identity) - identity
+    moved_v = np.matmul(d[a], rt.matrix_transpose(y[2]))
+    moved_u = np.matmul(rt.matrix_transpose(d[a]), y[0])
+    rotated = np.matmul(rt.matrix_transpose(y[0]), moved_v)
+    scaled_right = rotated * np.expand_dims(y[1], -2)
+    scaled_left = np.expand_dims(y[1], -1) * rotated
+    u_dot = (np.matmul(y[0], gaps * (scaled_right + rt.matrix_transpose(scaled_right)))
+             + (moved_v - np.matmul(y[0], rotated)) / np.expand_dims(y[1], -2))
+    v_dot = (np.matmul(rt.matrix_transpose(y[2]),
+                       gaps * (scaled_left + rt.matrix_transpose(scaled_left)))
+             + (moved_u - np.matmul(rt.matrix_transpose(y[2]), rt.matrix_transpose(rotated)))
+             / np.expand_dims(y[1], -2))
+    d[y] = (u_dot, np.sum(rotated * identity, axis=-1), rt.matrix_transpose(v_dot))
+
+
+def _reduced_svd(arguments, carries, resolve):
+    """full_matrices=True gives u or vh extra columns that are not unique: no derivative."""
+    for name, wanted in (("full_matrices", False), ("compute_uv", True), ("hermitian", False)):
+        value = arguments[name]
+        if not (isinstance(value, gast.Constant) and value.value == wanted):
+            return ("srcad differentiates np.linalg.svd with full_matrices=False, "
+                    "compute_uv=True and hermitian=False (constants) only",
+                    "Call np.linalg.svd(a, full_matrices=False) (the same factors for a square "
+                    "matrix); for the singular values alone, take its [1].")
+    return None
+
+
+constraint(_reduced_svd, np.linalg.svd)
+
+
+# qr (mode "reduced"), a = q r: with k = min(m, n), a = [x | z] and r = [u | w] split after k
+# columns, x = q u is the QR of a tall or square matrix and z = q w. For x: c = qᵀ dx u⁻¹,
+# ω = its strictly lower part minus that part's transpose, du = (c - ω) u and
+# dq = dx u⁻¹ - q (c - ω); then dw = qᵀ (dz - dq w). The adjoint (Liao et al. 2019):
+# q̄' = q̄ + z w̄ᵀ, x̄ = (q̄' + q sym(u ūᵀ - q̄'ᵀ q)) u⁻ᵀ (sym: from its lower triangle), z̄ = q w̄.
+# Products with u⁻¹ are solves. a's leading k columns must be of full rank.
+@adjoint(np.linalg.qr)
+def qr(y, a, mode="reduced"):
+    k = min(np.shape(a)[-2], np.shape(a)[-1])
+    u = y[1][..., :k]
+    tall_bar = d[y][0] + np.matmul(a[..., k:], rt.matrix_transpose(d[y][1][..., k:]))
+    middle = np.matmul(u, rt.matrix_transpose(d[y][1][..., :k])) - np.matmul(
+        rt.matrix_transpose(tall_bar), y[0])
+    x_bar = np.linalg.solve(u, rt.matrix_transpose(
+        tall_bar + np.matmul(y[0], rt.from_triangle(middle, "L"))))
+    d[a] += np.concatenate([rt.matrix_transpose(x_bar), np.matmul(y[0], d[y][1][..., k:])], -1)
+
+
+@tangent(np.linalg.qr)
+def qr(y, a, mode="reduced"):  # noqa: F811
+    k = min(np.shape(a)[-2], np.shape(a)[-1])
+    u = y[1][..., :k]
+    solved = rt.matrix_transpose(np.linalg.solve(rt.matrix_transpose(u), rt.matrix_transpose(
+        d[a][..., :k])))
+    c = np.matmul(rt.matrix_transpose(y[0]), solved)
+    kept = c - np.tril(c, -1) + rt.matrix_transpose(np.tril(c, -1))
+    q_dot = solved - np.matmul(y[0], kept)
+    w_dot = np.matmul(rt.matrix_transpose(y[0]), d[a][..., k:] - np.matmul(q_dot, y[1][..., k:]))
+    d[y] = (q_dot, np.concatenate([np.matmul(kept, u), w_dot], -1))
+
+
+def _reduced_qr(arguments, carries, resolve):
+    mode = arguments["mode"]
+    if isinstance(mode, gast.Constant) and mode.value == "reduced":
+        return None
+    return ("srcad differentiates np.linalg.qr in mode 'reduced' only (the default)",
+            "Call np.linalg.qr(a) (for r alone, take its [1]).")
+
+
+constraint(_reduced_qr, np.linalg.qr)
+
+
+# pinv, p = a⁺ (Golub and Pereyra): dp = -p da p + p pᵀ daᵀ (1 - a p) + (1 - p a) daᵀ pᵀ p.
+# Only where the rank does not change under perturbation (a of full rank, rcond below
+# its smallest singular value over the largest): at a rank drop a⁺ jumps.
+@adjoint(np.linalg.pinv)
+def pinv(p, a, rcond=None, hermitian=False, rtol=None):
+    p_t = rt.matrix_transpose(p)
+    g_t = rt.matrix_transpose(d[p])
+    d[a] += (np.matmul(g_t - np.matmul(a, np.matmul(p, g_t)), np.matmul(p, p_t))
+             + np.matmul(np.matmul(p_t, p), g_t - np.matmul(np.matmul(g_t, p), a))
+             - np.matmul(p_t, np.matmul(d[p], p_t)))
+
+
+@tangent(np.linalg.pinv)
+def pinv(p, a, rcond=None, hermitian=False, rtol=None):  # noqa: F811
+    a_dot_t = rt.matrix_transpose(d[a])
+    d[p] = (np.matmul(np.matmul(p, rt.matrix_transpose(p)),
+                      a_dot_t - np.matmul(a_dot_t, np.matmul(a, p)))
+            + np.matmul(a_dot_t - np.matmul(p, np.matmul(a, a_dot_t)),
+                        np.matmul(rt.matrix_transpose(p), p))
+            - np.matmul(p, np.matmul(d[a], p)))
+
+
+# matrix_power and functions like it: the derivative of f at a in the direction e is the
+# upper right block of f([[a, e], [0, a]]); its adjoint, f's at aᵀ applied to g (f a power
+# series with real coefficients, or a negative power)
+@adjoint(np.linalg.matrix_power)
+def matrix_power(y, a, n):
+    d[a] += rt.upper_right_block(np.linalg.matrix_power(
+        rt.block_upper(rt.matrix_transpose(a), d[y]), n))
+
+
+@tangent(np.linalg.matrix_power)
+def matrix_power(y, a, n):  # noqa: F811
+    d[y] = rt.upper_right_block(np.linalg.matrix_power(rt.block_upper(a, d[a]), n))

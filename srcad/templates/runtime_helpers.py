@@ -513,3 +513,18 @@ linear(rt.diagonal_adjoint, parameters="y, diagonal, x, offset=0, axis1=0, axis2
        transpose="rt.unbroadcast(np.diagonal(g, offset, axis1, axis2), diagonal)")
 linear(rt.diag_adjoint, parameters="y, h, v, k=0", transpose="np.diag(g, k)")
 nondifferentiable(rt.tensordot_adjoint_axes, rt.inner_axes, rt.kron_plan)
+# linear in a and e together (not in each alone: not multilinear, whose facts say the
+# result is zero when either is)
+@adjoint(rt.block_upper)
+def block_upper(y, a, e):
+    d[a] += rt.unbroadcast(rt.block_diagonal_sum(d[y]), a)
+    d[e] += rt.unbroadcast(rt.upper_right_block(d[y]), e)
+
+
+@tangent(rt.block_upper)
+def block_upper(y, a, e):  # noqa: F811
+    d[y] = rt.block_upper(d[a], d[e])
+
+
+linear(rt.block_diagonal_sum, parameters="y, blocks", transpose="rt.block_upper(g, 0.0 * g)")
+linear(rt.upper_right_block, parameters="y, blocks", transpose="rt.block_upper(0.0 * g, g)")
