@@ -239,10 +239,11 @@ def _reduced_svd(arguments, carries, resolve):
     for name, wanted in (("full_matrices", False), ("compute_uv", True), ("hermitian", False)):
         value = arguments[name]
         if not (isinstance(value, gast.Constant) and value.value == wanted):
-            return ("srcad differentiates np.linalg.svd with full_matrices=False, "
-                    "compute_uv=True and hermitian=False (constants) only",
-                    "Call np.linalg.svd(a, full_matrices=False) (the same factors for a square "
-                    "matrix); for the singular values alone, take its [1].")
+            why = ("srcad differentiates np.linalg.svd with full_matrices=False, "
+                   "compute_uv=True and hermitian=False (constants) only")
+            what_to_do = ("Call np.linalg.svd(a, full_matrices=False) (the same factors for a "
+                          "square matrix); for the singular values alone, take its [1].")
+            return why, what_to_do
     return None
 
 
