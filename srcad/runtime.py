@@ -8,6 +8,7 @@ with the plain expression they reduce to (or removes them).
 
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import linecache
@@ -1171,3 +1172,63 @@ def upper_right_block(g):
     """The upper right block of block matrices (the adjoint of ``block_upper`` for e)."""
     size = np.shape(g)[-1] // 2
     return g[..., :size, size:]
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def einsum_specs(subscripts, *operands):
+    """np.einsum's subscripts in explicit form: (one subscript per operand slot, four slots
+    as rt.contract takes, None for an absent operand; the output's), ellipses written as letters (aligned right, as NumPy
+    broadcasts them) and an implicit output made explicit (ellipsis first, then the
+    letters seen once, in ASCII order)."""
+    text = subscripts.replace(" ", "")
+    inputs, output = text.split("->") if "->" in text else (text, None)
+    present = [x for x in operands if x is not None]
+    specs = inputs.split(",")
+    spare = [c for c in _LETTERS if c not in text]
+    widths = [np.ndim(x) - (len(s) - 3) for s, x in zip(specs, present) if "..." in s]
+    ellipsis = "".join(spare[:max(widths, default=0)])
+    specs = [s.replace("...", ellipsis[len(ellipsis) - (np.ndim(x) - (len(s) - 3)):])
+             if "..." in s else s for s, x in zip(specs, present)]
+    if output is None:
+        counts = collections.Counter("".join(specs))
+        output = ellipsis + "".join(sorted(c for c, n in counts.items()
+                                           if n == 1 and c not in ellipsis))
+    else:
+        output = output.replace("...", ellipsis)
+    specs = iter(specs)
+    slots = tuple(next(specs) if x is not None else None for x in operands)
+    return slots + (None,) * (4 - len(slots)), output
+
+
+def contract(specs, target, shape, x0, x1=None, x2=None, x3=None):
+    """np.einsum of the operands whose subscript in ``specs`` (four, one per slot) is not
+    None into ``target``
+    subscripts of ``shape``. Unlike einsum's output, ``target`` may repeat a letter (the
+    result is zero off that diagonal) and hold letters no operand has (constant along
+    them), and a size-one axis of ``shape`` sums the result over that axis: what the
+    adjoint of np.einsum for one operand needs, and its tangent."""
+    operands = [x for s, x in zip(specs, (x0, x1, x2, x3)) if s is not None]
+    subscripts = [s for s in specs if s is not None]
+    spare = [c for c in _LETTERS if c not in "".join(subscripts) + target]
+    seen, written = set(), ""
+    for letter, size in zip(target, shape):
+        known = any(letter in s for s in subscripts)
+        if letter in seen:  # a repeated letter: a fresh one, tied to it by the identity
+            fresh = spare.pop()
+            operands.append(np.eye(size))
+            subscripts.append(letter + fresh)
+            letter = fresh
+        elif not known:  # a letter no operand has: constant along it
+            operands.append(np.ones(size))
+            subscripts.append(letter)
+        seen.add(letter)
+        written += letter
+    result = np.einsum(",".join(subscripts) + "->" + written, *operands)
+    summed = tuple(i for i, (n, m) in enumerate(zip(shape, np.shape(result))) if n == 1 != m)
+    if summed:
+        result = np.sum(result, axis=summed, keepdims=True)
+    if np.shape(result) != tuple(shape):
+        result = np.array(np.broadcast_to(result, shape))
+    return result

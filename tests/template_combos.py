@@ -1832,3 +1832,53 @@ case(block_upper, (anything, anything), [((2, 2), (2, 2)), ((2, 3, 3), (3, 3)),
                                          ((3, 3), (2, 3, 3))], (0, 1))
 case(block_diagonal_sum, (anything,), [(4, 4), (2, 6, 6)])
 case(upper_right_block, (anything,), [(4, 4), (2, 6, 6)])
+
+
+def einsum_matmul(a, b):
+    return np.einsum("ij,jk->ik", a, b)
+
+
+def einsum_implicit(a, b):
+    return np.einsum("ij,jk", a, b) * np.einsum("Ba", a)[0, 0] + np.einsum("ba", a)[:, :1]
+
+
+def einsum_diagonal(a):
+    return np.einsum("ii->i", a) * np.einsum("ii", a) + np.einsum("iij->ji", np.expand_dims(a, -1))[0]
+
+
+def einsum_sums(a):
+    return np.einsum("ij->j", a) + np.einsum("ij->", a)
+
+
+def einsum_ellipsis(a, b):
+    return np.einsum("...ij,...jk->...ik", a, b)
+
+
+def einsum_broadcast(a, b):
+    return np.einsum("ij,ij->ij", a, b)
+
+
+def einsum_three(a, b, c):
+    return np.einsum("ij,jk,k->i", a, b, c, optimize=True)
+
+
+case(einsum_matmul, (anything, anything), [((2, 3), (3, 4)), ((1, 3), (3, 1))], (0, 1))
+case(einsum_implicit, (anything, anything), [((3, 3), (3, 4))], (0, 1))
+case(einsum_diagonal, (anything,), [(3, 3), (1, 1)])
+case(einsum_sums, (anything,), [FULL, COLUMN])
+case(einsum_ellipsis, (anything, anything), [((2, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)),
+                                              ((1, 2, 3), (4, 3, 2))], (0, 1))
+case(einsum_broadcast, (anything, anything), [(COLUMN, FULL), (ROW, FULL), (FULL, FULL)], (0, 1))
+case(einsum_three, (anything, anything, anything), [((2, 3), (3, 4), (4,))], (0, 1, 2))
+
+
+def contract(a, b):
+    return rt.contract(("ij", None, "jk", None), "iik", (2, 2, 4), a, None, b)
+
+
+def contract_broadcast(a, b, c):
+    return rt.contract(("i", "ij", None, "j"), "jkj", (1, 2, 1), a, b, None, c)
+
+
+case(contract, (anything, anything), [((2, 3), (3, 4))], (0, 1))
+case(contract_broadcast, (anything, anything, anything), [((3,), (3, 1), (1,))], (0, 1, 2))

@@ -326,3 +326,28 @@ def matrix_power(y, a, n):
 @tangent(np.linalg.matrix_power)
 def matrix_power(y, a, n):  # noqa: F811
     d[y] = rt.upper_right_block(np.linalg.matrix_power(rt.block_upper(a, d[a]), n))
+
+
+# np.einsum of one to three operands (subscripts first; not the interleaved form): the
+# adjoint of each operand contracts g with the others into its subscripts (rt.contract:
+# repeated letters as in "ii->i" put g on a diagonal, letters summed away spread it)
+@adjoint(np.einsum)
+def einsum(y, subscripts, a, b=None, c=None, out=None, dtype=None, order="K", casting="safe",
+           optimize=False):
+    specs = rt.einsum_specs(subscripts, a, b, c)
+    inputs = specs[0]
+    d[a] += rt.contract((specs[1], inputs[1], inputs[2], None), inputs[0], np.shape(a), d[y],
+                        b, c)
+    d[b] += rt.contract((specs[1], inputs[0], inputs[2], None), inputs[1], np.shape(b), d[y],
+                        a, c)
+    d[c] += rt.contract((specs[1], inputs[0], inputs[1], None), inputs[2], np.shape(c), d[y],
+                        a, b)
+
+
+@tangent(np.einsum)
+def einsum(y, subscripts, a, b=None, c=None, out=None, dtype=None, order="K",  # noqa: F811
+           casting="safe", optimize=False):
+    specs = rt.einsum_specs(subscripts, a, b, c)
+    d[y] = (rt.contract(specs[0], specs[1], np.shape(y), d[a], b, c)
+            + rt.contract(specs[0], specs[1], np.shape(y), a, d[b], c)
+            + rt.contract(specs[0], specs[1], np.shape(y), a, b, d[c]))

@@ -528,3 +528,15 @@ def block_upper(y, a, e):  # noqa: F811
 
 linear(rt.block_diagonal_sum, parameters="y, blocks", transpose="rt.block_upper(g, 0.0 * g)")
 linear(rt.upper_right_block, parameters="y, blocks", transpose="rt.block_upper(0.0 * g, g)")
+# rt.contract's adjoint for one operand is a contraction of g with the others, into that
+# operand's subscripts: rt.contract again (g in the first slot, the operand's slot empty)
+multilinear(rt.contract, parameters="y, specs, target, shape, x0, x1=None, x2=None, x3=None",
+            transposes={"x0": "rt.contract((target, specs[1], specs[2], specs[3]), specs[0], "
+                              "np.shape(x0), g, x1, x2, x3)",
+                        "x1": "rt.contract((target, specs[0], specs[2], specs[3]), specs[1], "
+                              "np.shape(x1), g, x0, x2, x3)",
+                        "x2": "rt.contract((target, specs[0], specs[1], specs[3]), specs[2], "
+                              "np.shape(x2), g, x0, x1, x3)",
+                        "x3": "rt.contract((target, specs[0], specs[1], specs[2]), specs[3], "
+                              "np.shape(x3), g, x0, x1, x2)"})
+nondifferentiable(rt.einsum_specs)
