@@ -1179,9 +1179,9 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 def einsum_specs(subscripts, *operands):
     """np.einsum's subscripts in explicit form: (one subscript per operand slot, four slots
-    as rt.contract takes, None for an absent operand; the output's), ellipses written as letters (aligned right, as NumPy
-    broadcasts them) and an implicit output made explicit (ellipsis first, then the
-    letters seen once, in ASCII order)."""
+    as rt.contract takes, None for an absent operand; the output's), ellipses written as
+    letters (aligned right, as NumPy broadcasts them) and an implicit output made explicit
+    (ellipsis first, then the letters seen once, in ASCII order)."""
     text = subscripts.replace(" ", "")
     inputs, output = text.split("->") if "->" in text else (text, None)
     present = [x for x in operands if x is not None]

@@ -1843,7 +1843,8 @@ def einsum_implicit(a, b):
 
 
 def einsum_diagonal(a):
-    return np.einsum("ii->i", a) * np.einsum("ii", a) + np.einsum("iij->ji", np.expand_dims(a, -1))[0]
+    diagonal = np.einsum("iij->ji", np.expand_dims(a, -1))[0]
+    return np.einsum("ii->i", a) * np.einsum("ii", a) + diagonal
 
 
 def einsum_sums(a):
