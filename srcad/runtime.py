@@ -1243,3 +1243,9 @@ def contract(specs, target, shape, x0, x1=None, x2=None, x3=None):
     if np.shape(result) != tuple(shape):
         result = np.array(np.broadcast_to(result, shape))
     return result
+
+
+def triangle(x, lower=False):
+    """The lower (``lower=True``) or upper triangle of each matrix: what
+    scipy.linalg.solve_triangular reads of its matrix."""
+    return np.tril(x) if lower else np.triu(x)

@@ -1883,3 +1883,44 @@ def contract_broadcast(a, b, c):
 
 case(contract, (anything, anything), [((2, 3), (3, 4))], (0, 1))
 case(contract_broadcast, (anything, anything, anything), [((3,), (3, 1), (1,))], (0, 1, 2))
+
+
+# ------------------------------------------------------------ scipy_linalg.py (if SciPy is)
+try:
+    import scipy.linalg as scipy_linalg
+except ImportError:
+    scipy_linalg = None
+
+if scipy_linalg is not None:
+    def scipy_solve(a, b):
+        return scipy_linalg.solve(a, b)
+
+    def scipy_inv(a):
+        return scipy_linalg.inv(a)
+
+    def scipy_det(a):
+        return scipy_linalg.det(a)
+
+    def solve_triangular(a, b):
+        return scipy_linalg.solve_triangular(a, b)
+
+    def solve_triangular_lower(a, b):
+        return scipy_linalg.solve_triangular(a, b, lower=True)
+
+    def expm(a):
+        return scipy_linalg.expm(a)
+
+    case(scipy_solve, (well_conditioned, anything), [((3, 3), (3,)), ((3, 3), (3, 2))], (0, 1))
+    case(scipy_inv, (well_conditioned,), [(3, 3), (1, 1)])
+    case(scipy_det, (well_conditioned,), [(3, 3), (1, 1)])
+    case(solve_triangular, (well_conditioned, anything), [((3, 3), (3,)), ((3, 3), (3, 2))],
+         (0, 1))
+    case(solve_triangular_lower, (well_conditioned, anything), [((3, 3), (3, 2))], (0, 1))
+    case(expm, (small,), [(3, 3), (2, 3, 3), (1, 1)])
+
+
+def triangle(x):
+    return rt.triangle(x) + rt.triangle(x * x, True)
+
+
+case(triangle, (anything,), [(3, 3), FULL, (2, 3, 3)])

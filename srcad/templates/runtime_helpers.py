@@ -541,3 +541,4 @@ multilinear(rt.contract, parameters="y, specs, target, shape, x0, x1=None, x2=No
                         "x3": "rt.contract((target, specs[0], specs[1], specs[2]), specs[3], "
                               "np.shape(x3), g, x0, x1, x2)"})
 nondifferentiable(rt.einsum_specs)
+linear(rt.triangle, parameters="y, x, lower=False", transpose="rt.triangle(g, lower)")
