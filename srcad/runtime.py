@@ -1249,3 +1249,21 @@ def triangle(x, lower=False):
     """The lower (``lower=True``) or upper triangle of each matrix: what
     scipy.linalg.solve_triangular reads of its matrix."""
     return np.tril(x) if lower else np.triu(x)
+
+
+def residual_weights(g, like):
+    """np.linalg.lstsq's residuals' adjoint ``g`` as a row against the (M, K) residual
+    matrix (``like`` has K columns); zeros when lstsq returned no residuals (rank < N or
+    M <= N: an empty array)."""
+    columns = np.shape(like)[-1]
+    if np.size(g) != columns:
+        return np.zeros((1, columns))
+    return np.reshape(g, (1, columns))
+
+
+def residuals_like(row, residuals):
+    """``row`` (1, K) shaped like lstsq's ``residuals``; zeros (an empty array) when there
+    are none. The transpose of ``residual_weights``."""
+    if np.size(residuals) != np.size(row):
+        return np.zeros(np.shape(residuals))
+    return np.reshape(row, np.shape(residuals))

@@ -1924,3 +1924,32 @@ def triangle(x):
 
 
 case(triangle, (anything,), [(3, 3), FULL, (2, 3, 3)])
+
+
+def lstsq(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return x
+
+
+def lstsq_everything(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return np.sum(residuals) + np.sum(s * s) * x[0]
+
+
+LSTSQ_SHAPES = [((4, 2), (4,)), ((4, 2), (4, 3)), ((2, 4), (2,)), ((3, 3), (3, 2))]
+case(lstsq, (separated_singular_values, anything), LSTSQ_SHAPES, (0, 1))
+case(lstsq_everything, (separated_singular_values, anything), LSTSQ_SHAPES[:3], (0, 1))
+
+
+def residual_weights(g, x):
+    return rt.residual_weights(g, x) * 2.0 + rt.residual_weights(x[0, :2], x)
+
+
+def residuals_like(row, like):
+    return rt.residuals_like(row, like) + np.sum(rt.residuals_like(row, like[:0]))
+
+
+case(residual_weights, (anything, anything), [((3,), (2, 3)), ((1,), (2, 1))], (0, 1),
+     zero_derivative=(1,))
+case(residuals_like, (anything, anything), [((1, 3), (3,)), ((1, 1), (1,))], (0, 1),
+     zero_derivative=(1,))

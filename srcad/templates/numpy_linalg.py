@@ -351,3 +351,40 @@ def einsum(y, subscripts, a, b=None, c=None, out=None, dtype=None, order="K",  #
     d[y] = (rt.contract(specs[0], specs[1], np.shape(y), d[a], b, c)
             + rt.contract(specs[0], specs[1], np.shape(y), a, d[b], c)
             + rt.contract(specs[0], specs[1], np.shape(y), a, b, d[c]))
+
+
+# lstsq, x = a⁺ b: x's derivative is pinv's applied to b plus a⁺ db; the residuals (when
+# NumPy returns them: rank N < M) r = b - a x have d(rᵀr) = 2 rᵀ (db - da x) (aᵀ r = 0); the
+# singular values, as svd's. The rank has none. Only where the rank does not change.
+@adjoint(np.linalg.lstsq)
+def lstsq(y, a, b, rcond=None):
+    p = np.linalg.pinv(a)
+    x = rt.solve_columns(y[0], y[0], a)
+    x_bar = rt.solve_columns(d[y][0], y[0], a)
+    residual = rt.solve_columns(b, y[0], a) - np.matmul(a, x)
+    weighted = 2.0 * residual * rt.residual_weights(d[y][1], x)
+    d[b] += np.reshape(np.matmul(np.transpose(p), x_bar) + weighted, np.shape(b))
+    factors = np.linalg.svd(a, full_matrices=False)
+    d[a] += (np.matmul(np.matmul(residual, np.transpose(x_bar)), np.matmul(p, np.transpose(p)))
+             + np.matmul(np.matmul(np.transpose(p), x),
+                         np.transpose(x_bar) - np.matmul(np.matmul(np.transpose(x_bar), p), a))
+             - np.matmul(np.matmul(np.transpose(p), x_bar) + weighted, np.transpose(x))
+             + np.matmul(factors[0] * d[y][3], factors[2]))
+
+
+@tangent(np.linalg.lstsq)
+def lstsq(y, a, b, rcond=None):  # noqa: F811
+    p = np.linalg.pinv(a)
+    x = rt.solve_columns(y[0], y[0], a)
+    b_dot = rt.solve_columns(d[b], y[0], a)
+    residual = rt.solve_columns(b, y[0], a) - np.matmul(a, x)
+    moved = b_dot - np.matmul(d[a], x)
+    a_dot_t = np.transpose(d[a])
+    x_dot = (np.matmul(p, moved) + np.matmul(np.matmul(p, np.transpose(p)),
+                                             np.matmul(a_dot_t, residual))
+             + np.matmul(np.eye(np.shape(a)[1]) - np.matmul(p, a),
+                         np.matmul(a_dot_t, np.matmul(np.transpose(p), x))))
+    factors = np.linalg.svd(a, full_matrices=False)
+    d[y] = (np.reshape(x_dot, np.shape(y[0])),
+            rt.residuals_like(2.0 * np.sum(residual * moved, axis=0, keepdims=True), y[1]),
+            0.0, np.sum(np.matmul(np.transpose(factors[0]), d[a]) * factors[2], axis=-1))

@@ -542,3 +542,6 @@ multilinear(rt.contract, parameters="y, specs, target, shape, x0, x1=None, x2=No
                               "np.shape(x3), g, x0, x1, x2)"})
 nondifferentiable(rt.einsum_specs)
 linear(rt.triangle, parameters="y, x, lower=False", transpose="rt.triangle(g, lower)")
+linear(rt.residual_weights, parameters="y, h, like", transpose="rt.residuals_like(g, h)")
+linear(rt.residuals_like, parameters="y, row, residuals",
+       transpose="rt.residual_weights(g, row)")
