@@ -1193,6 +1193,11 @@ def einsum_specs(subscripts, *operands):
     as rt.contract takes, None for an absent operand; the output's), ellipses written as
     letters (aligned right, as NumPy broadcasts them) and an implicit output made explicit
     (ellipsis first, then the letters seen once, in ASCII order)."""
+    if not isinstance(subscripts, str):
+        raise UnsupportedOperationError(
+            "srcad differentiates np.einsum with its subscripts first, as a string (not the "
+            "form interleaving operands and lists of axes)", None,
+            'Write the subscripts as a string: np.einsum("ij,jk->ik", a, b).')
     text = subscripts.replace(" ", "")
     inputs, output = text.split("->") if "->" in text else (text, None)
     present = [x for x in operands if x is not None]
@@ -1267,3 +1272,13 @@ def residuals_like(row, residuals):
     if np.size(residuals) != np.size(row):
         return np.zeros(np.shape(residuals))
     return np.reshape(row, np.shape(residuals))
+
+
+def three_vectors(x, vector_axis=-1, axis=None):
+    """``x``, an operand of np.cross whose derivative is taken: its vectors must have 3
+    components (NumPy 2 deprecates 2-vectors, whose cross product is a scalar)."""
+    if np.shape(x)[vector_axis if axis is None else axis] != 3:
+        raise UnsupportedOperationError(
+            "srcad differentiates np.cross of 3-vectors only, not of an array of shape %s"
+            % (np.shape(x),), None, "Append a zero component to 2-vectors.")
+    return x

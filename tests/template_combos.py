@@ -1953,3 +1953,10 @@ case(residual_weights, (anything, anything), [((3,), (2, 3)), ((1,), (2, 1))], (
      zero_derivative=(1,))
 case(residuals_like, (anything, anything), [((1, 3), (3,)), ((1, 1), (1,))], (0, 1),
      zero_derivative=(1,))
+
+
+def three_vectors(x):
+    return rt.three_vectors(x) * rt.three_vectors(x, 0, -1)
+
+
+case(three_vectors, (anything,), [VECTOR, (2, 3), (3, 3)])

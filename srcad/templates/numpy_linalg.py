@@ -187,8 +187,10 @@ def kron(z, a, b):  # noqa: F811
 
 # 3-vectors: <g, a × b> = <a, b × g> = <b, g × a> (NumPy deprecates 2-vectors)
 multilinear(np.cross, parameters="c, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",
-            transposes={"a": "rt.unbroadcast(np.cross(b, g, axisb, axisc, axisa, axis), a)",
-                        "b": "rt.unbroadcast(np.cross(g, a, axisc, axisa, axisb, axis), b)"},
+            transposes={"a": "rt.unbroadcast(np.cross(rt.three_vectors(b, axisb, axis), g, "
+                             "axisb, axisc, axisa, axis), a)",
+                        "b": "rt.unbroadcast(np.cross(g, rt.three_vectors(a, axisa, axis), "
+                             "axisc, axisa, axisb, axis), b)"},
             tangent="np.cross(d[a], b, axisa, axisb, axisc, axis) "
                     "+ np.cross(a, d[b], axisa, axisb, axisc, axis)")
 
@@ -332,8 +334,8 @@ def matrix_power(y, a, n):  # noqa: F811
 # adjoint of each operand contracts g with the others into its subscripts (rt.contract:
 # repeated letters as in "ii->i" put g on a diagonal, letters summed away spread it)
 @adjoint(np.einsum)
-def einsum(y, subscripts, a, b=None, c=None, out=None, dtype=None, order="K", casting="safe",
-           optimize=False):
+def einsum(y, subscripts, a, b=None, c=None, *, out=None, dtype=None, order="K",
+           casting="safe", optimize=False):
     specs = rt.einsum_specs(subscripts, a, b, c)
     inputs = specs[0]
     d[a] += rt.contract((specs[1], inputs[1], inputs[2], None), inputs[0], np.shape(a), d[y],
@@ -345,8 +347,8 @@ def einsum(y, subscripts, a, b=None, c=None, out=None, dtype=None, order="K", ca
 
 
 @tangent(np.einsum)
-def einsum(y, subscripts, a, b=None, c=None, out=None, dtype=None, order="K",  # noqa: F811
-           casting="safe", optimize=False):
+def einsum(y, subscripts, a, b=None, c=None, *, out=None, dtype=None,  # noqa: F811
+           order="K", casting="safe", optimize=False):
     specs = rt.einsum_specs(subscripts, a, b, c)
     d[y] = (rt.contract(specs[0], specs[1], np.shape(y), d[a], b, c)
             + rt.contract(specs[0], specs[1], np.shape(y), a, d[b], c)

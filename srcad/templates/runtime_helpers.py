@@ -545,3 +545,4 @@ linear(rt.triangle, parameters="y, x, lower=False", transpose="rt.triangle(g, lo
 linear(rt.residual_weights, parameters="y, h, like", transpose="rt.residuals_like(g, h)")
 linear(rt.residuals_like, parameters="y, row, residuals",
        transpose="rt.residual_weights(g, row)")
+linear(rt.three_vectors, parameters="y, x, vector_axis=-1, axis=None", transpose="g")
