@@ -1053,3 +1053,174 @@ def pop_in_place(items):
     """Forward mode's list after ``items.pop()``: in place, returns the shortened list."""
     items.pop()
     return items
+
+
+# ---- shape and indexing functions (srcad/templates/numpy_shape.py): the transposed maps
+
+
+def rollaxis_destination(axis, start, ndim):
+    """Where ``np.rollaxis(x, axis, start)`` puts ``axis`` (as ``np.moveaxis`` would)."""
+    axis = axis % ndim
+    start = start + ndim if start < 0 else start
+    return start - 1 if start > axis else start
+
+
+def untiled(g, x, reps):
+    """Adjoint of ``np.tile(x, reps)``: the tiles of ``g`` summed onto x's shape."""
+    reps = tuple(np.atleast_1d(reps))
+    shape = np.shape(x)
+    rank = max(len(shape), len(reps))
+    shape = (1,) * (rank - len(shape)) + shape
+    reps = (1,) * (rank - len(reps)) + reps
+    interleaved = [size for pair in zip(reps, shape) for size in pair]
+    summed = np.sum(np.reshape(g, interleaved), axis=tuple(range(0, 2 * rank, 2)))
+    return np.reshape(summed, np.shape(x))
+
+
+def _along(axis, ndim, index):
+    """An index picking ``index`` along ``axis`` and everything along the other axes."""
+    return (slice(None),) * (axis % ndim) + (index,)
+
+
+def unrepeated(g, x, repeats, axis=None):
+    """Adjoint of ``np.repeat(x, repeats, axis)``: each run of copies summed back."""
+    if axis is None:
+        flat = np.zeros(np.size(x), dtype=np.result_type(g, np.float64))
+        np.add.at(flat, np.repeat(np.arange(np.size(x)), repeats), g)
+        return np.reshape(flat, np.shape(x))
+    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
+    ndim = np.ndim(x)
+    sources = np.repeat(np.arange(np.shape(x)[axis % ndim]), repeats)
+    np.add.at(out, _along(axis, ndim, sources), g)
+    return out
+
+
+def untaken(g, x, indices, axis=None, mode="raise"):
+    """Adjoint of ``np.take(x, indices, axis, mode=mode)``: ``g`` added where it was taken
+    from (repeated indices accumulate)."""
+    size = np.size(x) if axis is None else np.shape(x)[axis % np.ndim(x)]
+    indices = np.asarray(indices)
+    if mode == "wrap":
+        indices = indices % size
+    elif mode == "clip":
+        indices = np.clip(indices, 0, size - 1)
+    if axis is None:
+        flat = np.zeros(np.size(x), dtype=np.result_type(g, np.float64))
+        np.add.at(flat, indices, g)
+        return np.reshape(flat, np.shape(x))
+    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
+    # np.take(x, i, axis) puts i's axes where ``axis`` was: move them last for add.at
+    axis = axis % np.ndim(x)
+    g = np.asarray(g)
+    g = np.moveaxis(g, tuple(range(axis, axis + indices.ndim)),
+                    tuple(range(g.ndim - indices.ndim, g.ndim)))
+    moved = np.moveaxis(out, axis, -1)  # a view: add.at writes into out
+    np.add.at(moved, (Ellipsis, indices), g)
+    return out
+
+
+def untaken_along_axis(g, x, indices, axis):
+    """Adjoint of ``np.take_along_axis(x, indices, axis)``: ``g`` added where it was taken
+    from."""
+    if axis is None:
+        flat = np.zeros(np.size(x), dtype=np.result_type(g, np.float64))
+        np.add.at(flat, np.asarray(indices), g)
+        return np.reshape(flat, np.shape(x))
+    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
+    indices = np.asarray(indices)
+    ndim, axis = np.ndim(x), axis % np.ndim(x)
+    shape = np.broadcast_shapes(np.shape(g), indices.shape)
+    grids = np.ogrid[tuple(slice(n) for n in shape)]
+    # an axis of x of size 1 broadcast against the indices: every copy adds to its element
+    index = tuple(indices if i == axis else 0 if np.shape(x)[i] == 1 else grids[i]
+                  for i in range(ndim))
+    np.add.at(out, index, np.broadcast_to(g, shape))
+    return out
+
+
+def order_of(y, x, axis=-1):
+    """Indices ``p`` with ``np.take_along_axis(x, p, axis) == y`` for ``y`` a permutation of
+    x along ``axis`` (np.sort, np.partition): matched through both arrays' sort orders."""
+    if axis is None:
+        x, axis = np.ravel(x), -1
+    from_x = np.argsort(x, axis=axis, kind="stable")
+    from_y = np.argsort(y, axis=axis, kind="stable")
+    order = np.empty_like(from_x)
+    np.put_along_axis(order, from_y, from_x, axis=axis)
+    return order
+
+
+_PADDED_BY_GATHER = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def _pad_sources(shape, pad_width, mode):
+    """For each element of ``np.pad(x, pad_width, mode)``, the flat index of the element of
+    x it copies (-1 for a constant)."""
+    if mode not in _PADDED_BY_GATHER:
+        raise UnsupportedOperationError(
+            "srcad differentiates np.pad with mode %s, not %r" % (
+                ", ".join(_PADDED_BY_GATHER), mode))
+    sources = np.reshape(np.arange(int(np.prod(shape))), shape)
+    if mode == "constant":
+        return np.pad(sources, pad_width, mode="constant", constant_values=-1)
+    return np.pad(sources, pad_width, mode=mode)
+
+
+def padded(x, pad_width, mode="constant"):
+    """``np.pad(x, pad_width, mode)`` with zeros for constants: the linear part of np.pad."""
+    if mode == "constant":
+        return np.pad(x, pad_width)
+    _pad_sources(np.shape(x), pad_width, mode)  # the check of the mode
+    return np.pad(x, pad_width, mode=mode)
+
+
+def unpadded(g, x, pad_width, mode="constant"):
+    """Adjoint of ``np.pad(x, pad_width, mode)``: each element of ``g`` added to the element
+    of x it copies (the center, and the edges or reflections of x)."""
+    if mode == "constant":
+        width = np.broadcast_to(np.asarray(pad_width, dtype=int), (np.ndim(x), 2))
+        center = tuple(slice(before, np.shape(g)[i] - after)
+                       for i, (before, after) in enumerate(width))
+        return np.array(np.asarray(g)[center], dtype=np.result_type(g, np.float64))
+    sources = np.ravel(_pad_sources(np.shape(x), pad_width, mode))
+    flat = np.bincount(sources, weights=np.ravel(g), minlength=np.size(x))
+    return np.reshape(flat, np.shape(x))
+
+
+def joined(joiner, pieces):
+    """``joiner(pieces)`` (np.hstack, np.vstack, np.dstack, np.column_stack)."""
+    return joiner(pieces)
+
+
+def _joined_layout(joiner, shape):
+    """The shape a piece of ``shape`` takes inside ``joiner``'s result, and the axis joined."""
+    if joiner is np.vstack or getattr(np, "row_stack", None) is joiner:
+        shape = (1,) * (2 - len(shape)) + shape if len(shape) < 2 else shape
+        return shape, 0
+    if joiner is np.dstack:
+        if len(shape) == 0:
+            shape = (1, 1, 1)
+        elif len(shape) == 1:
+            shape = (1,) + shape + (1,)
+        elif len(shape) == 2:
+            shape = shape + (1,)
+        return shape, 2
+    if joiner is np.column_stack:
+        shape = (shape[0], 1) if len(shape) == 1 else (1, 1) if len(shape) == 0 else shape
+        return shape, 1
+    shape = shape or (1,)  # np.hstack
+    return shape, 0 if len(shape) == 1 else 1
+
+
+def unjoined(g, joiner, pieces):
+    """Adjoint of ``joined(joiner, pieces)``: ``g`` cut back into one part per piece."""
+    g = np.asarray(g)
+    parts = Parts()
+    start = 0
+    for piece in pieces:
+        shape, axis = _joined_layout(joiner, np.shape(piece))
+        index = [slice(None)] * g.ndim
+        index[axis] = slice(start, start + shape[axis])
+        parts.append(np.reshape(g[tuple(index)], np.shape(piece)))
+        start += shape[axis]
+    return parts

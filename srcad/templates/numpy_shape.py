@@ -2,11 +2,12 @@
 concatenate, stack and split. Each is linear in its array (``linear``, srcad/vocabulary.py):
 its tangent is the same operation on the tangent."""
 
+import gast
 import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import shape_rule
+from srcad.registry import adjoint, constraint, d, nondifferentiable, shape_rule, tangent
 from srcad.vocabulary import linear, multilinear
 
 
@@ -80,3 +81,203 @@ linear(np.broadcast_to, parameters="y, x, shape, subok=False",
 linear(np.split, parameters="y, x, indices_or_sections, axis=0",
        transpose="np.concatenate(g, axis=axis)",
        tangent="np.split(d[x], indices_or_sections, axis=axis)")
+
+
+# ---- more shape functions: flips, rolls, axis moves, tiles, repeats, gathers, pads, joins.
+# Each is linear in its array: the adjoint applies the transposed map (srcad.runtime's
+# ``un*`` helpers scatter back what a gather copied, adding up copies), the tangent the
+# same function to the tangent.
+
+
+def _probed(value):
+    """A concrete stand-in for an abstract argument (None: no stand-in)."""
+    if isinstance(value, shapes.Known):
+        return value.value
+    if isinstance(value, shapes.IndexTuple) and all(
+            isinstance(p, shapes.Known) for p in value.parts):
+        return [p.value for p in value.parts]
+    return None
+
+
+def _probe(function, *arrays):
+    """A shape rule that calls ``function`` on a stand-in of each argument: the array (and
+    the ones in positions ``arrays``) of distinct sizes per axis (1 where the axis has size
+    1), the other arguments as the constants they are. The result's axes of an argument's
+    size take that axis's pattern; other sizes are unknown."""
+    array_positions = (0,) + arrays
+
+    def rule(*args, **kwargs):
+        sizes = {}
+        standins = []
+        for position, arg in enumerate(args):
+            if position in array_positions:
+                arg = shapes.plain(arg)
+                if isinstance(arg, shapes.Scalar):
+                    standins.append(0.5 if arg.kind == "float" else np.float64(0.5))
+                    continue
+                if not isinstance(arg, shapes.Array):
+                    return shapes.UNKNOWN
+                shape = []
+                for one in arg.ones:
+                    size = 1 if one is True else len(sizes) + 2
+                    if one is not True:
+                        sizes[size] = one
+                    shape.append(size)
+                standins.append(np.zeros(shape))
+                continue
+            value = _probed(arg)
+            if value is None and arg != shapes.Known(None):
+                return shapes.UNKNOWN
+            standins.append(value)
+        keywords = {}
+        for name, arg in kwargs.items():
+            value = _probed(arg)
+            if value is None and arg != shapes.Known(None):
+                return shapes.UNKNOWN
+            keywords[name] = value
+        try:
+            result = function(*standins, **keywords)
+        except Exception:  # a call NumPy refuses: it fails at run time, not here
+            return shapes.UNKNOWN
+        if isinstance(result, float):
+            return shapes.FLOAT
+        if isinstance(result, np.generic):
+            return shapes.ANY_SCALAR
+        if not isinstance(result, np.ndarray):
+            return shapes.UNKNOWN
+        return shapes.Array(tuple(True if n == 1 else sizes.get(n) for n in result.shape))
+
+    return rule
+
+
+# flips and rolls move elements within the array: the transpose moves them back
+linear(np.flip, parameters="y, m, axis=None", transpose="np.flip(g, axis)",
+       shape=_probe(np.flip))
+linear(np.fliplr, parameters="y, m", transpose="np.fliplr(g)", shape=_probe(np.fliplr))
+linear(np.flipud, parameters="y, m", transpose="np.flipud(g)", shape=_probe(np.flipud))
+linear(np.roll, parameters="y, a, shift, axis=None",
+       transpose="np.roll(g, np.negative(shift), axis)", shape=_probe(np.roll))
+_FIRST_TWO_AXES = (0, 1)  # np.rot90's default axes
+linear(np.rot90, parameters="y, m, k=1, axes=_FIRST_TWO_AXES", transpose="np.rot90(g, -k, axes)",
+       shape=_probe(np.rot90))
+
+
+# axis moves: the transpose moves the axes back
+linear(np.swapaxes, np.ndarray.swapaxes, parameters="y, a, axis1, axis2",
+       transpose="np.swapaxes(g, axis1, axis2)", tangent="np.swapaxes(d[a], axis1, axis2)",
+       shape=_probe(np.swapaxes))
+linear(np.moveaxis, parameters="y, a, source, destination",
+       transpose="np.moveaxis(g, destination, source)", shape=_probe(np.moveaxis))
+linear(np.rollaxis, parameters="y, a, axis, start=0",
+       transpose="np.moveaxis(g, rt.rollaxis_destination(axis, start, np.ndim(a)), axis)",
+       shape=_probe(np.rollaxis))
+for _atleast in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
+    # one array (several arrays give a list: refused as a call the template does not accept)
+    linear(_atleast, parameters="y, x", transpose="np.reshape(g, np.shape(x))",
+           shape=_probe(_atleast))
+
+
+# copies: the transpose adds the copies up
+linear(np.tile, parameters="y, A, reps", transpose="rt.untiled(g, A, reps)",
+       shape=_probe(np.tile))
+linear(np.repeat, np.ndarray.repeat, parameters="y, a, repeats, axis=None",
+       transpose="rt.unrepeated(g, a, repeats, axis)",
+       tangent="np.repeat(d[a], repeats, axis)", shape=_probe(np.repeat))
+linear(np.take, np.ndarray.take, parameters='y, a, indices, axis=None, out=None, mode="raise"',
+       transpose="rt.untaken(g, a, indices, axis, mode)",
+       tangent="np.take(d[a], indices, axis, mode=mode)", shape=_probe(np.take, 1))
+linear(np.take_along_axis, parameters="y, arr, indices, axis=-1",
+       transpose="rt.untaken_along_axis(g, arr, indices, axis)",
+       tangent="np.take_along_axis(d[arr], indices, axis)")
+shape_rule(_probe(np.take_along_axis, 1), np.take_along_axis)
+
+
+# np.pad copies elements of its array (the center; with mode edge, reflect, symmetric or
+# wrap also its edges or reflections) and writes constants: the adjoint adds each element of
+# d[y] to the element it copies (rt.unpadded). The constants carry no derivative.
+@adjoint(np.pad)
+def pad(y, array, pad_width, mode="constant", constant_values=0, reflect_type="even"):
+    d[array] += rt.unpadded(d[y], array, pad_width, mode)
+
+
+@tangent(np.pad)
+def pad(y, array, pad_width, mode="constant", constant_values=0,  # noqa: F811
+        reflect_type="even"):
+    d[y] = rt.padded(d[array], pad_width, mode)
+
+
+def _pad_by_copies(arguments, carries, resolve):
+    """np.pad differentiated where it copies elements (reflect_type "odd" does not)."""
+    if carries(arguments["constant_values"]):
+        return ("srcad differentiates np.pad in its array, not in constant_values",
+                "Pad with zeros and add the constant border yourself, or stop the gradient "
+                "of constant_values with srcad.stop_gradient.")
+    reflect_type = arguments["reflect_type"]
+    if not (isinstance(reflect_type, gast.Constant) and reflect_type.value == "even"):
+        return ("srcad differentiates np.pad with reflect_type 'even' (the default) only",
+                "Leave reflect_type out.")
+    return None
+
+
+constraint(_pad_by_copies, np.pad)
+shape_rule(_probe(np.pad), np.pad)
+
+
+# hstack, vstack, dstack, column_stack (and row_stack) join pieces that each enter promoted
+# (at least 1-d, 2-d or 3-d, a vector as a column): the adjoint cuts d[y] into one part per
+# piece with the piece's own shape (rt.unjoined, a list's adjoint rt.Parts)
+for _joiner in (np.hstack, np.vstack, np.dstack, np.column_stack,
+                getattr(np, "row_stack", None)):
+    if _joiner is not None:
+        linear(_joiner, parameters='y, tup, dtype=None, casting="same_kind"',
+               transpose="rt.unjoined(g, np.%s, tup)" % _joiner.__name__,
+               tangent="np.%s(d[tup])" % _joiner.__name__)
+
+
+# np.append(arr, values, axis) is np.concatenate of both (flattened when axis is None):
+# linear in the pair, so its tangent appends the tangents
+@adjoint(np.append)
+def append(y, arr, values, axis=None):
+    d[arr] += rt.split_along(d[y], [arr, values], axis)[0]
+    d[values] += rt.split_along(d[y], [arr, values], axis)[1]
+
+
+@tangent(np.append)
+def append(y, arr, values, axis=None):  # noqa: F811
+    d[y] = np.append(d[arr], d[values], axis)
+
+
+# the other splits, as np.split: the adjoint joins the parts' adjoints back
+linear(np.array_split, parameters="y, ary, indices_or_sections, axis=0",
+       transpose="np.concatenate(g, axis=axis)")
+linear(np.hsplit, parameters="y, ary, indices_or_sections", transpose="np.hstack(g)")
+linear(np.vsplit, parameters="y, ary, indices_or_sections", transpose="np.vstack(g)")
+linear(np.dsplit, parameters="y, ary, indices_or_sections", transpose="np.dstack(g)")
+
+
+# np.sort and np.partition permute their array along the axis: the adjoint puts d[y] back
+# through the permutation (rt.order_of finds it from the result). Ties (where the
+# permutation is not unique and the sorted values are not differentiable) take one of them.
+@adjoint(np.sort)
+def sort(y, a, axis=-1, kind=None, order=None):
+    d[a] += rt.untaken_along_axis(d[y], a, rt.order_of(y, a, axis), axis)
+
+
+@tangent(np.sort)
+def sort(y, a, axis=-1, kind=None, order=None):  # noqa: F811
+    d[y] = np.take_along_axis(d[a], rt.order_of(y, a, axis), axis)
+
+
+@adjoint(np.partition)
+def partition(y, a, kth, axis=-1, kind="introselect", order=None):
+    d[a] += rt.untaken_along_axis(d[y], a, rt.order_of(y, a, axis), axis)
+
+
+@tangent(np.partition)
+def partition(y, a, kth, axis=-1, kind="introselect", order=None):  # noqa: F811
+    d[y] = np.take_along_axis(d[a], rt.order_of(y, a, axis), axis)
+
+
+shape_rule(_probe(np.sort), np.sort)
+shape_rule(_probe(np.partition), np.partition)
+nondifferentiable(np.searchsorted, np.ndarray.searchsorted)  # indices

@@ -502,3 +502,22 @@ specializer(lambda p, a, k: _dot_adjoint_left(p, a, k)
 specializer(lambda p, a, k: _dot_adjoint_right(p, a, k)
             if all(isinstance(x, Array) and x.ndim == 2 for x in k[1:]) else None,
             rt.matmul_adjoint_right)
+
+
+# the transposed maps of the shape functions (srcad/templates/numpy_shape.py): each linear in
+# g, its transpose the function it transposes
+linear(rt.untiled, parameters="y, g, x, reps", transpose="np.tile(g, reps)")
+linear(rt.unrepeated, parameters="y, g, x, repeats, axis=None",
+       transpose="np.repeat(g, repeats, axis)")
+linear(rt.untaken, parameters='y, g, x, indices, axis=None, mode="raise"',
+       transpose="np.take(g, indices, axis, mode=mode)")
+linear(rt.untaken_along_axis, parameters="y, g, x, indices, axis",
+       transpose="np.take_along_axis(g, indices, axis)")
+linear(rt.padded, parameters='y, x, pad_width, mode="constant"',
+       transpose="rt.unpadded(g, x, pad_width, mode)")
+linear(rt.unpadded, parameters='y, g, x, pad_width, mode="constant"',
+       transpose="rt.padded(g, pad_width, mode)")
+multilinear(rt.joined, parameters="y, joiner, pieces",
+            transposes={"pieces": "rt.unjoined(g, joiner, pieces)"})
+linear(rt.unjoined, parameters="parts, g, joiner, pieces", transpose="rt.joined(joiner, g)")
+nondifferentiable(rt.rollaxis_destination, rt.order_of)
