@@ -90,7 +90,7 @@ linear(np.split, parameters="y, x, indices_or_sections, axis=0",
 
 
 def _probed(value):
-    """A concrete stand-in for an abstract argument (None: no stand-in)."""
+    """A concrete stand-in for an abstract constant argument (None: no stand-in)."""
     if isinstance(value, shapes.Known):
         return value.value
     if isinstance(value, shapes.IndexTuple) and all(
@@ -99,36 +99,66 @@ def _probed(value):
     return None
 
 
-def _probe(function, *arrays):
-    """A shape rule that calls ``function`` on a stand-in of each argument: the array (and
-    the ones in positions ``arrays``) of distinct sizes per axis (1 where the axis has size
-    1), the other arguments as the constants they are. The result's axes of an argument's
-    size take that axis's pattern; other sizes are unknown."""
-    array_positions = (0,) + arrays
+# stand-in sizes: distinct primes, so a result's axis of one of these sizes is (barring a
+# coincidence of sums or products, which the primes make unlikely) that input axis
+_SIZES = (11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53)
+_MOST_PROBED = 10 ** 5  # elements of a stand-in: beyond this, nothing is inferred
+
+
+class _NoStandIn(Exception):
+    pass
+
+
+def _stand_in(arg, position, patterns, dtype=float):
+    """A concrete array or scalar like ``arg`` (an abstract array, scalar, or a list of them,
+    sizes numbered ``position``), recording in ``patterns`` the size-1 pattern of each size."""
+    if isinstance(arg, shapes.IndexTuple):
+        return [_stand_in(part, position, patterns, dtype) for part in arg.parts]
+    arg = shapes.plain(arg)
+    if isinstance(arg, shapes.Scalar):
+        return 0.5 if arg.kind == "float" else np.float64(0.5)
+    if not isinstance(arg, shapes.Array):
+        raise _NoStandIn
+    shape = []
+    for axis, one in enumerate(arg.ones):
+        if one is True:
+            shape.append(1)
+            continue
+        size = _SIZES[(position * 4 + axis) % len(_SIZES)]
+        patterns[size] = one if patterns.get(size, one) == one else None
+        shape.append(size)
+    if int(np.prod(shape)) > _MOST_PROBED:
+        raise _NoStandIn
+    return np.zeros(shape, dtype=dtype)
+
+
+def _probe(function, arrays=(0,), indices=(), indices_like_arrays=False):
+    """A shape rule that calls ``function`` on a stand-in of each argument: the arrays in
+    positions ``arrays`` (a list of arrays too) with a distinct size per axis (1 where the
+    axis has size 1; the same for all of them, as arrays joined or broadcast together), the
+    integer arrays in positions ``indices`` (zeros) with sizes of their own, the other
+    arguments as the constants they are. The result's axes of an input axis's size take
+    that axis's pattern; other sizes are unknown. ``indices_like_arrays``: the indices have
+    the arrays' sizes (they broadcast against them)."""
 
     def rule(*args, **kwargs):
-        sizes = {}
+        patterns = {}
         standins = []
-        for position, arg in enumerate(args):
-            if position in array_positions:
-                arg = shapes.plain(arg)
-                if isinstance(arg, shapes.Scalar):
-                    standins.append(0.5 if arg.kind == "float" else np.float64(0.5))
+        try:
+            for position, arg in enumerate(args):
+                if position in arrays:
+                    standins.append(_stand_in(arg, 0, patterns))
                     continue
-                if not isinstance(arg, shapes.Array):
+                if position in indices:
+                    standins.append(_stand_in(arg, 0 if indices_like_arrays else position,
+                                              patterns, int))
+                    continue
+                value = _probed(arg)
+                if value is None and arg != shapes.Known(None):
                     return shapes.UNKNOWN
-                shape = []
-                for one in arg.ones:
-                    size = 1 if one is True else len(sizes) + 2
-                    if one is not True:
-                        sizes[size] = one
-                    shape.append(size)
-                standins.append(np.zeros(shape))
-                continue
-            value = _probed(arg)
-            if value is None and arg != shapes.Known(None):
-                return shapes.UNKNOWN
-            standins.append(value)
+                standins.append(value)
+        except _NoStandIn:
+            return shapes.UNKNOWN
         keywords = {}
         for name, arg in kwargs.items():
             value = _probed(arg)
@@ -139,15 +169,31 @@ def _probe(function, *arrays):
             result = function(*standins, **keywords)
         except Exception:  # a call NumPy refuses: it fails at run time, not here
             return shapes.UNKNOWN
-        if isinstance(result, float):
+        if type(result) is float:
             return shapes.FLOAT
         if isinstance(result, np.generic):
             return shapes.ANY_SCALAR
         if not isinstance(result, np.ndarray):
             return shapes.UNKNOWN
-        return shapes.Array(tuple(True if n == 1 else sizes.get(n) for n in result.shape))
+        return shapes.Array(tuple(True if n == 1 else patterns.get(n) for n in result.shape))
 
     return rule
+
+
+def _tile_shape(x, reps, **kwargs):
+    """np.tile: an axis tiled once keeps its pattern, more than once it is not of size 1."""
+    x, reps = shapes.plain(x), _probed(reps)
+    if isinstance(x, shapes.Scalar):
+        x = shapes.Array(())
+    if not isinstance(x, shapes.Array) or reps is None:
+        return shapes.UNKNOWN
+    reps = tuple(np.atleast_1d(reps).tolist())
+    if not all(isinstance(r, int) for r in reps):
+        return shapes.UNKNOWN
+    rank = max(x.ndim, len(reps))
+    ones = (True,) * (rank - x.ndim) + x.ones
+    reps = (1,) * (rank - len(reps)) + reps
+    return shapes.Array(tuple(one if r == 1 else False for one, r in zip(ones, reps)))
 
 
 # flips and rolls move elements within the array: the transpose moves them back
@@ -179,17 +225,18 @@ for _atleast in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
 
 # copies: the transpose adds the copies up
 linear(np.tile, parameters="y, A, reps", transpose="rt.untiled(g, A, reps)",
-       shape=_probe(np.tile))
+       shape=_tile_shape)
 linear(np.repeat, np.ndarray.repeat, parameters="y, a, repeats, axis=None",
        transpose="rt.unrepeated(g, a, repeats, axis)",
        tangent="np.repeat(d[a], repeats, axis)", shape=_probe(np.repeat))
 linear(np.take, np.ndarray.take, parameters='y, a, indices, axis=None, out=None, mode="raise"',
        transpose="rt.untaken(g, a, indices, axis, mode)",
-       tangent="np.take(d[a], indices, axis, mode=mode)", shape=_probe(np.take, 1))
+       tangent="np.take(d[a], indices, axis, mode=mode)", shape=_probe(np.take, indices=(1,)))
 linear(np.take_along_axis, parameters="y, arr, indices, axis=-1",
        transpose="rt.untaken_along_axis(g, arr, indices, axis)",
        tangent="np.take_along_axis(d[arr], indices, axis)")
-shape_rule(_probe(np.take_along_axis, 1), np.take_along_axis)
+shape_rule(_probe(np.take_along_axis, indices=(1,), indices_like_arrays=True),
+           np.take_along_axis)
 
 
 # np.pad copies elements of its array (the center; with mode edge, reflect, symmetric or
@@ -223,6 +270,37 @@ constraint(_pad_by_copies, np.pad)
 shape_rule(_probe(np.pad), np.pad)
 
 
+def _joined_shape(joiner):
+    """The shape rule of np.hstack and the like: each piece's pattern as the joiner promotes
+    it, the pieces' patterns along the other axes, and along the joined axis not of size 1
+    when the pieces' sizes there add up to more than 1 whatever they are (several pieces
+    all of size 1, or all not of size 1: sizes 0 or at least 2)."""
+    promoted = _probe(joiner)
+
+    def rule(pieces, **kwargs):
+        if not isinstance(pieces, shapes.IndexTuple) or not pieces.parts:
+            return shapes.UNKNOWN
+        patterns = [promoted(shapes.IndexTuple((piece,))) for piece in pieces.parts]
+        if not all(isinstance(p, shapes.Array) for p in patterns) or len(
+                {p.ndim for p in patterns}) != 1:
+            return shapes.UNKNOWN
+        ndim = patterns[0].ndim
+        axis = {np.vstack: 0, np.dstack: 2, np.column_stack: 1}.get(
+            joiner, 0 if joiner is not np.hstack or ndim == 1 else 1)
+        ones = []
+        for position in range(ndim):
+            flags = {p.ones[position] for p in patterns}
+            if position == axis:
+                several = len(patterns) > 1 and len(flags) == 1 and None not in flags
+                ones.append(False if several else flags.pop() if len(patterns) == 1 else None)
+            else:
+                known = flags - {None}
+                ones.append(known.pop() if len(known) == 1 else None)
+        return shapes.Array(tuple(ones))
+
+    return rule
+
+
 # hstack, vstack, dstack, column_stack (and row_stack) join pieces that each enter promoted
 # (at least 1-d, 2-d or 3-d, a vector as a column): the adjoint cuts d[y] into one part per
 # piece with the piece's own shape (rt.unjoined, a list's adjoint rt.Parts)
@@ -231,7 +309,7 @@ for _joiner in (np.hstack, np.vstack, np.dstack, np.column_stack,
     if _joiner is not None:
         linear(_joiner, parameters='y, tup, dtype=None, casting="same_kind"',
                transpose="rt.unjoined(g, np.%s, tup)" % _joiner.__name__,
-               tangent="np.%s(d[tup])" % _joiner.__name__)
+               tangent="np.%s(d[tup])" % _joiner.__name__, shape=_joined_shape(_joiner))
 
 
 # np.append(arr, values, axis) is np.concatenate of both (flattened when axis is None):
@@ -278,6 +356,7 @@ def partition(y, a, kth, axis=-1, kind="introselect", order=None):  # noqa: F811
     d[y] = np.take_along_axis(d[a], rt.order_of(y, a, axis), axis)
 
 
+shape_rule(_probe(np.append, arrays=(0, 1)), np.append)
 shape_rule(_probe(np.sort), np.sort)
 shape_rule(_probe(np.partition), np.partition)
 nondifferentiable(np.searchsorted, np.ndarray.searchsorted)  # indices
