@@ -1150,16 +1150,16 @@ def order_of(y, x, axis=-1):
     return order
 
 
-_PADDED_BY_GATHER = ("constant", "edge", "reflect", "symmetric", "wrap")
+PADDED_BY_COPIES = ("constant", "edge", "reflect", "symmetric", "wrap")
 
 
 def _pad_sources(shape, pad_width, mode):
     """For each element of ``np.pad(x, pad_width, mode)``, the flat index of the element of
     x it copies (-1 for a constant)."""
-    if mode not in _PADDED_BY_GATHER:
+    if mode not in PADDED_BY_COPIES:
         raise UnsupportedOperationError(
             "srcad differentiates np.pad with mode %s, not %r" % (
-                ", ".join(_PADDED_BY_GATHER), mode))
+                ", ".join(PADDED_BY_COPIES), mode))
     sources = np.reshape(np.arange(int(np.prod(shape))), shape)
     if mode == "constant":
         return np.pad(sources, pad_width, mode="constant", constant_values=-1)

@@ -99,21 +99,23 @@ def _probed(value):
     return None
 
 
-# stand-in sizes: distinct primes, so a result's axis of one of these sizes is (barring a
-# coincidence of sums or products, which the primes make unlikely) that input axis
-_SIZES = (11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53)
-_MOST_PROBED = 10 ** 5  # elements of a stand-in: beyond this, nothing is inferred
+# stand-in sizes: two sets of distinct primes. A result's axis of the same size with both
+# sets does not depend on the stand-ins; one of the size of an input axis with both sets is
+# that axis (a sum or product of sizes matching another size in both is no coincidence to
+# fear)
+_SIZES = ((5, 7, 11, 13, 17, 19), (23, 29, 31, 37, 41, 43))
+_MOST_PROBED = 10 ** 6  # elements of a stand-in: beyond this, nothing is inferred
 
 
 class _NoStandIn(Exception):
     pass
 
 
-def _stand_in(arg, position, patterns, dtype=float):
+def _stand_in(arg, position, sizes, patterns, dtype=float):
     """A concrete array or scalar like ``arg`` (an abstract array, scalar, or a list of them,
     sizes numbered ``position``), recording in ``patterns`` the size-1 pattern of each size."""
     if isinstance(arg, shapes.IndexTuple):
-        return [_stand_in(part, position, patterns, dtype) for part in arg.parts]
+        return [_stand_in(part, position, sizes, patterns, dtype) for part in arg.parts]
     arg = shapes.plain(arg)
     if isinstance(arg, shapes.Scalar):
         return 0.5 if arg.kind == "float" else np.float64(0.5)
@@ -124,7 +126,7 @@ def _stand_in(arg, position, patterns, dtype=float):
         if one is True:
             shape.append(1)
             continue
-        size = _SIZES[(position * 4 + axis) % len(_SIZES)]
+        size = sizes[(position * 4 + axis) % len(sizes)]
         patterns[size] = one if patterns.get(size, one) == one else None
         shape.append(size)
     if int(np.prod(shape)) > _MOST_PROBED:
@@ -132,52 +134,67 @@ def _stand_in(arg, position, patterns, dtype=float):
     return np.zeros(shape, dtype=dtype)
 
 
-def _probe(function, arrays=(0,), indices=(), indices_like_arrays=False):
-    """A shape rule that calls ``function`` on a stand-in of each argument: the arrays in
-    positions ``arrays`` (a list of arrays too) with a distinct size per axis (1 where the
-    axis has size 1; the same for all of them, as arrays joined or broadcast together), the
-    integer arrays in positions ``indices`` (zeros) with sizes of their own, the other
-    arguments as the constants they are. The result's axes of an input axis's size take
-    that axis's pattern; other sizes are unknown. ``indices_like_arrays``: the indices have
-    the arrays' sizes (they broadcast against them)."""
+def _probe(function, arrays=(0,), indices=(), indices_like_arrays=False, free=()):
+    """A shape rule that calls ``function`` on stand-ins of its arguments, twice: the arrays
+    in positions ``arrays`` (a list of arrays too) with a distinct size per axis (1 where
+    the axis has size 1; the same for all of them, as arrays joined or broadcast together),
+    the integer arrays in positions ``indices`` (zeros) with sizes of their own (or the
+    arrays', ``indices_like_arrays``), the other arguments as the constants they are. A
+    result's axis of one size both times has that size; of an input axis's size both times,
+    that axis's pattern; otherwise it is unknown. Arguments in positions ``free`` do not
+    change the result's shape: 0 stands in for them when they are not constants."""
 
-    def rule(*args, **kwargs):
+    def called(args, kwargs, sizes):
         patterns = {}
         standins = []
+        for position, arg in enumerate(args):
+            if position in arrays:
+                standins.append(_stand_in(arg, 0, sizes, patterns))
+            elif position in indices:
+                standins.append(_stand_in(arg, 0 if indices_like_arrays else position, sizes,
+                                          patterns, int))
+            elif position in free and _probed(arg) is None:
+                standins.append(0)
+            else:
+                standins.append(_constant(arg))
+        keywords = {name: _constant(arg) for name, arg in kwargs.items()}
         try:
-            for position, arg in enumerate(args):
-                if position in arrays:
-                    standins.append(_stand_in(arg, 0, patterns))
-                    continue
-                if position in indices:
-                    standins.append(_stand_in(arg, 0 if indices_like_arrays else position,
-                                              patterns, int))
-                    continue
-                value = _probed(arg)
-                if value is None and arg != shapes.Known(None):
-                    return shapes.UNKNOWN
-                standins.append(value)
+            return function(*standins, **keywords), patterns
+        except Exception:  # a call NumPy refuses: it fails at run time, not here
+            raise _NoStandIn from None
+
+    def rule(*args, **kwargs):
+        try:
+            (first, patterns), (second, second_patterns) = (
+                called(args, kwargs, sizes) for sizes in _SIZES)
         except _NoStandIn:
             return shapes.UNKNOWN
-        keywords = {}
-        for name, arg in kwargs.items():
-            value = _probed(arg)
-            if value is None and arg != shapes.Known(None):
-                return shapes.UNKNOWN
-            keywords[name] = value
-        try:
-            result = function(*standins, **keywords)
-        except Exception:  # a call NumPy refuses: it fails at run time, not here
-            return shapes.UNKNOWN
-        if type(result) is float:
+        if type(first) is float:
             return shapes.FLOAT
-        if isinstance(result, np.generic):
+        if isinstance(first, np.generic):
             return shapes.ANY_SCALAR
-        if not isinstance(result, np.ndarray):
+        if not isinstance(first, np.ndarray) or np.ndim(second) != first.ndim:
             return shapes.UNKNOWN
-        return shapes.Array(tuple(True if n == 1 else patterns.get(n) for n in result.shape))
+        ones = []
+        for size, other in zip(first.shape, np.shape(second)):
+            if size == other:
+                ones.append(size == 1)
+            elif size in patterns and other in second_patterns and _SIZES[0].index(
+                    size) == _SIZES[1].index(other):
+                ones.append(patterns[size])
+            else:
+                ones.append(None)
+        return shapes.Array(tuple(ones))
 
     return rule
+
+
+def _constant(arg):
+    """The value of a constant argument, for a stand-in call."""
+    value = _probed(arg)
+    if value is None and arg != shapes.Known(None):
+        raise _NoStandIn
+    return value
 
 
 def _tile_shape(x, reps, **kwargs):
@@ -202,9 +219,11 @@ linear(np.flip, parameters="y, m, axis=None", transpose="np.flip(g, axis)",
 linear(np.fliplr, parameters="y, m", transpose="np.fliplr(g)", shape=_probe(np.fliplr))
 linear(np.flipud, parameters="y, m", transpose="np.flipud(g)", shape=_probe(np.flipud))
 linear(np.roll, parameters="y, a, shift, axis=None",
-       transpose="np.roll(g, np.negative(shift), axis)", shape=_probe(np.roll))
+       transpose="np.roll(g, np.negative(shift), axis)", shape=_probe(np.roll, free=(1,)))
 _FIRST_TWO_AXES = (0, 1)  # np.rot90's default axes
-linear(np.rot90, parameters="y, m, k=1, axes=_FIRST_TWO_AXES", transpose="np.rot90(g, -k, axes)",
+# rotated back: by k the other way round (a constant k keeps the shape rule precise)
+linear(np.rot90, parameters="y, m, k=1, axes=_FIRST_TWO_AXES",
+       transpose="np.rot90(g, k, (axes[1], axes[0]))",
        shape=_probe(np.rot90))
 
 
@@ -259,6 +278,11 @@ def _pad_by_copies(arguments, carries, resolve):
         return ("srcad differentiates np.pad in its array, not in constant_values",
                 "Pad with zeros and add the constant border yourself, or stop the gradient "
                 "of constant_values with srcad.stop_gradient.")
+    mode = arguments["mode"]
+    if isinstance(mode, gast.Constant) and mode.value not in rt.PADDED_BY_COPIES:
+        return ("srcad differentiates np.pad with mode %s, not %r" % (
+            ", ".join(rt.PADDED_BY_COPIES), mode.value),
+            "Build the padding from slices of the array and np.concatenate.")
     reflect_type = arguments["reflect_type"]
     if not (isinstance(reflect_type, gast.Constant) and reflect_type.value == "even"):
         return ("srcad differentiates np.pad with reflect_type 'even' (the default) only",
@@ -267,7 +291,21 @@ def _pad_by_copies(arguments, carries, resolve):
 
 
 constraint(_pad_by_copies, np.pad)
-shape_rule(_probe(np.pad), np.pad)
+def pad_shape(array, pad_width, *rest, **kwargs):
+    """np.pad: an axis padded by 2 or more is not of size 1; by 0, it keeps its pattern."""
+    array, widths = shapes.plain(array), _probed(pad_width)
+    if not isinstance(array, shapes.Array) or widths is None:
+        return shapes.UNKNOWN
+    try:
+        widths = np.broadcast_to(np.asarray(widths, dtype=int), (array.ndim, 2)).sum(axis=1)
+    except (TypeError, ValueError):
+        return shapes.UNKNOWN
+    return shapes.Array(tuple(
+        one if width == 0 else False if width >= 2 or one is True else None
+        for one, width in zip(array.ones, widths.tolist())))
+
+
+shape_rule(pad_shape, np.pad)
 
 
 def _joined_shape(joiner):

@@ -16,6 +16,7 @@ from srcad.analysis import shapes
 from srcad.analysis.shapes import ANY_SCALAR, FLOAT, UNKNOWN, Array, Scalar, plain
 from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, specializer,
                             tangent)
+from srcad.templates import numpy_shape
 from srcad.vocabulary import binary, elementwise, linear, multilinear
 
 
@@ -521,3 +522,14 @@ multilinear(rt.joined, parameters="y, joiner, pieces",
             transposes={"pieces": "rt.unjoined(g, joiner, pieces)"})
 linear(rt.unjoined, parameters="parts, g, joiner, pieces", transpose="rt.joined(joiner, g)")
 nondifferentiable(rt.rollaxis_destination, rt.order_of)
+
+
+def _shape_of_second(g, x, *rest, **kwargs):
+    """A transposed map's result has the shape of the argument it goes back to."""
+    x = plain(x)
+    return x if isinstance(x, Array) else UNKNOWN
+
+
+shape_rule(_shape_of_second, rt.untiled, rt.unrepeated, rt.untaken, rt.untaken_along_axis,
+           rt.unpadded)
+shape_rule(numpy_shape.pad_shape, rt.padded)
