@@ -1224,3 +1224,29 @@ def unjoined(g, joiner, pieces):
         parts.append(np.reshape(g[tuple(index)], np.shape(piece)))
         start += shape[axis]
     return parts
+
+
+def _chosen_masks(condlist):
+    """For np.select: where each choice is taken (its condition, no earlier one), and where
+    none is (the default)."""
+    taken = np.zeros((), dtype=bool)
+    masks = []
+    for condition in condlist:
+        condition = np.asarray(condition, dtype=bool)
+        masks.append(condition & ~taken)
+        taken = taken | condition
+    return masks, ~taken
+
+
+def select_adjoint(g, condlist, choicelist):
+    """Adjoint of ``np.select(condlist, choicelist, default)`` for the choices: ``g`` where
+    each choice was taken, summed back to its shape."""
+    masks, _ = _chosen_masks(condlist)
+    return Parts(unbroadcast(np.where(mask, g, 0.0), choice)
+                 for mask, choice in zip(masks, choicelist))
+
+
+def unselected(g, condlist):
+    """``g`` where no condition of np.select holds (where its default is taken), else 0."""
+    _, none = _chosen_masks(condlist)
+    return np.where(none, g, 0.0)

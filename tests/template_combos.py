@@ -1911,3 +1911,30 @@ case(untaken_along_axis, (anything,), [(2, 2)])
 case(padded, (anything,), [FULL, (3, 4)])
 case(unpadded, (anything,), [(4, 5)])
 case(unjoined, (anything,), [(2, 4)])
+
+
+def select(x, y):
+    return np.select([x > 0.5, y < 0.0], [x * y, y], 0.25)
+
+
+def select_default(x, y):
+    return np.select([x > 0.0], [np.sin(x)], default=y)
+
+
+def select_adjoint(g):
+    parts = rt.select_adjoint(g, [g > 0.5, np.array([True, False, True])], [np.ones(3), 1.0])
+    return parts[0] * parts[1]
+
+
+def unselected(g):
+    return rt.unselected(g, [np.array([[True], [False]]), g > 0.5])
+
+
+case(select, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (COLUMN, FULL),
+                                    (SCALAR, VECTOR)], (0, 1),
+     accept=lambda args: np.min(np.abs(np.asarray(args[0]) - 0.5)) > 0.05
+     and np.min(np.abs(args[1])) > 0.05)
+case(select_default, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (VECTOR, SCALAR)],
+     (0, 1), accept=lambda args: np.min(np.abs(args[0])) > 0.05)
+case(select_adjoint, (anything,), [(2, 3)], accept=lambda args: np.min(np.abs(args[0] - 0.5)) > 0.05)
+case(unselected, (anything,), [FULL], accept=lambda args: np.min(np.abs(args[0] - 0.5)) > 0.05)

@@ -1167,6 +1167,10 @@ def shape_orders(x):
     return np.sort(x, axis=0) * x + np.partition(x, 1, axis=1) ** 2
 
 
+def shape_select(x):
+    return np.select([x > 0.0, x < -1.0], [x * x, 1.0], default=-x)
+
+
 case(shape_moves, anything((3, 3)))
 case(shape_methods, anything((2, 3)))
 case(shape_copies, anything((2, 3)))
@@ -1174,6 +1178,7 @@ case(shape_pads, anything((2, 3)))
 case(shape_joins, anything((2, 3)), anything((2, 1)), wrt=(0, 1))
 case(shape_splits, anything((2, 3)))
 case(shape_orders, anything((3, 4)))
+case(shape_select, nonzero((3, 4)))
 
 
 # --------------------------------------------------------------------- tests

@@ -398,3 +398,30 @@ shape_rule(_probe(np.append, arrays=(0, 1)), np.append)
 shape_rule(_probe(np.sort), np.sort)
 shape_rule(_probe(np.partition), np.partition)
 nondifferentiable(np.searchsorted, np.ndarray.searchsorted)  # indices
+
+
+# np.select takes each element from the first choice whose condition holds, or the default:
+# linear in the choices and the default together; the conditions carry no derivative
+@adjoint(np.select)
+def select(y, condlist, choicelist, default=0):
+    d[choicelist] += rt.select_adjoint(d[y], condlist, choicelist)
+    d[default] += rt.unbroadcast(rt.unselected(d[y], condlist), default)
+
+
+@tangent(np.select)
+def select(y, condlist, choicelist, default=0):  # noqa: F811
+    d[y] = np.select(condlist, d[choicelist], d[default])
+
+
+def _select_shape(condlist, choicelist, default=shapes.Known(0), **kwargs):
+    """np.select: the broadcast of every condition, choice and the default (an array)."""
+    parts = [default]
+    for items in (condlist, choicelist):
+        if not isinstance(items, shapes.IndexTuple):
+            return shapes.UNKNOWN
+        parts.extend(items.parts)
+    result = shapes.elementwise(*parts)
+    return shapes.Array(()) if isinstance(result, shapes.Scalar) else result
+
+
+shape_rule(_select_shape, np.select)

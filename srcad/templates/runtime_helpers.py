@@ -533,3 +533,8 @@ def _shape_of_second(g, x, *rest, **kwargs):
 shape_rule(_shape_of_second, rt.untiled, rt.unrepeated, rt.untaken, rt.untaken_along_axis,
            rt.unpadded)
 shape_rule(numpy_shape.pad_shape, rt.padded)
+# np.select's adjoints: masks of g (the conditions are constants)
+linear(rt.select_adjoint, parameters="parts, a, condlist, choicelist",
+       transpose="np.select(condlist, g, np.zeros(np.shape(a)))")
+linear(rt.unselected, parameters="y, a, condlist", transpose="rt.unselected(g, condlist)")
+shape_rule(_like(0), rt.unselected)
