@@ -1250,3 +1250,54 @@ def unselected(g, condlist):
     """``g`` where no condition of np.select holds (where its default is taken), else 0."""
     _, none = _chosen_masks(condlist)
     return np.where(none, g, 0.0)
+
+
+def _gradient_axes(f, spacing, axis):
+    """The axes np.gradient differentiates along, each with its (scalar) spacing, and
+    whether it returns one array (one axis) rather than a tuple."""
+    ndim = np.ndim(f)
+    if axis is None:
+        axes = tuple(range(ndim))
+    else:
+        axes = tuple(a % ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+    if len(spacing) == 0:
+        steps = (1.0,) * len(axes)
+    elif len(spacing) == 1:
+        steps = tuple(spacing) * len(axes)
+    else:
+        steps = tuple(spacing)
+    if any(np.ndim(step) != 0 for step in steps):
+        raise UnsupportedOperationError(
+            "srcad differentiates np.gradient with scalar spacings, not coordinate arrays")
+    return axes, steps, len(axes) == 1
+
+
+def gradient_of(f, spacing, axis=None, edge_order=1):
+    """``np.gradient(f, *spacing, axis=axis, edge_order=edge_order)``."""
+    return np.gradient(f, *spacing, axis=axis, edge_order=edge_order)
+
+
+def gradient_adjoint(g, f, spacing, axis=None, edge_order=1):
+    """Adjoint of ``np.gradient(f, *spacing, axis=axis, edge_order=edge_order)`` (scalar
+    spacings): each difference's weights put back on the elements it reads."""
+    axes, steps, single = _gradient_axes(f, spacing, axis)
+    out = np.zeros(np.shape(f))
+    for part, along, step in zip([g] if single else g, axes, steps):
+        part = np.moveaxis(np.broadcast_to(np.asarray(part, dtype=float), np.shape(f)),
+                           along, 0) / step
+        back = np.moveaxis(out, along, 0)  # a view: written through into out
+        back[2:] += part[1:-1] / 2.0  # central differences (f[i+1] - f[i-1]) / 2h
+        back[:-2] -= part[1:-1] / 2.0
+        if edge_order == 1:  # (f[1] - f[0]) / h and (f[-1] - f[-2]) / h
+            back[0] -= part[0]
+            back[1] += part[0]
+            back[-1] += part[-1]
+            back[-2] -= part[-1]
+        else:  # (-3 f[0] + 4 f[1] - f[2]) / 2h and (3 f[-1] - 4 f[-2] + f[-3]) / 2h
+            back[0] -= 1.5 * part[0]
+            back[1] += 2.0 * part[0]
+            back[2] -= 0.5 * part[0]
+            back[-1] += 1.5 * part[-1]
+            back[-2] -= 2.0 * part[-1]
+            back[-3] += 0.5 * part[-1]
+    return out

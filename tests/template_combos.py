@@ -1938,3 +1938,38 @@ case(select_default, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (VECT
      (0, 1), accept=lambda args: np.min(np.abs(args[0])) > 0.05)
 case(select_adjoint, (anything,), [(2, 3)], accept=lambda args: np.min(np.abs(args[0] - 0.5)) > 0.05)
 case(unselected, (anything,), [FULL], accept=lambda args: np.min(np.abs(args[0] - 0.5)) > 0.05)
+
+
+def gradient(x):
+    return np.gradient(x) * x
+
+
+def gradient_spacing(x):
+    return np.gradient(x, 0.5, edge_order=2)
+
+
+def gradient_axes(x):
+    along_rows, along_columns = np.gradient(x, 2.0)
+    return along_rows * np.sin(along_columns)
+
+
+def gradient_axis(x):
+    return np.gradient(x, 0.5, 2.0, axis=(0, -1))[1] + np.gradient(x, axis=1, edge_order=2)
+
+
+def gradient_adjoint(g):
+    return rt.gradient_adjoint(g, np.ones((3, 4)), (0.5,), 1, 2) + rt.gradient_adjoint(
+        [g, g * g], np.ones((3, 4)), (), None, 1)
+
+
+def gradient_of(x):
+    rows, columns = rt.gradient_of(x, (0.5, 2.0), None, 2)
+    return rows * columns + rt.gradient_of(x, (), 0, 1)
+
+
+case(gradient, (anything,), [(4,), (5,)])
+case(gradient_spacing, (anything,), [(4,), (6,)])
+case(gradient_axes, (anything,), [(3, 4), (4, 3)])
+case(gradient_axis, (anything,), [(3, 4), (3, 3, 3)])
+case(gradient_adjoint, (anything,), [(3, 4)])
+case(gradient_of, (anything,), [(3, 4)])

@@ -1171,6 +1171,11 @@ def shape_select(x):
     return np.select([x > 0.0, x < -1.0], [x * x, 1.0], default=-x)
 
 
+def shape_gradient(x):
+    rows, columns = np.gradient(x, 0.5)
+    return rows * columns + np.gradient(x[0], edge_order=2)
+
+
 case(shape_moves, anything((3, 3)))
 case(shape_methods, anything((2, 3)))
 case(shape_copies, anything((2, 3)))
@@ -1179,6 +1184,7 @@ case(shape_joins, anything((2, 3)), anything((2, 1)), wrt=(0, 1))
 case(shape_splits, anything((2, 3)))
 case(shape_orders, anything((3, 4)))
 case(shape_select, nonzero((3, 4)))
+case(shape_gradient, anything((3, 4)))
 
 
 # --------------------------------------------------------------------- tests

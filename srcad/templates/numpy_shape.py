@@ -425,3 +425,25 @@ def _select_shape(condlist, choicelist, default=shapes.Known(0), **kwargs):
 
 
 shape_rule(_select_shape, np.select)
+
+
+# np.gradient: central differences inside, one-sided ones at the edges, along each axis;
+# linear in f for constant, scalar spacings (a tuple of arrays when several axes: a Parts)
+@adjoint(np.gradient)
+def gradient(y, f, *varargs, axis=None, edge_order=1):
+    d[f] += rt.gradient_adjoint(d[y], f, varargs, axis, edge_order)
+
+
+@tangent(np.gradient)
+def gradient(y, f, *varargs, axis=None, edge_order=1):  # noqa: F811
+    d[y] = rt.gradient_of(d[f], varargs, axis, edge_order)
+
+
+def _constant_spacing(arguments, carries, resolve):
+    if carries(arguments["varargs"]):
+        return ("srcad differentiates np.gradient in f, not in its spacing",
+                "Divide np.gradient(f) by the spacing instead.")
+    return None
+
+
+constraint(_constant_spacing, np.gradient)

@@ -538,3 +538,9 @@ linear(rt.select_adjoint, parameters="parts, a, condlist, choicelist",
        transpose="np.select(condlist, g, np.zeros(np.shape(a)))")
 linear(rt.unselected, parameters="y, a, condlist", transpose="rt.unselected(g, condlist)")
 shape_rule(_like(0), rt.unselected)
+# np.gradient's differences and their transpose
+linear(rt.gradient_of, parameters="y, h, spacing, axis=None, edge_order=1",
+       transpose="rt.gradient_adjoint(g, h, spacing, axis, edge_order)")
+linear(rt.gradient_adjoint, parameters="y, a, f, spacing, axis=None, edge_order=1",
+       transpose="rt.gradient_of(g, spacing, axis, edge_order)")
+shape_rule(_shape_of_second, rt.gradient_adjoint)
