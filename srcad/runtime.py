@@ -1301,3 +1301,57 @@ def gradient_adjoint(g, f, spacing, axis=None, edge_order=1):
             back[-2] -= 2.0 * part[-1]
             back[-3] += 0.5 * part[-1]
     return out
+
+
+def _meshgrid_axis(position, count, indexing):
+    """The axis of np.meshgrid's grids along which its argument ``position`` varies."""
+    if indexing == "xy" and count >= 2 and position < 2:
+        return 1 - position
+    return position
+
+
+def meshgrid_adjoint(g, x, position, indexing="xy"):
+    """Adjoint of np.meshgrid for its argument ``position`` (``x``): that grid's adjoint
+    summed over the axes along which x is repeated."""
+    part = np.asarray(g[position])
+    if part.ndim == 0:  # a zero: the grid was not used
+        return np.zeros(np.shape(x)) + part
+    along = _meshgrid_axis(position, len(g), indexing)
+    others = tuple(axis for axis in range(part.ndim) if axis != along)
+    return np.reshape(np.sum(part, axis=others), np.shape(x))
+
+
+def meshgrid_part(h, a, position, indexing="xy"):
+    """Transpose of ``meshgrid_adjoint(a, x, position, indexing)``: a zero adjoint like
+    ``a`` but for grid ``position``, ``h`` repeated across it."""
+    parts = Parts(np.zeros(np.shape(part)) for part in a)
+    along = _meshgrid_axis(position, len(a), indexing)
+    shape = [1] * len(np.shape(parts[position]))
+    shape[along] = -1
+    parts[position] = np.broadcast_to(np.reshape(h, shape), np.shape(parts[position])) * 1.0
+    return parts
+
+
+def meshgrid_tangent(tangents, arrays, sparse=False, indexing="xy"):
+    """Tangent of ``np.meshgrid(*arrays, sparse=sparse, indexing=indexing)``: the grids of
+    the tangents of the arrays given (not None)."""
+    given = [t for t, x in zip(tangents, arrays) if x is not None]
+    return np.meshgrid(*given, sparse=sparse, indexing=indexing)
+
+
+def meshgrid_tangent_adjoint(g, tangents, arrays, sparse=False, indexing="xy"):
+    """Transpose of ``meshgrid_tangent`` in its tangents: each given array's grid adjoint
+    summed back (0 for the arrays not given)."""
+    parts = Parts()
+    position = 0
+    count = sum(x is not None for x in arrays)
+    for tangent, x in zip(tangents, arrays):
+        if x is None:
+            parts.append(0.0)
+            continue
+        along = _meshgrid_axis(position, count, indexing)
+        part = np.asarray(g[position])
+        others = tuple(axis for axis in range(part.ndim) if axis != along)
+        parts.append(np.reshape(np.sum(part, axis=others), np.shape(tangent)))
+        position += 1
+    return parts

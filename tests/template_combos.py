@@ -1973,3 +1973,53 @@ case(gradient_axes, (anything,), [(3, 4), (4, 3)])
 case(gradient_axis, (anything,), [(3, 4), (3, 3, 3)])
 case(gradient_adjoint, (anything,), [(3, 4)])
 case(gradient_of, (anything,), [(3, 4)])
+
+
+def meshgrid(x, y):
+    grid_x, grid_y = np.meshgrid(x, y)
+    return grid_x * np.sin(grid_y)
+
+
+def meshgrid_ij(x, y):
+    grid_x, grid_y, grid_z = np.meshgrid(x, y, x * 2.0, indexing="ij")
+    return grid_x * grid_y + grid_z ** 2
+
+
+def meshgrid_sparse(x, y):
+    grid_x, grid_y = np.meshgrid(x, y, sparse=True)
+    return grid_x * grid_y
+
+
+def meshgrid_one_used(x, y):
+    return np.meshgrid(x, y)[1] ** 2
+
+
+def meshgrid_adjoint(g):
+    return rt.meshgrid_adjoint([g, g * g], np.ones(3), 0, "xy") * rt.meshgrid_adjoint(
+        [g, g], np.ones(3), 1, "ij")
+
+
+def meshgrid_part(h):
+    parts = rt.meshgrid_part(h, [np.ones((2, 3)), np.ones((2, 3))], 0, "xy")
+    return parts[0] * parts[0]
+
+
+def meshgrid_tangent(x, y):
+    grids = rt.meshgrid_tangent((x, 0.0, y * 2.0, 0.0), (x, None, y, None), False, "ij")
+    return grids[0] * grids[1]
+
+
+def meshgrid_tangent_adjoint(g):
+    parts = rt.meshgrid_tangent_adjoint([g, g * g], (np.ones(2), 0.0, np.ones(3), 0.0),
+                                        (np.ones(2), None, np.ones(3), None), False, "ij")
+    return parts[0] * np.sum(parts[2])
+
+
+case(meshgrid, (anything, anything), [(VECTOR, (2,)), (FULL, (4,)), (SCALAR, VECTOR)], (0, 1))
+case(meshgrid_ij, (anything, anything), [(VECTOR, (2,)), ((2,), COLUMN)], (0, 1))
+case(meshgrid_sparse, (anything, anything), [(VECTOR, (2,))], (0, 1))
+case(meshgrid_one_used, (anything, anything), [(VECTOR, (2,))], (0, 1))
+case(meshgrid_adjoint, (anything,), [(2, 3)])
+case(meshgrid_part, (anything,), [VECTOR])
+case(meshgrid_tangent, (anything, anything), [(VECTOR, VECTOR), ((2,), VECTOR)], (0, 1))
+case(meshgrid_tangent_adjoint, (anything,), [(2, 3)])

@@ -1176,6 +1176,11 @@ def shape_gradient(x):
     return rows * columns + np.gradient(x[0], edge_order=2)
 
 
+def shape_meshgrid(x, y):
+    grid_x, grid_y = np.meshgrid(x, y * 2.0)
+    return grid_x * np.sin(grid_y)
+
+
 case(shape_moves, anything((3, 3)))
 case(shape_methods, anything((2, 3)))
 case(shape_copies, anything((2, 3)))
@@ -1185,6 +1190,7 @@ case(shape_splits, anything((2, 3)))
 case(shape_orders, anything((3, 4)))
 case(shape_select, nonzero((3, 4)))
 case(shape_gradient, anything((3, 4)))
+case(shape_meshgrid, anything((3,)), anything((2,)), wrt=(0, 1))
 
 
 # --------------------------------------------------------------------- tests

@@ -447,3 +447,20 @@ def _constant_spacing(arguments, carries, resolve):
 
 
 constraint(_constant_spacing, np.gradient)
+
+
+# np.meshgrid of up to four arrays: each grid repeats one of them along the other axes (the
+# first two swapped with indexing "xy"); each array's adjoint sums its grid's adjoint back
+@adjoint(np.meshgrid)
+def meshgrid(y, x1, x2=None, x3=None, x4=None, copy=True, sparse=False, indexing="xy"):
+    d[x1] += rt.meshgrid_adjoint(d[y], x1, 0, indexing)
+    d[x2] += rt.meshgrid_adjoint(d[y], x2, 1, indexing)
+    d[x3] += rt.meshgrid_adjoint(d[y], x3, 2, indexing)
+    d[x4] += rt.meshgrid_adjoint(d[y], x4, 3, indexing)
+
+
+@tangent(np.meshgrid)
+def meshgrid(y, x1, x2=None, x3=None, x4=None, copy=True, sparse=False,  # noqa: F811
+             indexing="xy"):
+    d[y] = rt.meshgrid_tangent((d[x1], d[x2], d[x3], d[x4]), (x1, x2, x3, x4), sparse,
+                               indexing)

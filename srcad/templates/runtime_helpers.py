@@ -544,3 +544,14 @@ linear(rt.gradient_of, parameters="y, h, spacing, axis=None, edge_order=1",
 linear(rt.gradient_adjoint, parameters="y, a, f, spacing, axis=None, edge_order=1",
        transpose="rt.gradient_of(g, spacing, axis, edge_order)")
 shape_rule(_shape_of_second, rt.gradient_adjoint)
+# np.meshgrid's adjoint of one array, its transpose (one grid, the others zero), its tangent
+linear(rt.meshgrid_adjoint, parameters='y, a, x, position, indexing="xy"',
+       transpose="rt.meshgrid_part(g, a, position, indexing)")
+linear(rt.meshgrid_part, parameters='y, h, a, position, indexing="xy"',
+       transpose="rt.meshgrid_adjoint(g, h, position, indexing)")
+linear(rt.meshgrid_tangent, parameters='y, tangents, arrays, sparse=False, indexing="xy"',
+       transpose="rt.meshgrid_tangent_adjoint(g, tangents, arrays, sparse, indexing)")
+shape_rule(_shape_of_second, rt.meshgrid_adjoint)
+linear(rt.meshgrid_tangent_adjoint,
+       parameters='y, a, tangents, arrays, sparse=False, indexing="xy"',
+       transpose="rt.meshgrid_tangent(g, arrays, sparse, indexing)")
