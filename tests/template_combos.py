@@ -1936,7 +1936,8 @@ case(select, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (COLUMN, FULL
      and np.min(np.abs(args[1])) > 0.05)
 case(select_default, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (VECTOR, SCALAR)],
      (0, 1), accept=lambda args: np.min(np.abs(args[0])) > 0.05)
-case(select_adjoint, (anything,), [(2, 3)], accept=lambda args: np.min(np.abs(args[0] - 0.5)) > 0.05)
+case(select_adjoint, (anything,), [(2, 3)],
+     accept=lambda args: np.min(np.abs(args[0] - 0.5)) > 0.05)
 case(unselected, (anything,), [FULL], accept=lambda args: np.min(np.abs(args[0] - 0.5)) > 0.05)
 
 

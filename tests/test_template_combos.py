@@ -484,7 +484,8 @@ AUDITED_NONDIFFERENTIABLE = {
                     "(normalize/propagate_writes.py)"),
     **dict.fromkeys(["srcad.runtime.zeros_like", "srcad.runtime.method_axes",
                      "srcad.runtime.inverse_transpose_axes", "srcad.runtime.reduced_size",
-                     "srcad.runtime.linspace_weights", "srcad.runtime.arange_weights"], _HELPER),    **dict.fromkeys(["numpy.searchsorted", "ndarray.searchsorted", "srcad.runtime.order_of"],
+                     "srcad.runtime.linspace_weights", "srcad.runtime.arange_weights"], _HELPER),
+    **dict.fromkeys(["numpy.searchsorted", "ndarray.searchsorted", "srcad.runtime.order_of"],
                     _INTEGERS),
     "srcad.runtime.rollaxis_destination": _HELPER,
 }

@@ -1,6 +1,9 @@
 """Shape manipulation: reshape, transpose and .T, ravel, squeeze, expand_dims, copies,
-concatenate, stack and split. Each is linear in its array (``linear``, srcad/vocabulary.py):
-its tangent is the same operation on the tangent."""
+concatenate, stack and split; flips, rolls and axis moves, tiles, repeats, gathers (take,
+take_along_axis), pads, the joins (hstack, vstack, dstack, column_stack, append) and other
+splits, sort and partition, select, meshgrid and gradient. Each is linear in its array
+(``linear``, srcad/vocabulary.py), or permutes it (sort, partition): its tangent is the same
+operation on the tangent."""
 
 import gast
 import numpy as np
@@ -291,6 +294,8 @@ def _pad_by_copies(arguments, carries, resolve):
 
 
 constraint(_pad_by_copies, np.pad)
+
+
 def pad_shape(array, pad_width, *rest, **kwargs):
     """np.pad: an axis padded by 2 or more is not of size 1; by 0, it keeps its pattern."""
     array, widths = shapes.plain(array), _probed(pad_width)
