@@ -1355,3 +1355,44 @@ def meshgrid_tangent_adjoint(g, tangents, arrays, sparse=False, indexing="xy"):
         parts.append(np.reshape(np.sum(part, axis=others), np.shape(tangent)))
         position += 1
     return parts
+
+
+def _flat_positions(shape):
+    """An array of ``shape`` holding each element's flat index."""
+    return np.reshape(np.arange(int(np.prod(shape, dtype=int))), shape)
+
+
+def undeleted(g, arr, obj, axis=None):
+    """Adjoint of ``np.delete(arr, obj, axis)``: ``g`` put back where the kept elements were
+    (zeros where elements were deleted)."""
+    sources = np.ravel(np.delete(_flat_positions(np.shape(arr)), obj, axis))
+    flat = np.bincount(sources, weights=np.ravel(g), minlength=np.size(arr))
+    return np.reshape(flat, np.shape(arr))
+
+
+def _insert_sources(arr, obj, values, axis):
+    """Where each element of ``np.insert(arr, obj, values, axis)`` comes from: 1 + its flat
+    index in arr, or -(1 + its flat index in values)."""
+    from_arr = _flat_positions(np.shape(arr)) + 1
+    from_values = -(_flat_positions(np.shape(values)) + 1)
+    return np.ravel(np.insert(from_arr, obj, from_values, axis))
+
+
+def insert_adjoint(g, arr, obj, values, axis=None, which=0):
+    """Adjoint of ``np.insert(arr, obj, values, axis)`` for arr (``which`` 0) or for values
+    (1): the elements of ``g`` that came from it, added up where values were broadcast."""
+    sources = _insert_sources(arr, obj, values, axis)
+    g = np.ravel(np.broadcast_to(g, np.shape(sources) if np.ndim(g) == 0 else np.shape(g)))
+    taken = sources > 0 if which == 0 else sources < 0
+    positions = np.abs(sources[taken]) - 1
+    like = arr if which == 0 else values
+    flat = np.bincount(positions, weights=g[taken], minlength=np.size(like))
+    return np.reshape(flat, np.shape(like))
+
+
+def inserted_part(h, arr, obj, values, axis=None, which=0):
+    """``np.insert`` with ``h`` in place of arr (``which`` 0) or of values (1) and zeros for
+    the other: the transpose of ``insert_adjoint``."""
+    if which == 0:
+        return np.insert(np.asarray(h, dtype=float), obj, np.zeros(np.shape(values)), axis)
+    return np.insert(np.zeros(np.shape(arr)), obj, h, axis)

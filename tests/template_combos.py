@@ -2024,3 +2024,59 @@ case(meshgrid_adjoint, (anything,), [(2, 3)])
 case(meshgrid_part, (anything,), [VECTOR])
 case(meshgrid_tangent, (anything, anything), [(VECTOR, VECTOR), ((2,), VECTOR)], (0, 1))
 case(meshgrid_tangent_adjoint, (anything,), [(2, 3)])
+
+
+def delete(x):
+    return np.delete(x, [0, 2], axis=-1) * 2.0
+
+
+def delete_flat(x):
+    return np.delete(x, 1)
+
+
+def insert(x, y):
+    return np.insert(x, 1, y)
+
+
+def insert_axis(x, y):
+    return np.insert(x, [0, 2], y * x[:, :1], axis=1)
+
+
+def compress(x):
+    return np.compress([True, False, True], x, axis=-1) * x[..., :1]
+
+
+def compress_method(x):
+    return x.compress(np.array([False, True]), axis=0)
+
+
+def extract(x):
+    return np.extract(np.arange(np.size(x)).reshape(np.shape(x)) % 2 == 0, x)
+
+
+def undeleted(g):
+    return rt.undeleted(g, np.ones((2, 3)), 1, 1) * np.sum(
+        rt.undeleted(g.ravel(), np.ones(5), 3) ** 2)
+
+
+def insert_adjoint(g):
+    first = rt.insert_adjoint(g, np.ones((2, 3)), [0, 2], np.ones((2, 1)), 1, 0)
+    return first * np.sum(rt.insert_adjoint(g, np.ones((2, 3)), [0, 2], np.ones((2, 1)), 1, 1))
+
+
+def inserted_part(h):
+    return rt.inserted_part(h, np.ones(3), 1, 2.0, None, 0) * np.sum(rt.inserted_part(
+        h[1], np.ones(3), 1, 2.0, None, 1))
+
+
+case(delete, (anything,), [VECTOR, FULL, THREE_D])
+case(delete_flat, (anything,), [VECTOR, FULL])
+case(insert, (anything, anything), [(VECTOR, SCALAR), (FULL, (2,)), (VECTOR, (1,))], (0, 1))
+case(insert_axis, (anything, anything), [(FULL, SCALAR), (FULL, COLUMN), (FULL, (1, 2))],
+     (0, 1))
+case(compress, (anything,), [VECTOR, FULL])
+case(compress_method, (anything,), [FULL, (2, 1)])
+case(extract, (anything,), [VECTOR, FULL])
+case(undeleted, (anything,), [(2, 2)])
+case(insert_adjoint, (anything,), [(2, 5)])
+case(inserted_part, (anything,), [(3,)])

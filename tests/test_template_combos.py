@@ -488,6 +488,12 @@ AUDITED_NONDIFFERENTIABLE = {
     **dict.fromkeys(["numpy.searchsorted", "ndarray.searchsorted", "srcad.runtime.order_of"],
                     _INTEGERS),
     "srcad.runtime.rollaxis_destination": _HELPER,
+    **dict.fromkeys(["numpy.argpartition", "ndarray.argpartition", "numpy.nonzero",
+                     "ndarray.nonzero", "numpy.argwhere", "numpy.flatnonzero", "numpy.digitize",
+                     "numpy.unravel_index", "numpy.ravel_multi_index", "numpy.indices",
+                     "numpy.tril_indices", "numpy.triu_indices", "numpy.diag_indices",
+                     "numpy.lexsort", "numpy.count_nonzero"], _INTEGERS),
+    "numpy.isin": _BOOLEAN,
 }
 
 

@@ -1181,6 +1181,12 @@ def shape_meshgrid(x, y):
     return grid_x * np.sin(grid_y)
 
 
+def shape_removals(x, y):
+    kept = np.delete(x, 1, axis=0) * np.compress([True, False, True], x, axis=1)[:1]
+    grown = np.insert(x, [0, 3], y, axis=1) + x.compress([False, True], axis=0)[0, 0]
+    return np.sum(kept ** 2) + np.sum(grown * np.extract(x > 0.0, x)[0])
+
+
 case(shape_moves, anything((3, 3)))
 case(shape_methods, anything((2, 3)))
 case(shape_copies, anything((2, 3)))
@@ -1191,6 +1197,7 @@ case(shape_orders, anything((3, 4)))
 case(shape_select, nonzero((3, 4)))
 case(shape_gradient, anything((3, 4)))
 case(shape_meshgrid, anything((3,)), anything((2,)), wrt=(0, 1))
+case(shape_removals, nonzero((2, 3)), anything((2, 1)), wrt=(0, 1))
 
 
 # --------------------------------------------------------------------- tests

@@ -469,3 +469,42 @@ def meshgrid(y, x1, x2=None, x3=None, x4=None, copy=True, sparse=False,  # noqa:
              indexing="xy"):
     d[y] = rt.meshgrid_tangent((d[x1], d[x2], d[x3], d[x4]), (x1, x2, x3, x4), sparse,
                                indexing)
+
+
+# np.delete and np.insert move the elements they keep: the adjoint finds where each came
+# from by applying the same call to the elements' flat indices
+linear(np.delete, parameters="y, arr, obj, axis=None",
+       transpose="rt.undeleted(g, arr, obj, axis)", shape=_probe(np.delete))
+
+
+@adjoint(np.insert)
+def insert(y, arr, obj, values, axis=None):
+    d[arr] += rt.insert_adjoint(d[y], arr, obj, values, axis, 0)
+    d[values] += rt.insert_adjoint(d[y], arr, obj, values, axis, 1)
+
+
+@tangent(np.insert)
+def insert(y, arr, obj, values, axis=None):  # noqa: F811
+    d[y] = np.insert(d[arr], obj, d[values], axis)
+
+
+shape_rule(_probe(np.insert, arrays=(0, 2)), np.insert)
+
+
+# gathers by a mask: the elements where the condition holds
+multilinear(np.compress, parameters="y, condition, a, axis=None, out=None",
+            transposes={"a": "rt.untaken(g, a, np.flatnonzero(condition), axis)"},
+            tangent="np.compress(condition, d[a], axis)")
+linear(np.ndarray.compress, parameters="y, a, condition, axis=None, out=None",  # a.compress
+       transpose="rt.untaken(g, a, np.flatnonzero(condition), axis)",
+       tangent="np.compress(condition, d[a], axis)")
+multilinear(np.extract, parameters="y, condition, arr",
+            transposes={"arr": "rt.untaken(g, arr, np.flatnonzero(condition), None)"},
+            tangent="np.extract(condition, d[arr])")
+
+
+# functions of an array's values that give indices, or counts
+nondifferentiable(np.argpartition, np.ndarray.argpartition, np.nonzero, np.ndarray.nonzero,
+                  np.argwhere, np.flatnonzero, np.digitize, np.unravel_index,
+                  np.ravel_multi_index, np.indices, np.tril_indices, np.triu_indices,
+                  np.diag_indices, np.lexsort, np.count_nonzero, np.isin)

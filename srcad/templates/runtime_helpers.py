@@ -555,3 +555,11 @@ shape_rule(_shape_of_second, rt.meshgrid_adjoint)
 linear(rt.meshgrid_tangent_adjoint,
        parameters='y, a, tangents, arrays, sparse=False, indexing="xy"',
        transpose="rt.meshgrid_tangent(g, arrays, sparse, indexing)")
+# np.delete's and np.insert's adjoints and their transposes
+linear(rt.undeleted, parameters="y, a, arr, obj, axis=None",
+       transpose="np.delete(g, obj, axis)")
+linear(rt.insert_adjoint, parameters="y, a, arr, obj, values, axis=None, which=0",
+       transpose="rt.inserted_part(g, arr, obj, values, axis, which)")
+linear(rt.inserted_part, parameters="y, h, arr, obj, values, axis=None, which=0",
+       transpose="rt.insert_adjoint(g, arr, obj, values, axis, which)")
+shape_rule(_shape_of_second, rt.undeleted)
