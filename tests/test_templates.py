@@ -1182,7 +1182,7 @@ def shape_meshgrid(x, y):
 
 
 def shape_removals(x, y):
-    kept = np.delete(x, 1, axis=0) * np.compress([True, False, True], x, axis=1)[:1]
+    kept = np.delete(x, 1, axis=0) * np.compress([True, False, True], x, axis=1)[:1, :1]
     grown = np.insert(x, [0, 3], y, axis=1) + x.compress([False, True], axis=0)[0, 0]
     return np.sum(kept ** 2) + np.sum(grown * np.extract(x > 0.0, x)[0])
 
