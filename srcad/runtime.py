@@ -1407,3 +1407,8 @@ def inserted_part(h, arr, obj, values, axis=None, which=0):
     if which == 0:
         return np.insert(np.asarray(h, dtype=float), obj, np.zeros(np.shape(values)), axis)
     return np.insert(np.zeros(np.shape(arr)), obj, h, axis)
+
+
+def choice_masks(a, count):
+    """For ``np.choose(a, choices)``: where each of the ``count`` choices is taken."""
+    return [np.asarray(a) == i for i in range(count)]

@@ -2080,3 +2080,11 @@ case(extract, (anything,), [VECTOR, FULL])
 case(undeleted, (anything,), [(2, 2)])
 case(insert_adjoint, (anything,), [(2, 5)])
 case(inserted_part, (anything,), [(3,)])
+
+
+def choose(x, y):
+    return np.choose(np.array([[0, 1, 2], [2, 0, 1]]), [x, y * x, 1.5])
+
+
+case(choose, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (COLUMN, SCALAR),
+                                    (SCALAR, FULL)], (0, 1))

@@ -95,3 +95,13 @@ def gradient_by_coordinates(x):
 def test_a_gradient_by_coordinates_is_refused_when_it_runs():
     with pytest.raises(srcad.errors.UnsupportedOperationError, match="scalar spacings"):
         srcad.grad(gradient_by_coordinates)(np.array([1.0, 2.0, 4.0]))
+
+
+def choose_clipped(x):
+    return np.sum(np.choose(np.array([0, 3, 1]), [x, x ** 2], mode="clip"))
+
+
+def test_a_choose_with_indices_out_of_range_is_a_located_error():
+    with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
+        srcad.grad(choose_clipped)(np.ones(3))
+    assert "mode 'raise'" in str(error.value) and "test_shape_functions.py" in str(error.value)

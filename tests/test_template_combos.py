@@ -495,6 +495,7 @@ AUDITED_NONDIFFERENTIABLE = {
                      "numpy.tril_indices", "numpy.triu_indices", "numpy.diag_indices",
                      "numpy.lexsort", "numpy.count_nonzero"], _INTEGERS),
     "numpy.isin": _BOOLEAN,
+    "srcad.runtime.choice_masks": _BOOLEAN,
 }
 
 

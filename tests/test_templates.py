@@ -1187,6 +1187,10 @@ def shape_removals(x, y):
     return np.sum(kept ** 2) + np.sum(grown * np.extract(x > 0.0, x)[0])
 
 
+def shape_choose(x, y):
+    return np.choose([[1, 0, 1], [0, 0, 1]], (x, y ** 2)) * x
+
+
 case(shape_moves, anything((3, 3)))
 case(shape_methods, anything((2, 3)))
 case(shape_copies, anything((2, 3)))
@@ -1198,6 +1202,7 @@ case(shape_select, nonzero((3, 4)))
 case(shape_gradient, anything((3, 4)))
 case(shape_meshgrid, anything((3,)), anything((2,)), wrt=(0, 1))
 case(shape_removals, nonzero((2, 3)), anything((2, 1)), wrt=(0, 1))
+case(shape_choose, anything((2, 3)), anything((3,)), wrt=(0, 1))
 
 
 # --------------------------------------------------------------------- tests

@@ -508,3 +508,28 @@ nondifferentiable(np.argpartition, np.ndarray.argpartition, np.nonzero, np.ndarr
                   np.argwhere, np.flatnonzero, np.digitize, np.unravel_index,
                   np.ravel_multi_index, np.indices, np.tril_indices, np.triu_indices,
                   np.diag_indices, np.lexsort, np.count_nonzero, np.isin)
+
+
+# np.choose(a, choices): each element from the choice a names there (a, integers, carries no
+# derivative): np.select with the conditions a == 0, a == 1, ...
+@adjoint(np.choose)
+def choose(y, a, choices, out=None, mode="raise"):
+    d[choices] += rt.select_adjoint(d[y], rt.choice_masks(a, len(choices)), choices)
+
+
+@tangent(np.choose)
+def choose(y, a, choices, out=None, mode="raise"):  # noqa: F811
+    d[y] = np.choose(a, d[choices], mode=mode)
+
+
+def _choose_in_range(arguments, carries, resolve):
+    mode = arguments["mode"]
+    if not (isinstance(mode, gast.Constant) and mode.value == "raise"):
+        return ("srcad differentiates np.choose with mode 'raise' (the default) only",
+                "Clip or wrap the indices yourself (np.clip, %), then choose.")
+    return None
+
+
+constraint(_choose_in_range, np.choose)
+shape_rule(_probe(np.choose, arrays=(0, 1)), np.choose)
+nondifferentiable(rt.choice_masks)
