@@ -496,6 +496,8 @@ AUDITED_NONDIFFERENTIABLE = {
                      "numpy.lexsort", "numpy.count_nonzero"], _INTEGERS),
     "numpy.isin": _BOOLEAN,
     "srcad.runtime.choice_masks": _BOOLEAN,
+    **dict.fromkeys(["srcad.runtime.tensordot_adjoint_axes", "srcad.runtime.inner_axes",
+                     "srcad.runtime.kron_plan", "srcad.runtime.einsum_specs"], _HELPER),
 }
 
 
