@@ -74,6 +74,8 @@ def test_reshape_with_an_array_size_and_minus_one():
     assert size == Dimension(one=False) and shapes.plain(size) == Scalar("int")
     assert shapes.method_reshape(x, size, Known(-1)) == Array((False, None))
     assert shapes.method_reshape(x, Known(-1)) == Array((False,))
+    assert shapes.method_reshape(x, Known((1, -1))) == Array((True, False))
+    assert shapes.method_reshape(x, Known((2, -1))) == Array((False, None))  # (2, 1)?
     assert shapes.method_reshape(Array((True, True)), Known(-1)) == Array((True,))
     assert shapes.reshape(x, shapes.shape_of(Array((True, False)))) == Array((True, False))
     assert shapes.method_reshape(x, Scalar("int"), Known(3)) == Array((None, False))

@@ -314,10 +314,11 @@ def reshape(x, shape=UNKNOWN, *rest, **kwargs):
     inferred = [i for i, part in enumerate(parts) if part == Known(-1)]
     if len(inferred) == 1 and isinstance(x, Array) and None not in x.ones:
         # the size NumPy infers is x's size over the others': 1 when x holds one element;
-        # not 1 when it is the only size and x has a size other than 1 (0 included)
+        # not 1 when the others are 1 (x.reshape(-1), x.reshape(1, -1)) and x has a size
+        # other than 1 (0 included)
         if all(x.ones):
             ones[inferred[0]] = True
-        elif len(parts) == 1:
+        elif all(part == Known(1) for i, part in enumerate(parts) if i != inferred[0]):
             ones[inferred[0]] = False
     return Array(tuple(ones))
 
