@@ -50,10 +50,14 @@ def test_every_block_and_table_says_how_it_is_checked(document):
     assert not problems, "\n".join(problems)
 
 
+# generated from srcad's registry, and checked against it by tests/test_primitives_doc.py
+GENERATED_DOCUMENTS = {"docs/primitives.md"}
+
+
 def test_every_document_is_checked():
     documents = {"README.md"} | {"docs/" + path.name
                                  for path in (docs_check.ROOT / "docs").glob("*.md")}
-    assert documents == set(docs_check.DOCUMENTS)
+    assert documents - GENERATED_DOCUMENTS == set(docs_check.DOCUMENTS)
 
 
 @pytest.mark.parametrize("document", docs_check.DOCUMENTS)

@@ -117,6 +117,8 @@ def plain(a):
     """Forget a constant's value, keeping its kind."""
     if isinstance(a, ShapeTuple):
         return UNKNOWN
+    if isinstance(a, Dimension):
+        return Scalar("int")
     if isinstance(a, Known):
         value = a.value
         if isinstance(value, (bool, int, float)) or value is None:
@@ -286,22 +288,45 @@ def transpose(x, axes=Known(None), *rest, **kwargs):
 
 
 def reshape(x, shape=UNKNOWN, *rest, **kwargs):
-    if isinstance(shape, ShapeTuple) and shape.ones is not None:  # np.reshape(g, np.shape(x))
-        return Array(shape.ones)
-    if isinstance(shape, Known):
-        value = shape.value
-        value = value if isinstance(value, tuple) else (value,)
-        if all(isinstance(n, int) for n in value):
-            return Array(tuple(None if n == -1 else n == 1 for n in value))
-    return UNKNOWN
+    """``np.reshape(x, shape)``: a rank as long as the shape; each size is known to be 1 or
+    not where it is a constant or another array's size (``x.reshape(x.shape[0], -1)``)."""
+    if isinstance(shape, ShapeTuple):  # y.reshape(x.shape): x's pattern
+        if shape.ones is not None:
+            return Array(shape.ones)
+        return Array((None,) * shape.ndim) if shape.ndim is not None else UNKNOWN
+    if isinstance(shape, Known) and isinstance(shape.value, tuple):
+        parts = tuple(Known(n) for n in shape.value)
+    elif isinstance(shape, IndexTuple):
+        parts = shape.parts
+    else:
+        parts = (shape,)
+    ones = []
+    for part in parts:
+        if isinstance(part, Known) and type(part.value) is int:
+            ones.append(None if part.value == -1 else part.value == 1)
+        elif isinstance(part, Dimension):
+            ones.append(part.one)
+        elif plain(part) == Scalar("int"):
+            ones.append(None)
+        else:
+            return UNKNOWN
+    x = plain(x)
+    inferred = [i for i, part in enumerate(parts) if part == Known(-1)]
+    if len(inferred) == 1 and isinstance(x, Array) and None not in x.ones:
+        # the size NumPy infers is x's size over the others': 1 when x holds one element;
+        # not 1 when the others are 1 (x.reshape(-1), x.reshape(1, -1)) and x has a size
+        # other than 1 (0 included)
+        if all(x.ones):
+            ones[inferred[0]] = True
+        elif all(part == Known(1) for i, part in enumerate(parts) if i != inferred[0]):
+            ones[inferred[0]] = False
+    return Array(tuple(ones))
 
 
 def method_reshape(x, *shape, **kwargs):
     if len(shape) == 1:
         return reshape(x, shape[0])
-    if all(isinstance(s, Known) for s in shape):
-        return reshape(x, Known(tuple(s.value for s in shape)))
-    return UNKNOWN
+    return reshape(x, IndexTuple(tuple(shape)))
 
 
 def method_transpose(x, *axes, **kwargs):
@@ -324,13 +349,18 @@ def getitem(x, index):
             return UNKNOWN
     if isinstance(x, ShapeTuple):
         is_int = isinstance(index, Known) and isinstance(index.value, int)
+        if is_int and x.ones is not None and -len(x.ones) <= index.value < len(x.ones):
+            return Dimension(one=x.ones[index.value])  # x.shape[0], x's pattern known
         return Scalar("int") if is_int or plain(index) == Scalar("int") else UNKNOWN
     x = plain(x)
     if not isinstance(x, Array):
         return UNKNOWN
-    parts = index.value if isinstance(index, Known) and isinstance(index.value, tuple) else None
-    if parts is None:
+    if isinstance(index, Known) and isinstance(index.value, tuple):
+        parts = tuple(Known(value) for value in index.value)  # x[:, None]: each part a constant
+    else:
         parts = index.parts if isinstance(index, IndexTuple) else (index,)
+    if any(isinstance(part, Abstract) and isinstance(plain(part), Array) for part in parts):
+        return _advanced_getitem(x, parts)
     ones = list(x.ones)
     result = []
     position = 0
@@ -354,13 +384,63 @@ def getitem(x, index):
     return Array(tuple(result)) if result else ANY_SCALAR
 
 
+def _advanced_getitem(x, parts):
+    """``x[rows, cols]``, ``x[rows]``, ``x[:, cols]``: index arrays of rank 1 (and ints)
+    consume one dimension each and give one dimension, in their place when they are
+    adjacent, first otherwise (NumPy's rule). Its size is unknown: an index array may be a
+    mask (kinds do not say), whose count of True values is the size."""
+    ones, result, position = list(x.ones), [], 0
+    advanced_at, advanced_block_ended, adjacent = None, False, True
+    for part in parts:
+        value = part.value if isinstance(part, Known) else part
+        kind = plain(part) if isinstance(part, Abstract) else None
+        is_array = isinstance(kind, Array)
+        is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool) or (
+            kind == Scalar("int"))
+        if is_array and kind.ndim != 1:
+            return UNKNOWN  # a mask of rank 2 consumes two dimensions; an int array of rank 2
+        if (is_array or is_int) and position < len(ones):
+            if advanced_at is None:
+                advanced_at = len(result)
+                result.append(None)
+            elif advanced_block_ended:
+                adjacent = False
+            position += 1
+            continue
+        if advanced_at is not None:
+            advanced_block_ended = True
+        full = part == FULL_SLICE or (isinstance(value, slice) and value == slice(None))
+        if isinstance(value, slice) or full or isinstance(part, SliceAbstract):
+            if position >= len(ones):
+                return UNKNOWN
+            result.append(ones[position] if full else None)
+            position += 1
+        elif isinstance(part, Known) and value is None:
+            result.append(True)
+        else:
+            return UNKNOWN  # an Ellipsis, an index past the last dimension...
+    result.extend(ones[position:])
+    if not adjacent:
+        result.insert(0, result.pop(advanced_at))
+    return Array(tuple(result))
+
+
 @dataclass(frozen=True)
 class ShapeTuple(Abstract):
-    """The ``.shape`` of an array: a tuple of ints (its length known when the rank is), and
-    which of them are 1 (the array's pattern, when known: reshaping to it gives it back)."""
+    """The ``.shape`` of an array: a tuple of ints (its length known when the rank is, and
+    whether each is 1 when ``ones`` is given: the array's pattern)."""
 
     ndim: int | None
     ones: tuple | None = None
+
+
+@dataclass(frozen=True)
+class Dimension(Scalar):
+    """An int that is one of an array's sizes (``x.shape[0]``): 1 or not as ``one`` says
+    (None: either). Its kind is "int"; ``plain`` forgets the rest."""
+
+    kind: str = "int"
+    one: bool | None = None
 
 
 def shape_of(x, *rest, **kwargs):

@@ -34,7 +34,7 @@ from ..analysis import shapes
 
 
 def specialize_runtime_calls(tree: gast.FunctionDef, env: dict, resolve, aliases):
-    _Specialize(env, resolve, aliases).visit(tree)
+    _Specialize(env, resolve, aliases, tree).visit(tree)
     return tree
 
 
@@ -57,10 +57,36 @@ class _Specialize:
     """Rewrites calls bottom-up (arguments first), as a NodeTransformer would, without one:
     a walk that looks each node type's fields up once and skips names and constants."""
 
-    def __init__(self, env, resolve, aliases):
+    def __init__(self, env, resolve, aliases, tree=None):
         self.env = env
         self.resolve = resolve
         self.aliases = aliases
+        self.tree = tree
+        self._definitions = None
+
+    def shape_source(self, node):
+        """A name whose array has the same shape as ``node``'s (a name), read for its
+        ``.shape`` only: a parameter, when ``node`` is made elementwise from one of the same
+        fully known pattern (``mul = out * W``: ``W``), so that ``node`` need not be
+        computed just for its shape. ``node`` itself when none is known."""
+        if self.tree is None or type(node) is not gast.Name:
+            return node
+        if self._definitions is None:
+            self._definitions = _single_definitions(self.tree)
+        definitions, parameters = self._definitions
+        kind = shapes.plain(self.env.get(node.id))
+        if not isinstance(kind, shapes.Array) or None in kind.ones:
+            return node
+        pending, seen = [node.id], {node.id}
+        while pending:
+            name = pending.pop(0)
+            if name in parameters:
+                return syntax.name(name)
+            for operand in _elementwise_operands(definitions.get(name), self.resolve):
+                if operand not in seen and shapes.plain(self.env.get(operand)) == kind:
+                    seen.add(operand)
+                    pending.append(operand)
+        return node
 
     def rule_for(self, node):
         """The specializer on the record of the function ``node`` calls, or None."""
@@ -86,3 +112,42 @@ class _Specialize:
     def np(self, attr):
         """``np.attr`` under the alias generated code uses for NumPy."""
         return syntax.attribute(self.aliases.name_for(np), attr)
+
+
+_ELEMENTWISE_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.Mod)
+
+
+def _single_definitions(tree):
+    """({name: value} for names assigned once, at the top level of the function, and never
+    elsewhere; the parameters never assigned)."""
+    stored = {}
+    for node in syntax.walk(tree):
+        if type(node) is gast.Name and type(node.ctx) in (gast.Store, gast.Del):
+            stored[node.id] = stored.get(node.id, 0) + 1
+    definitions = {}
+    for statement in tree.body:
+        if type(statement) is gast.Assign and len(statement.targets) == 1 and type(
+                statement.targets[0]) is gast.Name:
+            name = statement.targets[0].id
+            if stored.get(name) == 1:
+                definitions[name] = statement.value
+    arguments = tree.args
+    parameters = {a.id for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs
+                  if type(a) is gast.Name and a.id not in stored}
+    return definitions, parameters
+
+
+def _elementwise_operands(value, resolve):
+    """The names an elementwise value (``a * b``, ``-a``, ``np.maximum(0, x)``) broadcasts
+    together, or ()."""
+    if type(value) is gast.BinOp and isinstance(value.op, _ELEMENTWISE_OPERATORS):
+        operands = (value.left, value.right)
+    elif type(value) is gast.UnaryOp and isinstance(value.op, (gast.USub, gast.UAdd)):
+        operands = (value.operand,)
+    elif type(value) is gast.Call and not value.keywords and registry.fact(
+            resolve(value.func), "shape_rule") in (shapes.elementwise,
+                                                   shapes.operator_elementwise):
+        operands = value.args
+    else:
+        return ()
+    return [operand.id for operand in operands if type(operand) is gast.Name]

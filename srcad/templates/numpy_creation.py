@@ -78,3 +78,16 @@ linear(rt.if_inexact, parameters="z, a, y", transpose="rt.if_inexact(g, y)")
 
 nondifferentiable(rt.linspace_weights, rt.arange_weights)
 shape_rule(shapes.same_as_first, rt.if_inexact, rt.linspace_weights, rt.arange_weights)
+
+
+def _arange_shape(*args, **kwargs):
+    """np.arange(...): one dimension, its length known (and so whether it is 1) when every
+    bound is a constant number."""
+    bounds = [a.value if isinstance(a, shapes.Known) else None for a in args[:3]]
+    if args and all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds) \
+            and not kwargs:
+        return shapes.Array((np.arange(*bounds).size == 1,))
+    return shapes.Array((None,))
+
+
+shape_rule(_arange_shape, np.arange)

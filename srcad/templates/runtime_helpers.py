@@ -266,6 +266,9 @@ shape_rule(lambda output: shapes.FLOAT if isinstance(plain(output), Scalar) else
     Array(plain(output).ones) if isinstance(plain(output), Array) else UNKNOWN), rt.unit_seed)
 shape_rule(shapes.integer, rt.reduced_size)
 shape_rule(_array_of_shape, rt.array_of)
+# a copy of the adjoint with zeros written in: its pattern
+shape_rule(lambda g, *rest, **kwargs: plain(g) if isinstance(plain(g), Array) else UNKNOWN,
+           rt.without)
 
 
 # ---- facts for the optimizer (linear() and multilinear() above record linearity)
@@ -346,8 +349,70 @@ def _unit_seed(pass_, args, kinds):
     return syntax.constant(1.0) if isinstance(kinds[0], Scalar) else None
 
 
+def _constant_argument(pass_, args, position, default):
+    """The constant value of argument ``position`` (``default`` when it is not given), or
+    _NOT_CONSTANT: an int, a bool, None, or a tuple of ints (an axis)."""
+    if len(args) <= position:
+        return default
+    value = shapes.evaluate(args[position], pass_.env, pass_.resolve)
+    if not isinstance(value, shapes.Known):
+        return _NOT_CONSTANT
+    value = value.value
+    if value is None or type(value) in (int, bool) or (
+            type(value) is tuple and value and all(type(v) is int for v in value)):
+        return value
+    return _NOT_CONSTANT
+
+
+_NOT_CONSTANT = object()
+
+
+def _normalized_axes(axis, ndim):
+    """A constant axis argument of a reduction of a rank-``ndim`` array, as sorted axes."""
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if not all(-ndim <= a < ndim for a in axes):
+        return None
+    return tuple(sorted(a % ndim for a in axes))
+
+
 def _expand_reduced(pass_, args, kinds):
-    return args[0] if isinstance(kinds[1], Scalar) else None
+    """``rt.expand_reduced(g, x, axis, keepdims)`` for an array x and constant axis and
+    keepdims: g (with the reduced axes put back) broadcast to x's shape."""
+    if isinstance(kinds[1], Scalar):
+        return args[0]
+    axis = _constant_argument(pass_, args, 2, None)
+    keepdims = _constant_argument(pass_, args, 3, False)
+    if not isinstance(kinds[1], Array) or _NOT_CONSTANT in (axis, keepdims) or type(
+            keepdims) is not bool:
+        return None
+    g = args[0]
+    if axis is not None and not keepdims:
+        axes = _normalized_axes(axis, kinds[1].ndim)
+        if axes is None:
+            return None
+        g = syntax.call(pass_.np("expand_dims"), g, _axes_constant(axes))
+    shape = syntax.attribute(pass_.shape_source(args[1]), "shape")
+    return syntax.call(pass_.np("broadcast_to"), g, shape)
+
+
+def _reduced_size(pass_, args, kinds):
+    """``rt.reduced_size(x, axis)`` for an array x and a constant axis: ``x.size``, or the
+    product of the reduced sizes."""
+    axis = _constant_argument(pass_, args, 1, None)
+    if not isinstance(kinds[0], Array) or axis is _NOT_CONSTANT or type(axis) is bool:
+        return None
+    x = pass_.shape_source(args[0])
+    if axis is None:
+        return syntax.attribute(x, "size")
+    axes = _normalized_axes(axis, kinds[0].ndim)
+    if axes is None:
+        return None
+    sizes = [gast.Subscript(value=syntax.attribute(syntax.deepcopy(x), "shape"),
+                            slice=syntax.constant(a), ctx=gast.Load()) for a in axes]
+    product = sizes[0]
+    for size in sizes[1:]:
+        product = gast.BinOp(left=product, op=gast.Mult(), right=size)
+    return product
 
 
 def _transpose(node):
@@ -497,6 +562,7 @@ specializer(_match_type, rt.match_type)
 specializer(_check_scalar_output, rt.check_scalar_output)
 specializer(_unit_seed, rt.unit_seed)
 specializer(_expand_reduced, rt.expand_reduced)
+specializer(_reduced_size, rt.reduced_size)
 specializer(_dot_adjoint_left, rt.dot_adjoint_left)
 specializer(_dot_adjoint_right, rt.dot_adjoint_right)
 specializer(lambda p, a, k: _dot_adjoint_left(p, a, k)

@@ -2,11 +2,10 @@ def grad_mlp(W1, b1, W2, b2, x, y):
     h = np.tanh(np.dot(x, W1) + b1)
     out = np.dot(h, W2) + b2
     d = out - y
-    mul = d * d
     y_shape_item = y.shape[0]
     # grad of: return np.sum(d * d) / y.shape[0]
     total_bar = 1.0 / y_shape_item
-    mul_bar = rt.expand_reduced(total_bar, mul, None, False)
+    mul_bar = np.broadcast_to(total_bar, y.shape)
     d_bar = mul_bar * 2.0 * d
     # grad of: out = np.dot(h, W2) + b2
     b2_bar = d_bar.sum(axis=0)
