@@ -1053,3 +1053,9 @@ def pop_in_place(items):
     """Forward mode's list after ``items.pop()``: in place, returns the shortened list."""
     items.pop()
     return items
+
+
+def weighted(values, weights):
+    """``values * weights``, or ``values`` when ``weights`` is None (an optional weight, such
+    as scipy.special.logsumexp's b)."""
+    return values if weights is None else values * weights

@@ -1578,3 +1578,13 @@ def merged_tangent(t, x):
 case(merged_entries, (anything, anything), pairs(), (0, 1))
 case(entries_of, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
 case(merged_tangent, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+
+
+# SciPy's functions (an optional dependency): their cases live in tests/scipy_combos.py,
+# added to CASES only when SciPy imports
+try:
+    import scipy  # noqa: F401
+except ImportError:
+    pass
+else:
+    import tests.scipy_combos  # noqa: F401, E402
