@@ -11,6 +11,7 @@ import numpy as np
 import scipy.stats as st
 from scipy import special
 
+from srcad import registry
 from srcad import runtime as rt
 from tests.template_combos import (
     ARRAYS,
@@ -449,3 +450,29 @@ def dirichlet_logpdf(x, alpha):
 case(dirichlet_logpdf, (fixed(SIMPLEX_POINT), positive), [(None, VECTOR)], (1,))
 case(dirichlet_logpdf, (fixed(SIMPLEX_POINTS), positive), [(None, VECTOR)], (1,),
      name="dirichlet_logpdf_of_samples")
+
+
+# multivariate_normal.logpdf is registered with np.linalg.solve's templates (its own use
+# them): its cases too
+def covariance(shape, rng):
+    """A symmetric positive definite matrix of shape (k, k), well conditioned."""
+    factor = rng.uniform(-1.0, 1.0, shape)
+    return np.dot(factor, factor.T) + shape[0] * np.eye(shape[0])
+
+
+def multivariate_normal_logpdf(x, mean, cov):
+    return st.multivariate_normal.logpdf(x, mean, cov)
+
+
+def multivariate_normal_logpdf_keywords(x, mean, cov):
+    return st.multivariate_normal.logpdf(x, cov=cov, mean=mean)
+
+
+if registry.lookup(st.multivariate_normal.logpdf) is not None:
+    SQUARE = (3, 3)
+    case(multivariate_normal_logpdf, (anything, anything, covariance),
+         [(VECTOR, VECTOR, SQUARE), (FULL, VECTOR, SQUARE), ((1, 3), VECTOR, SQUARE),
+          (THREE_D, VECTOR, SQUARE), ((2, 1, 3), VECTOR, SQUARE)],
+         (0, 1, 2))
+    case(multivariate_normal_logpdf_keywords, (anything, anything, covariance),
+         [(FULL, VECTOR, SQUARE)], (0, 1, 2))

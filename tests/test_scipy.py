@@ -166,3 +166,29 @@ def dirichlet_in_x(x, alpha):
 def test_dirichlet_has_no_derivative_in_x():
     with pytest.raises(UnsupportedOperationError, match="argument 'x'"):
         srcad.grad(dirichlet_in_x)(np.array([0.2, 0.8]), np.array([1.5, 2.0]))
+
+
+def standard_multivariate_normal(x):
+    return stats.multivariate_normal.logpdf(x)
+
+
+def multivariate_normal_in_all(x, mean, cov):
+    return np.sum(stats.multivariate_normal.logpdf(x, mean, cov))
+
+
+def test_multivariate_normal():
+    """Registered with np.linalg.solve's templates: given a mean and a full covariance."""
+    from srcad import registry
+
+    if registry.lookup(stats.multivariate_normal.logpdf) is None:
+        pytest.skip("np.linalg.solve has no templates here")
+    with pytest.raises(UnsupportedOperationError, match="given its mean and a full covariance"):
+        srcad.grad(standard_multivariate_normal)(np.array([0.5, 1.0]))
+    rng = np.random.default_rng(3)
+    factor = rng.normal(size=(3, 3))
+    args = [rng.normal(size=(4, 3)), rng.normal(size=3), factor @ factor.T + 3.0 * np.eye(3)]
+    gradients = srcad.grad(multivariate_normal_in_all, wrt=(0, 1, 2))(*args)
+    for position, gradient in enumerate(gradients):
+        assert_close(gradient, numeric_grad(multivariate_normal_in_all, args, position))
+    # scipy reads cov's lower triangle only: so does the gradient
+    assert np.all(np.triu(gradients[2], 1) == 0.0)

@@ -19,8 +19,10 @@ would flow into them (a shorter x with a derivative in alpha fails when the deri
 runs, as a shape mismatch).
 """
 
+import gast
 import numpy as np
 
+from srcad import registry
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
@@ -64,6 +66,26 @@ def _dirichlet_shape(x, alpha):
         return shapes.ANY_SCALAR
     if isinstance(x, shapes.Array) and x.ndim == 2:
         return shapes.Array((x.ones[1],))
+    return shapes.UNKNOWN
+
+
+def _mean_and_covariance_given(arguments, carries, resolve):
+    """multivariate_normal.logpdf: srcad differentiates it given a mean and a full
+    covariance matrix (scipy's defaults: a zero mean, the identity)."""
+    for name in ("mean", "cov"):
+        if isinstance(arguments[name], gast.Constant):
+            return ("srcad differentiates scipy.stats.multivariate_normal.logpdf given its "
+                    "mean and a full covariance matrix, not %s=%r"
+                    % (name, arguments[name].value),
+                    "Pass both: multivariate_normal.logpdf(x, mean, cov), cov of shape (k, k).")
+    return None
+
+
+def _multivariate_normal_shape(x, *rest, **kwargs):
+    """One value per sample, squeezed: a scalar for one sample (x of shape (k,))."""
+    x = shapes.plain(x)
+    if isinstance(x, shapes.Array) and x.ndim == 1:
+        return shapes.ANY_SCALAR
     return shapes.UNKNOWN
 
 
@@ -302,6 +324,46 @@ if stats is not None:
                                           "so no derivative in x is defined"),
                stats.dirichlet.logpdf)
     shape_rule(_dirichlet_shape, stats.dirichlet.logpdf)
+
+# ---- multivariate_normal.logpdf(x, mean, cov) with a full covariance: x of shape (k,) or
+# (..., k), one value per sample (squeezed, as scipy does). scipy reads cov's lower
+# triangle only (an eigendecomposition of it), so the covariance used is
+# S = tril(cov) + tril(cov, -1).T, and cov's gradient is that of S folded onto the lower
+# triangle: for a symmetric cov, every symmetric change of cov gets the usual
+# 0.5 * (a a.T - inv(S)) summed over samples, a = S^-1 (x - mean). The templates need
+# np.linalg.solve's own (second order differentiates them): registered with them.
+if stats is not None and all(getattr(registry.lookup(np.linalg.solve), kind, None) is not None
+                             for kind in ("adjoint", "tangent")):
+    @adjoint(stats.multivariate_normal.logpdf)
+    def multivariate_normal_logpdf(y, x, mean=None, cov=1, allow_singular=False):
+        size = np.shape(cov)[-1]
+        lower = np.tril(np.ones((size, size)))
+        folded = 2.0 * lower - np.eye(size)
+        symmetric = cov * lower + np.transpose(cov * (lower - np.eye(size)))
+        differences = np.reshape(x - mean, (-1, size))
+        solved = np.transpose(np.linalg.solve(symmetric, np.transpose(differences)))
+        weights = np.reshape(d[y], (-1, 1))
+        d[x] -= rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), x)
+        d[mean] += rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), mean)
+        d[cov] += 0.5 * folded * (np.dot(np.transpose(weights * solved), solved) - np.sum(
+            weights) * np.linalg.solve(symmetric, np.eye(size)))
+
+    @tangent(stats.multivariate_normal.logpdf)
+    def multivariate_normal_logpdf(y, x, mean=None, cov=1, allow_singular=False):  # noqa: F811
+        size = np.shape(cov)[-1]
+        lower = np.tril(np.ones((size, size)))
+        symmetric = cov * lower + np.transpose(cov * (lower - np.eye(size)))
+        symmetric_tangent = d[cov] * lower + np.transpose(d[cov] * (lower - np.eye(size)))
+        differences = np.reshape(x - mean, (-1, size))
+        solved = np.transpose(np.linalg.solve(symmetric, np.transpose(differences)))
+        d[y] = np.reshape(
+            np.sum(solved * (0.5 * np.dot(solved, symmetric_tangent)
+                             - np.reshape(d[x] - d[mean], (-1, size))), axis=1)
+            - 0.5 * np.sum(np.linalg.solve(symmetric, np.eye(size)) * symmetric_tangent),
+            np.shape(y))
+
+    constraint(_mean_and_covariance_given, stats.multivariate_normal.logpdf)
+    shape_rule(_multivariate_normal_shape, stats.multivariate_normal.logpdf)
 
     shape_rule(_location_scale_shape, stats.norm.logpdf, stats.norm.pdf, stats.norm.cdf,
                stats.norm.sf, stats.norm.logcdf, stats.expon.logpdf, stats.laplace.logpdf,
