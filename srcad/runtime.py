@@ -1000,6 +1000,17 @@ def merged(first, second):
     return out
 
 
+def check_mapping(value, where):
+    """Raise UnsupportedOperationError unless ``value`` (copied by ``dict(value)``) is a
+    dict: the pairs of a list by name are not followed (``dict(zip(keys, values))`` is)."""
+    if not isinstance(value, dict):
+        raise UnsupportedOperationError(
+            "srcad differentiates dict(x) for a dict x, and this x is a %s"
+            % type(value).__name__, _location(where),
+            "Build the dict from its pairs where you call dict: dict(zip(keys, values)), "
+            "or {key: value for key, value in pairs}.")
+
+
 def entries_of(g, like, dropped=()):
     """The entries of ``g`` (an adjoint or tangent of a dict) at the keys of the dict
     ``like``: zeros at the keys ``dropped`` has and where g has none (a zero ``g``: all)."""

@@ -254,3 +254,16 @@ def weighted_by_key_methods(params):
         if key.startswith("W"):
             total = total + float(key.count("_") + 1) * np.sum(np.tanh(params[key]) ** 2)
     return total
+
+
+def copied_by_dict(params):
+    """dict(params): a new dict of the same entries, changed without touching params."""
+    scaled = dict(params)
+    scaled["w"] = params["w"] * 2.0
+    return np.sum(scaled["w"] * params["w"]) + scaled["b"] ** 2
+
+
+def dict_of_pairs_by_name(x):
+    pairs = [("a", x), ("b", x * 2.0)]
+    entries = dict(pairs)
+    return np.sum(entries["a"] * entries["b"])

@@ -31,6 +31,7 @@ from srcad.parse import parse_function
 from srcad.pipeline import normalize
 from srcad.resolve import Resolver
 from tests import alias_functions as af
+from tests._fd import numeric_grad
 
 EPS = 1e-6
 
@@ -686,3 +687,28 @@ def test_a_nested_write_message_names_the_element_as_written():
         srcad.grad(sum_then_nested_write, wrt=1)(rows, np.array([0.5, 0.25]))
     assert "`element`" not in str(caught.value)
     assert "this write into `rows[0]` also changes `both`" in str(caught.value)
+
+
+def product_with_an_array_then_nested_write(xs):
+    params = {key: np.ones(3) * c for key, c in zip(("w", "scale", "bias"), xs[2])}
+    params["w"] = 6.0
+    y = (params["bias"] * np.ones((2, 3))).copy()
+    y[0] -= 1.0
+    y[0][2] = np.cos(y[1, 1])
+    top, bottom = params["bias"] * np.ones((2, 3))
+    return np.sum(y * y) + np.sum(top * bottom)
+
+
+def test_a_product_with_an_array_is_a_new_array():
+    """params["bias"] * np.ones((2, 3)) is a new array whatever params["bias"] is (a list
+    times an array is an array too): it holds no element of its operands, and writing into
+    a row of its copy cannot reach params. The analysis took it for a possible list * n
+    and refused the write as undecidable. (Fuzzer, seed 1207.)"""
+    xs = [np.array([0.3, -0.7, 1.1]), np.array([0.5, 0.2, -0.4]), np.array([0.9, 1.2, -0.6])]
+    gradient = srcad.grad(product_with_an_array_then_nested_write)(xs)
+
+    def of_last(last):
+        return product_with_an_array_then_nested_write([xs[0], xs[1], last])
+
+    np.testing.assert_allclose(gradient[2], numeric_grad(of_last, [xs[2]], 0), rtol=1e-6,
+                               atol=1e-8)

@@ -216,6 +216,7 @@ CASES = [  # (function, args, wrt)
     (cf.loop_over_int_keys, ({0: 1.5, 1: -0.5}, 0.7), (0, 1)),
     (cf.copies_with_entries_changed, ({"w": normal(3), "b": 0.7},
                                       {"e": 1.3, "w": normal(3), "x": normal(2)}), (0, 1)),
+    (cf.copied_by_dict, ({"w": normal(3), "b": 0.7},), 0),
     (cf.weighted_by_key_methods, ({"W_1": normal(2, 2), "b": normal(2), "W": normal(3)},), 0),
     (cf.indexed_namedtuple, (cf.Pair(normal(3), 1.5),), 0),
     (cf.dict_of_weight_and_bias, (OrderedDict(b=0.5, w=normal(2)),), 0),
@@ -715,3 +716,10 @@ def test_a_list_tangent_for_a_tuple_and_zero_for_a_leaf_held_constant():
     _, tangent = srcad.jvp(cf.dict_of_weight_and_bias, (p,),
                            ({"w": np.ones(2), "b": 0.0, "n": 0},))
     assert tangent == pytest.approx(6.0)
+
+
+def test_dict_of_pairs_held_by_a_name_is_a_located_error():
+    with pytest.raises(UnsupportedOperationError) as caught:
+        srcad.grad(cf.dict_of_pairs_by_name)(np.array([0.5, 1.5]))
+    assert "dict(x) for a dict x, and this x is a list" in str(caught.value)
+    assert "entries = dict(pairs)" in caught.value.location.line

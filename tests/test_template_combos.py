@@ -477,6 +477,7 @@ AUDITED_NONDIFFERENTIABLE = {
     "srcad.runtime.keys_of": "a dict's keys: its structure, static as in JAX's pytrees",
     "srcad.runtime.check_discrete": "a check (returns None) that a method's result is not a "
                                     "float",
+    "srcad.runtime.check_mapping": "a check (returns None) that dict(x) copies a dict",
     "srcad.runtime.unit_seed": "the 1 the reverse sweep starts from (ones of the output's "
                                "shape): " + _CONSTANT,
     **dict.fromkeys(["srcad.runtime.written_in_place", "srcad.runtime.writes_through",

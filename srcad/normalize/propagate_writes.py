@@ -473,8 +473,11 @@ class _Aliasing:
     def run(self, body):
         for _ in range(100):  # the element graph only grows: iterate until it settles
             self.changed = False
+            # which sites are certainly arrays depends on what names may be (a product
+            # with an array): decided again each round, from what the round finds
+            before, self.array_sites = self.array_sites, set()
             self.block(body, self.entry.copy())
-            if not self.changed:
+            if not self.changed and self.array_sites == before:
                 return
         raise AssertionError("alias analysis did not settle")
 
@@ -535,8 +538,11 @@ class _Aliasing:
             # new, but list + list and list * n hold the operands' elements (no other
             # operator makes a list: y - 1.0 is an array's, never a list's)
             if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
-                self.add_contents(site, self.elements(self.operands(
-                    [value.left, value.right], state)))
+                sides = [self.operands([side], state) for side in (value.left, value.right)]
+                if any(side and memory(side) <= self.array_sites for side in sides):
+                    self.array_sites.add(site)  # with an array, NumPy makes a new array
+                else:
+                    self.add_contents(site, self.elements(sides[0] | sides[1]))
             return frozenset([site])
         if isinstance(value, gast.Call):
             if self.resolve(value.func) is runtime.iterated and len(value.args) == 1:

@@ -505,6 +505,18 @@ class _ToANF:
         return _copy(node, gast.Dict(keys=[syntax.deepcopy(k) for k in node.keys],
                                      values=[self.atom(v) for v in node.values]))
 
+    def copied_dict(self, call):
+        """``dict(params)``: a new dict of the same entries, ``{**params}``, once the code
+        has checked that params is a mapping (pairs by name are not followed)."""
+        where = self.parsed.location(self.source.origin(call))
+        mapping = self.atom(call.args[0])
+        check = gast.Call(func=syntax.attribute(self.aliases.name_for(runtime), "check_mapping"),
+                          args=[mapping, syntax.constant(
+                              "%s:%d:%d" % (where.filename, where.lineno, where.col))],
+                          keywords=[])
+        self.emit(gast.Expr(value=_copy(call, check)), self.current)
+        return self.merged_dict(_copy(call, gast.Dict(keys=[None], values=[mapping])))
+
     def merged_dict(self, node):
         """``{**params, "w": v}``: a new dict, ``rt.merged`` of the unpacked dicts and the
         literal entries in between, later ones overriding earlier ones, as Python does."""
@@ -580,7 +592,9 @@ class _ToANF:
             return self.loop_result(*extremum_loop(call, self.namer, largest=callee is max))
         if callee is dict:
             lowered = dict_loop(call, self.namer, self.resolve, self.aliases.name_for(runtime))
-            return None if lowered is None else self.loop_result(*lowered)
+            if lowered is None:
+                return self.copied_dict(call)
+            return self.loop_result(*lowered)
         if callee is list and isinstance(call.args[0], COMPREHENSIONS[:2]):
             return self.operation(call.args[0])  # the comprehension's list is a fresh one
         return None

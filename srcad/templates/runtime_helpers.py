@@ -102,7 +102,8 @@ linear(rt.owned, parameters="y, a", transpose="g")
 
 nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size,
                   rt.written_in_place, rt.writes_through, rt.views_into, rt.same_object,
-                  rt.views_whole, rt.unit_seed, rt.keys_of, rt.check_discrete)
+                  rt.views_whole, rt.unit_seed, rt.keys_of, rt.check_discrete,
+                  rt.check_mapping)
 
 
 linear(rt.check_scalar_output, parameters="y, value, where", transpose="g",
@@ -280,7 +281,7 @@ facts(rt.zeros_like, rt.unindex, allocating=True)
 # is kept even when its result is not read
 facts(rt.check_scalar_output, rt.check_unshared, rt.check_separate, rt.check_holds_nothing,
       rt.cannot_follow_write, rt.check_writable, rt.check_not_written, rt.check_discrete,
-      rt.add_at, pure=False)
+      rt.check_mapping, rt.add_at, pure=False)
 
 
 # ---- specializers: what a call reduces to once its arguments' kinds are known
