@@ -43,7 +43,7 @@ INVERSE_SQRT_2PI = 0.3989422804014327  # 1 / sqrt(2 pi)
 SQRT_2PI = 2.5066282746310002
 
 
-def _no_derivative_in(*names, why):
+def no_derivative_in(*names, why):
     """A constraint: no derivative may flow into the parameters ``names`` of a call."""
     def check(arguments, carries, resolve):
         for name in names:
@@ -201,12 +201,12 @@ if special is not None:
         d[y] = d[x] * np.exp((a - 1.0) * np.log(x) + (b - 1.0) * np.log1p(-x)
                              - special.betaln(a, b))
 
-    constraint(_no_derivative_in("n", why="an integer order"), special.polygamma, special.yn)
-    constraint(_no_derivative_in("v", why="the order of a Bessel function"),
+    constraint(no_derivative_in("n", why="an integer order"), special.polygamma, special.yn)
+    constraint(no_derivative_in("v", why="the order of a Bessel function"),
                special.iv, special.ive, special.jv, special.yv)
-    constraint(_no_derivative_in("a", why="the shape parameter of an incomplete gamma "
+    constraint(no_derivative_in("a", why="the shape parameter of an incomplete gamma "
                                           "function"), special.gammainc, special.gammaincc)
-    constraint(_no_derivative_in("a", "b", why="the shape parameters of an incomplete beta "
+    constraint(no_derivative_in("a", "b", why="the shape parameters of an incomplete beta "
                                                "function"), special.betainc)
     shape_rule(shapes.elementwise, special.polygamma, special.iv, special.ive, special.jv,
                special.yv, special.yn, special.gammainc, special.gammaincc, special.betainc)
@@ -222,7 +222,7 @@ if special is not None:
         d[y] = d[a] * np.sum(special.digamma(np.expand_dims(a, -1)
                                              - 0.5 * np.arange(dimension)), axis=-1)
 
-    constraint(_no_derivative_in("dimension", why="an integer dimension"), special.multigammaln)
+    constraint(no_derivative_in("dimension", why="an integer dimension"), special.multigammaln)
     shape_rule(shapes.elementwise, special.multigammaln)
 
     # ---- softmax family: the weights exp(a - logsumexp(a)) are at most 1, so no overflow

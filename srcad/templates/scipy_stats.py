@@ -26,7 +26,7 @@ from srcad import registry
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
-from srcad.templates.scipy_special import INVERSE_SQRT_2PI, _no_derivative_in
+from srcad.templates.scipy_special import INVERSE_SQRT_2PI, no_derivative_in
 
 try:
     from scipy import special, stats
@@ -305,7 +305,7 @@ if stats is not None:
     def poisson_logpmf(y, k, mu, loc=0):  # noqa: F811
         d[y] = d[mu] * ((k - loc) / mu - 1.0)
 
-    constraint(_no_derivative_in("k", "loc", why="an integer count"), stats.poisson.logpmf)
+    constraint(no_derivative_in("k", "loc", why="an integer count"), stats.poisson.logpmf)
 
     # ---- dirichlet: logpdf(x, alpha) = sum((alpha - 1) log x) - sum(gammaln(alpha))
     # + gammaln(sum(alpha)), x's first axis the components (one column per sample). In
@@ -320,7 +320,7 @@ if stats is not None:
         d[y] = np.dot(d[alpha], np.log(x)) - np.sum(d[alpha] * (
             special.digamma(alpha) - special.digamma(np.sum(alpha))))
 
-    constraint(_no_derivative_in("x", why="a point of the simplex: scipy refuses any other, "
+    constraint(no_derivative_in("x", why="a point of the simplex: scipy refuses any other, "
                                           "so no derivative in x is defined"),
                stats.dirichlet.logpdf)
     shape_rule(_dirichlet_shape, stats.dirichlet.logpdf)
