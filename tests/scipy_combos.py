@@ -30,6 +30,7 @@ from tests.template_combos import (
     case,
     far_apart,
     fixed,
+    nonzero,
     pairs,
     positive,
     unit,
@@ -133,6 +134,26 @@ def special_y1(x):
     return special.y1(x)
 
 
+def special_i0e(x):
+    return special.i0e(x)
+
+
+def special_i1e(x):
+    return special.i1e(x)
+
+
+def special_erfcx(x):
+    return special.erfcx(x)
+
+
+def special_k0(x):
+    return special.k0(x)
+
+
+def special_k1(x):
+    return special.k1(x)
+
+
 def special_gammasgn_times(x):
     return special.gammasgn(x) * x  # gammasgn alone: derivative 0, nothing to check
 
@@ -146,7 +167,9 @@ for _f, _domain in [
         (special_erfcinv, near_one), (special_ndtr, anything), (special_ndtri, between_0_and_1),
         (special_log_ndtr, wide), (special_entr, positive), (special_i0, anything),
         (special_i1, anything), (special_j0, wide), (special_j1, wide), (special_y0, positive),
-        (special_y1, positive), (special_gammasgn_times, wide)]:
+        (special_y1, positive), (special_gammasgn_times, wide), (special_i0e, nonzero),
+        (special_i1e, nonzero), (special_erfcx, anything), (special_k0, positive),
+        (special_k1, positive)]:
     case(_f, (_domain,), UNARY_KINDS)
 
 
@@ -201,6 +224,10 @@ def special_jv(v, x):
     return special.jv(v, x)
 
 
+def special_kv(v, x):
+    return special.kv(v, x)
+
+
 def special_yv(v, x):
     return special.yv(v, x)
 
@@ -227,7 +254,7 @@ def special_multigammaln(a, d):
 
 for _f, _order, _domain in [(special_polygamma, 1, positive), (special_iv, 1.5, positive),
                             (special_ive, 1.5, positive), (special_jv, 1.5, positive),
-                            (special_yv, 1.5, positive),
+                            (special_yv, 1.5, positive), (special_kv, 1.5, positive),
                             (special_yn, 2, positive), (special_gammainc, 2.5, positive),
                             (special_gammaincc, 2.5, positive)]:
     case(_f, (fixed(_order), _domain), [(None, k) for k in KINDS], (1,))
@@ -343,6 +370,14 @@ def norm_sf(x, loc, scale):
     return st.norm.sf(x, loc, scale)
 
 
+def norm_logsf(x, loc, scale):
+    return st.norm.logsf(x, loc, scale)
+
+
+def norm_ppf(q, loc, scale):
+    return st.norm.ppf(q, loc, scale)
+
+
 def expon_logpdf(x, loc, scale):
     return st.expon.logpdf(x, loc, scale)
 
@@ -365,6 +400,8 @@ for _f, _domains, _accept in [
         (norm_cdf, (anything, anything, positive), None),
         (norm_logcdf, (anything, anything, positive), None),
         (norm_sf, (anything, anything, positive), None),
+        (norm_logsf, (anything, anything, positive), None),
+        (norm_ppf, (between_0_and_1, anything, positive), None),
         (expon_logpdf, (positive, _draw(-0.4, 0.2), positive), None),
         (laplace_logpdf, (anything, anything, positive), far_apart(0, 1)),
         (cauchy_logpdf, (anything, anything, positive), None),

@@ -12,12 +12,13 @@ Points where srcad's derivative is not the function's (or the function has none)
   ``xlog1py(x, y)`` alike with log1p(y) and x / (1 + y).
 * ``entr(x)`` at x = 0: -inf (the one-sided derivative -log(x) - 1); ``rel_entr(x, y)``
   at x = 0: -inf in x, 0 in y.
-* ``ive(v, x)`` = iv(v, x) exp(-|x|) has a kink at x = 0: srcad uses sign(0) = 0 there.
+* ``ive(v, x)`` = iv(v, x) exp(-|x|), ``i0e`` and ``i1e`` have a kink at x = 0: srcad
+  uses sign(0) = 0 there.
 * ``rgamma`` at a pole of gamma (0, -1, -2...): nan (digamma is infinite there).
 * ``gammasgn`` is piecewise constant: non-differentiable (its derivative is 0 wherever it
   exists).
 * No derivative in an order or a shape parameter: ``polygamma``'s n and ``yn``'s n
-  (integers), ``iv``/``ive``/``jv``/``yv``'s order v, ``gammainc``/``gammaincc``'s a and
+  (integers), ``iv``/``ive``/``kv``/``jv``/``yv``'s order v, ``gammainc``/``gammaincc``'s a and
   ``betainc``'s a and b (a derivative there has no closed form in scipy.special):
   srcad raises UnsupportedOperationError at a call where a derivative would flow into
   one of them. ``multigammaln``'s d is an integer. ``logsumexp(..., return_sign=True)``
@@ -105,6 +106,13 @@ if special is not None:
     elementwise(special.j1, derivative="g * 0.5 * (special.j0(x) - special.jv(2, x))")
     elementwise(special.y0, derivative="-g * special.y1(x)")
     elementwise(special.y1, derivative="g * 0.5 * (special.y0(x) - special.yv(2, x))")
+    # exponentially scaled: i0e(x) = i0(x) exp(-|x|), erfcx(x) = exp(x^2) erfc(x)
+    elementwise(special.i0e, derivative="g * (special.i1e(x) - np.sign(x) * y)")
+    elementwise(special.i1e, derivative="g * (0.5 * (special.i0e(x) + special.ive(2, x))"
+                                        " - np.sign(x) * y)")
+    elementwise(special.erfcx, derivative="g * (2.0 * x * y - TWO_OVER_SQRT_PI)")
+    elementwise(special.k0, derivative="-g * special.k1(x)")
+    elementwise(special.k1, derivative="-g * 0.5 * (special.k0(x) + special.kv(2, x))")
     nondifferentiable(special.gammasgn)
     shape_rule(shapes.elementwise, special.gammasgn)
 
@@ -146,6 +154,15 @@ if special is not None:
     def ive(y, v, x):  # noqa: F811
         d[y] = d[x] * (0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x))
                        - np.sign(x) * y)
+
+    @adjoint(special.kv)
+    def kv(y, v, x):
+        d[x] -= rt.unbroadcast(d[y] * 0.5 * (special.kv(v - 1.0, x) + special.kv(v + 1.0, x)),
+                               x)
+
+    @tangent(special.kv)
+    def kv(y, v, x):  # noqa: F811
+        d[y] = -d[x] * 0.5 * (special.kv(v - 1.0, x) + special.kv(v + 1.0, x))
 
     @adjoint(special.jv)
     def jv(y, v, x):
@@ -203,12 +220,13 @@ if special is not None:
 
     constraint(no_derivative_in("n", why="an integer order"), special.polygamma, special.yn)
     constraint(no_derivative_in("v", why="the order of a Bessel function"),
-               special.iv, special.ive, special.jv, special.yv)
+               special.iv, special.ive, special.kv, special.jv, special.yv)
     constraint(no_derivative_in("a", why="the shape parameter of an incomplete gamma "
                                           "function"), special.gammainc, special.gammaincc)
     constraint(no_derivative_in("a", "b", why="the shape parameters of an incomplete beta "
                                                "function"), special.betainc)
-    shape_rule(shapes.elementwise, special.polygamma, special.iv, special.ive, special.jv,
+    shape_rule(shapes.elementwise, special.polygamma, special.iv, special.ive, special.kv,
+               special.jv,
                special.yv, special.yn, special.gammainc, special.gammaincc, special.betainc)
 
     # multigammaln(a, d) = const + sum over j < d of gammaln(a - j / 2)

@@ -26,7 +26,7 @@ from srcad import registry
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
-from srcad.templates.scipy_special import INVERSE_SQRT_2PI, no_derivative_in
+from srcad.templates.scipy_special import INVERSE_SQRT_2PI, SQRT_2PI, no_derivative_in
 
 try:
     from scipy import special, stats
@@ -45,6 +45,10 @@ def _location_scale_shape(x, loc=_DEFAULT_LOC, scale=_DEFAULT_SCALE):
 
 def _one_shape_parameter_shape(x, a, loc=_DEFAULT_LOC, scale=_DEFAULT_SCALE):
     return shapes.elementwise(x, a, loc, scale)
+
+
+def _quantile_shape(q, loc=_DEFAULT_LOC, scale=_DEFAULT_SCALE):
+    return shapes.elementwise(q, loc, scale)
 
 
 def _t_shape(x, df, loc=_DEFAULT_LOC, scale=_DEFAULT_SCALE):
@@ -158,6 +162,33 @@ if stats is not None:
         z = (x - loc) / scale
         d[y] = INVERSE_SQRT_2PI * np.exp(-0.5 * z * z - y) / scale * (
             d[x] - d[loc] - d[scale] * z)
+
+    @adjoint(stats.norm.logsf)
+    def norm_logsf(y, x, loc=0.0, scale=1.0):
+        z = (x - loc) / scale
+        ratio = INVERSE_SQRT_2PI * np.exp(-0.5 * z * z - y) / scale
+        d[x] -= rt.unbroadcast(d[y] * ratio, x)
+        d[loc] += rt.unbroadcast(d[y] * ratio, loc)
+        d[scale] += rt.unbroadcast(d[y] * ratio * z, scale)
+
+    @tangent(stats.norm.logsf)
+    def norm_logsf(y, x, loc=0.0, scale=1.0):  # noqa: F811
+        z = (x - loc) / scale
+        d[y] = INVERSE_SQRT_2PI * np.exp(-0.5 * z * z - y) / scale * (
+            d[loc] - d[x] + d[scale] * z)
+
+    # ppf(q) = loc + scale * ndtri(q): d / dq = scale / phi(ndtri(q))
+    @adjoint(stats.norm.ppf)
+    def norm_ppf(y, q, loc=0.0, scale=1.0):
+        z = (y - loc) / scale
+        d[q] += rt.unbroadcast(d[y] * scale * SQRT_2PI * np.exp(0.5 * z * z), q)
+        d[loc] += rt.unbroadcast(d[y], loc)
+        d[scale] += rt.unbroadcast(d[y] * z, scale)
+
+    @tangent(stats.norm.ppf)
+    def norm_ppf(y, q, loc=0.0, scale=1.0):  # noqa: F811
+        z = (y - loc) / scale
+        d[y] = d[q] * scale * SQRT_2PI * np.exp(0.5 * z * z) + d[loc] + d[scale] * z
 
     # ---- Student's t: s = -(df + 1) z / (df + z^2)
     @adjoint(stats.t.logpdf)
@@ -366,8 +397,9 @@ if stats is not None and all(getattr(registry.lookup(np.linalg.solve), kind, Non
     shape_rule(_multivariate_normal_shape, stats.multivariate_normal.logpdf)
 
     shape_rule(_location_scale_shape, stats.norm.logpdf, stats.norm.pdf, stats.norm.cdf,
-               stats.norm.sf, stats.norm.logcdf, stats.expon.logpdf, stats.laplace.logpdf,
-               stats.cauchy.logpdf, stats.logistic.logpdf)
+               stats.norm.sf, stats.norm.logcdf, stats.norm.logsf, stats.expon.logpdf,
+               stats.laplace.logpdf, stats.cauchy.logpdf, stats.logistic.logpdf)
+    shape_rule(_quantile_shape, stats.norm.ppf)
     shape_rule(_t_shape, stats.t.logpdf, stats.t.pdf)
     shape_rule(_one_shape_parameter_shape, stats.gamma.logpdf)
     shape_rule(_two_shape_parameters_shape, stats.beta.logpdf)
