@@ -8,6 +8,7 @@ with the plain expression they reduce to (or removes them).
 
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import linecache
@@ -1070,3 +1071,218 @@ def weighted(values, weights):
     """``values * weights``, or ``values`` when ``weights`` is None (an optional weight, such
     as scipy.special.logsumexp's b)."""
     return values if weights is None else values * weights
+# ---- linear algebra (srcad/templates/numpy_linalg.py)
+
+
+def matrix_transpose(x):
+    """Each matrix of a stack transposed (its last two axes swapped)."""
+    return np.swapaxes(x, -1, -2)
+
+
+def solve_columns(v, x, a):
+    """``v`` (shaped like ``x = np.linalg.solve(a, b)``, or like b) as a stack of matrices:
+    with a trailing axis of one column when ``x`` is a vector right-hand side's solution
+    (``x`` has one axis fewer than ``a``: NumPy's rule, in every version)."""
+    return np.expand_dims(v, -1) if np.ndim(x) == np.ndim(a) - 1 else v
+
+
+def from_triangle(x, uplo="L"):
+    """The symmetric matrices whose lower (``uplo="L"``) or upper triangle is that of
+    ``x``: what np.linalg.eigh and cholesky read of their argument."""
+    if uplo == "L":
+        kept, mirrored = np.tril(x), np.tril(x, -1)
+    else:
+        kept, mirrored = np.triu(x), np.triu(x, 1)
+    return kept + matrix_transpose(mirrored)
+
+
+def to_triangle(x, uplo="L"):
+    """The adjoint of ``from_triangle``: each mirrored entry's adjoint added to its
+    original, in the triangle read (the other triangle gets none)."""
+    both = x + matrix_transpose(x)
+    triangle = np.tril(both) if uplo == "L" else np.triu(both)
+    return triangle - 0.5 * both * np.eye(np.shape(x)[-1])
+
+
+def diagonal_adjoint(diagonal, x, offset=0, axis1=0, axis2=1):
+    """The adjoint of ``np.diagonal(x, offset, axis1, axis2)``: zeros shaped like x with
+    ``diagonal`` (its last axis along the diagonal, or of length one: np.trace) on it."""
+    result = np.zeros(np.shape(x), dtype=np.result_type(diagonal, x, 1.0))
+    planes = np.moveaxis(result, (axis1, axis2), (-2, -1))  # a view: writes reach result
+    length = np.diagonal(planes, offset, -2, -1).shape[-1]
+    steps = np.arange(length)
+    planes[..., steps + max(-offset, 0), steps + max(offset, 0)] = diagonal
+    return result
+
+
+def diag_adjoint(g, v, k=0):
+    """The adjoint of ``np.diag(v, k)``: the k-th diagonal of ``g`` for a vector ``v``;
+    ``g`` on the k-th diagonal of zeros shaped like ``v`` for a matrix."""
+    return np.diag(g, k) if np.ndim(v) == 1 else diagonal_adjoint(g, v, k)
+
+
+def _tensordot_axes(a_ndim, b_ndim, axes):
+    """np.tensordot's ``axes`` (an int, or a pair of sequences or ints) as two lists of
+    non-negative axes, paired in order."""
+    if isinstance(axes, (int, np.integer)):
+        return list(range(a_ndim - axes, a_ndim)), list(range(axes))
+    axes_a, axes_b = axes
+    axes_a = [axes_a] if isinstance(axes_a, (int, np.integer)) else list(axes_a)
+    axes_b = [axes_b] if isinstance(axes_b, (int, np.integer)) else list(axes_b)
+    return [i % a_ndim for i in axes_a], [i % b_ndim for i in axes_b]
+
+
+def tensordot_adjoint_axes(a, b, axes, which):
+    """How the adjoint of ``np.tensordot(a, b, axes)`` flows back to a (``which=0``) or b:
+    ``(contracted, order)`` such that it is ``np.transpose(np.tensordot(g, b, contracted),
+    order)`` for a, ``np.transpose(np.tensordot(a, g, contracted), order)`` for b."""
+    a_ndim, b_ndim = np.ndim(a), np.ndim(b)
+    axes_a, axes_b = _tensordot_axes(a_ndim, b_ndim, axes)
+    free_a = [i for i in range(a_ndim) if i not in axes_a]
+    free_b = [i for i in range(b_ndim) if i not in axes_b]
+    if which == 0:  # g's trailing (free b) axes against b's free axes: free a, then the
+        # axes of a paired with b's remaining axes, in b's order
+        contracted = (list(range(len(free_a), len(free_a) + len(free_b))), free_b)
+        paired = [axes_a[axes_b.index(i)] for i in sorted(axes_b)]
+        return contracted, tuple(int(i) for i in np.argsort(free_a + paired))
+    contracted = (free_a, list(range(len(free_a))))  # paired with a's remaining, then free b
+    paired = [axes_b[axes_a.index(i)] for i in sorted(axes_a)]
+    return contracted, tuple(int(i) for i in np.argsort(paired + free_b))
+
+
+def inner_axes(a, b):
+    """np.inner(a, b) as np.tensordot(a, b, inner_axes(a, b)): over the last axes, or a
+    product when either is a scalar."""
+    return 0 if np.ndim(a) == 0 or np.ndim(b) == 0 else ([-1], [-1])
+
+
+def kron_plan(a, b):
+    """For the adjoint of ``np.kron(a, b)``: the result's shape with a's and b's axes
+    interleaved, a's and b's shapes padded to one rank, a's and b's axes in the
+    interleaved shape, and the padded axes."""
+    ndim = max(np.ndim(a), np.ndim(b))
+    a_shape = (1,) * (ndim - np.ndim(a)) + np.shape(a)
+    b_shape = (1,) * (ndim - np.ndim(b)) + np.shape(b)
+    interleaved = tuple(n for pair in zip(a_shape, b_shape) for n in pair)
+    return (interleaved, a_shape, b_shape, tuple(range(0, 2 * ndim, 2)),
+            tuple(range(1, 2 * ndim, 2)), tuple(range(ndim)))
+
+
+def block_upper(a, e):
+    """The block matrices [[a, e], [0, a]] (of stacks): a matrix function f of them holds
+    f(a)'s derivative in the direction e in its upper right block."""
+    e = np.broadcast_to(e, np.broadcast_shapes(np.shape(a), np.shape(e)))
+    a = np.broadcast_to(a, np.shape(e))
+    return np.concatenate([np.concatenate([a, e], -1),
+                           np.concatenate([np.zeros_like(a), a], -1)], -2)
+
+
+def block_diagonal_sum(g):
+    """The adjoint of ``block_upper(a, e)`` for a: the sum of g's two diagonal blocks."""
+    size = np.shape(g)[-1] // 2
+    return g[..., :size, :size] + g[..., size:, size:]
+
+
+def upper_right_block(g):
+    """The upper right block of block matrices (the adjoint of ``block_upper`` for e)."""
+    size = np.shape(g)[-1] // 2
+    return g[..., :size, size:]
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def einsum_specs(subscripts, *operands):
+    """np.einsum's subscripts in explicit form: (one subscript per operand slot, four slots
+    as rt.contract takes, None for an absent operand; the output's), ellipses written as
+    letters (aligned right, as NumPy broadcasts them) and an implicit output made explicit
+    (ellipsis first, then the letters seen once, in ASCII order)."""
+    if not isinstance(subscripts, str):
+        raise UnsupportedOperationError(
+            "srcad differentiates np.einsum with its subscripts first, as a string (not the "
+            "form interleaving operands and lists of axes)", None,
+            'Write the subscripts as a string: np.einsum("ij,jk->ik", a, b).')
+    text = subscripts.replace(" ", "")
+    inputs, output = text.split("->") if "->" in text else (text, None)
+    present = [x for x in operands if x is not None]
+    specs = inputs.split(",")
+    spare = [c for c in _LETTERS if c not in text]
+    widths = [np.ndim(x) - (len(s) - 3) for s, x in zip(specs, present) if "..." in s]
+    ellipsis = "".join(spare[:max(widths, default=0)])
+    specs = [s.replace("...", ellipsis[len(ellipsis) - (np.ndim(x) - (len(s) - 3)):])
+             if "..." in s else s for s, x in zip(specs, present)]
+    if output is None:
+        counts = collections.Counter("".join(specs))
+        output = ellipsis + "".join(sorted(c for c, n in counts.items()
+                                           if n == 1 and c not in ellipsis))
+    else:
+        output = output.replace("...", ellipsis)
+    specs = iter(specs)
+    slots = tuple(next(specs) if x is not None else None for x in operands)
+    return slots + (None,) * (4 - len(slots)), output
+
+
+def contract(specs, target, shape, x0, x1=None, x2=None, x3=None):
+    """np.einsum of the operands whose subscript in ``specs`` (four, one per slot) is not
+    None into ``target``
+    subscripts of ``shape``. Unlike einsum's output, ``target`` may repeat a letter (the
+    result is zero off that diagonal) and hold letters no operand has (constant along
+    them), and a size-one axis of ``shape`` sums the result over that axis: what the
+    adjoint of np.einsum for one operand needs, and its tangent."""
+    operands = [x for s, x in zip(specs, (x0, x1, x2, x3)) if s is not None]
+    subscripts = [s for s in specs if s is not None]
+    spare = [c for c in _LETTERS if c not in "".join(subscripts) + target]
+    seen, written = set(), ""
+    for letter, size in zip(target, shape):
+        known = any(letter in s for s in subscripts)
+        if letter in seen:  # a repeated letter: a fresh one, tied to it by the identity
+            fresh = spare.pop()
+            operands.append(np.eye(size))
+            subscripts.append(letter + fresh)
+            letter = fresh
+        elif not known:  # a letter no operand has: constant along it
+            operands.append(np.ones(size))
+            subscripts.append(letter)
+        seen.add(letter)
+        written += letter
+    result = np.einsum(",".join(subscripts) + "->" + written, *operands)
+    summed = tuple(i for i, (n, m) in enumerate(zip(shape, np.shape(result))) if n == 1 != m)
+    if summed:
+        result = np.sum(result, axis=summed, keepdims=True)
+    if np.shape(result) != tuple(shape):
+        result = np.array(np.broadcast_to(result, shape))
+    return result
+
+
+def triangle(x, lower=False):
+    """The lower (``lower=True``) or upper triangle of each matrix: what
+    scipy.linalg.solve_triangular reads of its matrix."""
+    return np.tril(x) if lower else np.triu(x)
+
+
+def residual_weights(g, like):
+    """np.linalg.lstsq's residuals' adjoint ``g`` as a row against the (M, K) residual
+    matrix (``like`` has K columns); zeros when lstsq returned no residuals (rank < N or
+    M <= N: an empty array)."""
+    columns = np.shape(like)[-1]
+    if np.size(g) != columns:
+        return np.zeros((1, columns))
+    return np.reshape(g, (1, columns))
+
+
+def residuals_like(row, residuals):
+    """``row`` (1, K) shaped like lstsq's ``residuals``; zeros (an empty array) when there
+    are none. The transpose of ``residual_weights``."""
+    if np.size(residuals) != np.size(row):
+        return np.zeros(np.shape(residuals))
+    return np.reshape(row, np.shape(residuals))
+
+
+def three_vectors(x, vector_axis=-1, axis=None):
+    """``x``, an operand of np.cross whose derivative is taken: its vectors must have 3
+    components (NumPy 2 deprecates 2-vectors, whose cross product is a scalar)."""
+    if np.shape(x)[vector_axis if axis is None else axis] != 3:
+        raise UnsupportedOperationError(
+            "srcad differentiates np.cross of 3-vectors only, not of an array of shape %s"
+            % (np.shape(x),), None, "Append a zero component to 2-vectors.")
+    return x

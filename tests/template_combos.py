@@ -1580,6 +1580,388 @@ case(entries_of, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
 case(merged_tangent, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
 
 
+# ------------------------------------------------- numpy_linalg.py: np.linalg
+# Matrices (stacks of them) well inside each function's domain: well conditioned, symmetric
+# positive definite, eigenvalues (singular values) at least 0.5 apart.
+
+def well_conditioned(shape, rng):
+    """A random matrix (stack) plus three times the identity: far from singular."""
+    return rng.uniform(-1.0, 1.0, shape) + 3.0 * np.eye(shape[-1])
+
+
+def positive_definite(shape, rng):
+    """Symmetric positive definite, eigenvalues spread over [1, 1 + n] at least 0.5 apart."""
+    n = shape[-1]
+    rotation = np.linalg.qr(rng.normal(size=shape))[0]
+    eigenvalues = 1.0 + np.arange(n) + rng.uniform(0.0, 0.3, shape[:-1])
+    return np.matmul(rotation * np.expand_dims(eigenvalues, -2), rt.matrix_transpose(rotation))
+
+
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def inv(a):
+    return np.linalg.inv(a)
+
+
+def det(a):
+    return np.linalg.det(a)
+
+
+def slogdet(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return sign * logdet
+
+
+def cholesky(a):
+    return np.linalg.cholesky(a)
+
+
+def eigh(a):
+    # eigenvectors' signs are arbitrary: products of a column's entries do not depend on them
+    w, v = np.linalg.eigh(a)
+    return np.expand_dims(w, -2) * v * v
+
+
+def eigh_upper(a):
+    w, v = np.linalg.eigh(a, UPLO="U")
+    return w * w + np.sum(v * v[..., :1, :], axis=-2)
+
+
+SQUARE = [(3, 3), (2, 3, 3), (1, 1)]
+case(solve, (well_conditioned, anything),
+     [((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (3,)), ((2, 3, 3), (2, 3, 1)),
+      ((3, 3), (2, 3, 2)), ((2, 3, 3), (3, 4))], (0, 1))
+case(inv, (well_conditioned,), SQUARE)
+case(det, (well_conditioned,), SQUARE)
+case(slogdet, (well_conditioned,), SQUARE)
+case(cholesky, (positive_definite,), SQUARE)
+case(eigh, (positive_definite,), SQUARE)
+case(eigh_upper, (positive_definite,), [(3, 3), (2, 4, 4)])
+
+
+def trace(x):
+    return np.trace(x)
+
+
+def trace_offset_axes(x):
+    return np.trace(x, -1, 2, 0)
+
+
+def trace_method(x):
+    return x.trace(1)
+
+
+case(trace, (anything,), [FULL, (3, 3), THREE_D])
+case(trace_offset_axes, (anything,), [THREE_D, (3, 4, 3)])
+case(trace_method, (anything,), [FULL, THREE_D])
+
+
+# the runtime helpers of linear algebra's templates
+def matrix_transpose(x):
+    return rt.matrix_transpose(x)
+
+
+def solve_columns(v, x):
+    return rt.solve_columns(v, x, np.ones((3, 3)))
+
+
+def from_triangle(x):
+    return rt.from_triangle(x) + rt.from_triangle(x * x, "U")
+
+
+def to_triangle(x):
+    return rt.to_triangle(x) + rt.to_triangle(x * x, "U")
+
+
+def diagonal_adjoint(g, x):
+    return rt.diagonal_adjoint(g, x, 1, 0, 2)
+
+
+case(matrix_transpose, (anything,), [FULL, THREE_D])
+case(solve_columns, (anything, anything), [(VECTOR, VECTOR), (FULL, (2, 3)), (FULL, (3, 2, 3))],
+     (0, 1), zero_derivative=(1,))
+case(from_triangle, (anything,), [(3, 3), (2, 3, 3)])
+case(to_triangle, (anything,), [(3, 3), (2, 3, 3)])
+case(diagonal_adjoint, (anything, anything), [((4, 1), (2, 4, 3)), ((4, 2), (3, 4, 3))], (0, 1),
+     zero_derivative=(1,))
+
+
+def tril(x):
+    return np.tril(x)
+
+
+def triu_k(x):
+    return np.triu(x, -1) + np.tril(x, 1)
+
+
+def diagonal(x):
+    return np.diagonal(x, 1) + np.sum(x.diagonal(0, 1, 2))
+
+
+def diag_vector(x):
+    return np.diag(x, 1) * np.sum(np.diag(x))
+
+
+def diag_matrix(x):
+    return np.diag(x) + np.diag(x, -1)[0]
+
+
+case(tril, (anything,), [FULL, (3, 3), THREE_D, VECTOR])
+case(triu_k, (anything,), [FULL, (3, 2), THREE_D])
+case(diagonal, (anything,), [THREE_D, (3, 4, 2)])
+case(diag_vector, (anything,), [VECTOR, (1,)])
+case(diag_matrix, (anything,), [FULL, (3, 3), (4, 2)])
+
+
+def diag_adjoint(g, x):
+    return rt.diag_adjoint(g, x, 1) + rt.diag_adjoint(g, x, 1)
+
+
+case(diag_adjoint, (anything, anything), [((4, 4), VECTOR), (VECTOR, (3, 4))], (0, 1),
+     zero_derivative=(1,))
+
+
+def tensordot(a, b):
+    return np.tensordot(a, b)
+
+
+def tensordot_pairs(a, b):
+    return np.tensordot(a, b, axes=([0, 2], [2, 1]))
+
+
+def tensordot_int_pair(a, b):
+    return np.tensordot(a, b, (1, 0)) * np.sum(np.tensordot(a, b, 0))
+
+
+def inner(a, b):
+    return np.inner(a, b)
+
+
+def vdot(a, b):
+    return np.vdot(a, b)
+
+
+def kron(a, b):
+    return np.kron(a, b)
+
+
+def cross(a, b):
+    return np.cross(a, b)
+
+
+def cross_axes(a, b):
+    return np.cross(a, b, axis=0) + np.sum(np.cross(a, b[:, 0], axisa=0, axisc=0))
+
+
+case(tensordot, (anything, anything), [((2, 3, 4), (3, 4, 2)), ((3, 4), (3, 4)),
+                                       ((2, 3, 4), (3, 4))], (0, 1))
+case(tensordot_pairs, (anything, anything), [((2, 3, 4), (3, 4, 2))], (0, 1))
+case(tensordot_int_pair, (anything, anything), [(FULL, (3, 4)), ((3, 3), (3, 1))], (0, 1))
+case(inner, (anything, anything), [(VECTOR, VECTOR), (FULL, (4, 3)), ((), FULL), (FULL, ()),
+                                   ((2, 2, 3), VECTOR), ((), ())], (0, 1))
+case(vdot, (anything, anything), [(VECTOR, VECTOR), (FULL, (3, 2)), ((1, 3), VECTOR)], (0, 1))
+case(kron, (anything, anything), [(FULL, (3, 2)), (VECTOR, (2, 2)), ((), FULL), (FULL, ()),
+                                  (VECTOR, VECTOR)], (0, 1))
+case(cross, (anything, anything), [(VECTOR, VECTOR), (FULL, VECTOR), ((4, 1, 3), (2, 3))],
+     (0, 1))
+case(cross_axes, (anything, anything), [((3, 2), (3, 1)), ((3, 4), (3, 4))], (0, 1))
+
+
+def separated_singular_values(shape, rng):
+    """A matrix (stack) with singular values 1, 2, ... (plus up to 0.3): distinct, nonzero."""
+    m, n = shape[-2:]
+    k = min(m, n)
+    left = np.linalg.qr(rng.normal(size=shape[:-2] + (m, k)))[0]
+    right = np.linalg.qr(rng.normal(size=shape[:-2] + (n, k)))[0]
+    values = 1.0 + np.arange(k) + rng.uniform(0.0, 0.3, shape[:-2] + (k,))
+    return np.matmul(left * np.expand_dims(values, -2), rt.matrix_transpose(right))
+
+
+def svd(a):
+    # u's and vh's signs are arbitrary: products of one singular vector's entries are not
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.matmul(u * u * np.expand_dims(s, -2), vh * vh)
+
+
+def svd_values(a):
+    return np.linalg.svd(a, full_matrices=False)[1]
+
+
+def qr(a):
+    q, r = np.linalg.qr(a)
+    return np.sum(q, axis=-1, keepdims=True) * r[..., :1, :]
+
+
+def pinv(a):
+    return np.linalg.pinv(a)
+
+
+def matrix_power(a):
+    return np.linalg.matrix_power(a, 3) + np.linalg.matrix_power(a, 0)
+
+
+def matrix_power_negative(a):
+    return np.linalg.matrix_power(a, -2)
+
+
+MATRICES = [(3, 3), (4, 2), (2, 4), (2, 3, 4), (1, 1)]
+case(svd, (separated_singular_values,), MATRICES)
+case(svd_values, (separated_singular_values,), [(3, 3), (2, 4, 3)])
+case(qr, (well_conditioned,), [(3, 3), (2, 3, 3), (1, 1)], name="qr_square")
+case(qr, (separated_singular_values,), MATRICES, name="qr_rectangular")
+case(pinv, (separated_singular_values,), MATRICES)
+case(matrix_power, (anything,), [(3, 3), (2, 3, 3), (1, 1)])
+case(matrix_power_negative, (well_conditioned,), [(3, 3), (2, 3, 3)])
+
+
+def block_upper(a, e):
+    return rt.block_upper(a, e)
+
+
+def block_diagonal_sum(g):
+    return rt.block_diagonal_sum(g)
+
+
+def upper_right_block(g):
+    return rt.upper_right_block(g)
+
+
+case(block_upper, (anything, anything), [((2, 2), (2, 2)), ((2, 3, 3), (3, 3)),
+                                         ((3, 3), (2, 3, 3))], (0, 1))
+case(block_diagonal_sum, (anything,), [(4, 4), (2, 6, 6)])
+case(upper_right_block, (anything,), [(4, 4), (2, 6, 6)])
+
+
+def einsum_matmul(a, b):
+    return np.einsum("ij,jk->ik", a, b)
+
+
+def einsum_implicit(a, b):
+    return np.einsum("ij,jk", a, b) * np.einsum("Ba", a)[0, 0] + np.einsum("ba", a)[:, :1]
+
+
+def einsum_diagonal(a):
+    diagonal = np.einsum("iij->ji", np.expand_dims(a, -1))[0]
+    return np.einsum("ii->i", a) * np.einsum("ii", a) + diagonal
+
+
+def einsum_sums(a):
+    return np.einsum("ij->j", a) + np.einsum("ij->", a)
+
+
+def einsum_ellipsis(a, b):
+    return np.einsum("...ij,...jk->...ik", a, b)
+
+
+def einsum_broadcast(a, b):
+    return np.einsum("ij,ij->ij", a, b)
+
+
+def einsum_three(a, b, c):
+    return np.einsum("ij,jk,k->i", a, b, c, optimize=True)
+
+
+case(einsum_matmul, (anything, anything), [((2, 3), (3, 4)), ((1, 3), (3, 1))], (0, 1))
+case(einsum_implicit, (anything, anything), [((3, 3), (3, 4))], (0, 1))
+case(einsum_diagonal, (anything,), [(3, 3), (1, 1)])
+case(einsum_sums, (anything,), [FULL, COLUMN])
+case(einsum_ellipsis, (anything, anything), [((2, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)),
+                                              ((1, 2, 3), (4, 3, 2))], (0, 1))
+case(einsum_broadcast, (anything, anything), [(COLUMN, FULL), (ROW, FULL), (FULL, FULL)], (0, 1))
+case(einsum_three, (anything, anything, anything), [((2, 3), (3, 4), (4,))], (0, 1, 2))
+
+
+def contract(a, b):
+    return rt.contract(("ij", None, "jk", None), "iik", (2, 2, 4), a, None, b)
+
+
+def contract_broadcast(a, b, c):
+    return rt.contract(("i", "ij", None, "j"), "jkj", (1, 2, 1), a, b, None, c)
+
+
+case(contract, (anything, anything), [((2, 3), (3, 4))], (0, 1))
+case(contract_broadcast, (anything, anything, anything), [((3,), (3, 1), (1,))], (0, 1, 2))
+
+
+# ------------------------------------------------------------ scipy_linalg.py (if SciPy is)
+try:
+    import scipy.linalg as scipy_linalg
+except ImportError:
+    scipy_linalg = None
+
+if scipy_linalg is not None:
+    def scipy_solve(a, b):
+        return scipy_linalg.solve(a, b)
+
+    def scipy_inv(a):
+        return scipy_linalg.inv(a)
+
+    def scipy_det(a):
+        return scipy_linalg.det(a)
+
+    def solve_triangular(a, b):
+        return scipy_linalg.solve_triangular(a, b)
+
+    def solve_triangular_lower(a, b):
+        return scipy_linalg.solve_triangular(a, b, lower=True)
+
+    def expm(a):
+        return scipy_linalg.expm(a)
+
+    case(scipy_solve, (well_conditioned, anything), [((3, 3), (3,)), ((3, 3), (3, 2))], (0, 1))
+    case(scipy_inv, (well_conditioned,), [(3, 3), (1, 1)])
+    case(scipy_det, (well_conditioned,), [(3, 3), (1, 1)])
+    case(solve_triangular, (well_conditioned, anything), [((3, 3), (3,)), ((3, 3), (3, 2))],
+         (0, 1))
+    case(solve_triangular_lower, (well_conditioned, anything), [((3, 3), (3, 2))], (0, 1))
+    case(expm, (small,), [(3, 3), (2, 3, 3), (1, 1)])
+
+
+def triangle(x):
+    return rt.triangle(x) + rt.triangle(x * x, True)
+
+
+case(triangle, (anything,), [(3, 3), FULL, (2, 3, 3)])
+
+
+def lstsq(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return x
+
+
+def lstsq_everything(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return np.sum(residuals) + np.sum(s * s) * x[0]
+
+
+LSTSQ_SHAPES = [((4, 2), (4,)), ((4, 2), (4, 3)), ((2, 4), (2,)), ((3, 3), (3, 2))]
+case(lstsq, (separated_singular_values, anything), LSTSQ_SHAPES, (0, 1))
+case(lstsq_everything, (separated_singular_values, anything), LSTSQ_SHAPES[:3], (0, 1))
+
+
+def residual_weights(g, x):
+    return rt.residual_weights(g, x) * 2.0 + rt.residual_weights(x[0, :2], x)
+
+
+def residuals_like(row, like):
+    return rt.residuals_like(row, like) + np.sum(rt.residuals_like(row, like[:0]))
+
+
+case(residual_weights, (anything, anything), [((3,), (2, 3)), ((1,), (2, 1))], (0, 1),
+     zero_derivative=(1,))
+case(residuals_like, (anything, anything), [((1, 3), (3,)), ((1, 1), (1,))], (0, 1),
+     zero_derivative=(1,))
+
+
+def three_vectors(x):
+    return rt.three_vectors(x) * rt.three_vectors(x, 0, -1)
+
+
+case(three_vectors, (anything,), [VECTOR, (2, 3), (3, 3)])
+
+
 # SciPy's functions (an optional dependency): their cases live in tests/scipy_combos.py,
 # added to CASES only when SciPy imports
 try:

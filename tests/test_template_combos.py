@@ -488,6 +488,8 @@ AUDITED_NONDIFFERENTIABLE = {
     **dict.fromkeys(["srcad.runtime.zeros_like", "srcad.runtime.method_axes",
                      "srcad.runtime.inverse_transpose_axes", "srcad.runtime.reduced_size",
                      "srcad.runtime.linspace_weights", "srcad.runtime.arange_weights"], _HELPER),
+    **dict.fromkeys(["srcad.runtime.tensordot_adjoint_axes", "srcad.runtime.inner_axes",
+                     "srcad.runtime.kron_plan", "srcad.runtime.einsum_specs"], _HELPER),
 }
 
 

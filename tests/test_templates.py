@@ -908,6 +908,49 @@ for _sx, _sy in [((3,), (4,)), ((2, 2), (3,)), ((), (3,))]:
          id="outer[%s,%s]" % (shape_text(_sx), shape_text(_sy)))
 
 
+# products and np.linalg: the functions of tests/template_combos.py (which checks them on
+# many more shapes, forward and to second order) on one input each, inside their domains
+def _linalg_corpus():
+    from tests import template_combos as combos
+
+    rng = np.random.default_rng(20261201)
+    matrix, square = (2, 3), (3, 3)
+    for f, domains, shapes in [
+            (combos.solve, (combos.well_conditioned, combos.anything), ((2, 3, 3), (3,))),
+            (combos.inv, (combos.well_conditioned,), (square,)),
+            (combos.det, (combos.well_conditioned,), ((2, 3, 3),)),
+            (combos.slogdet, (combos.well_conditioned,), (square,)),
+            (combos.cholesky, (combos.positive_definite,), (square,)),
+            (combos.eigh, (combos.positive_definite,), (square,)),
+            (combos.svd, (combos.separated_singular_values,), ((4, 2),)),
+            (combos.qr, (combos.separated_singular_values,), ((2, 4),)),
+            (combos.pinv, (combos.separated_singular_values,), ((2, 4),)),
+            (combos.lstsq_everything, (combos.separated_singular_values, combos.anything),
+             ((4, 2), (4,))),
+            (combos.matrix_power, (combos.anything,), (square,)),
+            (combos.trace, (combos.anything,), (matrix,)),
+            (combos.trace_method, (combos.anything,), ((2, 3, 3),)),
+            (combos.diagonal, (combos.anything,), ((2, 3, 3),)),
+            (combos.diag_vector, (combos.anything,), ((3,),)),
+            (combos.diag_matrix, (combos.anything,), (matrix,)),
+            (combos.tril, (combos.anything,), (matrix,)),
+            (combos.triu_k, (combos.anything,), (square,)),
+            (combos.tensordot_pairs, (combos.anything, combos.anything), ((2, 3, 4), (3, 4, 2))),
+            (combos.inner, (combos.anything, combos.anything), (matrix, (4, 3))),
+            (combos.vdot, (combos.anything, combos.anything), (matrix, (3, 2))),
+            (combos.kron, (combos.anything, combos.anything), (matrix, (3, 2))),
+            (combos.cross, (combos.anything, combos.anything), (matrix, (3,))),
+            (combos.einsum_three, (combos.anything, combos.anything, combos.anything),
+             ((2, 3), (3, 4), (4,))),
+            (combos.einsum_diagonal, (combos.anything,), (square,))]:
+        args = [domain(shape, rng) for domain, shape in zip(domains, shapes)]
+        case(f, *args, wrt=tuple(range(len(args))) if len(args) > 1 else 0,
+             id="%s[%s]" % (f.__name__, ",".join(shape_text(s) for s in shapes)))
+
+
+_linalg_corpus()
+
+
 # ------------------------------------------------------------ numpy_shape.py
 
 def reshape(x):

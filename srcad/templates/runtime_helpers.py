@@ -511,3 +511,46 @@ specializer(lambda p, a, k: _dot_adjoint_left(p, a, k)
 specializer(lambda p, a, k: _dot_adjoint_right(p, a, k)
             if all(isinstance(x, Array) and x.ndim == 2 for x in k[1:]) else None,
             rt.matmul_adjoint_right)
+
+
+# linear algebra's helpers (srcad/templates/numpy_linalg.py): linear, each other's transposes
+linear(rt.matrix_transpose, parameters="y, x", transpose="rt.matrix_transpose(g)")
+linear(rt.solve_columns, parameters="y, v, x, a", transpose="np.reshape(g, np.shape(v))")
+linear(rt.from_triangle, parameters='y, x, uplo="L"', transpose="rt.to_triangle(g, uplo)")
+linear(rt.to_triangle, parameters='y, x, uplo="L"', transpose="rt.from_triangle(g, uplo)")
+linear(rt.diagonal_adjoint, parameters="y, diagonal, x, offset=0, axis1=0, axis2=1",
+       transpose="rt.unbroadcast(np.diagonal(g, offset, axis1, axis2), diagonal)")
+linear(rt.diag_adjoint, parameters="y, h, v, k=0", transpose="np.diag(g, k)")
+nondifferentiable(rt.tensordot_adjoint_axes, rt.inner_axes, rt.kron_plan)
+# linear in a and e together (not in each alone: not multilinear, whose facts say the
+# result is zero when either is)
+@adjoint(rt.block_upper)
+def block_upper(y, a, e):
+    d[a] += rt.unbroadcast(rt.block_diagonal_sum(d[y]), a)
+    d[e] += rt.unbroadcast(rt.upper_right_block(d[y]), e)
+
+
+@tangent(rt.block_upper)
+def block_upper(y, a, e):  # noqa: F811
+    d[y] = rt.block_upper(d[a], d[e])
+
+
+linear(rt.block_diagonal_sum, parameters="y, blocks", transpose="rt.block_upper(g, 0.0 * g)")
+linear(rt.upper_right_block, parameters="y, blocks", transpose="rt.block_upper(0.0 * g, g)")
+# rt.contract's adjoint for one operand is a contraction of g with the others, into that
+# operand's subscripts: rt.contract again (g in the first slot, the operand's slot empty)
+multilinear(rt.contract, parameters="y, specs, target, shape, x0, x1=None, x2=None, x3=None",
+            transposes={"x0": "rt.contract((target, specs[1], specs[2], specs[3]), specs[0], "
+                              "np.shape(x0), g, x1, x2, x3)",
+                        "x1": "rt.contract((target, specs[0], specs[2], specs[3]), specs[1], "
+                              "np.shape(x1), g, x0, x2, x3)",
+                        "x2": "rt.contract((target, specs[0], specs[1], specs[3]), specs[2], "
+                              "np.shape(x2), g, x0, x1, x3)",
+                        "x3": "rt.contract((target, specs[0], specs[1], specs[2]), specs[3], "
+                              "np.shape(x3), g, x0, x1, x2)"})
+nondifferentiable(rt.einsum_specs)
+linear(rt.triangle, parameters="y, x, lower=False", transpose="rt.triangle(g, lower)")
+linear(rt.residual_weights, parameters="y, h, like", transpose="rt.residuals_like(g, h)")
+linear(rt.residuals_like, parameters="y, row, residuals",
+       transpose="rt.residual_weights(g, row)")
+linear(rt.three_vectors, parameters="y, x, vector_axis=-1, axis=None", transpose="g")
