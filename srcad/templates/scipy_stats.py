@@ -188,7 +188,9 @@ if stats is not None:
     @tangent(stats.norm.ppf)
     def norm_ppf(y, q, loc=0.0, scale=1.0):  # noqa: F811
         z = (y - loc) / scale
-        d[y] = d[q] * scale * SQRT_2PI * np.exp(0.5 * z * z) + d[loc] + d[scale] * z
+        # (d[loc] times ones: alone, it must still take the result's shape)
+        d[y] = d[q] * scale * SQRT_2PI * np.exp(0.5 * z * z) + d[loc] * np.ones_like(y) + d[
+            scale] * z
 
     # ---- Student's t: s = -(df + 1) z / (df + z^2)
     @adjoint(stats.t.logpdf)
