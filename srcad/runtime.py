@@ -12,6 +12,7 @@ import collections
 import copy
 import dataclasses
 import linecache
+import math
 import numbers
 
 import numpy as np
@@ -825,7 +826,6 @@ def method_axes(axes):
     return tuple(axes)
 
 
-
 def array_of(*items):
     """``np.array([a, b, ...])`` written by srcad: an array made of differentiable parts."""
     return np.array(items)
@@ -1071,6 +1071,264 @@ def weighted(values, weights):
     """``values * weights``, or ``values`` when ``weights`` is None (an optional weight, such
     as scipy.special.logsumexp's b)."""
     return values if weights is None else values * weights
+# ---- scans and differences (their adjoints: srcad/templates/numpy_reductions.py)
+
+
+def reverse_cumsum(g, x, axis=None):
+    """Adjoint of ``np.cumsum(x, axis)``: the sums of ``g`` from each element to the end (of
+    the flattened array for axis=None, given back in x's shape)."""
+    g = np.asarray(g)
+    if axis is None:
+        return np.reshape(np.cumsum(g.ravel()[::-1])[::-1], np.shape(x))
+    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+
+
+def diff_adjoint(g, n=1, axis=-1):
+    """Adjoint of ``np.diff(x, n, axis)``: each difference's transpose, -diff of g padded
+    with a zero at both ends of ``axis``, n times."""
+    for _ in range(n):
+        g = -np.diff(g, axis=axis, prepend=0.0, append=0.0)
+    return g
+
+
+def product_of_others(x, axis=None):
+    """Each element's derivative of ``np.prod(x, axis)``: the product of the other elements of
+    its slice; y / x where no element is 0 (and y neither overflows nor underflows), else from
+    the products before and after it (no division: exact where x has zeros)."""
+    x = np.asarray(x)
+    if x.ndim == 0 or x.size == 0:
+        return np.ones_like(x, dtype=np.result_type(x, 1.0))
+    product = np.prod(x, axis=axis, keepdims=True)
+    if np.all(x != 0) and np.all(np.isfinite(product)) and np.all(product != 0):
+        return product / x  # no zero, no overflow or underflow: the quotient is as exact
+    axes = tuple(range(x.ndim)) if axis is None else _normalize_axes(axis, x.ndim)
+    order = [a for a in range(x.ndim) if a not in axes] + list(axes)
+    moved = np.transpose(x, order)
+    rows = moved.reshape(moved.shape[:x.ndim - len(axes)] + (-1,))
+    ones = np.ones(rows.shape[:-1] + (1,), dtype=np.result_type(x, 1.0))
+    before = np.cumprod(np.concatenate([ones, rows[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, rows[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return np.transpose((before * after).reshape(moved.shape), np.argsort(order))
+
+
+def product_of_others_tangent(t, x, axis=None):
+    """The tangent of ``product_of_others(x, axis)`` along ``t``: for each element i, the sum
+    over the others j of t_j times the product of the elements but i and j. By the count of
+    zeros in the slice (0, 1, 2, more), dividing by nonzero elements only."""
+    x = np.asarray(x)
+    t = np.broadcast_to(t, np.shape(x))
+    if x.ndim == 0:
+        return np.zeros_like(x, dtype=np.result_type(x, 1.0))
+    zero = x == 0
+    zeros = np.sum(zero, axis=axis, keepdims=True)
+    safe = np.where(zero, 1.0, x)
+    product = np.prod(safe, axis=axis, keepdims=True)  # of the nonzero elements
+    ratio = t / safe
+    over_nonzero = np.sum(np.where(zero, 0.0, ratio), axis=axis, keepdims=True)
+    at_zeros = np.sum(np.where(zero, t, 0.0), axis=axis, keepdims=True)
+    none = product / safe * (over_nonzero - ratio)
+    one = np.where(zero, product * over_nonzero, at_zeros * product / safe)
+    two = np.where(zero, (at_zeros - t) * product, 0.0)
+    return np.where(zeros == 0, none, np.where(zeros == 1, one, np.where(zeros == 2, two, 0.0)))
+
+
+def weights_along(weights, x, axis=None):
+    """np.average's ``weights`` as an array of x's shape: ones for None, a 1-D array laid
+    along ``axis``, or weights of x's shape."""
+    x_shape = np.shape(x)
+    if weights is None:
+        return np.ones(x_shape)
+    weights = np.asarray(weights)
+    if weights.shape != x_shape and weights.ndim == 1 and isinstance(axis, int):
+        laid = [1] * len(x_shape)
+        laid[axis % len(x_shape)] = weights.size
+        weights = np.reshape(weights, laid)
+    return np.broadcast_to(weights, x_shape)
+
+
+def weights_along_adjoint(g, weights, axis=None):
+    """The transpose of ``weights_along``: ``g`` (of x's shape) summed back to the weights'."""
+    g = np.asarray(g)
+    if np.shape(weights) == g.shape:
+        return g
+    others = tuple(i for i in range(g.ndim) if i != axis % g.ndim)
+    return np.reshape(np.sum(g, axis=others), np.shape(weights))
+
+
+def _sorted_rows(x, axis):
+    """x with the axes ``axis`` reduces moved last and flattened into one, each such row's
+    ranks (a stable argsort: at ties, the first in memory order ranks lower), and what
+    puts it back: (rows, ranks, order of the moved axes, their shape)."""
+    x = np.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else _normalize_axes(axis, x.ndim)
+    order = [a for a in range(x.ndim) if a not in axes] + list(axes)
+    moved = np.transpose(x, order)
+    rows = moved.reshape(moved.shape[:x.ndim - len(axes)] + (-1,))
+    return rows, np.argsort(rows, axis=-1, kind="stable"), order, moved.shape
+
+
+def _interpolated_ranks(q, count):
+    """np.quantile's linear method: the ranks below and above each q, and the weight of the
+    one above."""
+    position = np.asarray(q, dtype=float) * (count - 1)
+    lower = np.clip(np.floor(position), 0, count - 1).astype(int)
+    return lower, np.minimum(lower + 1, count - 1), position - lower
+
+
+def quantile_tangent(t, x, q, axis=None, keepdims=False):
+    """The tangent of ``np.quantile(x, q, axis, keepdims=keepdims)`` (linear method) along t:
+    t at the element(s) each quantile selects, split as the quantile interpolates."""
+    rows, ranks, order, _ = _sorted_rows(x, axis)
+    t_rows = np.transpose(np.broadcast_to(t, np.shape(x)), order).reshape(rows.shape)
+    t_sorted = np.take_along_axis(t_rows, ranks, axis=-1)
+    lower, upper, above = _interpolated_ranks(q, rows.shape[-1])
+    quantiles = np.ndim(q)
+    leading = list(range(-quantiles, 0)), list(range(quantiles))
+    above = np.reshape(above, np.shape(q) + (1,) * (rows.ndim - 1))
+    result = ((1.0 - above) * np.moveaxis(t_sorted[..., lower], *leading)
+              + above * np.moveaxis(t_sorted[..., upper], *leading))
+    if keepdims:
+        result = np.reshape(result, np.shape(q) + _kept_shape(np.shape(x), axis))
+    return result[()] if result.ndim == 0 else result
+
+
+def quantile_adjoint(g, x, q, axis=None, keepdims=False):
+    """The adjoint of ``np.quantile(x, q, axis, keepdims=keepdims)`` (linear method): each
+    g to the element(s) its quantile selects, split as it interpolates (quantile_tangent's
+    transpose)."""
+    rows, ranks, order, moved_shape = _sorted_rows(x, axis)
+    lower, upper, above = _interpolated_ranks(q, rows.shape[-1])
+    quantile_shape = np.shape(q)
+    reduced_shape = _kept_shape(np.shape(x), axis) if keepdims else rows.shape[:-1]
+    g = np.reshape(np.broadcast_to(g, quantile_shape + reduced_shape),
+                   quantile_shape + rows.shape[:-1])
+    sorted_adjoint = np.zeros(rows.shape, dtype=np.result_type(g, 1.0))
+    for index in np.ndindex(quantile_shape):
+        sorted_adjoint[..., lower[index]] += (1.0 - above[index]) * g[index]
+        sorted_adjoint[..., upper[index]] += above[index] * g[index]
+    rows_adjoint = np.empty_like(sorted_adjoint)
+    np.put_along_axis(rows_adjoint, ranks, sorted_adjoint, axis=-1)
+    return np.transpose(rows_adjoint.reshape(moved_shape), np.argsort(order))
+
+
+def _kept_shape(shape, axis):
+    """The shape of a reduction over ``axis`` with keepdims: size 1 on the reduced axes."""
+    axes = range(len(shape)) if axis is None else _normalize_axes(axis, len(shape))
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+# Bernoulli numbers B2, B4, ..., B16: the asymptotic series of the polygamma functions
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
+
+
+def math_polygamma(n, x):
+    """The n-th derivative of digamma at a Python float x (not 0 or a negative integer): the
+    derivatives of math.lgamma. x is moved up to 12 or more by the recurrence
+    psi_n(x) = psi_n(x + 1) - (-1)^n n! / x^(n + 1), then the asymptotic series (8 terms:
+    relative error below 1e-16 there)."""
+    x = float(x)
+    factorial = math.factorial(n)
+    shifted = 0.0
+    while x < 12.0:
+        shifted -= (-1) ** n * factorial / x ** (n + 1)
+        x += 1.0
+    if n == 0:
+        series = math.log(x) - 0.5 / x - sum(
+            b / (2 * k * x ** (2 * k)) for k, b in enumerate(_BERNOULLI, 1))
+    else:
+        series = (-1) ** (n + 1) * (
+            math.factorial(n - 1) / x ** n + factorial / (2.0 * x ** (n + 1)) + sum(
+                b * math.factorial(2 * k + n - 1) / (math.factorial(2 * k) * x ** (2 * k + n))
+                for k, b in enumerate(_BERNOULLI, 1)))
+    return shifted + series
+
+
+# cumprod's derivatives, by recurrences along the scanned axis (no division: exact where x
+# has zeros); a Python loop over that axis, vectorized over the others
+
+
+def _scanned(value, shape, axis):
+    """``value`` broadcast to ``shape`` (x's, or the flattened x's for an adjoint of a scan
+    with axis=None), as a float array with the scanned axis first."""
+    value = np.broadcast_to(np.asarray(value, dtype=np.result_type(value, 1.0)), shape)
+    return np.reshape(value, (-1,)) if axis is None else np.moveaxis(value, axis, 0)
+
+
+def _scan_output_shape(x, axis):
+    return (np.size(x),) if axis is None else np.shape(x)
+
+
+def _unscanned(value, x, axis, flat):
+    """The inverse of ``_scanned``: the scanned axis back in place, x's shape for an adjoint
+    (``flat`` False) or the flattened one for axis=None."""
+    if axis is None:
+        return value if flat else np.reshape(value, np.shape(x))
+    return np.moveaxis(value, 0, axis)
+
+
+def cumprod_tangent(t, x, axis=None):
+    """The tangent of ``np.cumprod(x, axis)`` along t: T_i = T_(i-1) x_i + y_(i-1) t_i."""
+    xs, ts = _scanned(x, np.shape(x), axis), _scanned(t, np.shape(x), axis)
+    product, tangent = np.ones(xs.shape[1:]), np.zeros(xs.shape[1:])
+    result = np.empty(xs.shape)
+    for i in range(xs.shape[0]):
+        product, tangent = product * xs[i], tangent * xs[i] + product * ts[i]
+        result[i] = tangent
+    return _unscanned(result, x, axis, flat=True)
+
+
+def cumprod_adjoint(g, x, axis=None):
+    """The adjoint of ``np.cumprod(x, axis)``: x_j gets y_(j-1) R_j, where R_j = g_j +
+    x_(j+1) R_(j+1) (the transpose of cumprod_tangent)."""
+    xs, gs = _scanned(x, np.shape(x), axis), _scanned(g, _scan_output_shape(x, axis), axis)
+    before = np.cumprod(np.concatenate([np.ones((1,) + xs.shape[1:]), xs[:-1]]), axis=0)
+    result = np.empty(xs.shape)
+    rest = np.zeros(xs.shape[1:])
+    for j in range(xs.shape[0] - 1, -1, -1):
+        rest = gs[j] + (xs[j + 1] * rest if j + 1 < xs.shape[0] else 0.0)
+        result[j] = before[j] * rest
+    return _unscanned(result, x, axis, flat=False)
+
+
+def cumprod_adjoint_tangent(g, x, s, axis=None):
+    """The derivative of ``cumprod_adjoint(g, x, axis)`` in x along s (prod's second
+    derivative, a symmetric map of s: its own transpose)."""
+    xs, ss = _scanned(x, np.shape(x), axis), _scanned(s, np.shape(x), axis)
+    gs = _scanned(g, _scan_output_shape(x, axis), axis)
+    count = xs.shape[0]
+    before = np.empty(xs.shape)
+    before_tangent = np.empty(xs.shape)
+    product, tangent = np.ones(xs.shape[1:]), np.zeros(xs.shape[1:])
+    for j in range(count):
+        before[j], before_tangent[j] = product, tangent
+        product, tangent = product * xs[j], tangent * xs[j] + product * ss[j]
+    result = np.empty(xs.shape)
+    rest, rest_tangent = np.zeros(xs.shape[1:]), np.zeros(xs.shape[1:])
+    for j in range(count - 1, -1, -1):
+        if j + 1 < count:
+            rest, rest_tangent = (gs[j] + xs[j + 1] * rest,
+                                  ss[j + 1] * rest + xs[j + 1] * rest_tangent)
+        else:
+            rest = gs[j]
+        result[j] = before_tangent[j] * rest + before[j] * rest_tangent
+    return _unscanned(result, x, axis, flat=False)
+
+
+def cumprod_second(t, s, x, axis=None):
+    """cumprod's second derivative along t and s: B_i = B_(i-1) x_i + T_(i-1) s_i +
+    S_(i-1) t_i, T and S its tangents along t and s."""
+    xs, ts, ss = (_scanned(value, np.shape(x), axis) for value in (x, t, s))
+    zeros = np.zeros(xs.shape[1:])
+    product, along_t, along_s, both = np.ones(xs.shape[1:]), zeros, zeros, zeros
+    result = np.empty(xs.shape)
+    for i in range(xs.shape[0]):
+        product, along_t, along_s, both = (
+            product * xs[i], along_t * xs[i] + product * ts[i], along_s * xs[i] + product * ss[i],
+            both * xs[i] + along_t * ss[i] + along_s * ts[i])
+        result[i] = both
+    return _unscanned(result, x, axis, flat=True)
+
+
 # ---- linear algebra (srcad/templates/numpy_linalg.py)
 
 

@@ -153,6 +153,7 @@ class Case:
     forward_only: bool = False  # in-place helpers reverse mode refuses on purpose
     wrap: str = "numpy"  # how the output is made scalar: "numpy" or "math" (Python floats)
     zero_derivative: tuple = ()  # positions whose derivative is 0 (wherever it is defined)
+    second_order: str = ""  # why its second order is not checked (a helper of prod's adjoint)
 
     def subsets(self):
         """Every non-empty subset of the operands with a derivative; an operand whose
@@ -559,6 +560,13 @@ case(all_but_last_directly, (anything, anything), SOME_PAIRS, (0, 1))
 case(append_ragged, (anything, anything), [(SCALAR, VECTOR), (VECTOR, FULL)], (0, 1))
 
 
+def builtin_pow(x, y):
+    return pow(x, y)
+
+
+case(builtin_pow, (positive, exponent), [(SCALAR, SCALAR), (F64, SCALAR), (FULL, SCALAR),
+                                         (VECTOR, COLUMN), (SCALAR, ROW)], (0, 1))
+
 # ------------------------------------------------------- numpy_elementwise.py
 
 def np_sin(x):
@@ -704,6 +712,173 @@ case(to_float_of_item, (anything,), [FULL, (3, 2)], wrap="math")
 case(to_float_of_sum, (anything,), [VECTOR, FULL], wrap="math")
 
 
+def np_logaddexp(x, y):
+    return np.logaddexp(x, y)
+
+
+def np_logaddexp2(x, y):
+    return np.logaddexp2(x, y)
+
+
+def logaddexp_of_large(x, y):
+    return np.logaddexp(x * 400.0, y * 400.0)
+
+
+def np_fmax(x, y):
+    return np.fmax(x, y)
+
+
+def np_fmin(x, y):
+    return np.fmin(x, y)
+
+
+def np_fmod(x, y):
+    return np.fmod(x, y)
+
+
+def np_heaviside(x, h):
+    return np.heaviside(x, h)
+
+
+def heaviside_at_zero(x, h):
+    return np.heaviside(x * 0.0, h) * x
+
+
+def np_copysign(x, y):
+    return np.copysign(x, y)
+
+
+def np_float_power(x, y):
+    return np.float_power(x, y)
+
+
+def np_where(x, y):
+    return np.where(x > 0.2, x, y)
+
+
+def where_of_constant(x):
+    return np.where(x > 0.0, x * x, 1.0)
+
+
+def np_clip(x, low, high):
+    return np.clip(x, low, high)
+
+
+def clip_below(x, low):
+    return np.clip(x, low, None)
+
+
+def clip_above(x, high):
+    return np.clip(x, None, high)
+
+
+def clip_method(x, high):
+    return x.clip(max=high)
+
+
+def clip_constants(x):
+    return np.clip(x, -0.5, 0.5)
+
+
+def np_ldexp(x):
+    return np.ldexp(x, np.array([1, -2, 3]))
+
+
+def np_nan_to_num(x):
+    return np.nan_to_num(x)
+
+
+def np_real(x):
+    return np.real(x)
+
+
+def np_imag(x):
+    return np.imag(x) + x
+
+
+def np_conj(x):
+    return np.conj(x)
+
+
+def np_conjugate(x):
+    return np.conjugate(x)
+
+
+def real_attribute(x):
+    return x.real * 2.0 + x.imag
+
+
+def conj_method(x):
+    return x.conj() + x.conjugate()
+
+
+def np_sinc(x):
+    return np.sinc(x)
+
+
+def sinc_near_zero(x):
+    """Both sides of the switch to sinc's series at |x| = 0.01."""
+    return (np.sinc(x * 0.01) - 1.0) * 1e4
+
+
+def np_rad2deg(x):
+    return np.rad2deg(x)
+
+
+def np_deg2rad(x):
+    return np.deg2rad(x)
+
+
+def np_degrees(x):
+    return np.degrees(x)
+
+
+def np_radians(x):
+    return np.radians(x)
+
+
+def away_from_bounds(args):
+    """clip: x at least 0.05 from each bound given (and low + 0.1 <= high)."""
+    x = np.asarray(args[0], dtype=float)
+    bounds = [np.asarray(b, dtype=float) for b in args[1:]]
+    if len(bounds) == 2 and np.min(bounds[1] - bounds[0]) < 0.1:
+        return False
+    return all(np.min(np.abs(x - b)) > 0.05 for b in bounds)
+
+
+for _f, _domains, _accept in [
+        (np_logaddexp, (anything, anything), None), (np_logaddexp2, (anything, anything), None),
+        (logaddexp_of_large, (anything, anything), None),
+        (np_fmax, (anything, anything), far_apart(0, 1)),
+        (np_fmin, (anything, anything), far_apart(0, 1)),
+        (np_fmod, (wide, nonzero), away_from_jumps),
+        (np_copysign, (nonzero, nonzero), None),
+        (np_float_power, (positive, exponent), None),
+        (np_where, (anything, anything), None)]:
+    case(_f, _domains, SOME_PAIRS, (0, 1), accept=_accept)
+case(np_heaviside, (nonzero, anything), SOME_PAIRS, (0, 1), zero_derivative=(0, 1))
+case(heaviside_at_zero, (nonzero, anything), SOME_PAIRS, (0, 1))
+case(np_clip, (anything, _draw(-1.5, -0.2), _draw(0.2, 1.5)),
+     [(FULL, SCALAR, SCALAR), (VECTOR, ROW, SCALAR), (FULL, COLUMN, VECTOR), (SCALAR, FULL, ROW),
+      (COLUMN, ROW, FULL), (F64, SCALAR, VECTOR)], (0, 1, 2), accept=away_from_bounds)
+case(clip_below, (anything, anything), SOME_PAIRS, (0, 1), accept=away_from_bounds)
+case(clip_above, (anything, anything), SOME_PAIRS, (0, 1), accept=away_from_bounds)
+case(clip_method, (anything, anything), [(VECTOR, SCALAR), (FULL, ROW), (COLUMN, FULL),
+                                         (FULL, FULL)], (0, 1), accept=away_from_bounds)
+case(clip_constants, (anything,), KINDS, accept=lambda args: np.min(
+    np.abs(np.abs(np.asarray(args[0])) - 0.5)) > 0.05 and np.min(np.abs(args[0])) < 0.5)
+case(where_of_constant, (anything,), KINDS, accept=lambda args: np.min(
+    np.abs(np.asarray(args[0]))) > 0.05 and np.max(args[0]) > 0.0)
+case(np_ldexp, (anything,), [SCALAR, VECTOR, ROW, FULL])
+case(np_imag, (anything,), KINDS)
+case(real_attribute, (anything,), ARRAYS)
+case(conj_method, (anything,), ARRAYS)
+for _f, _domain in [(np_nan_to_num, anything), (np_real, anything), (np_conj, anything),
+                    (np_conjugate, anything), (np_sinc, wide), (sinc_near_zero, anything),
+                    (np_rad2deg, anything), (np_deg2rad, anything), (np_degrees, anything),
+                    (np_radians, anything)]:
+    case(_f, (_domain,), KINDS + (F64,))
+
 # ----------------------------------------------------------- math_module.py
 
 from tests.math_functions import (  # noqa: E402
@@ -759,6 +934,36 @@ case(math_pow, (positive, exponent), [(SCALAR, SCALAR)], (0, 1), wrap="math")
 case(math_hypot, (anything, anything), [(SCALAR, SCALAR)], (0, 1), accept=away_from_origin,
      wrap="math")
 
+
+def math_fsum(x, y):
+    return math.fsum([x, y * x, math.sin(y)])
+
+
+def math_fsum_of_array(x):
+    return math.fsum(x * x)
+
+
+case(math_fsum, (anything, anything), [(SCALAR, SCALAR), (F64, SCALAR)], (0, 1), wrap="math")
+case(math_fsum_of_array, (anything,), [VECTOR, (4,)], wrap="math")
+
+
+def math_lgamma(x):
+    return math.lgamma(x)
+
+
+def math_gamma(x):
+    return math.gamma(x)
+
+
+def negative_non_integer(shape, rng):
+    """In (-2.8, -2.2): between the poles of gamma at -3 and -2."""
+    return _draw(-2.8, -2.2)(shape, rng)
+
+
+for _f in (math_lgamma, math_gamma):
+    case(_f, (positive,), [SCALAR, F64], wrap="math")
+    case(_f, (negative_non_integer,), [SCALAR], wrap="math", name=_f.__name__ + "[negative]")
+case(math_lgamma, (_draw(20.0, 40.0),), [SCALAR], wrap="math", name="math_lgamma[large]")
 
 # ------------------------------------------------------- numpy_reductions.py
 
@@ -890,6 +1095,262 @@ case(norm_axis, (nonzero,), [FULL, COLUMN, THREE_D])
 case(norm_axis_keepdims, (nonzero,), [FULL, ROW, THREE_D])
 case(norm_two, (nonzero,), [VECTOR])
 
+
+def var_all(x):
+    return np.var(x)
+
+
+def var_axis_ddof(x):
+    return np.var(x, axis=1, ddof=1)
+
+
+def var_keepdims(x):
+    return np.var(x, axis=(0, -1), keepdims=True)
+
+
+def var_method(x):
+    return x.var(0)
+
+
+def std_all(x):
+    return np.std(x)
+
+
+def std_axis(x):
+    return np.std(x, axis=0, ddof=1)
+
+
+def std_keepdims(x):
+    return np.std(x, axis=-1, keepdims=True)
+
+
+def std_method(x):
+    return x.std(axis=1, ddof=1, keepdims=True)
+
+
+def std_of_equal_values(x):
+    return np.std(x * 0.0 + 1.0) + x
+
+
+def ptp_all(x):
+    return np.ptp(x)
+
+
+def ptp_axis(x):
+    return np.ptp(x, axis=1)
+
+
+def ptp_keepdims(x):
+    return np.ptp(x, axis=0, keepdims=True)
+
+
+def nanmax_axis(x):
+    return np.nanmax(x, axis=1)
+
+
+def nanmin_all(x):
+    return np.nanmin(x)
+
+
+def nanmax_of_nans(x):
+    return np.nanmax(np.where(np.array([[True, False, False], [False, False, True]]), np.nan, x),
+                     axis=0)
+
+
+def nansum_all(x):
+    return np.nansum(x)
+
+
+def nansum_of_nans(x):
+    return np.nansum(np.where(np.array([True, False, False]), np.nan, x), axis=-1)
+
+
+def nanmean_axis(x):
+    return np.nanmean(x, axis=0)
+
+
+def nanmean_of_nans(x):
+    return np.nanmean(np.where(np.array([[True, False, False], [False, False, True]]), np.nan, x),
+                      axis=1, keepdims=True)
+
+
+def cumsum_flat(x):
+    return np.cumsum(x)
+
+
+def cumsum_axis(x):
+    return np.cumsum(x, axis=1)
+
+
+def cumsum_method(x):
+    return x.cumsum(0)
+
+
+def diff_last(x):
+    return np.diff(x)
+
+
+def diff_twice(x):
+    return np.diff(x, 2, axis=0)
+
+
+def diff_keyword(x):
+    return np.diff(x, n=1, axis=-2)
+
+
+DIFFERENCED = [VECTOR, FULL, (4, 3), THREE_D]
+case(var_all, (anything,), REDUCED)
+case(var_axis_ddof, (anything,), [FULL, (2, 4), THREE_D])
+case(var_keepdims, (anything,), REDUCED[1:])
+case(var_method, (anything,), [VECTOR, COLUMN, FULL, THREE_D])
+case(std_all, (anything,), [VECTOR, ROW, FULL, THREE_D])
+case(std_axis, (anything,), [COLUMN, FULL, THREE_D])
+case(std_keepdims, (anything,), [VECTOR, ROW, FULL, THREE_D])
+case(std_method, (anything,), [FULL, THREE_D])
+case(std_of_equal_values, (anything,), [VECTOR, FULL])
+for _f, _combos in [(ptp_all, REDUCED), (ptp_axis, [ROW, FULL, THREE_D]),
+                    (ptp_keepdims, [VECTOR, COLUMN, FULL, THREE_D]),
+                    (nanmax_axis, REDUCED[1:]), (nanmin_all, REDUCED),
+                    (nanmax_of_nans, [FULL])]:
+    case(_f, (spread,), _combos)
+case(nansum_all, (anything,), REDUCED)
+case(nansum_of_nans, (anything,), [VECTOR, ROW, FULL])
+case(nanmean_axis, (anything,), REDUCED)
+case(nanmean_of_nans, (anything,), [FULL])
+case(cumsum_flat, (anything,), [SCALAR] + REDUCED)
+case(cumsum_axis, (anything,), REDUCED[1:])
+case(cumsum_method, (anything,), REDUCED)
+
+
+def with_zeros(shape, rng):
+    """Like ``anything``, with one element exactly 0 in arrays of 3 or more (prod is a
+    polynomial: smooth at its zeros, where dividing by x would fail; with two zeros in a
+    slice its gradient is 0: tests/test_template_regressions.py checks those)."""
+    values = anything(shape, rng)
+    if isinstance(shape, tuple) and int(np.prod(shape)) >= 3:
+        values.reshape(-1)[rng.integers(values.size)] = 0.0
+    return values
+
+
+def cumprod_flat(x):
+    return np.cumprod(x)
+
+
+def cumprod_axis(x):
+    return np.cumprod(x, axis=1)
+
+
+def cumprod_method(x):
+    return x.cumprod(axis=0)
+
+
+case(cumprod_flat, (anything,), [SCALAR] + REDUCED)
+case(cumprod_flat, (with_zeros,), REDUCED, name="cumprod_flat[zeros]")
+case(cumprod_axis, (with_zeros,), REDUCED[1:])
+case(cumprod_method, (with_zeros,), REDUCED)
+case(diff_last, (anything,), DIFFERENCED)
+case(diff_twice, (anything,), [(4,), (4, 3), (4, 1), (4, 2, 3)])
+case(diff_keyword, (anything,), [FULL, (4, 3), (3, 1), THREE_D])
+
+
+def prod_all(x):
+    return np.prod(x)
+
+
+def prod_axis(x):
+    return np.prod(x, axis=1)
+
+
+def prod_keepdims(x):
+    return np.prod(x, axis=(0, -1), keepdims=True)
+
+
+def prod_method(x):
+    return x.prod()
+
+
+def prod_method_axis(x):
+    return x.prod(axis=0)
+
+
+case(prod_all, (anything,), [SCALAR] + REDUCED, name="prod_all")
+case(prod_all, (with_zeros,), REDUCED, name="prod_all[zeros]")
+case(prod_axis, (with_zeros,), REDUCED[1:])
+case(prod_keepdims, (with_zeros,), REDUCED[1:])
+case(prod_method, (with_zeros,), REDUCED)
+case(prod_method_axis, (with_zeros,), REDUCED)
+
+
+def average_all(x):
+    return np.average(x)
+
+
+def average_axis(x):
+    return np.average(x, axis=1)
+
+
+def average_weighted(x, w):
+    return np.average(x, weights=w)
+
+
+def average_weighted_axis(x, w):
+    return np.average(x, axis=0, weights=w)
+
+
+def average_weighted_keepdims(x, w):
+    return np.average(x, 1, w, keepdims=True)
+
+
+def average_weights_along_axis(x, w):
+    return np.average(x, axis=-1, weights=w)
+
+
+case(average_all, (anything,), REDUCED)
+case(average_axis, (anything,), [ROW, FULL, THREE_D])
+case(average_weighted, (anything, positive), [(VECTOR, VECTOR), (FULL, FULL), (THREE_D, THREE_D)],
+     (0, 1))
+case(average_weighted_axis, (anything, positive), [(FULL, FULL), (COLUMN, COLUMN),
+                                                   (THREE_D, THREE_D)], (0, 1))
+case(average_weighted_keepdims, (anything, positive), [(FULL, FULL), (THREE_D, THREE_D),
+                                                       (FULL, VECTOR)], (0, 1))
+case(average_weights_along_axis, (anything, positive), [(FULL, VECTOR), (THREE_D, VECTOR),
+                                                        (COLUMN, (1,))], (0, 1))
+
+
+def median_all(x):
+    return np.median(x)
+
+
+def median_axis(x):
+    return np.median(x, axis=1)
+
+
+def median_keepdims(x):
+    return np.median(x, axis=0, keepdims=True)
+
+
+def quantile_all(x):
+    return np.quantile(x, 0.3)
+
+
+def quantiles_axis(x):
+    return np.quantile(x, np.array([0.1, 0.75, 1.0]), axis=-1)
+
+
+def percentile_axis(x):
+    return np.percentile(x, 40.0, axis=0)
+
+
+def percentiles_keepdims(x):
+    return np.percentile(x, [20, 90], axis=(0, -1), keepdims=True)
+
+
+for _f, _combos in [(median_all, [SCALAR] + REDUCED), (median_axis, [ROW, FULL, THREE_D]),
+                    (median_keepdims, [VECTOR, COLUMN, FULL, THREE_D]),
+                    (quantile_all, REDUCED), (quantiles_axis, REDUCED),
+                    (percentile_axis, [VECTOR, COLUMN, FULL, THREE_D]),
+                    (percentiles_keepdims, REDUCED[1:])]:
+    case(_f, (spread,), _combos)
 
 # ----------------------------------------------------------- numpy_linalg.py
 
@@ -1578,6 +2039,104 @@ def merged_tangent(t, x):
 case(merged_entries, (anything, anything), pairs(), (0, 1))
 case(entries_of, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
 case(merged_tangent, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+
+
+# the scans' adjoints (numpy_reductions.py: cumsum, diff)
+def reverse_cumsum_flat(g, x):
+    return rt.reverse_cumsum(g, x)
+
+
+def reverse_cumsum_axis(g, x):
+    return rt.reverse_cumsum(g, x, 1)
+
+
+def diff_adjoint(g):
+    return rt.diff_adjoint(g)
+
+
+def diff_adjoint_twice(g):
+    return rt.diff_adjoint(g, 2, 0)
+
+
+case(reverse_cumsum_flat, (anything, anything),
+     _adjoint_shapes(lambda x: np.cumsum(x), [VECTOR, FULL, THREE_D]), (0, 1),
+     zero_derivative=(1,))
+case(reverse_cumsum_axis, (anything, anything),
+     _adjoint_shapes(lambda x: np.cumsum(x, 1), [FULL, COLUMN, THREE_D]), (0, 1),
+     zero_derivative=(1,))
+case(diff_adjoint, (anything,), [VECTOR, FULL, (2, 1), THREE_D])
+case(diff_adjoint_twice, (anything,), [(3,), FULL, (1, 2), THREE_D])
+
+
+# prod's adjoint; its own second order (prod's third) is not supported
+def product_of_others(x):
+    return rt.product_of_others(x)
+
+
+def product_of_others_axis(x):
+    return rt.product_of_others(x, (0, 2))
+
+
+_THIRD_ORDER = "prod's third derivatives: rt.product_of_others_tangent has no template"
+case(product_of_others, (with_zeros,), [VECTOR, FULL, THREE_D],
+     second_order=_THIRD_ORDER)
+case(product_of_others_axis, (with_zeros,), [THREE_D, (2, 1, 4)], second_order=_THIRD_ORDER)
+
+
+# np.average's weights laid over x, and back
+def weights_along(w, x):
+    return rt.weights_along(w, x, -1)
+
+
+def weights_along_adjoint(g, w):
+    return rt.weights_along_adjoint(g, w, 1)
+
+
+case(weights_along, (anything, anything), [(VECTOR, FULL), (VECTOR, THREE_D), (FULL, FULL)],
+     (0, 1), zero_derivative=(1,))
+case(weights_along_adjoint, (anything, anything), [(FULL, VECTOR), (THREE_D, VECTOR),
+                                                   (FULL, FULL)], (0, 1), zero_derivative=(1,))
+
+
+# the quantiles' adjoint and tangent (median, quantile, percentile): transposes of each other
+def quantile_adjoint(g, x):
+    return rt.quantile_adjoint(g, x, np.array([0.25, 0.5]), 1)
+
+
+def quantile_tangent(t, x):
+    return rt.quantile_tangent(t, x, 0.4, None, True)
+
+
+case(quantile_adjoint, (anything, spread), [((2, 2), FULL), ((2, 2, 3), THREE_D)], (0, 1),
+     zero_derivative=(1,))
+case(quantile_tangent, (anything, spread), [(FULL, FULL), (THREE_D, THREE_D), (VECTOR, FULL)],
+     (0, 1), zero_derivative=(1,))
+
+
+def math_polygamma(x):
+    return rt.math_polygamma(1, x)
+
+
+case(math_polygamma, (positive,), [SCALAR], wrap="math")
+case(math_polygamma, (negative_non_integer,), [SCALAR], wrap="math",
+     name="math_polygamma[negative]")
+
+
+# cumprod's adjoint and tangent; their own second order (cumprod's third) is not supported
+def cumprod_adjoint(g, x):
+    return rt.cumprod_adjoint(g, x, 1)
+
+
+def cumprod_tangent(t, x):
+    return rt.cumprod_tangent(t, x)
+
+
+_CUMPROD_THIRD_ORDER = ("cumprod's third derivatives: rt.cumprod_adjoint_tangent and "
+                        "rt.cumprod_second have no templates")
+case(cumprod_adjoint, (anything, with_zeros), [(FULL, FULL), (THREE_D, THREE_D)], (0, 1),
+     second_order=_CUMPROD_THIRD_ORDER)
+case(cumprod_tangent, (anything, with_zeros), [(FULL, FULL), (VECTOR, FULL), (THREE_D, THREE_D)],
+     (0, 1), second_order=_CUMPROD_THIRD_ORDER)
 
 
 # ------------------------------------------------- numpy_linalg.py: np.linalg

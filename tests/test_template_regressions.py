@@ -309,3 +309,97 @@ def test_r_with_a_directive_is_a_located_error():
     with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
         srcad.grad(joined_with_a_directive)(np.ones(3))
     assert "np.r_/np.c_ with a string directive" in str(error.value)
+
+
+def _others_by_deletion(x):
+    return np.array([np.prod(np.delete(x, i)) for i in range(x.size)])
+
+
+def _pairs_by_deletion(t, x):
+    return np.array([sum(t[j] * np.prod(np.delete(x, [i, j])) for j in range(x.size) if j != i)
+                     for i in range(x.size)])
+
+
+@pytest.mark.parametrize("zeros", [0, 1, 2, 3, 4])
+def test_derivatives_of_prod_with_zeros_divide_by_no_zero(zeros):
+    # prod's adjoint is not y / x (nan at a zero): the products of the others, and their
+    # tangent, checked against products over the elements left after deleting one or two
+    rng = np.random.default_rng(zlib.crc32(b"prod with %d zeros" % zeros))
+    x = rng.uniform(-2.0, 2.0, 6)
+    x[rng.choice(6, size=zeros, replace=False)] = 0.0
+    t = rng.uniform(-1.0, 1.0, 6)
+    assert_close(rt.product_of_others(x), _others_by_deletion(x))
+    assert_close(rt.product_of_others_tangent(t, x), _pairs_by_deletion(t, x))
+    rows = np.stack([x, x[::-1], np.roll(x, 2)])
+    assert_close(rt.product_of_others(rows, 1)[2], _others_by_deletion(np.roll(x, 2)))
+    assert_close(rt.product_of_others_tangent(t, rows, 1)[1], _pairs_by_deletion(t, x[::-1]))
+
+
+def sin_of_prod(x):
+    return np.sin(np.prod(x))
+
+
+def test_hessian_of_prod_with_two_zeros():
+    x = np.array([0.0, 1.5, -0.7, 0.0])
+    hessian = srcad.hessian(sin_of_prod)(x)
+    expected = np.zeros((4, 4))
+    expected[0, 3] = expected[3, 0] = np.cos(0.0) * 1.5 * -0.7  # only the two zeros' pair
+    assert_close(hessian, expected)
+    assert_close(srcad.grad(sin_of_prod)(x), np.zeros(4))
+
+
+def nearest_quantile(x):
+    return np.quantile(x, 0.3, method="nearest")
+
+
+def quantile_at_a_varied_q(q):
+    return np.quantile(np.array([1.0, 2.0, 4.0]), q)
+
+
+def overwritten_median(x):
+    return np.median(x * 1.0, overwrite_input=True)
+
+
+def test_quantiles_srcad_cannot_differentiate_are_located_errors():
+    for function, argument, message in (
+            (nearest_quantile, np.ones(3), "method='linear' only"),
+            (quantile_at_a_varied_q, 0.3, "in x, not in q"),
+            (overwritten_median, np.ones(3), "overwrites its input")):
+        with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
+            srcad.grad(function)(argument)
+        assert message in str(error.value) and "test_template_regressions.py:" in str(error.value)
+
+
+def median_of_even_count(x):
+    return np.median(x)
+
+
+def test_median_of_an_even_count_splits_between_the_two_middle_elements():
+    assert_close(srcad.grad(median_of_even_count)(np.array([3.0, -1.0, 0.5, 2.0])),
+                 np.array([0.0, 0.0, 0.5, 0.5]))
+
+
+@pytest.mark.parametrize("zeros", [0, 1, 2, 3])
+@pytest.mark.parametrize("shape, axis", [((6,), None), ((3, 4), 1), ((3, 4), None),
+                                         ((2, 3, 4), -2)])
+def test_derivatives_of_cumprod_with_zeros(zeros, shape, axis):
+    # recurrences without division: against central differences of np.cumprod and of its
+    # tangent, and each map against its transpose
+    rng = np.random.default_rng(zlib.crc32(b"cumprod %d %r %r" % (zeros, shape, axis)))
+    x = rng.uniform(-2.0, 2.0, shape)
+    x.reshape(-1)[rng.choice(x.size, size=zeros, replace=False)] = 0.0
+    t, s = rng.uniform(-1.0, 1.0, shape), rng.uniform(-1.0, 1.0, shape)
+    g = rng.uniform(-1.0, 1.0, np.shape(np.cumprod(x, axis=axis)))
+    eps = 1e-6
+
+    def along(f, direction):
+        return (f(x + eps * direction) - f(x - eps * direction)) / (2 * eps)
+
+    tangent = rt.cumprod_tangent(t, x, axis)
+    assert_close(tangent, along(lambda v: np.cumprod(v, axis=axis), t), atol=1e-7)
+    assert np.isclose(np.sum(g * tangent), np.sum(rt.cumprod_adjoint(g, x, axis) * t))
+    second = rt.cumprod_second(t, s, x, axis)
+    assert_close(second, along(lambda v: rt.cumprod_tangent(t, v, axis), s), atol=1e-6)
+    adjoint_tangent = rt.cumprod_adjoint_tangent(g, x, s, axis)
+    assert_close(adjoint_tangent, along(lambda v: rt.cumprod_adjoint(g, v, axis), s), atol=1e-6)
+    assert np.isclose(np.sum(g * second), np.sum(adjoint_tangent * t))

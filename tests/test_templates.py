@@ -1169,6 +1169,82 @@ case(unused_argument, anything((3,)), anything((2,)), wrt=(0, 1))
 case(unused_float_argument, anything(), anything(), wrt=(0, 1))
 
 
+
+# ------------------------------ issue 12: more elementwise functions, reductions and scans
+# The functions of tests/template_combos.py (where they are checked on broadcast combinations
+# to second order), here once each on a 3x4 or 2x3 array; inputs from their own generator, so
+# the cases above keep theirs.
+
+def _issue12_cases():
+    from tests import template_combos as combos
+
+    rng = np.random.default_rng(zlib.crc32(b"issue 12: elementwise and reductions"))
+
+    def draw(domain, shape=(3, 4)):
+        return domain(shape, rng)
+
+    spread_apart = combos.spread((3, 4), rng)
+    nonzero_y = draw(combos.nonzero)
+    for f in (combos.np_logaddexp, combos.np_logaddexp2, combos.np_copysign,
+              combos.heaviside_at_zero):
+        case(f, draw(combos.nonzero), draw(combos.anything, (4,)), wrt=(0, 1))
+    case(combos.np_fmax, spread_apart, spread_apart[::-1, ::-1] + 0.1, wrt=(0, 1))
+    case(combos.np_fmin, spread_apart, spread_apart[::-1, ::-1] + 0.1, wrt=(0, 1))
+    quotient = rng.integers(-2, 2, size=(3, 4)) + rng.uniform(0.1, 0.9, (3, 4))
+    case(combos.np_fmod, nonzero_y * quotient, nonzero_y, wrt=(0, 1))
+    case(combos.np_float_power, draw(combos.positive), draw(combos.exponent), wrt=(0, 1))
+    case(combos.np_where, draw(combos.anything), draw(combos.anything, (4,)), wrt=(0, 1))
+    x = draw(combos.anything)
+    low, high = -np.abs(x[:1]) * 0.5, np.abs(x[:1]) * 0.5 + 0.5
+    case(combos.np_clip, x, low, high, wrt=(0, 1, 2))
+    case(combos.clip_below, x, low[0], wrt=(0, 1))
+    case(combos.clip_above, x, high, wrt=(0, 1))
+    case(combos.clip_method, x, high, wrt=(0, 1))
+    case(combos.np_ldexp, draw(combos.anything, (2, 3)))
+    for f in (combos.np_nan_to_num, combos.np_real, combos.np_imag, combos.np_conj,
+              combos.np_conjugate, combos.np_sinc, combos.np_rad2deg, combos.np_deg2rad,
+              combos.np_degrees, combos.np_radians):
+        case(f, draw(combos.anything))
+    for f in (combos.var_all, combos.var_axis_ddof, combos.var_keepdims, combos.var_method,
+              combos.std_all, combos.std_axis, combos.std_keepdims, combos.std_method,
+              combos.nansum_all, combos.nanmean_axis, combos.cumsum_flat, combos.cumsum_axis,
+              combos.cumsum_method, combos.diff_last, combos.diff_twice, combos.diff_keyword):
+        case(f, draw(combos.anything))
+    for f in (combos.ptp_all, combos.ptp_axis, combos.nanmax_axis, combos.nanmin_all):
+        case(f, combos.spread((3, 4), rng))
+    case(combos.nanmean_of_nans, combos.anything((2, 3), rng))
+    for f in (combos.prod_all, combos.prod_axis, combos.prod_keepdims, combos.prod_method,
+              combos.prod_method_axis, combos.product_of_others):
+        case(f, combos.with_zeros((3, 4), rng))
+    case(combos.average_all, draw(combos.anything))
+    case(combos.real_attribute, draw(combos.anything))
+    case(combos.conj_method, draw(combos.anything))
+    for f in (combos.cumprod_flat, combos.cumprod_axis, combos.cumprod_method):
+        case(f, combos.with_zeros((3, 4), rng))
+    case(combos.cumprod_adjoint, draw(combos.anything), combos.with_zeros((3, 4), rng),
+         wrt=(0, 1))
+    case(combos.cumprod_tangent, draw(combos.anything), combos.with_zeros((3, 4), rng),
+         wrt=(0, 1))
+    for f in (combos.median_all, combos.quantiles_axis, combos.percentile_axis):
+        case(f, combos.spread((3, 4), rng))
+    case(combos.quantile_adjoint, draw(combos.anything, (2, 3)), combos.spread((3, 4), rng),
+         wrt=(0, 1))
+    case(combos.quantile_tangent, draw(combos.anything), combos.spread((3, 4), rng), wrt=(0, 1))
+    case(combos.builtin_pow, draw(combos.positive), 1.7, wrt=(0, 1))
+    case(combos.math_fsum, 0.3, -1.1, wrt=(0, 1))
+    case(combos.math_lgamma, 3.7)
+    case(combos.math_gamma, -2.4)
+    case(combos.math_polygamma, 0.8)
+    case(combos.average_weighted_axis, draw(combos.anything), draw(combos.positive), wrt=(0, 1))
+    case(combos.average_weights_along_axis, draw(combos.anything), draw(combos.positive, (4,)),
+         wrt=(0, 1))
+    case(combos.weights_along, draw(combos.anything, (4,)), draw(combos.anything), wrt=(0, 1))
+    case(combos.weights_along_adjoint, draw(combos.anything), draw(combos.anything, (4,)),
+         wrt=(0, 1))
+
+
+_issue12_cases()
+
 # --------------------------------------------------------------------- tests
 
 def case_rng(case_):

@@ -10,8 +10,9 @@ import math
 
 import numpy as np
 
+from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import facts, nondifferentiable, shape_rule, stop_gradient
+from srcad.registry import adjoint, d, facts, nondifferentiable, shape_rule, stop_gradient, tangent
 from srcad.vocabulary import binary, elementwise, linear
 
 elementwise(np.sin, math.sin, derivative="g * xp.cos(x)")
@@ -48,6 +49,129 @@ binary(np.maximum, dx="g * (x >= y)", dy="g * (x < y)", tangent="np.where(x >= y
        shape=shapes.elementwise)
 binary(np.minimum, dx="g * (x <= y)", dy="g * (x > y)", tangent="np.where(x <= y, d[x], d[y])",
        shape=shapes.elementwise)
+
+
+# logaddexp(x, y) = z: each share exp(x - z) is at most 1, so large inputs never overflow
+binary(np.logaddexp, dx="g * np.exp(x - z)", dy="g * np.exp(y - z)", shape=shapes.elementwise)
+binary(np.logaddexp2, dx="g * np.exp2(x - z)", dy="g * np.exp2(y - z)",
+       shape=shapes.elementwise)
+# fmax and fmin ignore a nan operand: the other one gets the derivative (both when both are
+# nan); at a tie, as np.maximum and np.minimum, x gets it
+binary(np.fmax, dx="g * ((x >= y) | np.isnan(y))", dy="g * ((x < y) | np.isnan(x))",
+       tangent="np.where((x >= y) | np.isnan(y), d[x], d[y])", shape=shapes.elementwise)
+binary(np.fmin, dx="g * ((x <= y) | np.isnan(y))", dy="g * ((x > y) | np.isnan(x))",
+       tangent="np.where((x <= y) | np.isnan(y), d[x], d[y])", shape=shapes.elementwise)
+# fmod(x, y) = x - trunc(x / y) * y (the sign of x); at the jumps, where x / y is an
+# integer, the derivative in y is the one from the right of the quotient's step
+binary(np.fmod, dx="g", dy="-g * np.trunc(x / y)",
+       tangent="rt.match_tangent(d[x], z) - d[y] * np.trunc(x / y)", shape=shapes.elementwise)
+# heaviside(x, h) is 0, 1, or h where x == 0: only that h carries a derivative
+binary(np.heaviside, dx="0.0 * g", dy="g * (x == 0)", tangent="d[y] * (x == 0)",
+       shape=shapes.elementwise)
+elementwise(np.rad2deg, np.degrees, derivative="g * 57.29577951308232")  # 180 / pi
+elementwise(np.deg2rad, np.radians, derivative="g * 0.017453292519943295")  # pi / 180
+# sinc(x) = sin(pi x) / (pi x): (cos(pi x) - sinc(x)) / x cancels near 0, where its Taylor
+# series (to x^5, exact to 1e-15 below 0.01) takes over; both are differentiated again for
+# second order (-pi^2 / 3 at 0)
+elementwise(np.sinc, derivative="g * np.where(np.abs(x) < 0.01, x * (x * x * (3.246969701133414"
+            " - x * x * 1.144510944732505) - 3.289868133696453),"
+            " (np.cos(3.141592653589793 * x) - y) / rt.nonzero(x))")
+# on real input (srcad differentiates real functions): real and conj are the identity,
+# imag is 0
+elementwise(np.real, np.conj, np.conjugate, np.ndarray.real, np.ndarray.conj,
+            np.ndarray.conjugate, derivative="g")
+elementwise(np.imag, np.ndarray.imag, derivative="0.0 * g")
+
+
+# where(condition, x, y): each element from x or y; the condition carries no derivative
+@adjoint(np.where)
+def where(z, condition, x, y):
+    d[x] += rt.unbroadcast(np.where(condition, d[z], 0.0), x)
+    d[y] += rt.unbroadcast(np.where(condition, 0.0, d[z]), y)
+
+
+@tangent(np.where)
+def where(z, condition, x, y):  # noqa: F811
+    d[z] = rt.match_tangent(np.where(condition, d[x], d[y]), z)
+
+
+# clip(x, low, high): x inside [low, high] (at a bound too: x gets the derivative there), the
+# bound x is beyond outside; a bound that is None is a constant. Assumes low <= high. Each
+# tangent term has y's shape on its own (optimize/simplify_zeros drops the zero ones).
+@adjoint(np.clip)
+def clip(y, x, a_min=None, a_max=None):
+    d[x] += rt.unbroadcast(d[y] * (y == x), x)
+    d[a_min] += rt.unbroadcast(d[y] * (x < a_min), a_min)
+    d[a_max] += rt.unbroadcast(d[y] * (x > a_max), a_max)
+
+
+@tangent(np.clip)
+def clip(y, x, a_min=None, a_max=None):  # noqa: F811
+    d[y] = (rt.match_tangent(d[x] * (y == x), y) + rt.match_tangent(d[a_min] * (x < a_min), y)
+            + rt.match_tangent(d[a_max] * (x > a_max), y))
+
+
+@adjoint(np.ndarray.clip)
+def clip_method(y, x, min=None, max=None):  # noqa: A002 - NumPy's parameter names
+    d[x] += rt.unbroadcast(d[y] * (y == x), x)
+    d[min] += rt.unbroadcast(d[y] * (x < min), min)
+    d[max] += rt.unbroadcast(d[y] * (x > max), max)
+
+
+@tangent(np.ndarray.clip)
+def clip_method(y, x, min=None, max=None):  # noqa: A002, F811
+    d[y] = (rt.match_tangent(d[x] * (y == x), y) + rt.match_tangent(d[min] * (x < min), y)
+            + rt.match_tangent(d[max] * (x > max), y))
+
+
+def _clip_shape(x, *bounds, **kwargs):
+    """The broadcast of x and the bounds given (None is no bound)."""
+    given = [b for b in list(bounds) + list(kwargs.values())
+             if not (isinstance(b, shapes.Known) and b.value is None)]
+    return shapes.elementwise(x, *given)
+
+
+# nan_to_num: the finite elements pass through, the replaced ones are constants
+@adjoint(np.nan_to_num)
+def nan_to_num(y, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    d[x] += d[y] * np.isfinite(x)
+
+
+@tangent(np.nan_to_num)
+def nan_to_num(y, x, copy=True, nan=0.0, posinf=None, neginf=None):  # noqa: F811
+    d[y] = d[x] * np.isfinite(x)
+
+
+# copysign(x, y) = |x| with y's sign: derivative sign(x) sign(y) in x (signed zeros
+# included: 1 at x = +0.0), 0 in y (where it exists)
+@adjoint(np.copysign)
+def copysign(z, x, y):
+    d[x] += rt.unbroadcast(d[z] * np.copysign(1.0, x) * np.copysign(1.0, y), x)
+
+
+@tangent(np.copysign)
+def copysign(z, x, y):  # noqa: F811
+    d[z] = rt.match_tangent(d[x] * np.copysign(1.0, x) * np.copysign(1.0, y), z)
+
+
+# ldexp(x, i) = x * 2 ** i for integers i (no derivative)
+@adjoint(np.ldexp)
+def ldexp(z, x, i):
+    d[x] += rt.unbroadcast(np.ldexp(d[z], i), x)
+
+
+@tangent(np.ldexp)
+def ldexp(z, x, i):  # noqa: F811
+    d[z] = rt.match_tangent(np.ldexp(d[x], i), z)
+
+
+# float_power: np.power's derivatives (in float64)
+binary(np.float_power, dx="g * rt.power_derivative(x, y, 1)",
+       dy="rt.times_log_of_base(g * z, x)", shape=shapes.elementwise)
+
+shape_rule(_clip_shape, np.clip, np.ndarray.clip)
+shape_rule(shapes.elementwise, np.nan_to_num, np.copysign, np.ldexp)
+facts(np.clip, np.ndarray.clip, np.nan_to_num, allocating=True)
 
 
 linear(builtins.float, parameters="y, x", transpose="g", tangent="d[x]")

@@ -27,7 +27,7 @@ binary(operator.truediv, np.divide, np.true_divide, dx="g / y", dy="-g * z / y",
 # d/dx x ** y is rt.power_derivative(x, y, 1), not y * x ** (y - 1): that is 0 * inf at
 # x = 0 for y = 0 (ZeroDivisionError for Python floats), where x ** 0 has derivative 0
 # x ** y's term for y is masked where nothing flows: log(x) is nan for x < 0
-binary(operator.pow, np.power, math.pow, dx="g * rt.power_derivative(x, y, 1)",
+binary(operator.pow, np.power, math.pow, builtins.pow, dx="g * rt.power_derivative(x, y, 1)",
        dy="rt.times_log_of_base(g * z, x)")
 # every tangent term has z's shape: optimize/simplify_zeros drops the product when y has no
 # tangent, and what remains must still be the whole result's tangent
@@ -75,7 +75,7 @@ nondifferentiable(
 shape_rule(shapes.operator_elementwise, operator.add, operator.sub, operator.mul,
            operator.mod, operator.neg, operator.pos, operator.floordiv)
 shape_rule(shapes.true_divide, operator.truediv)
-shape_rule(shapes.power, operator.pow)
+shape_rule(shapes.power, operator.pow, builtins.pow)
 shape_rule(shapes.comparison, operator.lt, operator.le, operator.gt, operator.ge,
            operator.eq, operator.ne)
 shape_rule(shapes.elementwise, np.add, np.subtract, np.multiply, np.divide, np.true_divide,

@@ -10,6 +10,7 @@ reduces to when the kinds of its arguments are known.
 import gast
 import numpy as np
 
+from srcad import registry
 from srcad import runtime as rt
 from srcad import syntax
 from srcad.analysis import shapes
@@ -511,6 +512,119 @@ specializer(lambda p, a, k: _dot_adjoint_left(p, a, k)
 specializer(lambda p, a, k: _dot_adjoint_right(p, a, k)
             if all(isinstance(x, Array) and x.ndim == 2 for x in k[1:]) else None,
             rt.matmul_adjoint_right)
+
+
+# the scans' adjoints (numpy_reductions.py): linear in g, each the transpose of the scan
+linear(rt.reverse_cumsum, parameters="y, a, x, axis=None", transpose="np.cumsum(g, axis=axis)")
+shape_rule(_like(1), rt.reverse_cumsum)
+linear(rt.diff_adjoint, parameters="y, a, n=1, axis=-1", transpose="np.diff(g, n, axis)")
+
+
+def _undifferenced_shape(g, n=shapes.Known(1), axis=shapes.Known(-1), *rest, **kwargs):
+    """diff_adjoint: g's shape, the differenced axis n longer (so never of size 1)."""
+    g = plain(g)
+    if not isinstance(g, Array) or not isinstance(axis, shapes.Known) or not g.ndim:
+        return UNKNOWN
+    longer = axis.value % g.ndim
+    return Array(tuple(False if i == longer else one for i, one in enumerate(g.ones)))
+
+
+shape_rule(_undifferenced_shape, rt.diff_adjoint)
+
+
+# product_of_others(x) (prod's adjoint): its derivative is the symmetric matrix of products of
+# all elements but two, so its adjoint and tangent are the same map; that map,
+# product_of_others_tangent, has no template (third derivatives of prod: not supported)
+@adjoint(rt.product_of_others)
+def product_of_others(p, x, axis=None):
+    d[x] += rt.product_of_others_tangent(d[p], x, axis)
+
+
+@tangent(rt.product_of_others)
+def product_of_others(p, x, axis=None):  # noqa: F811
+    d[p] = rt.product_of_others_tangent(d[x], x, axis)
+
+
+shape_rule(_like(0), rt.product_of_others)
+shape_rule(_like(1), rt.product_of_others_tangent)
+facts(rt.product_of_others, rt.product_of_others_tangent, allocating=True)
+
+
+# np.average's weights laid over x (numpy_reductions.py): linear in the weights, x read for
+# its shape only; each map the other's transpose
+linear(rt.weights_along, parameters="y, weights, x, axis=None",
+       transpose="rt.weights_along_adjoint(g, weights, axis)")
+linear(rt.weights_along_adjoint, parameters="y, a, weights, axis=None",
+       transpose="rt.weights_along(g, a, axis)")
+shape_rule(_like(1), rt.weights_along, rt.weights_along_adjoint)
+
+
+# quantile_adjoint and quantile_tangent (numpy_reductions.py): linear in g (in t), piecewise
+# constant in x (which elements are selected), each the other's transpose
+linear(rt.quantile_adjoint, parameters="y, a, x, q, axis=None, keepdims=False",
+       transpose="rt.unbroadcast(rt.quantile_tangent(g, x, q, axis, keepdims), a)")
+linear(rt.quantile_tangent, parameters="y, a, x, q, axis=None, keepdims=False",
+       transpose="rt.unbroadcast(rt.quantile_adjoint(g, x, q, axis, keepdims), a)")
+shape_rule(_like(1), rt.quantile_adjoint)
+
+
+def _quantile_tangent_shape(t, x, q=shapes.Known(0.5), axis=shapes.Known(None),
+                            keepdims=shapes.Known(False), *rest, **kwargs):
+    reduced = shapes.reduction(x, axis, keepdims=keepdims)
+    q = plain(q)
+    if isinstance(q, Scalar) or reduced is UNKNOWN:
+        return reduced
+    if not isinstance(q, Array):
+        return UNKNOWN
+    return Array(q.ones + (reduced.ones if isinstance(reduced, Array) else ()))
+
+
+shape_rule(_quantile_tangent_shape, rt.quantile_tangent)
+
+
+# the derivatives of math.lgamma (math_module.py): each polygamma's derivative is the next
+@adjoint(rt.math_polygamma)
+def math_polygamma(p, n, x):
+    d[x] += d[p] * rt.math_polygamma(n + 1, x)
+
+
+@tangent(rt.math_polygamma)
+def math_polygamma(p, n, x):  # noqa: F811
+    d[p] = d[x] * rt.math_polygamma(n + 1, x)
+
+
+shape_rule(shapes.python_float, rt.math_polygamma)
+
+
+# cumprod's adjoint and tangent (numpy_reductions.py), each linear in its first argument
+# (each the other's transpose there); in x, cumprod's second derivative: the symmetric
+# rt.cumprod_adjoint_tangent and the bilinear rt.cumprod_second, which have no templates
+# (third derivatives of cumprod are not supported)
+@adjoint(rt.cumprod_adjoint)
+def cumprod_adjoint(out, g, x, axis=None):
+    d[g] += rt.cumprod_tangent(d[out], x, axis)
+    d[x] += rt.cumprod_adjoint_tangent(g, x, d[out], axis)
+
+
+@tangent(rt.cumprod_adjoint)
+def cumprod_adjoint(out, g, x, axis=None):  # noqa: F811
+    d[out] = rt.cumprod_adjoint(d[g], x, axis) + rt.cumprod_adjoint_tangent(g, x, d[x], axis)
+
+
+@adjoint(rt.cumprod_tangent)
+def cumprod_tangent(out, t, x, axis=None):
+    d[t] += rt.unbroadcast(rt.cumprod_adjoint(d[out], x, axis), t)
+    d[x] += rt.cumprod_adjoint_tangent(d[out], x, t, axis)
+
+
+@tangent(rt.cumprod_tangent)
+def cumprod_tangent(out, t, x, axis=None):  # noqa: F811
+    d[out] = rt.cumprod_tangent(d[t], x, axis) + rt.cumprod_second(t, d[x], x, axis)
+
+
+shape_rule(_like(1), rt.cumprod_adjoint)
+shape_rule(lambda t, x, axis=shapes.Known(None), *rest, **kwargs: registry.lookup(
+    np.cumprod).shape_rule(x, axis), rt.cumprod_tangent)  # cumprod's own shape
 
 
 # linear algebra's helpers (srcad/templates/numpy_linalg.py): linear, each other's transposes
