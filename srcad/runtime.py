@@ -1327,6 +1327,352 @@ def cumprod_second(t, s, x, axis=None):
             both * xs[i] + along_t * ss[i] + along_s * ts[i])
         result[i] = both
     return _unscanned(result, x, axis, flat=True)
+# ---- shape and indexing functions (srcad/templates/numpy_shape.py): the transposed maps
+
+
+def rollaxis_destination(axis, start, ndim):
+    """Where ``np.rollaxis(x, axis, start)`` puts ``axis`` (as ``np.moveaxis`` would)."""
+    axis = axis % ndim
+    start = start + ndim if start < 0 else start
+    return start - 1 if start > axis else start
+
+
+def untiled(g, x, reps):
+    """Adjoint of ``np.tile(x, reps)``: the tiles of ``g`` summed onto x's shape."""
+    reps = tuple(np.atleast_1d(reps))
+    shape = np.shape(x)
+    rank = max(len(shape), len(reps))
+    shape = (1,) * (rank - len(shape)) + shape
+    reps = (1,) * (rank - len(reps)) + reps
+    interleaved = [size for pair in zip(reps, shape) for size in pair]
+    summed = np.sum(np.reshape(g, interleaved), axis=tuple(range(0, 2 * rank, 2)))
+    return np.reshape(summed, np.shape(x))
+
+
+def _along(axis, ndim, index):
+    """An index picking ``index`` along ``axis`` and everything along the other axes."""
+    return (slice(None),) * (axis % ndim) + (index,)
+
+
+def unrepeated(g, x, repeats, axis=None):
+    """Adjoint of ``np.repeat(x, repeats, axis)``: each run of copies summed back."""
+    if axis is None:
+        flat = np.zeros(np.size(x), dtype=np.result_type(g, np.float64))
+        np.add.at(flat, np.repeat(np.arange(np.size(x)), repeats), g)
+        return np.reshape(flat, np.shape(x))
+    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
+    ndim = np.ndim(x)
+    sources = np.repeat(np.arange(np.shape(x)[axis % ndim]), repeats)
+    np.add.at(out, _along(axis, ndim, sources), g)
+    return out
+
+
+def untaken(g, x, indices, axis=None, mode="raise"):
+    """Adjoint of ``np.take(x, indices, axis, mode=mode)``: ``g`` added where it was taken
+    from (repeated indices accumulate)."""
+    size = np.size(x) if axis is None else np.shape(x)[axis % np.ndim(x)]
+    indices = np.asarray(indices)
+    if mode == "wrap":
+        indices = indices % size
+    elif mode == "clip":
+        indices = np.clip(indices, 0, size - 1)
+    if axis is None:
+        flat = np.zeros(np.size(x), dtype=np.result_type(g, np.float64))
+        np.add.at(flat, indices, g)
+        return np.reshape(flat, np.shape(x))
+    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
+    # np.take(x, i, axis) puts i's axes where ``axis`` was: move them last for add.at
+    axis = axis % np.ndim(x)
+    g = np.asarray(g)
+    g = np.moveaxis(g, tuple(range(axis, axis + indices.ndim)),
+                    tuple(range(g.ndim - indices.ndim, g.ndim)))
+    moved = np.moveaxis(out, axis, -1)  # a view: add.at writes into out
+    np.add.at(moved, (Ellipsis, indices), g)
+    return out
+
+
+def untaken_along_axis(g, x, indices, axis):
+    """Adjoint of ``np.take_along_axis(x, indices, axis)``: ``g`` added where it was taken
+    from."""
+    if axis is None:
+        flat = np.zeros(np.size(x), dtype=np.result_type(g, np.float64))
+        np.add.at(flat, np.asarray(indices), g)
+        return np.reshape(flat, np.shape(x))
+    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
+    indices = np.asarray(indices)
+    ndim, axis = np.ndim(x), axis % np.ndim(x)
+    shape = np.broadcast_shapes(np.shape(g), indices.shape)
+    grids = np.ogrid[tuple(slice(n) for n in shape)]
+    # an axis of x of size 1 broadcast against the indices: every copy adds to its element
+    index = tuple(indices if i == axis else 0 if np.shape(x)[i] == 1 else grids[i]
+                  for i in range(ndim))
+    np.add.at(out, index, np.broadcast_to(g, shape))
+    return out
+
+
+def order_of(y, x, axis=-1):
+    """Indices ``p`` with ``np.take_along_axis(x, p, axis) == y`` for ``y`` a permutation of
+    x along ``axis`` (np.sort, np.partition): matched through both arrays' sort orders."""
+    if axis is None:
+        x, axis = np.ravel(x), -1
+    from_x = np.argsort(x, axis=axis, kind="stable")
+    from_y = np.argsort(y, axis=axis, kind="stable")
+    order = np.empty_like(from_x)
+    np.put_along_axis(order, from_y, from_x, axis=axis)
+    return order
+
+
+PADDED_BY_COPIES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def _pad_sources(shape, pad_width, mode):
+    """For each element of ``np.pad(x, pad_width, mode)``, the flat index of the element of
+    x it copies (-1 for a constant)."""
+    if mode not in PADDED_BY_COPIES:
+        raise UnsupportedOperationError(
+            "srcad differentiates np.pad with mode %s, not %r" % (
+                ", ".join(PADDED_BY_COPIES), mode))
+    sources = np.reshape(np.arange(int(np.prod(shape))), shape)
+    if mode == "constant":
+        return np.pad(sources, pad_width, mode="constant", constant_values=-1)
+    return np.pad(sources, pad_width, mode=mode)
+
+
+def padded(x, pad_width, mode="constant"):
+    """``np.pad(x, pad_width, mode)`` with zeros for constants: the linear part of np.pad."""
+    if mode == "constant":
+        return np.pad(x, pad_width)
+    _pad_sources(np.shape(x), pad_width, mode)  # the check of the mode
+    return np.pad(x, pad_width, mode=mode)
+
+
+def unpadded(g, x, pad_width, mode="constant"):
+    """Adjoint of ``np.pad(x, pad_width, mode)``: each element of ``g`` added to the element
+    of x it copies (the center, and the edges or reflections of x)."""
+    if mode == "constant":
+        width = np.broadcast_to(np.asarray(pad_width, dtype=int), (np.ndim(x), 2))
+        center = tuple(slice(before, np.shape(g)[i] - after)
+                       for i, (before, after) in enumerate(width))
+        return np.array(np.asarray(g)[center], dtype=np.result_type(g, np.float64))
+    sources = np.ravel(_pad_sources(np.shape(x), pad_width, mode))
+    flat = np.bincount(sources, weights=np.ravel(g), minlength=np.size(x))
+    return np.reshape(flat, np.shape(x))
+
+
+def joined(joiner, pieces):
+    """``joiner(pieces)`` (np.hstack, np.vstack, np.dstack, np.column_stack)."""
+    return joiner(pieces)
+
+
+def _joined_layout(joiner, shape):
+    """The shape a piece of ``shape`` takes inside ``joiner``'s result, and the axis joined."""
+    if joiner is np.vstack or getattr(np, "row_stack", None) is joiner:
+        shape = (1,) * (2 - len(shape)) + shape if len(shape) < 2 else shape
+        return shape, 0
+    if joiner is np.dstack:
+        if len(shape) == 0:
+            shape = (1, 1, 1)
+        elif len(shape) == 1:
+            shape = (1,) + shape + (1,)
+        elif len(shape) == 2:
+            shape = shape + (1,)
+        return shape, 2
+    if joiner is np.column_stack:
+        shape = (shape[0], 1) if len(shape) == 1 else (1, 1) if len(shape) == 0 else shape
+        return shape, 1
+    shape = shape or (1,)  # np.hstack
+    return shape, 0 if len(shape) == 1 else 1
+
+
+def unjoined(g, joiner, pieces):
+    """Adjoint of ``joined(joiner, pieces)``: ``g`` cut back into one part per piece."""
+    g = np.asarray(g)
+    parts = Parts()
+    start = 0
+    for piece in pieces:
+        shape, axis = _joined_layout(joiner, np.shape(piece))
+        index = [slice(None)] * g.ndim
+        index[axis] = slice(start, start + shape[axis])
+        parts.append(np.reshape(g[tuple(index)], np.shape(piece)))
+        start += shape[axis]
+    return parts
+
+
+def _chosen_masks(condlist):
+    """For np.select: where each choice is taken (its condition, no earlier one), and where
+    none is (the default)."""
+    taken = np.zeros((), dtype=bool)
+    masks = []
+    for condition in condlist:
+        condition = np.asarray(condition, dtype=bool)
+        masks.append(condition & ~taken)
+        taken = taken | condition
+    return masks, ~taken
+
+
+def select_adjoint(g, condlist, choicelist):
+    """Adjoint of ``np.select(condlist, choicelist, default)`` for the choices: ``g`` where
+    each choice was taken, summed back to its shape."""
+    masks, _ = _chosen_masks(condlist)
+    return Parts(unbroadcast(np.where(mask, g, 0.0), choice)
+                 for mask, choice in zip(masks, choicelist))
+
+
+def unselected(g, condlist):
+    """``g`` where no condition of np.select holds (where its default is taken), else 0."""
+    _, none = _chosen_masks(condlist)
+    return np.where(none, g, 0.0)
+
+
+def _gradient_axes(f, spacing, axis):
+    """The axes np.gradient differentiates along, each with its (scalar) spacing, and
+    whether it returns one array (one axis) rather than a tuple."""
+    ndim = np.ndim(f)
+    if axis is None:
+        axes = tuple(range(ndim))
+    else:
+        axes = tuple(a % ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+    if len(spacing) == 0:
+        steps = (1.0,) * len(axes)
+    elif len(spacing) == 1:
+        steps = tuple(spacing) * len(axes)
+    else:
+        steps = tuple(spacing)
+    if any(np.ndim(step) != 0 for step in steps):
+        raise UnsupportedOperationError(
+            "srcad differentiates np.gradient with scalar spacings, not coordinate arrays")
+    return axes, steps, len(axes) == 1
+
+
+def gradient_of(f, spacing, axis=None, edge_order=1):
+    """``np.gradient(f, *spacing, axis=axis, edge_order=edge_order)``."""
+    return np.gradient(f, *spacing, axis=axis, edge_order=edge_order)
+
+
+def gradient_adjoint(g, f, spacing, axis=None, edge_order=1):
+    """Adjoint of ``np.gradient(f, *spacing, axis=axis, edge_order=edge_order)`` (scalar
+    spacings): each difference's weights put back on the elements it reads."""
+    axes, steps, single = _gradient_axes(f, spacing, axis)
+    out = np.zeros(np.shape(f))
+    for part, along, step in zip([g] if single else g, axes, steps):
+        part = np.moveaxis(np.broadcast_to(np.asarray(part, dtype=float), np.shape(f)),
+                           along, 0) / step
+        back = np.moveaxis(out, along, 0)  # a view: written through into out
+        back[2:] += part[1:-1] / 2.0  # central differences (f[i+1] - f[i-1]) / 2h
+        back[:-2] -= part[1:-1] / 2.0
+        if edge_order == 1:  # (f[1] - f[0]) / h and (f[-1] - f[-2]) / h
+            back[0] -= part[0]
+            back[1] += part[0]
+            back[-1] += part[-1]
+            back[-2] -= part[-1]
+        else:  # (-3 f[0] + 4 f[1] - f[2]) / 2h and (3 f[-1] - 4 f[-2] + f[-3]) / 2h
+            back[0] -= 1.5 * part[0]
+            back[1] += 2.0 * part[0]
+            back[2] -= 0.5 * part[0]
+            back[-1] += 1.5 * part[-1]
+            back[-2] -= 2.0 * part[-1]
+            back[-3] += 0.5 * part[-1]
+    return out
+
+
+def _meshgrid_axis(position, count, indexing):
+    """The axis of np.meshgrid's grids along which its argument ``position`` varies."""
+    if indexing == "xy" and count >= 2 and position < 2:
+        return 1 - position
+    return position
+
+
+def meshgrid_adjoint(g, x, position, indexing="xy"):
+    """Adjoint of np.meshgrid for its argument ``position`` (``x``): that grid's adjoint
+    summed over the axes along which x is repeated."""
+    part = np.asarray(g[position])
+    if part.ndim == 0:  # a zero: the grid was not used
+        return np.zeros(np.shape(x)) + part
+    along = _meshgrid_axis(position, len(g), indexing)
+    others = tuple(axis for axis in range(part.ndim) if axis != along)
+    return np.reshape(np.sum(part, axis=others), np.shape(x))
+
+
+def meshgrid_part(h, a, position, indexing="xy"):
+    """Transpose of ``meshgrid_adjoint(a, x, position, indexing)``: a zero adjoint like
+    ``a`` but for grid ``position``, ``h`` repeated across it."""
+    parts = Parts(np.zeros(np.shape(part)) for part in a)
+    along = _meshgrid_axis(position, len(a), indexing)
+    shape = [1] * len(np.shape(parts[position]))
+    shape[along] = -1
+    parts[position] = np.broadcast_to(np.reshape(h, shape), np.shape(parts[position])) * 1.0
+    return parts
+
+
+def meshgrid_tangent(tangents, arrays, sparse=False, indexing="xy"):
+    """Tangent of ``np.meshgrid(*arrays, sparse=sparse, indexing=indexing)``: the grids of
+    the tangents of the arrays given (not None)."""
+    given = [t for t, x in zip(tangents, arrays) if x is not None]
+    return np.meshgrid(*given, sparse=sparse, indexing=indexing)
+
+
+def meshgrid_tangent_adjoint(g, tangents, arrays, sparse=False, indexing="xy"):
+    """Transpose of ``meshgrid_tangent`` in its tangents: each given array's grid adjoint
+    summed back (0 for the arrays not given)."""
+    parts = Parts()
+    position = 0
+    count = sum(x is not None for x in arrays)
+    for tangent, x in zip(tangents, arrays):
+        if x is None:
+            parts.append(0.0)
+            continue
+        along = _meshgrid_axis(position, count, indexing)
+        part = np.asarray(g[position])
+        others = tuple(axis for axis in range(part.ndim) if axis != along)
+        parts.append(np.reshape(np.sum(part, axis=others), np.shape(tangent)))
+        position += 1
+    return parts
+
+
+def _flat_positions(shape):
+    """An array of ``shape`` holding each element's flat index."""
+    return np.reshape(np.arange(int(np.prod(shape, dtype=int))), shape)
+
+
+def undeleted(g, arr, obj, axis=None):
+    """Adjoint of ``np.delete(arr, obj, axis)``: ``g`` put back where the kept elements were
+    (zeros where elements were deleted)."""
+    sources = np.ravel(np.delete(_flat_positions(np.shape(arr)), obj, axis))
+    flat = np.bincount(sources, weights=np.ravel(g), minlength=np.size(arr))
+    return np.reshape(flat, np.shape(arr))
+
+
+def _insert_sources(arr, obj, values, axis):
+    """Where each element of ``np.insert(arr, obj, values, axis)`` comes from: 1 + its flat
+    index in arr, or -(1 + its flat index in values)."""
+    from_arr = _flat_positions(np.shape(arr)) + 1
+    from_values = -(_flat_positions(np.shape(values)) + 1)
+    return np.ravel(np.insert(from_arr, obj, from_values, axis))
+
+
+def insert_adjoint(g, arr, obj, values, axis=None, which=0):
+    """Adjoint of ``np.insert(arr, obj, values, axis)`` for arr (``which`` 0) or for values
+    (1): the elements of ``g`` that came from it, added up where values were broadcast."""
+    sources = _insert_sources(arr, obj, values, axis)
+    g = np.ravel(np.broadcast_to(g, np.shape(sources) if np.ndim(g) == 0 else np.shape(g)))
+    taken = sources > 0 if which == 0 else sources < 0
+    positions = np.abs(sources[taken]) - 1
+    like = arr if which == 0 else values
+    flat = np.bincount(positions, weights=g[taken], minlength=np.size(like))
+    return np.reshape(flat, np.shape(like))
+
+
+def inserted_part(h, arr, obj, values, axis=None, which=0):
+    """``np.insert`` with ``h`` in place of arr (``which`` 0) or of values (1) and zeros for
+    the other: the transpose of ``insert_adjoint``."""
+    if which == 0:
+        return np.insert(np.asarray(h, dtype=float), obj, np.zeros(np.shape(values)), axis)
+    return np.insert(np.zeros(np.shape(arr)), obj, h, axis)
+
+
+def choice_masks(a, count):
+    """For ``np.choose(a, choices)``: where each of the ``count`` choices is taken."""
+    return [np.asarray(a) == i for i in range(count)]
 
 
 # ---- linear algebra (srcad/templates/numpy_linalg.py)

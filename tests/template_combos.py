@@ -2137,6 +2137,514 @@ case(cumprod_adjoint, (anything, with_zeros), [(FULL, FULL), (THREE_D, THREE_D)]
      second_order=_CUMPROD_THIRD_ORDER)
 case(cumprod_tangent, (anything, with_zeros), [(FULL, FULL), (VECTOR, FULL), (THREE_D, THREE_D)],
      (0, 1), second_order=_CUMPROD_THIRD_ORDER)
+# ---------------------- shape functions: flips, rolls, axis moves, copies, gathers, joins
+
+def flip_all(x):
+    return np.flip(x)
+
+
+def flip_axis(x):
+    return np.flip(x, axis=-1)
+
+
+def flip_axes(x):
+    return np.flip(x, (0, 1)) * x
+
+
+def fliplr(x):
+    return np.fliplr(x)
+
+
+def flipud(x):
+    return np.flipud(x) * x
+
+
+def roll_flat(x):
+    return np.roll(x, 2)
+
+
+def roll_axis(x):
+    return np.roll(x, -1, axis=1) * x
+
+
+def roll_axes(x):
+    return np.roll(x, (1, 2), axis=(0, 1))
+
+
+def rot90(x):
+    return np.rot90(x)
+
+
+def rot90_k(x):
+    return np.rot90(x, 3, axes=(1, 0))
+
+
+def rot90_twice(x):
+    return np.rot90(x, 2) * x
+
+
+def swapaxes(x):
+    return np.swapaxes(x, 0, -1)
+
+
+def swapaxes_method(x):
+    return x.swapaxes(1, 2)
+
+
+def moveaxis(x):
+    return np.moveaxis(x, 0, -1)
+
+
+def moveaxis_several(x):
+    return np.moveaxis(x, (0, 1), (2, 0))
+
+
+def rollaxis(x):
+    return np.rollaxis(x, 2)
+
+
+def rollaxis_start(x):
+    return np.rollaxis(x, 0, 2)
+
+
+def atleast_1d(x):
+    return np.atleast_1d(x)
+
+
+def atleast_2d(x):
+    return np.atleast_2d(x) * 2.0
+
+
+def atleast_3d(x):
+    return np.atleast_3d(x)
+
+
+for _f in (flip_all, flip_axis, roll_flat):
+    case(_f, (anything,), list(ARRAYS) + [THREE_D])
+for _f in (flip_axes, fliplr, flipud, roll_axis, roll_axes, rot90, rot90_k, rot90_twice):
+    case(_f, (anything,), [FULL, ROW, COLUMN, THREE_D])
+case(swapaxes, (anything,), [VECTOR, FULL, THREE_D])
+for _f in (swapaxes_method, moveaxis_several, rollaxis):
+    case(_f, (anything,), [THREE_D, (2, 1, 3)])
+case(moveaxis, (anything,), [VECTOR, FULL, THREE_D])
+case(rollaxis_start, (anything,), [FULL, THREE_D])
+for _f in (atleast_1d, atleast_2d, atleast_3d):
+    case(_f, (anything,), [SCALAR, VECTOR, FULL, THREE_D])
+
+
+def tile(x):
+    return np.tile(x, 2)
+
+
+def tile_reps(x):
+    return np.tile(x, (2, 1, 3))
+
+
+def repeat_flat(x):
+    return np.repeat(x, 2)
+
+
+def repeat_axis(x):
+    return np.repeat(x, 3, axis=-1)
+
+
+def repeat_each(x):
+    return np.repeat(x, [2, 0, 1], axis=1)
+
+
+def repeat_method(x):
+    return x.repeat(2, axis=0)
+
+
+def take_flat(x):
+    return np.take(x, np.array([[0, 2], [2, 1]]))
+
+
+def take_axis(x):
+    return np.take(x, np.array([2, 0, 2, 1]), axis=1)
+
+
+def take_wrap(x):
+    return np.take(x, np.array([[-1, 4], [3, 0]]), axis=-1, mode="wrap")
+
+
+def take_method(x):
+    return x.take(np.array([1, 1]), axis=0)
+
+
+def take_along_axis(x):
+    return np.take_along_axis(x, np.array([[0, 2, 2, 1], [1, 0, 0, 0]]), axis=0)
+
+
+def take_along_flat(x):
+    return np.take_along_axis(x, np.array([5, 0, 0]), axis=None)
+
+
+case(tile, (anything,), [SCALAR, VECTOR, FULL, COLUMN])
+case(tile_reps, (anything,), [SCALAR, VECTOR, FULL, THREE_D])
+case(repeat_flat, (anything,), [SCALAR, VECTOR, FULL])
+case(repeat_axis, (anything,), [VECTOR, FULL, COLUMN])
+case(repeat_each, (anything,), [FULL, THREE_D])
+case(repeat_method, (anything,), [VECTOR, FULL])
+case(take_flat, (anything,), [VECTOR, FULL])
+case(take_axis, (anything,), [FULL, THREE_D])
+case(take_wrap, (anything,), [VECTOR, FULL])
+case(take_method, (anything,), [FULL, THREE_D])
+case(take_along_axis, (anything,), [(3, 4), (3, 1)])  # (3, 1): broadcast to the indices
+case(take_along_flat, (anything,), [FULL, (6,)])
+
+
+def pad_constant(x):
+    return np.pad(x, 1, constant_values=0.5)
+
+
+def pad_widths(x):
+    return np.pad(x, ((0, 2), (1, 1)))
+
+
+def pad_edge(x):
+    return np.pad(x, (1, 2), mode="edge")
+
+
+def pad_reflect(x):
+    return np.pad(x, ((1, 1), (2, 1)), mode="reflect")
+
+
+case(pad_constant, (anything,), [VECTOR, FULL, THREE_D])
+case(pad_widths, (anything,), [FULL, ROW])
+case(pad_edge, (anything,), [VECTOR, FULL, COLUMN])
+case(pad_reflect, (anything,), [FULL, (3, 4)])
+
+
+def hstack(x, y):
+    return np.hstack([x, y * x])
+
+
+def hstack_unequal(x, y):
+    return np.hstack((x, y))
+
+
+def vstack(x, y):
+    return np.vstack([x, 2.0 * y])
+
+
+def dstack(x, y):
+    return np.dstack([x, y])
+
+
+def column_stack(x, y):
+    return np.column_stack([x, y])
+
+
+def row_stack(x, y):
+    return np.row_stack([x, y])
+
+
+def append_flat(x, y):
+    return np.append(x, y)
+
+
+def append_axis(x, y):
+    return np.append(x, y * 2.0, axis=0)
+
+
+case(hstack, (anything, anything), [(SCALAR, SCALAR), (VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+case(hstack_unequal, (anything, anything), [(VECTOR, (2,)), (FULL, COLUMN), (SCALAR, VECTOR)],
+     (0, 1))
+case(vstack, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (VECTOR, FULL)], (0, 1))
+case(dstack, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL), (THREE_D, FULL)], (0, 1))
+case(column_stack, (anything, anything), [(VECTOR, VECTOR), ((3, 2), VECTOR)], (0, 1))
+if hasattr(np, "row_stack"):  # deprecated by NumPy 2: an alias of vstack while it lasts
+    case(row_stack, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW)], (0, 1))
+case(append_flat, (anything, anything), [(VECTOR, SCALAR), (FULL, VECTOR), (SCALAR, FULL)],
+     (0, 1))
+case(append_axis, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (FULL, (3, 3))],
+     (0, 1))
+
+
+def array_split(x):
+    first, second, third = np.array_split(x, 3)
+    return first * np.sum(second) - np.sum(third ** 2)
+
+
+def array_split_axis(x):
+    parts = np.array_split(x, [1], axis=-1)
+    return parts[1] * np.sin(parts[0])
+
+
+def hsplit(x):
+    left, right = np.hsplit(x, 2)
+    return left * right
+
+
+def vsplit(x):
+    top, bottom = np.vsplit(x, [1])
+    return np.sum(top) * bottom
+
+
+def dsplit(x):
+    front, back = np.dsplit(x, [2])
+    return front * np.sum(back)
+
+
+case(array_split, (anything,), [(4,), (5, 2)])
+case(array_split_axis, (anything,), [FULL, THREE_D])
+case(hsplit, (anything,), [(4,), (3, 4)])
+case(vsplit, (anything,), [FULL, THREE_D])
+case(dsplit, (anything,), [THREE_D, (1, 2, 4)])
+
+
+def sort(x):
+    return np.sort(x) * x
+
+
+def sort_axis(x):
+    return np.sort(x, axis=0)
+
+
+def sort_flat(x):
+    return np.sort(x, axis=None)
+
+
+def partition(x):
+    return np.partition(x, 1) * x
+
+
+def partition_axis(x):
+    return np.partition(x, (0, 2), axis=0)
+
+
+def searchsorted(x):
+    return x * np.searchsorted(np.array([-1.0, 0.0, 1.0]), x)
+
+
+case(sort, (spread,), [VECTOR, FULL, COLUMN])
+case(sort_axis, (spread,), [FULL, THREE_D])
+case(sort_flat, (spread,), [FULL, THREE_D])
+case(partition, (spread,), [VECTOR, FULL, THREE_D])
+case(partition_axis, (spread,), [(3, 2), (4, 3)])
+case(searchsorted, (spread,), [VECTOR, FULL])
+
+
+# the transposed maps of shape functions, as generated code calls them
+def untiled(g):
+    return rt.untiled(g, np.ones((1, 3)), (2, 2))
+
+
+def unrepeated(g):
+    return rt.unrepeated(g, np.ones((2, 3)), [1, 0, 2], 1) + rt.unrepeated(g[0], np.ones(3), 1)
+
+
+def untaken(g):
+    return rt.untaken(g, np.ones((2, 3)), np.array([[0, 2], [2, 2]]), 1, "raise")
+
+
+def untaken_along_axis(g):
+    return rt.untaken_along_axis(g, np.ones((2, 3)), np.array([[0, 0], [2, 1]]), 1)
+
+
+def padded(x):
+    return rt.padded(x, 1, "reflect") + rt.padded(x, 1)
+
+
+def unpadded(g):
+    return rt.unpadded(g, np.ones((2, 3)), 1, "symmetric") * rt.unpadded(g, np.ones((2, 3)), 1)
+
+
+def joined(x, y):
+    return rt.joined(np.column_stack, [x, y * x])
+
+
+def unjoined(g):
+    parts = rt.unjoined(g, np.hstack, [np.ones((2, 1)), np.ones((2, 3))])
+    return parts[0] * parts[1]
+
+
+case(untiled, (anything,), [(2, 6)])
+case(joined, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL)], (0, 1))
+case(unrepeated, (anything,), [(2, 3)])
+case(untaken, (anything,), [(2, 2, 2)])
+case(untaken_along_axis, (anything,), [(2, 2)])
+case(padded, (anything,), [FULL, (3, 4)])
+case(unpadded, (anything,), [(4, 5)])
+case(unjoined, (anything,), [(2, 4)])
+
+
+def select(x, y):
+    return np.select([x > 0.5, y < 0.0], [x * y, y], 0.25)
+
+
+def select_default(x, y):
+    return np.select([x > 0.0], [np.sin(x)], default=y)
+
+
+def select_adjoint(g):
+    parts = rt.select_adjoint(g, [g > 0.5, np.array([True, False, True])], [np.ones(3), 1.0])
+    return parts[0] * parts[1]
+
+
+def unselected(g):
+    return rt.unselected(g, [np.array([[True], [False]]), g > 0.5])
+
+
+case(select, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (COLUMN, FULL),
+                                    (SCALAR, VECTOR)], (0, 1),
+     accept=lambda args: np.min(np.abs(np.asarray(args[0]) - 0.5)) > 0.05
+     and np.min(np.abs(args[1])) > 0.05)
+case(select_default, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (VECTOR, SCALAR)],
+     (0, 1), accept=lambda args: np.min(np.abs(args[0])) > 0.05)
+case(select_adjoint, (anything,), [(2, 3)],
+     accept=lambda args: np.min(np.abs(args[0] - 0.5)) > 0.05)
+case(unselected, (anything,), [FULL], accept=lambda args: np.min(np.abs(args[0] - 0.5)) > 0.05)
+
+
+def gradient(x):
+    return np.gradient(x) * x
+
+
+def gradient_spacing(x):
+    return np.gradient(x, 0.5, edge_order=2)
+
+
+def gradient_axes(x):
+    along_rows, along_columns = np.gradient(x, 2.0)
+    return along_rows * np.sin(along_columns)
+
+
+def gradient_axis(x):
+    return np.gradient(x, 0.5, 2.0, axis=(0, -1))[1] + np.gradient(x, axis=1, edge_order=2)
+
+
+def gradient_adjoint(g):
+    return rt.gradient_adjoint(g, np.ones((3, 4)), (0.5,), 1, 2) + rt.gradient_adjoint(
+        [g, g * g], np.ones((3, 4)), (), None, 1)
+
+
+def gradient_of(x):
+    rows, columns = rt.gradient_of(x, (0.5, 2.0), None, 2)
+    return rows * columns + rt.gradient_of(x, (), 0, 1)
+
+
+case(gradient, (anything,), [(4,), (5,)])
+case(gradient_spacing, (anything,), [(4,), (6,)])
+case(gradient_axes, (anything,), [(3, 4), (4, 3)])
+case(gradient_axis, (anything,), [(3, 4), (3, 3, 3)])
+case(gradient_adjoint, (anything,), [(3, 4)])
+case(gradient_of, (anything,), [(3, 4)])
+
+
+def meshgrid(x, y):
+    grid_x, grid_y = np.meshgrid(x, y)
+    return grid_x * np.sin(grid_y)
+
+
+def meshgrid_ij(x, y):
+    grid_x, grid_y, grid_z = np.meshgrid(x, y, x * 2.0, indexing="ij")
+    return grid_x * grid_y + grid_z ** 2
+
+
+def meshgrid_sparse(x, y):
+    grid_x, grid_y = np.meshgrid(x, y, sparse=True)
+    return grid_x * grid_y
+
+
+def meshgrid_one_used(x, y):
+    return np.meshgrid(x, y)[1] ** 2
+
+
+def meshgrid_adjoint(g):
+    return rt.meshgrid_adjoint([g, g * g], np.ones(3), 0, "xy") * rt.meshgrid_adjoint(
+        [g, g], np.ones(3), 1, "ij")
+
+
+def meshgrid_part(h):
+    parts = rt.meshgrid_part(h, [np.ones((2, 3)), np.ones((2, 3))], 0, "xy")
+    return parts[0] * parts[0]
+
+
+def meshgrid_tangent(x, y):
+    grids = rt.meshgrid_tangent((x, 0.0, y * 2.0, 0.0), (x, None, y, None), False, "ij")
+    return grids[0] * grids[1]
+
+
+def meshgrid_tangent_adjoint(g):
+    parts = rt.meshgrid_tangent_adjoint([g, g * g], (np.ones(2), 0.0, np.ones(3), 0.0),
+                                        (np.ones(2), None, np.ones(3), None), False, "ij")
+    return parts[0] * np.sum(parts[2])
+
+
+case(meshgrid, (anything, anything), [(VECTOR, (2,)), (FULL, (4,)), (SCALAR, VECTOR)], (0, 1))
+case(meshgrid_ij, (anything, anything), [(VECTOR, (2,)), ((2,), COLUMN)], (0, 1))
+case(meshgrid_sparse, (anything, anything), [(VECTOR, (2,))], (0, 1))
+case(meshgrid_one_used, (anything, anything), [(VECTOR, (2,))], (0, 1))
+case(meshgrid_adjoint, (anything,), [(2, 3)])
+case(meshgrid_part, (anything,), [VECTOR])
+case(meshgrid_tangent, (anything, anything), [(VECTOR, VECTOR), ((2,), VECTOR)], (0, 1))
+case(meshgrid_tangent_adjoint, (anything,), [(2, 3)])
+
+
+def delete(x):
+    return np.delete(x, [0, 2], axis=-1) * 2.0
+
+
+def delete_flat(x):
+    return np.delete(x, 1)
+
+
+def insert(x, y):
+    return np.insert(x, 1, y)
+
+
+def insert_axis(x, y):
+    return np.insert(x, [0, 2], y * x[:, :1], axis=1)
+
+
+def compress(x):
+    return np.compress([True, False, True], x, axis=-1) * x[..., :1]
+
+
+def compress_method(x):
+    return x.compress(np.array([False, True]), axis=0)
+
+
+def extract(x):
+    return np.extract(np.arange(np.size(x)).reshape(np.shape(x)) % 2 == 0, x)
+
+
+def undeleted(g):
+    return rt.undeleted(g, np.ones((2, 3)), 1, 1) * np.sum(
+        rt.undeleted(g.ravel(), np.ones(5), 3) ** 2)
+
+
+def insert_adjoint(g):
+    first = rt.insert_adjoint(g, np.ones((2, 3)), [0, 2], np.ones((2, 1)), 1, 0)
+    return first * np.sum(rt.insert_adjoint(g, np.ones((2, 3)), [0, 2], np.ones((2, 1)), 1, 1))
+
+
+def inserted_part(h):
+    return rt.inserted_part(h, np.ones(3), 1, 2.0, None, 0) * np.sum(rt.inserted_part(
+        h[1], np.ones(3), 1, 2.0, None, 1))
+
+
+case(delete, (anything,), [VECTOR, FULL, THREE_D])
+case(delete_flat, (anything,), [VECTOR, FULL])
+case(insert, (anything, anything), [(VECTOR, SCALAR), (FULL, (2,)), (VECTOR, (1,))], (0, 1))
+case(insert_axis, (anything, anything), [(FULL, SCALAR), (FULL, COLUMN), (FULL, (1, 2))],
+     (0, 1))
+case(compress, (anything,), [VECTOR, FULL])
+case(compress_method, (anything,), [FULL, (2, 1)])
+case(extract, (anything,), [VECTOR, FULL])
+case(undeleted, (anything,), [(2, 2)])
+case(insert_adjoint, (anything,), [(2, 5)])
+case(inserted_part, (anything,), [(3,)])
+
+
+def choose(x, y):
+    return np.choose(np.array([[0, 1, 2], [2, 0, 1]]), [x, y * x, 1.5])
+
+
+case(choose, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (COLUMN, SCALAR),
+                                    (SCALAR, FULL)], (0, 1))
 
 
 # ------------------------------------------------- numpy_linalg.py: np.linalg

@@ -1244,6 +1244,84 @@ def _issue12_cases():
 
 
 _issue12_cases()
+# ------------------------------- shape functions: flips, moves, copies, gathers, joins
+
+def shape_moves(x):
+    y = np.flip(np.roll(x, (1, -1), axis=(0, 1)), axis=1) * np.fliplr(x) + np.flipud(x)
+    z = np.rot90(y, 3) + np.swapaxes(y, 0, 1) + np.moveaxis(y, 0, 1) + np.rollaxis(y, 1)
+    return np.atleast_3d(z) * np.atleast_2d(x[0]).T[:, :, None] + np.atleast_1d(x[0, 0])
+
+
+def shape_methods(x):
+    return x.swapaxes(0, 1).repeat(2, axis=0) * x.take([1, 0, 2], axis=1).T.repeat(2, axis=0)
+
+
+def shape_copies(x):
+    y = np.tile(x, (2, 1)) * np.repeat(x, [2, 0, 1], axis=1).sum()
+    return np.take(y, [[0, 3], [3, 3]], axis=0) + np.take_along_axis(
+        x, np.array([[0, 2, 1], [1, 1, 0]]), axis=1)
+
+
+def shape_pads(x):
+    return (np.pad(x, ((1, 1), (0, 2)), constant_values=0.5)
+            * np.pad(x, (1, 1), mode="reflect") + np.pad(x, 1, mode="edge"))
+
+
+def shape_joins(x, y):
+    return (np.sum(np.hstack([x, y]) ** 2) + np.sum(np.vstack([x, x[:1] * y[0]]) ** 2)
+            + np.sum(np.dstack([x, x]) * np.column_stack([y, y])[:, :1, None])
+            + np.sum(np.row_stack([x, x]) ** 3) + np.sum(np.append(x, y) ** 2))
+
+
+def shape_splits(x):
+    a, b, c = np.array_split(x, 3, axis=1)
+    left, right = np.hsplit(x, [2])
+    top, bottom = np.vsplit(x, 2)
+    front, back = np.dsplit(x[:, :, None] * x[:, None, :], [1])
+    return a * b * c + np.sum(left) * right + top * bottom + front[:, 0] * back[:, 0, :1]
+
+
+def shape_orders(x):
+    return np.sort(x, axis=0) * x + np.partition(x, 1, axis=1) ** 2
+
+
+def shape_select(x):
+    return np.select([x > 0.0, x < -1.0], [x * x, 1.0], default=-x)
+
+
+def shape_gradient(x):
+    rows, columns = np.gradient(x, 0.5)
+    return rows * columns + np.gradient(x[0], edge_order=2)
+
+
+def shape_meshgrid(x, y):
+    grid_x, grid_y = np.meshgrid(x, y * 2.0)
+    return grid_x * np.sin(grid_y)
+
+
+def shape_removals(x, y):
+    kept = np.delete(x, 1, axis=0) * np.compress([True, False, True], x, axis=1)[:1, :1]
+    grown = np.insert(x, [0, 3], y, axis=1) + x.compress([False, True], axis=0)[0, 0]
+    return np.sum(kept ** 2) + np.sum(grown * np.extract(x > 0.0, x)[0])
+
+
+def shape_choose(x, y):
+    return np.choose([[1, 0, 1], [0, 0, 1]], (x, y ** 2)) * x
+
+
+case(shape_moves, anything((3, 3)))
+case(shape_methods, anything((2, 3)))
+case(shape_copies, anything((2, 3)))
+case(shape_pads, anything((2, 3)))
+case(shape_joins, anything((2, 3)), anything((2, 1)), wrt=(0, 1))
+case(shape_splits, anything((2, 3)))
+case(shape_orders, anything((3, 4)))
+case(shape_select, nonzero((3, 4)))
+case(shape_gradient, anything((3, 4)))
+case(shape_meshgrid, anything((3,)), anything((2,)), wrt=(0, 1))
+case(shape_removals, nonzero((2, 3)), anything((2, 1)), wrt=(0, 1))
+case(shape_choose, anything((2, 3)), anything((3,)), wrt=(0, 1))
+
 
 # --------------------------------------------------------------------- tests
 

@@ -286,6 +286,8 @@ def transpose(x, axes=Known(None), *rest, **kwargs):
 
 
 def reshape(x, shape=UNKNOWN, *rest, **kwargs):
+    if isinstance(shape, ShapeTuple) and shape.ones is not None:  # np.reshape(g, np.shape(x))
+        return Array(shape.ones)
     if isinstance(shape, Known):
         value = shape.value
         value = value if isinstance(value, tuple) else (value,)
@@ -313,7 +315,13 @@ def method_transpose(x, *axes, **kwargs):
 
 
 def getitem(x, index):
-    """``x[index]`` for an array ``x``: ints drop a dimension, slices keep it."""
+    """``x[index]`` for an array ``x``: ints drop a dimension, slices keep it; an item of a
+    constant tuple (``axes[1]``) is a constant."""
+    if isinstance(x, Known) and isinstance(x.value, tuple) and isinstance(index, Known):
+        try:
+            return _known_or_unknown(x.value[index.value])
+        except (IndexError, TypeError):
+            return UNKNOWN
     if isinstance(x, ShapeTuple):
         is_int = isinstance(index, Known) and isinstance(index.value, int)
         return Scalar("int") if is_int or plain(index) == Scalar("int") else UNKNOWN
@@ -348,15 +356,17 @@ def getitem(x, index):
 
 @dataclass(frozen=True)
 class ShapeTuple(Abstract):
-    """The ``.shape`` of an array: a tuple of ints (its length known when the rank is)."""
+    """The ``.shape`` of an array: a tuple of ints (its length known when the rank is), and
+    which of them are 1 (the array's pattern, when known: reshaping to it gives it back)."""
 
     ndim: int | None
+    ones: tuple | None = None
 
 
 def shape_of(x, *rest, **kwargs):
     x = plain(x)
     if isinstance(x, Array):
-        return ShapeTuple(x.ndim)
+        return ShapeTuple(x.ndim, x.ones)
     if isinstance(x, Scalar):
         return Known(())
     return ShapeTuple(None)

@@ -17,6 +17,7 @@ from srcad.analysis import shapes
 from srcad.analysis.shapes import ANY_SCALAR, FLOAT, UNKNOWN, Array, Scalar, plain
 from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, specializer,
                             tangent)
+from srcad.templates import numpy_shape
 from srcad.vocabulary import binary, elementwise, linear, multilinear
 
 
@@ -625,6 +626,64 @@ def cumprod_tangent(out, t, x, axis=None):  # noqa: F811
 shape_rule(_like(1), rt.cumprod_adjoint)
 shape_rule(lambda t, x, axis=shapes.Known(None), *rest, **kwargs: registry.lookup(
     np.cumprod).shape_rule(x, axis), rt.cumprod_tangent)  # cumprod's own shape
+# the transposed maps of the shape functions (srcad/templates/numpy_shape.py): each linear in
+# g, its transpose the function it transposes
+linear(rt.untiled, parameters="y, g, x, reps", transpose="np.tile(g, reps)")
+linear(rt.unrepeated, parameters="y, g, x, repeats, axis=None",
+       transpose="np.repeat(g, repeats, axis)")
+linear(rt.untaken, parameters='y, g, x, indices, axis=None, mode="raise"',
+       transpose="np.take(g, indices, axis, mode=mode)")
+linear(rt.untaken_along_axis, parameters="y, g, x, indices, axis",
+       transpose="np.take_along_axis(g, indices, axis)")
+linear(rt.padded, parameters='y, x, pad_width, mode="constant"',
+       transpose="rt.unpadded(g, x, pad_width, mode)")
+linear(rt.unpadded, parameters='y, g, x, pad_width, mode="constant"',
+       transpose="rt.padded(g, pad_width, mode)")
+multilinear(rt.joined, parameters="y, joiner, pieces",
+            transposes={"pieces": "rt.unjoined(g, joiner, pieces)"})
+linear(rt.unjoined, parameters="parts, g, joiner, pieces", transpose="rt.joined(joiner, g)")
+nondifferentiable(rt.rollaxis_destination, rt.order_of)
+
+
+def _shape_of_second(g, x, *rest, **kwargs):
+    """A transposed map's result has the shape of the argument it goes back to."""
+    x = plain(x)
+    return x if isinstance(x, Array) else UNKNOWN
+
+
+shape_rule(_shape_of_second, rt.untiled, rt.unrepeated, rt.untaken, rt.untaken_along_axis,
+           rt.unpadded)
+shape_rule(numpy_shape.pad_shape, rt.padded)
+# np.select's adjoints: masks of g (the conditions are constants)
+linear(rt.select_adjoint, parameters="parts, a, condlist, choicelist",
+       transpose="np.select(condlist, g, np.zeros(np.shape(a)))")
+linear(rt.unselected, parameters="y, a, condlist", transpose="rt.unselected(g, condlist)")
+shape_rule(_like(0), rt.unselected)
+# np.gradient's differences and their transpose
+linear(rt.gradient_of, parameters="y, h, spacing, axis=None, edge_order=1",
+       transpose="rt.gradient_adjoint(g, h, spacing, axis, edge_order)")
+linear(rt.gradient_adjoint, parameters="y, a, f, spacing, axis=None, edge_order=1",
+       transpose="rt.gradient_of(g, spacing, axis, edge_order)")
+shape_rule(_shape_of_second, rt.gradient_adjoint)
+# np.meshgrid's adjoint of one array, its transpose (one grid, the others zero), its tangent
+linear(rt.meshgrid_adjoint, parameters='y, a, x, position, indexing="xy"',
+       transpose="rt.meshgrid_part(g, a, position, indexing)")
+linear(rt.meshgrid_part, parameters='y, h, a, position, indexing="xy"',
+       transpose="rt.meshgrid_adjoint(g, h, position, indexing)")
+linear(rt.meshgrid_tangent, parameters='y, tangents, arrays, sparse=False, indexing="xy"',
+       transpose="rt.meshgrid_tangent_adjoint(g, tangents, arrays, sparse, indexing)")
+shape_rule(_shape_of_second, rt.meshgrid_adjoint)
+linear(rt.meshgrid_tangent_adjoint,
+       parameters='y, a, tangents, arrays, sparse=False, indexing="xy"',
+       transpose="rt.meshgrid_tangent(g, arrays, sparse, indexing)")
+# np.delete's and np.insert's adjoints and their transposes
+linear(rt.undeleted, parameters="y, a, arr, obj, axis=None",
+       transpose="np.delete(g, obj, axis)")
+linear(rt.insert_adjoint, parameters="y, a, arr, obj, values, axis=None, which=0",
+       transpose="rt.inserted_part(g, arr, obj, values, axis, which)")
+linear(rt.inserted_part, parameters="y, h, arr, obj, values, axis=None, which=0",
+       transpose="rt.insert_adjoint(g, arr, obj, values, axis, which)")
+shape_rule(_shape_of_second, rt.undeleted)
 
 
 # linear algebra's helpers (srcad/templates/numpy_linalg.py): linear, each other's transposes
