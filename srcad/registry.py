@@ -283,6 +283,9 @@ def describe(obj) -> str:
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
     if name is None:
         return repr(obj)
+    owner = _public_owner(obj)
+    if owner is not None:  # scipy.stats.norm.logpdf, scipy.special.gammaln
+        return "%s.%s" % (owner, getattr(obj, "__name__", name))
     if isinstance(obj, type(abs)) and not module:
         return name
     if module in ("builtins", ""):
@@ -292,6 +295,33 @@ def describe(obj) -> str:
     elif "._" in module:  # scipy.special._logsumexp.logsumexp -> scipy.special.logsumexp
         module = _public_module(obj, module, name)
     return "%s.%s" % (module, name)
+
+
+def _public_owner(obj):
+    """Where a library's ufunc or bound method is found under a public name: the module of
+    a SciPy ufunc (which has none of its own), ``module.object`` for a method of a
+    module-level object (``scipy.stats.norm``). None for anything else."""
+    import sys
+    import types
+
+    import numpy
+
+    if isinstance(obj, numpy.ufunc):
+        if getattr(numpy, obj.__name__, None) is obj:
+            return None
+        special = sys.modules.get("scipy.special")
+        return "scipy.special" if getattr(special, obj.__name__, None) is obj else None
+    if not isinstance(obj, types.MethodType) or isinstance(obj.__self__, type):
+        return None
+    parts = (type(obj.__self__).__module__ or "").split(".")
+    for end in range(1, len(parts)):
+        if parts[end - 1].startswith("_"):
+            break
+        namespace = sys.modules.get(".".join(parts[:end]))
+        for attribute, value in vars(namespace).items() if namespace is not None else ():
+            if value is obj.__self__ and not attribute.startswith("_"):
+                return "%s.%s" % (".".join(parts[:end]), attribute)
+    return None
 
 
 def _public_numpy_module(obj, module, name):

@@ -1067,6 +1067,10 @@ def pop_in_place(items):
     return items
 
 
+def weighted(values, weights):
+    """``values * weights``, or ``values`` when ``weights`` is None (an optional weight, such
+    as scipy.special.logsumexp's b)."""
+    return values if weights is None else values * weights
 # ---- scans and differences (their adjoints: srcad/templates/numpy_reductions.py)
 
 

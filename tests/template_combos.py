@@ -3027,3 +3027,13 @@ def three_vectors(x):
 
 
 case(three_vectors, (anything,), [VECTOR, (2, 3), (3, 3)])
+
+
+# SciPy's functions (an optional dependency): their cases live in tests/scipy_combos.py,
+# added to CASES only when SciPy imports
+try:
+    import scipy  # noqa: F401
+except ImportError:
+    pass
+else:
+    import tests.scipy_combos  # noqa: F401, E402

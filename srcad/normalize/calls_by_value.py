@@ -35,7 +35,7 @@ from keyword import iskeyword
 import gast
 import numpy as np
 
-from .. import runtime, syntax
+from .. import registry, runtime, syntax
 from ..analysis.operations import UNRESOLVED
 from ..by_value import ByValue, Callee, Elements, Instance, by_value_kind, sequence_kind
 from ..errors import UnsupportedSyntaxError, ValueDependentCallError
@@ -153,6 +153,8 @@ def resolved_call(normalizer, call):
         leading, target = [syntax.deepcopy(func)], method
     else:
         target = meaning.obj
+        if _is_static_name(normalizer, func) and registry.lookup(target) is not None:
+            return None  # a primitive with templates of its own (scipy.stats.norm.logpdf)
         if isinstance(target, types.MethodType) and inspect.isfunction(target.__func__):
             leading = [_alias(normalizer, target.__self__, _name_of(func, "self"))]
             target = target.__func__

@@ -182,6 +182,14 @@ multilinear(rt.matmul_adjoint_left, parameters="y, h, a, b",
             transposes={"h": "np.matmul(g, b)", "b": "rt.matmul_adjoint_right(h, g, b)"})
 multilinear(rt.matmul_adjoint_right, parameters="y, h, a, b",
             transposes={"h": "np.matmul(a, g)", "a": "rt.matmul_adjoint_left(h, a, g)"})
+# weighted(values, weights) = values * weights (values when weights is None: a
+# default-less weight, scipy.special.logsumexp's b): bilinear
+multilinear(rt.weighted, parameters="y, values, weights",
+            transposes={"values": "rt.unbroadcast(rt.weighted(g, weights), values)",
+                        "weights": "rt.unbroadcast(g * values, weights)"},
+            shape=lambda values, weights=None, **kwargs: (
+                shapes.elementwise(values) if weights in (None, shapes.Known(None))
+                else shapes.elementwise(values, weights)))
 
 
 # norm_adjoint(g, x, y) = g * x / y, with g and y expanded over the reduced axes (and
