@@ -246,7 +246,9 @@ if special is not None:
     # ---- softmax family: the weights exp(a - logsumexp(a)) are at most 1, so no overflow
     @adjoint(special.logsumexp)
     def logsumexp(y, a, axis=None, b=None, keepdims=False, return_sign=False):
+        # (SciPy keeps a 0-d input's dims as shape (1,): cut back to the inputs' rank)
         kept = special.logsumexp(a, axis=axis, b=b, keepdims=True)
+        kept = np.reshape(kept, np.shape(kept)[np.ndim(kept) - max(np.ndim(a), np.ndim(b)):])
         spread = np.reshape(d[y], np.shape(kept))
         shares = np.exp(a - kept)
         d[a] += rt.unbroadcast(spread * rt.weighted(shares, b), a)
@@ -255,6 +257,7 @@ if special is not None:
     @tangent(special.logsumexp)
     def logsumexp(y, a, axis=None, b=None, keepdims=False, return_sign=False):  # noqa: F811
         kept = special.logsumexp(a, axis=axis, b=b, keepdims=True)
+        kept = np.reshape(kept, np.shape(kept)[np.ndim(kept) - max(np.ndim(a), np.ndim(b)):])
         shares = np.exp(a - kept)
         d[y] = np.sum(rt.weighted(shares, b) * d[a] + shares * d[b], axis=axis,
                       keepdims=keepdims)
