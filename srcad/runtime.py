@@ -1466,7 +1466,7 @@ def joined(joiner, pieces):
 
 def _joined_layout(joiner, shape):
     """The shape a piece of ``shape`` takes inside ``joiner``'s result, and the axis joined."""
-    if joiner is np.vstack or getattr(np, "row_stack", None) is joiner:
+    if joiner is np.vstack:
         shape = (1,) * (2 - len(shape)) + shape if len(shape) < 2 else shape
         return shape, 0
     if joiner is np.dstack:

@@ -2336,10 +2336,6 @@ def column_stack(x, y):
     return np.column_stack([x, y])
 
 
-def row_stack(x, y):
-    return np.row_stack([x, y])
-
-
 def append_flat(x, y):
     return np.append(x, y)
 
@@ -2354,8 +2350,6 @@ case(hstack_unequal, (anything, anything), [(VECTOR, (2,)), (FULL, COLUMN), (SCA
 case(vstack, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (VECTOR, FULL)], (0, 1))
 case(dstack, (anything, anything), [(VECTOR, VECTOR), (FULL, FULL), (THREE_D, FULL)], (0, 1))
 case(column_stack, (anything, anything), [(VECTOR, VECTOR), ((3, 2), VECTOR)], (0, 1))
-if hasattr(np, "row_stack"):  # deprecated by NumPy 2: an alias of vstack while it lasts
-    case(row_stack, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW)], (0, 1))
 case(append_flat, (anything, anything), [(VECTOR, SCALAR), (FULL, VECTOR), (SCALAR, FULL)],
      (0, 1))
 case(append_axis, (anything, anything), [(VECTOR, VECTOR), (FULL, ROW), (FULL, (3, 3))],

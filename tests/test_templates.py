@@ -1270,7 +1270,7 @@ def shape_pads(x):
 def shape_joins(x, y):
     return (np.sum(np.hstack([x, y]) ** 2) + np.sum(np.vstack([x, x[:1] * y[0]]) ** 2)
             + np.sum(np.dstack([x, x]) * np.column_stack([y, y])[:, :1, None])
-            + np.sum(np.row_stack([x, x]) ** 3) + np.sum(np.append(x, y) ** 2))
+            + np.sum(np.vstack([x, x]) ** 3) + np.sum(np.append(x, y) ** 2))
 
 
 def shape_splits(x):

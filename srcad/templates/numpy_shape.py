@@ -344,15 +344,15 @@ def _joined_shape(joiner):
     return rule
 
 
-# hstack, vstack, dstack, column_stack (and row_stack) join pieces that each enter promoted
+# hstack, vstack, dstack, column_stack join pieces that each enter promoted
 # (at least 1-d, 2-d or 3-d, a vector as a column): the adjoint cuts d[y] into one part per
 # piece with the piece's own shape (rt.unjoined, a list's adjoint rt.Parts)
-for _joiner in (np.hstack, np.vstack, np.dstack, np.column_stack,
-                getattr(np, "row_stack", None)):
-    if _joiner is not None:
-        linear(_joiner, parameters='y, tup, dtype=None, casting="same_kind"',
-               transpose="rt.unjoined(g, np.%s, tup)" % _joiner.__name__,
-               tangent="np.%s(d[tup])" % _joiner.__name__, shape=_joined_shape(_joiner))
+# (np.row_stack, an alias of vstack that NumPy 2 deprecates and 2.5 removes, has none: the
+# list of primitives must not depend on the NumPy version)
+for _joiner in (np.hstack, np.vstack, np.dstack, np.column_stack):
+    linear(_joiner, parameters='y, tup, dtype=None, casting="same_kind"',
+           transpose="rt.unjoined(g, np.%s, tup)" % _joiner.__name__,
+           tangent="np.%s(d[tup])" % _joiner.__name__, shape=_joined_shape(_joiner))
 
 
 # np.append(arr, values, axis) is np.concatenate of both (flattened when axis is None):
