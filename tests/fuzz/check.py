@@ -17,9 +17,9 @@ Outcomes: ``ok``; ``wrong`` (a check disagrees); ``crash`` (an exception that is
 ``srcad.SrcadError``, or a time-out); ``rejected`` (a ``SrcadError``: the construct its
 message names is recorded); ``inconclusive`` (a finite-difference comparison failed where
 the reference itself cannot be trusted: a branch decision of f, or the side of a kink of
-``max``/``min``/``abs``/``maximum``/``minimum``, flips between the points the difference
-uses, or two step sizes disagree); ``invalid`` (f itself fails or gives a
-non-finite value: a generator bug).
+``max``/``min``/``abs``/``maximum``/``minimum``/``fmax``/``fmin``/``clip``, flips between
+the points the difference uses, or two step sizes disagree); ``invalid`` (f itself fails or
+gives a non-finite value: a generator bug).
 
 A kink never excuses a disagreement between two srcad results (dot, vjp, unoptimized,
 value): those have no finite difference in them and are always ``wrong``.
@@ -129,7 +129,7 @@ def load_module(source: str, stem: str, extra_globals=None):
     return module
 
 
-_KINKED = {"max", "min", "abs", "maximum", "minimum", "fabs"}
+_KINKED = {"max", "min", "abs", "maximum", "minimum", "fabs", "fmax", "fmin", "clip"}
 
 
 class _RecordDecisions(ast.NodeTransformer):
@@ -199,8 +199,14 @@ class DecisionTrace:
             axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
             pick = np.argmax if "max" in name else np.argmin
             side = pick(np.asarray(args[0]), axis=axis)
-        elif name in ("maximum", "minimum"):
+        elif name in ("maximum", "minimum", "fmax", "fmin"):
             side = np.asarray(args[0]) > np.asarray(args[1])
+        elif name == "clip":  # below the low bound, above the high one (np.clip(x, lo, hi))
+            bounds = list(args[1:]) + [kwargs.get(k) for k in ("a_min", "a_max", "min", "max")
+                                      if k in kwargs]
+            x = np.asarray(args[0])
+            side = np.stack([x < bounds[0] if bounds[0] is not None else x != x,
+                             x > bounds[1] if bounds[1] is not None else x != x])
         else:  # abs, fabs
             side = np.asarray(args[0]) > 0
         self.decisions.append(tuple(np.ravel(side).tolist()))

@@ -43,6 +43,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+try:
+    from tests.fuzz.library import SCIPY_IMPORTS, LibraryForms
+except ModuleNotFoundError:  # run as a script: python tests/fuzz/generate.py SEED
+    from library import SCIPY_IMPORTS, LibraryForms
+
 SHAPES = ((), (2,), (3,), (2, 3), (3, 2))
 SCALAR = ()
 
@@ -203,6 +208,14 @@ class Context:
         self.written |= inner.written
 
 
+# NumPy functions and methods whose result may share its first argument's memory
+VIEW_FUNCTIONS = {"reshape", "ravel", "transpose", "squeeze", "expand_dims", "flip", "fliplr",
+                  "flipud", "rot90", "swapaxes", "moveaxis", "rollaxis", "diagonal",
+                  "broadcast_to", "atleast_1d", "atleast_2d", "atleast_3d", "split",
+                  "array_split", "hsplit", "vsplit", "asarray", "real", "imag", "diag"}
+VIEW_METHODS = {"reshape", "ravel", "transpose", "squeeze", "swapaxes", "diagonal", "view"}
+
+
 def alias_sources(text: str) -> set:
     """Names whose memory the value of expression ``text`` may share.
 
@@ -222,10 +235,12 @@ def alias_sources(text: str) -> set:
             return walk(node.body) | walk(node.orelse)
         if isinstance(node, ast.Call):
             func = node.func
-            if isinstance(func, ast.Attribute) and func.attr == "reshape":
+            if isinstance(func, ast.Attribute) and func.attr in VIEW_METHODS:
                 return walk(func.value)
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                     and func.value.id == "np":
+                if func.attr in VIEW_FUNCTIONS and node.args:  # may return a view
+                    return walk(node.args[0])
                 return set()
             if isinstance(func, ast.Name) and func.id == "sum":
                 return set()
@@ -264,7 +279,7 @@ def _const(value: float) -> str:
 # ---------------------------------------------------------------------- generator
 
 
-class Generator:
+class Generator(LibraryForms):
     """Builds one program from one seed; see the module docstring for what it contains."""
 
     MAX_DEPTH = 2
@@ -277,7 +292,9 @@ class Generator:
 
     # what ``exclude`` may name: for exploring past a known, unfixed failure only; the
     # pytest batch and the reported long runs exclude nothing
-    EXCLUDABLE = ("container-arguments", "by-value")
+    # "library" leaves out the NumPy/SciPy primitives of tests/fuzz/library.py: the programs
+    # are then exactly the ones the generator made before it had them
+    EXCLUDABLE = ("container-arguments", "by-value", "library")
 
     def __init__(self, seed: int, size: str = "medium", exclude=()):
         self.seed = seed
@@ -291,6 +308,10 @@ class Generator:
         self.uses_by_value = False  # a call resolved by value: BY_VALUE goes in the module
 
     # -------------------------------------------------------------- basics
+
+    @staticmethod
+    def array_type(shape):
+        return Arr(shape)
 
     def fresh(self, stem: str) -> str:
         number = self.counters.get(stem, 0) + 1
@@ -399,8 +420,10 @@ class Generator:
             if self.chance(0.25):
                 return self.converted(ctx, shape, 0)
             return self.leaf(ctx, shape)
-        kind = self.pick(["unary", "binary", "convert", "power", "special", "kinked", "math"],
-                         [3, 4, 2, 1, 2, 1, 1 if shape == SCALAR else 0])
+        kind = self.pick(["unary", "binary", "convert", "power", "special", "kinked", "math",
+                          "library"],
+                         [3, 4, 2, 1, 2, 1, 1 if shape == SCALAR else 0,
+                          0 if "library" in self.exclude else 3])
         if kind == "unary":
             return self.squash(self.expr(ctx, shape, depth - 1))
         if kind == "binary":
@@ -415,6 +438,8 @@ class Generator:
             return self.pick(["math.sin(%s)", "math.exp(0.5 * math.tanh(%s))", "math.atan(%s)",
                               "math.sqrt(1.0 + %s ** 2)"]) % self.wrap(
                 self.expr(ctx, SCALAR, depth - 1))
+        if kind == "library":
+            return self.library(ctx, shape, depth)
         return self.special(ctx, shape, depth)
 
     def kinked(self, ctx: Context, shape, depth: int) -> str:
@@ -763,8 +788,8 @@ class Generator:
 
     def statement(self, ctx: Context) -> list:
         kinds = ["assign", "update", "update", "if", "for", "while", "inplace", "list",
-                 "tuple", "dict", "callable", "return", "jump"]
-        weights = [5, 4, 2, 3, 3, 1, 2, 3, 1, 1, 2, 1, 2]
+                 "tuple", "dict", "callable", "return", "jump", "unpack"]
+        weights = [5, 4, 2, 3, 3, 1, 2, 3, 1, 1, 2, 1, 2, 0 if "library" in self.exclude else 1]
         nested = ctx.depth < self.MAX_DEPTH
         for k, kind in enumerate(kinds):
             if kind in ("if", "for", "while") and not nested:
@@ -1413,7 +1438,8 @@ class Generator:
         if as_lambda:
             lines += ["", "", "f = lambda %s: f_def(%s)  # noqa: E731" % (names, names)]
         uses_layer = any("Layer(" in text for _, _, text, _ in params)
-        source = "import math\n\nimport numpy as np\n\n\n" + (
+        source = "import math\n\nimport numpy as np\n" + (
+            SCIPY_IMPORTS if self.uses_scipy else "") + "\n\n" + (
             LAYER + "\n\n" if uses_layer else "") + (
             "import functools\n\n\n" + BY_VALUE + "\n\n" if self.uses_by_value else "") + "".join(
             text + "\n\n\n" for text in self.helper_sources) + "\n".join(lines) + "\n"
