@@ -423,7 +423,7 @@ class Generator(LibraryForms):
         kind = self.pick(["unary", "binary", "convert", "power", "special", "kinked", "math",
                           "library"],
                          [3, 4, 2, 1, 2, 1, 1 if shape == SCALAR else 0,
-                          0 if "library" in self.exclude else 3])
+                          0 if "library" in self.exclude else 5])
         if kind == "unary":
             return self.squash(self.expr(ctx, shape, depth - 1))
         if kind == "binary":

@@ -93,9 +93,12 @@ class LibraryForms:
 
     def library(self, ctx, shape, depth):
         """An expression of ``shape`` whose outermost call is a NumPy/SciPy primitive."""
-        forms = self._elementwise_forms(ctx, shape, depth) + {
-            SCALAR: self._scalar_forms, (2,): self._pair_forms, (3,): self._vector_forms,
-            (2, 3): self._wide_forms, (3, 2): self._tall_forms}[shape](ctx, depth)
+        if self.chance(0.3):  # an elementwise function, else a primitive that changes shape
+            forms = self._elementwise_forms(ctx, shape, depth)
+        else:
+            forms = {SCALAR: self._scalar_forms, (2,): self._pair_forms,
+                     (3,): self._vector_forms, (2, 3): self._wide_forms,
+                     (3, 2): self._tall_forms}[shape](ctx, depth)
         return self.rng.choice(forms)()
 
     def _elementwise_forms(self, ctx, shape, depth):
