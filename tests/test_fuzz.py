@@ -134,3 +134,52 @@ def test_the_reducer_keeps_the_failure_and_drops_the_rest(monkeypatch):
     assert problem.status == "wrong"
     assert "cos" in reduced.source and "sin" not in reduced.source
     assert reduced.source.count("\n") < program.source.count("\n")
+
+
+def test_a_kink_of_clip_between_the_finite_difference_points_is_inconclusive():
+    from tests.fuzz.check import check
+
+    program = _program("def f(x):\n    return np.sum(np.clip(x, -0.5, 0.3) ** 2)\n",
+                       "[np.array([0.3 + 1e-7, 0.1])]", 0)
+    outcome = check(program, only={"gradient"})
+    assert outcome.status == "inconclusive" and outcome.kink
+
+
+def test_every_library_form_gives_a_finite_value_of_its_shape():
+    """Each NumPy/SciPy form of tests/fuzz/library.py, on variables of every shape: the
+    expression it makes runs and has the shape the generator declared (a form with a wrong
+    shape would make invalid programs, one outside its domain non-finite values)."""
+    import math
+
+    import numpy as np
+
+    from tests.fuzz.generate import SHAPES, Arr, Context, Generator
+    from tests.fuzz.library import HAS_SCIPY
+
+    namespace = {"np": np, "math": math}
+    if HAS_SCIPY:
+        import scipy
+
+        namespace["scipy"] = scipy
+    rng = np.random.default_rng(7)
+    scope = {}
+    for index, shape in enumerate(SHAPES):
+        scope["x%d" % index] = Arr(shape)
+        namespace["x%d" % index] = rng.uniform(-1.5, 1.5, size=shape) if shape else 0.4
+    generator = Generator(seed=3, exclude=("by-value",))  # (by-value calls need BY_VALUE)
+    ctx = Context(scope=scope, owned=set(), readonly=set(), in_loop=False, depth=0,
+                  result=Arr(()))
+    checked = 0
+    for shape in SHAPES:
+        groups = [generator._elementwise_forms(ctx, shape, 2), {
+            (): generator._scalar_forms, (2,): generator._pair_forms,
+            (3,): generator._vector_forms, (2, 3): generator._wide_forms,
+            (3, 2): generator._tall_forms}[shape](ctx, 2)]
+        for form in groups[0] + groups[1]:
+            for _ in range(3):  # forms draw their operands at random
+                text = form()
+                with np.errstate(all="raise"):
+                    value = eval(text, namespace)  # noqa: S307 - the generator's own text
+                assert np.shape(value) == shape and np.all(np.isfinite(value)), text
+                checked += 1
+    assert checked > 3 * 150

@@ -3,6 +3,10 @@
 - ``generate.py``: ``generate(seed, size)`` -> a random, valid program (module text, its
   arguments, which to differentiate) using only constructs README lists as supported;
   ``python tests/fuzz/generate.py SEED`` prints one.
+- ``library.py``: the NumPy/SciPy/math primitives generated expressions use (reductions with
+  axis/keepdims/ddof, scans, linalg on matrices inside each function's domain, products,
+  shape operations, scipy.special/stats/linalg when SciPy imports); ``--exclude library``
+  gives the programs the generator made before it had them.
 - ``check.py``: ``check(program)`` runs every check (value, gradient vs central
   differences, vjp, forward vs reverse dot-product test, hvp vs differences of the
   gradient, optimize=False, no mutated argument) -> ok / wrong / crash / rejected /

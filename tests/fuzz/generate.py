@@ -24,7 +24,9 @@ calls resolved by value (a NumPy function as an argument of
 f, functions passed to a helper, a default callable, a method and ``__call__`` of a small
 class's global object and a list of them, ``functools.partial``, ``sum(map(f, v))`` and
 ``sum(list(map(f, v)))``, a starred literal); a ``functools.partial`` of a helper made in
-f; dicts copied with an entry changed (``{**d, "w": v}``); string methods of dict keys.
+f; dicts copied with an entry changed (``{**d, "w": v}``); string methods of dict keys;
+NumPy/SciPy/math primitives with arguments inside their domains (tests/fuzz/library.py:
+expressions, and statements unpacking eigh, slogdet and splits).
 
 Programs are numerically tame so finite differences mean something: values pass through
 bounded functions (tanh, sin, cos, exp of a sine...), denominators are kept away from 0,

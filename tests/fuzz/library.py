@@ -85,6 +85,14 @@ class LibraryForms:
                                                          self._e(ctx, (2, 3), depth))
         return "np.outer(%s, %s)" % (self._e(ctx, (n,), depth), self._e(ctx, (n,), depth))
 
+    @staticmethod
+    def _full_rank(matrix, shape=(2, 3)):
+        """A (2, 3) or (3, 2) matrix plus a constant that keeps its rank 2: outer products and
+        broadcasts are rank 1, where singular values (svd, pinv) have a kink at 0."""
+        constant = "[[1.5, 0.0, 0.0], [0.0, 0.6, 0.0]]" if shape == (2, 3) else \
+            "[[1.5, 0.0], [0.0, 0.6], [0.0, 0.0]]"
+        return "(%s + np.array(%s))" % (matrix, constant)
+
     def _scipy(self, text):
         self.uses_scipy = True
         return text
@@ -161,7 +169,6 @@ class LibraryForms:
             lambda: "np.trace(%s)" % e((2, 3)),
             lambda: "np.linalg.norm(%s)" % e((2, 3)),
             lambda: "np.linalg.norm(%s, \"fro\")" % e((2, 3)),
-            lambda: "np.linalg.norm(%s, 3)" % e((3,)),
             lambda: "np.einsum(\"i,i->\", %s, %s)" % (e((3,)), e((3,))),
             lambda: "np.einsum(\"ij,ij\", %s, %s)" % (e((2, 3)), e((2, 3))),
             lambda: "np.einsum(\"ii\", %s)" % self._square(ctx, depth, 3),
@@ -176,6 +183,15 @@ class LibraryForms:
             lambda: "np.log(np.sum(np.exp(%s)))" % any_array(),
             lambda: self._stable_logsumexp(e((3,))),
             lambda: "np.sum(np.linalg.inv(%s))" % self._well_conditioned(ctx, depth, 2),
+            lambda: "np.sum(%s, axis=(0, 1))" % e((2, 3)),
+            lambda: "np.var(%s, axis=(0, 1), ddof=1)" % e((2, 3)),
+            lambda: "(%s + %s).std(ddof=1)" % (e((3,)), OFFSETS[3]),
+            lambda: "np.einsum(\"ij,jk,ki->\", %s, %s, %s)" % (e((2, 3)), e((3, 2)),
+                                                             self._square(ctx, depth, 2)),
+            lambda: "np.sum(np.linalg.matrix_power(%s, 2))" % self._well_conditioned(
+                ctx, depth, 2),
+            lambda: "%s.trace()" % self._square(ctx, depth, 3),
+            lambda: "np.mean(%s, axis=-1, keepdims=True)[1, 0]" % e((2, 3)),
             lambda: "math.lgamma(%s)" % self._positive(ctx, SCALAR, depth),
             lambda: "math.erf(%s)" % e(SCALAR),
             lambda: "math.hypot(%s, %s)" % (e(SCALAR), self._positive(ctx, SCALAR, depth)),
@@ -212,9 +228,7 @@ class LibraryForms:
             lambda: "np.linalg.solve(%s, %s)" % (self._well_conditioned(ctx, depth, 2),
                                                  e((2,))),
             lambda: "np.linalg.eigh(%s)[0]" % self._spd(ctx, depth, 2),
-            # the constant keeps the rank 2 (outer products are rank 1: a kink at 0)
-            lambda: "np.linalg.svd(%s + np.array([[1.5, 0.0, 0.0], [0.0, 0.6, 0.0]]), "
-                    "full_matrices=False)[1]" % e((2, 3)),
+            lambda: "np.linalg.svd(%s, full_matrices=False)[1]" % self._full_rank(e((2, 3))),
             lambda: "np.einsum(\"ij,j->i\", %s, %s)" % (e((2, 3)), e((3,))),
             lambda: "np.tensordot(%s, %s, axes=([1], [0]))" % (e((2, 3)), e((3,))),
             lambda: "np.flip(%s)" % e((2,)),
@@ -225,6 +239,16 @@ class LibraryForms:
             lambda: "np.average(%s, axis=1, weights=np.array([0.2, 0.3, 0.5]))" % e((2, 3)),
             lambda: "np.sort(%s + %s)" % (e((2,)), OFFSETS[2]),
             lambda: "np.concatenate([%s[:1], %s[2:]])" % (e((3,)), e((3,))),
+            lambda: "%s.sum(axis=1)" % e((2, 3)),
+            lambda: "%s.prod(axis=-1)" % e((2, 3)),
+            lambda: "%s.diagonal()" % e((2, 3)),
+            lambda: "np.linalg.norm(%s, axis=1, keepdims=True)[:, 0]" % e((2, 3)),
+            lambda: "np.std(%s + %s, axis=-1, ddof=1, keepdims=True)[:, 0]" % (e((2, 3)),
+                                                                              OFFSETS[3]),
+            lambda: "np.linalg.inv(%s) @ %s" % (self._well_conditioned(ctx, depth, 2), e((2,))),
+            lambda: "np.linalg.pinv(%s) @ %s" % (self._full_rank(e((3, 2)), (3, 2)), e((3,))),
+            lambda: "np.repeat(%s, [2, 0, 0])" % e((3,)),
+            lambda: "np.gradient(%s)" % e((2,)),
             lambda: "np.matmul(%s, %s)" % (e((2, 3)), e((3,))),
         ]
         if HAS_SCIPY:
@@ -283,6 +307,29 @@ class LibraryForms:
             lambda: "np.vsplit(%s, 2)[%d][0]" % (e((2, 3)), self.rng.randrange(2)),
             lambda: "np.repeat(%s, 3)" % e(SCALAR),
             lambda: "np.tile(%s, 3)" % e(SCALAR),
+            lambda: "np.ravel(np.roll(%s, 2))[1:4]" % e((2, 3)),
+            lambda: "np.pad(%s, (1, 0), mode=\"%s\")" % (e((2,)), self.pick(["symmetric",
+                                                                             "wrap"])),
+            lambda: "np.repeat(%s, [1, 2])" % e((2,)),
+            lambda: "%s.repeat(2)[1:4]" % e((2,)),
+            lambda: "np.diff(np.concatenate([%s, %s]), n=2)" % (e((3,)), e((2,))),
+            lambda: "np.sort(%s + %s, axis=0)[1]" % (e((2, 3)), ROW_OFFSETS),
+            lambda: "np.cumsum(%s)[2:5]" % e((2, 3)),
+            lambda: "np.max(%s, axis=0, keepdims=True)[0]" % e((2, 3)),
+            lambda: "np.linalg.norm(%s, axis=0, keepdims=True)[0]" % e((2, 3)),
+            lambda: "np.std(%s + %s, axis=0, keepdims=True)[0]" % (e((2, 3)), ROW_OFFSETS),
+            lambda: "np.mean(%s, axis=-2)" % e((2, 3)),
+            lambda: "%s.mean(axis=0)" % e((2, 3)),
+            lambda: "%s.var(axis=0, ddof=1)" % e((2, 3)),
+            lambda: "%s.cumprod(axis=1)[:, 1]" % e((3, 2)),
+            lambda: "np.einsum(\"ij,jk,k->i\", %s, %s, %s)" % (
+                self._square(ctx, depth, 3), self._square(ctx, depth, 3), e((3,))),
+            lambda: "np.linalg.matrix_power(%s, 3) @ %s" % (self._well_conditioned(ctx, depth,
+                                                                                  3), e((3,))),
+            lambda: "np.linalg.pinv(%s) @ %s" % (self._full_rank(e((2, 3))), e((2,))),
+            lambda: "np.gradient(%s)" % e((3,)),
+            lambda: "np.atleast_1d(%s) * %s" % (e(SCALAR), e((3,))),
+            lambda: "%s.reshape(1, 3).squeeze()" % e((3,)),
             lambda: "np.select([%s > 0.3, %s < -0.3], [%s, %s], default=%s)" % (
                 e((3,)), e((3,)), e((3,)), e((3,)), e((3,))),
         ]
@@ -343,6 +390,35 @@ class LibraryForms:
             lambda: "np.expand_dims(%s, 0) + np.expand_dims(%s, 1)" % (e((3,)), e((2,))),
             lambda: "np.tril(%s)" % e((2, 3)),
             lambda: "np.triu(%s, 1)" % e((2, 3)),
+            lambda: "np.sort(%s + %s, axis=0)" % (e((2, 3)), ROW_OFFSETS),
+            lambda: "np.flip(%s)" % e((2, 3)),
+            lambda: "np.roll(%s, 2)" % e((2, 3)),
+            lambda: "np.take(%s, [1, 1], axis=0)" % e((2, 3)),
+            lambda: "np.repeat(%s[:1], 2, axis=0)" % e((2, 3)),
+            lambda: "np.tile(%s[:, :1], (1, 3))" % e((2, 3)),
+            lambda: "np.cumsum(%s, axis=-1)" % e((2, 3)),
+            lambda: "np.diff(np.concatenate([%s, %s[:, :1]], axis=1), axis=1)" % ((e((2, 3)),)
+                                                                                   * 2),
+            lambda: "np.std(%s + %s, axis=1, ddof=1, keepdims=True) * %s" % (
+                e((2, 3)), OFFSETS[3], e((2, 3))),
+            lambda: "np.linalg.norm(%s, axis=1, keepdims=True) + %s" % (e((2, 3)), e((2, 3))),
+            lambda: "np.prod(%s, axis=0, keepdims=True) + %s" % (e((2, 3)), e((2, 3))),
+            lambda: "np.max(%s, axis=0, keepdims=True) * %s" % (e((2, 3)), e((2, 3))),
+            lambda: "np.einsum(\"ij,jk->ik\", %s, %s)" % (self._square(ctx, depth, 2),
+                                                          e((2, 3))),
+            lambda: "np.dstack([%s, %s])[:, :, %d]" % (e((2, 3)), e((2, 3)),
+                                                       self.rng.randrange(2)),
+            lambda: "np.concatenate([%s, %s]).reshape(2, 3)" % (e((3,)), e((3,))),
+            lambda: "np.hsplit(%s, 3)[%d] * %s" % (e((2, 3)), self.rng.randrange(3), e((2, 3))),
+            lambda: "np.meshgrid(%s, %s)[%d]" % (e((3,)), e((2,)), self.rng.randrange(2)),
+            lambda: "np.meshgrid(%s, %s, indexing=\"ij\")[%d]" % (e((2,)), e((3,)),
+                                                                  self.rng.randrange(2)),
+            lambda: "np.linalg.inv(%s) @ %s" % (self._well_conditioned(ctx, depth, 2),
+                                                e((2, 3))),
+            lambda: "np.where(%s > 0.1, %s, %s)" % (e((2, 3)), e((2, 3)), e((3,))),
+            lambda: "%s.mean(axis=1, keepdims=True) * %s" % (e((2, 3)), e((2, 3))),
+            lambda: "%s.swapaxes(0, 1)" % e((3, 2)),
+            lambda: "%s.cumsum(axis=1)" % e((2, 3)),
             lambda: "np.where(%s > %s, %s, 0.5 * %s)" % (e((2, 3)), self.constant(-0.5, 0.5),
                                                          e((2, 3)), e((2, 3))),
             lambda: "np.var(%s, axis=1, keepdims=True) + %s" % (e((2, 3)), e((2, 3))),
@@ -376,6 +452,13 @@ class LibraryForms:
             lambda: "np.diff(%s, axis=0)" % "np.concatenate([%s, %s[:1]])" % (e((3, 2)),
                                                                               e((3, 2))),
             lambda: "np.linalg.qr(%s)[0] ** 2" % e((3, 2)),
+            lambda: "np.linalg.pinv(%s)" % self._full_rank(e((2, 3))),
+            lambda: "np.linalg.lstsq(%s, %s, rcond=None)[0]" % (
+                self._well_conditioned(ctx, depth, 3), e((3, 2))),
+            lambda: "np.kron(%s.reshape(3, 1), %s.reshape(1, 2))" % (e((3,)), e((2,))),
+            lambda: "np.repeat(%s, 2).reshape(3, 2)" % e((3,)),
+            lambda: "np.stack([%s, %s], axis=-1)" % (e((3,)), e((3,))),
+            lambda: "np.sort(%s + %s, axis=1)" % (e((3, 2)), OFFSETS[2]),
             lambda: "np.moveaxis(%s, 1, 0)" % e((2, 3)),
         ]
 

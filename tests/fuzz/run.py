@@ -99,8 +99,9 @@ def main(argv=None):
     parser.add_argument("--size", default="medium", choices=("small", "medium", "large"))
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--exclude", action="append", default=[], choices=(
-        "container-arguments", "by-value"), help="exploration only: leave out a construct "
-        "whose known failure hides others (not for reported counts)")
+        "container-arguments", "by-value", "library"), help="exploration only: leave out a "
+        "construct whose known failure hides others (not for reported counts); library: the "
+        "programs of the generator before it had the NumPy/SciPy primitives")
     parser.add_argument("--save", help="directory for failing programs (standalone scripts)")
     parser.add_argument("--quiet", action="store_true", help="no line per failing program")
     parser.add_argument("--summary-every", type=int, default=100,
