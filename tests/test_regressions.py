@@ -884,3 +884,25 @@ def test_clip_with_its_low_bound_above_its_high_one(function):
     args = [np.array([0.1, 0.5, 0.9]), 0.3, 0.7]  # ordered bounds: unchanged
     for position in range(3):
         check_all_modes(function, args, position)
+
+
+def real_part_of_a_complex_product(x):
+    return np.sum(np.real(x * (1 + 2j)))
+
+
+def squares(x):
+    return np.sum(x ** 2)
+
+
+def test_complex_values_are_refused_not_differentiated_wrongly():
+    """np.real(x * (1 + 2j)) has gradient 1 in a real x; srcad returned 1 + 2j (its
+    templates are derivatives of real functions, without the conjugates complex values
+    need). Complex literals and complex arguments are now refused, located."""
+    from srcad import errors
+
+    with pytest.raises(errors.UnsupportedSyntaxError) as caught:
+        srcad.grad(real_part_of_a_complex_product)(np.array([1.0, 2.0]))
+    assert "complex number" in str(caught.value) and "2j" in caught.value.location.line
+    for argument in (np.array([1.0 + 1.0j]), 1j, np.complex128(1.0)):
+        with pytest.raises(errors.NondifferentiableArgumentError, match="complex"):
+            srcad.grad(squares)(argument)
