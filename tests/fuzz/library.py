@@ -9,6 +9,8 @@ that finite differences mean something:
   is below half the smallest gap), so eigenvectors are defined; eigenvectors are only read
   squared (their sign is arbitrary);
 - matrices for ``solve``/``inv``/``det`` are diagonally dominant (``2.5 I + 0.4 tanh(...)``);
+  those for ``qr``/``svd``/``pinv`` have a constant added that keeps them of full rank
+  (``x * np.ones((2, 3))`` has rank 1: qr's second column jumps there);
 - arguments of functions with a kink at ties (``sort``, ``median``, ``ptp``, ``std`` at equal
   values) get distinct constant offsets, so a tie needs an exact coincidence the generator
   never makes on purpose (``x * np.ones((2, 3))`` has equal rows: ``std`` over them would be
@@ -88,7 +90,8 @@ class LibraryForms:
     @staticmethod
     def _full_rank(matrix, shape=(2, 3)):
         """A (2, 3) or (3, 2) matrix plus a constant that keeps its rank 2: outer products and
-        broadcasts are rank 1, where singular values (svd, pinv) have a kink at 0."""
+        broadcasts are rank 1, where singular values (svd, pinv) have a kink at 0 and qr's
+        second column is not even continuous."""
         constant = "[[1.5, 0.0, 0.0], [0.0, 0.6, 0.0]]" if shape == (2, 3) else \
             "[[1.5, 0.0], [0.0, 0.6], [0.0, 0.0]]"
         return "(%s + np.array(%s))" % (matrix, constant)
@@ -451,7 +454,8 @@ class LibraryForms:
             lambda: "np.cumsum(%s, axis=0)" % e((3, 2)),
             lambda: "np.diff(%s, axis=0)" % "np.concatenate([%s, %s[:1]])" % (e((3, 2)),
                                                                               e((3, 2))),
-            lambda: "np.linalg.qr(%s)[0] ** 2" % e((3, 2)),
+            # (q's columns are read squared: their signs are LAPACK's choice)
+            lambda: "np.linalg.qr(%s)[0] ** 2" % self._full_rank(e((3, 2)), (3, 2)),
             lambda: "np.linalg.pinv(%s)" % self._full_rank(e((2, 3))),
             lambda: "np.linalg.lstsq(%s, %s, rcond=None)[0]" % (
                 self._well_conditioned(ctx, depth, 3), e((3, 2))),
