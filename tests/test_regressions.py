@@ -929,3 +929,14 @@ def test_a_list_given_to_a_ufunc_in_every_mode(function):
     TypeError in jvp and hvp; ``2.0 * items``: TypeError in grad). The ufunc's argument is
     now np.asarray of the list (normalize/to_anf.ufunc_displays_as_arrays)."""
     check_all_modes(function, [np.array([0.3, 0.7, 0.2, 0.9])], 0)
+
+
+def largest_of_three(x, y):
+    return max(x * y, y, 0.1) + min(x, y * y, 2.0, x * 0.5 + 1.0) * x
+
+
+def test_max_and_min_of_more_than_two_values():
+    """max(a, b, c) raised an internal TemplateError (the template of max takes two values);
+    it is now max(max(a, b), c), the first largest as Python keeps."""
+    check_all_modes(largest_of_three, [0.7, 1.3], 0, direction=1.0)
+    check_all_modes(largest_of_three, [0.7, 1.3], 1, direction=1.0)

@@ -605,7 +605,14 @@ class _ToANF:
 
     def lowered_call(self, call):
         """``max(items)``, ``min(items)``, ``dict(pairs)`` and ``list(<comprehension>)`` as
-        the loops lower_comprehensions.py makes; None for any other call."""
+        the loops lower_comprehensions.py makes; ``max(a, b, c)`` as ``max(max(a, b), c)``
+        (the first largest, as Python keeps); None for any other call."""
+        if (len(call.args) > 2 and not call.keywords and not any(
+                isinstance(a, gast.Starred) for a in call.args)
+                and self.resolve(call.func) in (max, min)):
+            pairwise = functools.reduce(lambda first, then: _copy(call, gast.Call(
+                func=syntax.deepcopy(call.func), args=[first, then], keywords=[])), call.args)
+            return self.operation(pairwise)
         if call.keywords or len(call.args) != 1 or isinstance(call.args[0], gast.Starred):
             return None
         callee = self.resolve(call.func)
