@@ -3088,3 +3088,23 @@ case(nancumsum_of_nans, (anything,), [FULL])
 case(nancumsum_flat, (anything,), [VECTOR, FULL])
 case(nancumprod_of_nans, (with_zeros,), [FULL])
 case(nancumprod_flat, (anything,), [VECTOR, FULL])
+
+
+# ---- x.item(...) (srcad/templates/numpy_shape.py)
+
+
+def item_flat(x):
+    return x.item(2) * x.item(-1)
+
+
+def item_position(x):
+    return x.item(1, 2) + x.item((0, 1)) ** 2
+
+
+def item_of_one(x):
+    return x.item() ** 3
+
+
+case(item_flat, (anything,), [VECTOR, FULL], wrap="math")
+case(item_position, (anything,), [FULL], wrap="math")
+case(item_of_one, (anything,), [(1,), (1, 1)], wrap="math")
