@@ -3108,3 +3108,27 @@ def item_of_one(x):
 case(item_flat, (anything,), [VECTOR, FULL], wrap="math")
 case(item_position, (anything,), [FULL], wrap="math")
 case(item_of_one, (anything,), [(1,), (1, 1)], wrap="math")
+
+
+# ---- np.einsum of more than three operands: normalize/to_anf.einsum_in_steps chains einsums
+# of two (each operand's derivative through the chain)
+
+
+def einsum_chain_of_four(a, b, c, e):
+    return np.einsum("ij,jk,kl,lm->im", a, b, c, e)
+
+
+def einsum_implicit_of_four(a, b, c, e):
+    return np.einsum("ij,jk,kl,li", a, b, c, e)
+
+
+def einsum_ellipsis_of_five(a, b, c, e, f):
+    return np.einsum("...i,i,ij,j,jj->...", a, b, c, e, f)
+
+
+case(einsum_chain_of_four, (anything,) * 4, [((2, 3), (3, 3), (3, 2), (2, 2))],
+     differentiable=(1, 3))
+case(einsum_implicit_of_four, (anything,) * 4, [((2, 3), (3, 2), (2, 2), (2, 2))],
+     differentiable=(0, 2))
+case(einsum_ellipsis_of_five, (anything,) * 5, [((2, 3), (3,), (3, 2), (2,), (2, 2))],
+     differentiable=(0, 4))
