@@ -183,3 +183,14 @@ def test_every_library_form_gives_a_finite_value_of_its_shape():
                 assert np.shape(value) == shape and np.all(np.isfinite(value)), text
                 checked += 1
     assert checked > 3 * 150
+
+
+def test_views_made_by_numpy_functions_share_their_argument():
+    from tests.fuzz.generate import alias_sources
+
+    # np.ravel is a function here, not the .ravel method of a name `np` (run 2024 program
+    # 1373 wrote into y1 after `v4, v5 = np.array_split(y1.reshape(6), 2)`)
+    assert alias_sources("np.ravel(y1)") == {"y1"}
+    assert alias_sources("np.split(np.ravel(y1), 2)[0]") == {"y1"}
+    assert alias_sources("y1.ravel()") == {"y1"}
+    assert alias_sources("np.cumsum(y1)") == set()

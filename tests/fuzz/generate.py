@@ -237,13 +237,13 @@ def alias_sources(text: str) -> set:
             return walk(node.body) | walk(node.orelse)
         if isinstance(node, ast.Call):
             func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in VIEW_METHODS:
-                return walk(func.value)
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                     and func.value.id == "np":
                 if func.attr in VIEW_FUNCTIONS and node.args:  # may return a view
                     return walk(node.args[0])
                 return set()
+            if isinstance(func, ast.Attribute) and func.attr in VIEW_METHODS:
+                return walk(func.value)
             if isinstance(func, ast.Name) and func.id == "sum":
                 return set()
             names = set()
