@@ -1890,3 +1890,160 @@ def three_vectors(x, vector_axis=-1, axis=None):
             "srcad differentiates np.cross of 3-vectors only, not of an array of shape %s"
             % (np.shape(x),), None, "Append a zero component to 2-vectors.")
     return x
+
+
+# ---- np.linalg.norm of every order (srcad/templates/numpy_reductions.py)
+
+
+def _norm_axes(x, ord, axis):
+    """The axes np.linalg.norm(x, ord, axis) reduces: None for the 2-norm of x flattened,
+    one axis (a vector norm) or two (a matrix norm), as NumPy reads its arguments."""
+    ndim = np.ndim(x)
+    if axis is None:
+        return None if ord is None else tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    return tuple(int(a) % ndim for a in axes)
+
+
+def _power_of_ratio(magnitude, norm, exponent):
+    """(magnitude / norm) ** exponent, 0 where magnitude is 0 and the exponent negative
+    (and no warning): the slices' factors in a p-norm's derivatives."""
+    ratio = magnitude / norm
+    if exponent >= 0:
+        return np.power(ratio, exponent)
+    return np.power(np.where(magnitude == 0, 1.0, ratio), exponent) * (magnitude != 0)
+
+
+def _p_norm_gradient(x, p, axes, t=None):
+    """The gradient sign(x) (|x| / y) ** (p - 1) of y = (sum |x|^p) ** (1/p) over ``axes``
+    (None: all); with ``t``, the Hessian's product with t instead:
+    (p - 1) / y ((|x| / y) ** (p - 2) t - G <G, t>). Both 0 where y is 0."""
+    x = np.asarray(x, dtype=float)
+    magnitude = np.abs(x)
+    if p == 2:
+        y = np.sqrt(np.sum(x * x, axis=axes, keepdims=True))
+    else:
+        summed = np.sum(_power_of_ratio(magnitude, 1.0, p), axis=axes, keepdims=True)
+        y = nonzero(summed) ** (1.0 / p) * (summed != 0)
+        if p < 0:  # a zero element makes the sum of |x|^p infinite: y = 0
+            y = np.where(np.any(magnitude == 0, axis=axes, keepdims=True), 0.0, y)
+    divisor = nonzero(y)
+    gradient = np.sign(x) * _power_of_ratio(magnitude, divisor, p - 1) * (y != 0)
+    if t is None:
+        return gradient
+    along = np.sum(gradient * t, axis=axes, keepdims=True)
+    return (p - 1) / divisor * (_power_of_ratio(magnitude, divisor, p - 2) * t
+                                - gradient * along) * (y != 0)
+
+
+def _shared_extremes(x, sums, reduced, largest):
+    """sign(x) on the slices (``sums``: |x| summed, broadcasting against x) that reach the
+    max (``largest``) or min over ``reduced``, shared equally among tied slices."""
+    extreme = (np.max if largest else np.min)(sums, axis=reduced, keepdims=True)
+    tied = sums == extreme
+    return np.sign(x) * tied / np.sum(tied, axis=reduced, keepdims=True)
+
+
+def _singular_pairs(x):
+    """x's reduced SVD, its matrices the last two axes."""
+    return np.linalg.svd(x, full_matrices=False)
+
+
+def _spectral_gradient(u, vh, index):
+    """u_i v_iᵀ, the gradient of the singular value s_i."""
+    return u[..., :, index:index + 1 or None] * vh[..., index:index + 1 or None, :]
+
+
+def _spectral_hessian_product(x, t, index):
+    """d(u_i v_iᵀ) in the direction t, s_i simple and nonzero: with R = uᵀ t v and
+    f_j = 1 / (s_i² - s_j²) (j ≠ i), du_i = u (f ∘ (R_{:,i} s_i + s ∘ R_{i,:})) + (1 - u uᵀ)
+    t v_i / s_i and dv_i the same with t transposed (svd's tangent, numpy_linalg.py, one
+    column)."""
+    u, s, vh = _singular_pairs(x)
+    v = matrix_transpose(vh)
+    k = np.shape(s)[-1]
+    index = index % k
+    rotated = np.matmul(matrix_transpose(u), np.matmul(t, v))
+    chosen = s[..., index:index + 1]
+    differences = chosen * chosen - s * s
+    gaps = np.where(differences == 0, 0.0, 1.0 / np.where(differences == 0, 1.0, differences))
+    column, row = rotated[..., :, index], rotated[..., index, :]
+    moved_v = np.matmul(t, v[..., :, index:index + 1])[..., 0]
+    moved_u = np.matmul(matrix_transpose(t), u[..., :, index:index + 1])[..., 0]
+    divisor = nonzero(chosen)
+    u_dot = (np.matmul(u, np.expand_dims(gaps * (column * chosen + s * row), -1))[..., 0]
+             + (moved_v - np.matmul(u, np.expand_dims(column, -1))[..., 0]) / divisor)
+    v_dot = (np.matmul(v, np.expand_dims(gaps * (s * column + row * chosen), -1))[..., 0]
+             + (moved_u - np.matmul(v, np.expand_dims(row, -1))[..., 0]) / divisor)
+    return (np.expand_dims(u_dot, -1) * np.expand_dims(v[..., :, index], -2)
+            + np.expand_dims(u[..., :, index], -1) * np.expand_dims(v_dot, -2))
+
+
+def _nuclear_hessian_product(x, t):
+    """d(u vᵀ) in the direction t (the polar factor; singular values nonzero): with
+    R = uᵀ t v, u ((R - Rᵀ) / (s_i + s_j)) vᵀ + (1 - u uᵀ) t v s⁻¹ vᵀ + u s⁻¹ uᵀ t (1 - v vᵀ)
+    (svd's tangent, numpy_linalg.py, where the 1 / (s_j² - s_i²) terms cancel)."""
+    u, s, vh = _singular_pairs(x)
+    v = matrix_transpose(vh)
+    rotated = np.matmul(matrix_transpose(u), np.matmul(t, v))
+    sums = nonzero(np.expand_dims(s, -1) + np.expand_dims(s, -2))
+    inverse = 1.0 / nonzero(s)
+    moved_v = np.matmul(t, v)
+    moved_u = np.matmul(matrix_transpose(t), u)
+    beside_u = moved_v - np.matmul(u, rotated)
+    beside_v = moved_u - np.matmul(v, matrix_transpose(rotated))
+    return (np.matmul(u, np.matmul((rotated - matrix_transpose(rotated)) / sums, vh))
+            + np.matmul(beside_u * np.expand_dims(inverse, -2), vh)
+            + np.matmul(u * np.expand_dims(inverse, -2), matrix_transpose(beside_v)))
+
+
+def _matrix_norm_gradient(x, ord, t):
+    """A matrix norm's gradient (``t`` None) or Hessian's product with t, the matrices the
+    last two axes of x."""
+    if ord in (1, -1, np.inf, -np.inf):
+        if t is not None:
+            return np.zeros(np.shape(x))
+        summed = -2 if ord in (1, -1) else -1  # column sums (1) or row sums (inf)
+        sums = np.sum(np.abs(x), axis=summed, keepdims=True)
+        return _shared_extremes(x, sums, -1 if summed == -2 else -2, ord > 0)
+    if ord == "nuc":
+        if t is not None:
+            return _nuclear_hessian_product(x, t)
+        u, s, vh = _singular_pairs(x)
+        return np.matmul(u, vh)
+    index = 0 if ord == 2 else -1  # ord=-2: the smallest singular value
+    if t is not None:
+        return _spectral_hessian_product(x, t, index)
+    u, s, vh = _singular_pairs(x)
+    return _spectral_gradient(u, vh, index)
+
+
+def _norm_derivative(x, ord, axis, t):
+    axes = _norm_axes(x, ord, axis)
+    if ord in (None, "fro") or axes is None:
+        return _p_norm_gradient(x, 2, axes, t)
+    x = np.asarray(x, dtype=float)
+    if len(axes) == 2:
+        moved = np.moveaxis(x, axes, (-2, -1))
+        moved_t = None if t is None else np.moveaxis(t, axes, (-2, -1))
+        return np.moveaxis(_matrix_norm_gradient(moved, ord, moved_t), (-2, -1), axes)
+    if ord == 0 or ord in (1, np.inf, -np.inf) and t is not None:
+        return np.zeros(np.shape(x))
+    if ord == 1:
+        return np.sign(x)
+    if ord in (np.inf, -np.inf):
+        return _shared_extremes(x, np.abs(x), axes, ord > 0)
+    return _p_norm_gradient(x, float(ord), axes, t)
+
+
+def norm_gradient(x, ord=None, axis=None):
+    """The gradient of each norm np.linalg.norm(x, ord, axis) takes, shaped like x (its
+    adjoint is g, expanded over the reduced axes, times this). What it is at kinks and
+    ties: srcad/templates/numpy_reductions.py."""
+    return _norm_derivative(x, ord, axis, None)
+
+
+def norm_hessian_product(t, x, ord=None, axis=None):
+    """The derivative of ``norm_gradient(x, ord, axis)`` in the direction t: the Hessian of
+    each norm (symmetric: also the adjoint) applied to t's slices."""
+    return _norm_derivative(x, ord, axis, np.asarray(t, dtype=float))

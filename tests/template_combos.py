@@ -3031,3 +3031,82 @@ except ImportError:
     pass
 else:
     import tests.scipy_combos  # noqa: F401, E402
+
+
+# ---------------------------------- numpy_reductions.py: np.linalg.norm of every ord and axis
+# Inputs away from the kinks: no element near 0, distinct magnitudes (inf), distinct column
+# and row sums (matrix 1, inf), distinct nonzero singular values (2, -2, 'nuc').
+
+def distinct_magnitudes(shape, rng):
+    """Magnitudes at least 0.1 apart in [0.5, ...), random signs: no |x| ties, no zeros."""
+    count = int(np.prod(shape))
+    magnitudes = 0.5 + rng.permutation(count) * 0.15 + rng.uniform(0.0, 0.03, count)
+    return np.reshape(magnitudes * rng.choice([-1.0, 1.0], size=count), shape)
+
+
+def distinct_sums(args):
+    """The absolute column and row sums of each matrix (last two axes) at least 0.1 apart."""
+    magnitudes = np.abs(args[0])
+    for sums in (np.sum(magnitudes, axis=-2), np.sum(magnitudes, axis=-1)):
+        ordered = np.sort(sums, axis=-1)
+        if np.min(np.diff(ordered, axis=-1)) < 0.1:
+            return False
+    return True
+
+
+def norm_vector_orders(x):
+    return (np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf) * np.linalg.norm(x, -np.inf)
+            + np.linalg.norm(x, 0))
+
+
+def norm_p_along_axis(x):
+    return (np.linalg.norm(x, 3, axis=1) + np.linalg.norm(x, 0.5, axis=1)
+            * np.linalg.norm(x, -1.5, axis=-1))
+
+
+def norm_vector_keepdims(x):
+    return (np.linalg.norm(x, ord=1, axis=0, keepdims=True)
+            + np.linalg.norm(x, ord=-np.inf, axis=-1, keepdims=True)
+            * np.linalg.norm(x, ord=2, axis=-1, keepdims=True))
+
+
+def norm_matrix_sums(x):
+    return (np.linalg.norm(x, 1) + np.linalg.norm(x, -1) * np.linalg.norm(x, np.inf)
+            + np.linalg.norm(x, -np.inf))
+
+
+def norm_matrix_sums_stacked(x):
+    return (np.linalg.norm(x, 1, axis=(-2, -1)) * np.linalg.norm(x, -np.inf, axis=(2, 1))
+            + np.linalg.norm(x, np.inf, axis=(1, 2), keepdims=True)[:, 0, 0])
+
+
+def norm_singular(x):
+    return np.linalg.norm(x, 2) + np.linalg.norm(x, -2) * np.linalg.norm(x, "nuc")
+
+
+def norm_singular_stacked(x):
+    return (np.linalg.norm(x, 2, axis=(-2, -1)) * np.linalg.norm(x, -2, axis=(-1, -2))
+            + np.linalg.norm(x, "nuc", axis=(1, 2), keepdims=True)[:, 0, 0])
+
+
+def norm_frobenius_axes(x):
+    return (np.linalg.norm(x, "fro", axis=(0, 2)) + np.linalg.norm(x, axis=(2, 0), keepdims=True)
+            [0, :, 0] * np.linalg.norm(x, "nuc", axis=(0, 2)))
+
+
+def norm_gradient_orders(x):
+    return (rt.norm_gradient(x) + rt.norm_gradient(x, 3, 1) * rt.norm_gradient(x, -1.5, 0)
+            + rt.norm_gradient(x, "nuc") + rt.norm_gradient(x, 2, (1, 0)))
+
+
+_NORM_THIRD_ORDER = "norm's third derivatives: rt.norm_hessian_product has no template"
+case(norm_vector_orders, (distinct_magnitudes,), [VECTOR, (5,)])
+case(norm_p_along_axis, (distinct_magnitudes,), [FULL, THREE_D])
+case(norm_vector_keepdims, (distinct_magnitudes,), [FULL, (3, 1)])
+case(norm_matrix_sums, (distinct_magnitudes,), [(3, 3), (3, 4)], accept=distinct_sums)
+case(norm_matrix_sums_stacked, (distinct_magnitudes,), [(2, 3, 4)], accept=distinct_sums)
+case(norm_singular, (separated_singular_values,), [(3, 3), (4, 2), (2, 3)])
+case(norm_singular_stacked, (separated_singular_values,), [(2, 3, 4), (2, 3, 3)])
+case(norm_frobenius_axes, (distinct_magnitudes,), [(3, 2, 4)])
+case(norm_gradient_orders, (distinct_magnitudes,), [(3, 3), (3, 4)],
+     second_order=_NORM_THIRD_ORDER)

@@ -293,12 +293,22 @@ def max_norm(x):
     return np.linalg.norm(x, ord=np.inf)
 
 
-def test_a_constant_norm_order_srcad_cannot_differentiate_is_a_located_error():
-    # it was an UnsupportedOperationError without a location, raised by the gradient code
-    for function, order in ((one_norm, "ord=1"), (max_norm, "ord=inf")):
-        with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
-            srcad.grad(function)(np.ones(3))
-        assert order in str(error.value) and "test_template_regressions.py:" in str(error.value)
+def norm_of_a_differentiated_order(x, p):
+    return np.linalg.norm(x, p)
+
+
+def test_norm_orders_once_refused_are_differentiated():
+    # ord=1 and ord=inf were refused (a located error); every ord is now differentiated
+    x = np.array([0.5, -2.0, 1.5])
+    assert_close(srcad.grad(one_norm)(x), np.sign(x))
+    assert_close(srcad.grad(max_norm)(x), np.array([0.0, -1.0, 0.0]))
+
+
+def test_a_norm_differentiated_in_its_order_is_a_located_error():
+    with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
+        srcad.grad(norm_of_a_differentiated_order, wrt=(0, 1))(np.ones(3), 3.0)
+    assert "not in ord" in str(error.value) and "test_template_regressions.py:" in str(
+        error.value)
 
 
 def joined_with_a_directive(x):
