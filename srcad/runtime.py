@@ -2047,3 +2047,106 @@ def norm_hessian_product(t, x, ord=None, axis=None):
     """The derivative of ``norm_gradient(x, ord, axis)`` in the direction t: the Hessian of
     each norm (symmetric: also the adjoint) applied to t's slices."""
     return _norm_derivative(x, ord, axis, np.asarray(t, dtype=float))
+
+
+# ---- scipy.linalg's factorizations (srcad/templates/scipy_linalg.py)
+
+
+def uplo(lower):
+    """The triangle a factorization reads: "L" for lower=True, else "U"."""
+    return "L" if lower else "U"
+
+
+def lower_factor(c, lower):
+    """A Cholesky factor as the lower one: ``c`` itself (``lower``) or each matrix
+    transposed (an upper factor); its own inverse."""
+    return c if lower else matrix_transpose(c)
+
+
+def other_triangle(x, lower):
+    """The strict triangle opposite the one a factorization with ``lower`` reads: what
+    scipy.linalg.cho_factor leaves of its argument beside the factor."""
+    return np.triu(x, 1) if lower else np.tril(x, -1)
+
+
+def output_layout(condition, layout):
+    """``layout`` when ``condition`` holds, else None (the whole tuple). A layout says which
+    parts of a factorization's full result a call returns: None all (a tuple), an int k the
+    part k alone (not in a tuple), a tuple of ints those parts (in a tuple)."""
+    return layout if condition else None
+
+
+def output_part(y, index, layout=None, like=None):
+    """Part ``index`` of a factorization's full result, ``y`` returned in ``layout``
+    (output_layout); zeros like ``like`` for a part the call does not return."""
+    if layout is None:
+        part = y[index]
+    elif isinstance(layout, tuple):
+        part = y[layout.index(index)] if index in layout else 0.0
+    else:
+        part = y if index == layout else 0.0
+    if like is not None and np.ndim(part) == 0 and np.ndim(like) != 0:
+        return np.zeros(np.shape(like))  # a zero adjoint, written as a scalar
+    return part
+
+
+def output_part_adjoint(g, y, index, layout=None, like=None):
+    """The transpose of ``output_part`` in y: ``g`` at part ``index`` of y's layout."""
+    if layout is None or isinstance(layout, tuple):
+        count = len(y) if layout is None else len(layout)
+        position = index if layout is None else (layout.index(index) if index in layout
+                                                  else None)
+        return Parts(g if i == position else 0.0 for i in range(count))
+    return g if index == layout else np.zeros(np.shape(y))
+
+
+def outputs(parts, layout=None):
+    """A factorization's full result (or tangent) ``parts`` in ``layout`` (output_layout)."""
+    if layout is None:
+        return tuple(parts)
+    if isinstance(layout, tuple):
+        return tuple(parts[i] for i in layout)
+    return parts[layout]
+
+
+def rows_like(x, like):
+    """``x`` with zero rows appended to ``like``'s number of rows (scipy.linalg.qr's r of
+    mode 'r': zero rows below a tall matrix's k)."""
+    missing = np.shape(like)[-2] - np.shape(x)[-2]
+    if missing <= 0:
+        return x
+    zeros = np.zeros(np.shape(x)[:-2] + (missing, np.shape(x)[-1]))
+    return np.concatenate([x, zeros], axis=-2)
+
+
+def _band_diagonals(l_and_u, n):
+    """(row of the band form, diagonal offset) for each stored diagonal of an n×n matrix."""
+    lower, upper = l_and_u
+    return [(row, upper - row) for row in range(lower + upper + 1) if abs(upper - row) < n]
+
+
+def banded_dense(ab, l_and_u):
+    """The n×n matrix scipy.linalg.solve_banded reads from its band form ``ab``
+    (a[i, j] = ab[u + i - j, j]); ab's unused corners are not read."""
+    n = np.shape(ab)[-1]
+    dense = np.zeros((n, n), dtype=np.result_type(ab, 1.0))
+    steps = np.arange(n)
+    for row, offset in _band_diagonals(l_and_u, n):
+        length = n - abs(offset)
+        rows, columns = steps[:length] + max(-offset, 0), steps[:length] + max(offset, 0)
+        dense[rows, columns] = ab[row, columns]
+    return dense
+
+
+def band_of(dense, l_and_u):
+    """The band form (l + u + 1, n) of a matrix's band (corners zero): the transpose of
+    ``banded_dense``."""
+    n = np.shape(dense)[-1]
+    lower, upper = l_and_u
+    ab = np.zeros((lower + upper + 1, n), dtype=np.result_type(dense, 1.0))
+    steps = np.arange(n)
+    for row, offset in _band_diagonals(l_and_u, n):
+        length = n - abs(offset)
+        rows, columns = steps[:length] + max(-offset, 0), steps[:length] + max(offset, 0)
+        ab[row, columns] = dense[rows, columns]
+    return ab

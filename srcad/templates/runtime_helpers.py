@@ -809,3 +809,15 @@ linear(rt.residual_weights, parameters="y, h, like", transpose="rt.residuals_lik
 linear(rt.residuals_like, parameters="y, row, residuals",
        transpose="rt.residual_weights(g, row)")
 linear(rt.three_vectors, parameters="y, x, vector_axis=-1, axis=None", transpose="g")
+# scipy.linalg's factorizations (srcad/templates/scipy_linalg.py): a factor transposed or a
+# triangle kept (each its own transpose), and a part of a result picked (its transpose puts
+# g back in that part)
+linear(rt.lower_factor, parameters="y, c, lower", transpose="rt.lower_factor(g, lower)")
+linear(rt.other_triangle, parameters="y, x, lower", transpose="rt.other_triangle(g, lower)")
+linear(rt.output_part, parameters="part, y, index, layout=None, like=None",
+       transpose="rt.output_part_adjoint(g, y, index, layout, like)")
+linear(rt.output_part_adjoint, parameters="y, h, whole, index, layout=None, like=None",
+       transpose="rt.output_part(g, index, layout, h)")
+nondifferentiable(rt.uplo, rt.output_layout)
+linear(rt.banded_dense, parameters="y, ab, l_and_u", transpose="rt.band_of(g, l_and_u)")
+linear(rt.band_of, parameters="y, dense, l_and_u", transpose="rt.banded_dense(g, l_and_u)")
