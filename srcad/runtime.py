@@ -1944,6 +1944,11 @@ def _shared_extremes(x, sums, reduced, largest):
     return np.sign(x) * tied / np.sum(tied, axis=reduced, keepdims=True)
 
 
+def _reciprocal(v):
+    """1 / v, read as 0 where v is 0 (the Hessian of a matrix norm where it has none)."""
+    return np.where(v == 0, 0.0, 1.0 / nonzero(v))
+
+
 def _singular_pairs(x):
     """x's reduced SVD, its matrices the last two axes."""
     return np.linalg.svd(x, full_matrices=False)
@@ -1966,15 +1971,15 @@ def _spectral_hessian_product(x, t, index):
     rotated = np.matmul(matrix_transpose(u), np.matmul(t, v))
     chosen = s[..., index:index + 1]
     differences = chosen * chosen - s * s
-    gaps = np.where(differences == 0, 0.0, 1.0 / np.where(differences == 0, 1.0, differences))
+    gaps = _reciprocal(differences)
     column, row = rotated[..., :, index], rotated[..., index, :]
     moved_v = np.matmul(t, v[..., :, index:index + 1])[..., 0]
     moved_u = np.matmul(matrix_transpose(t), u[..., :, index:index + 1])[..., 0]
-    divisor = nonzero(chosen)
+    inverse = _reciprocal(chosen)
     u_dot = (np.matmul(u, np.expand_dims(gaps * (column * chosen + s * row), -1))[..., 0]
-             + (moved_v - np.matmul(u, np.expand_dims(column, -1))[..., 0]) / divisor)
+             + (moved_v - np.matmul(u, np.expand_dims(column, -1))[..., 0]) * inverse)
     v_dot = (np.matmul(v, np.expand_dims(gaps * (s * column + row * chosen), -1))[..., 0]
-             + (moved_u - np.matmul(v, np.expand_dims(row, -1))[..., 0]) / divisor)
+             + (moved_u - np.matmul(v, np.expand_dims(row, -1))[..., 0]) * inverse)
     return (np.expand_dims(u_dot, -1) * np.expand_dims(v[..., :, index], -2)
             + np.expand_dims(u[..., :, index], -1) * np.expand_dims(v_dot, -2))
 
@@ -1986,13 +1991,13 @@ def _nuclear_hessian_product(x, t):
     u, s, vh = _singular_pairs(x)
     v = matrix_transpose(vh)
     rotated = np.matmul(matrix_transpose(u), np.matmul(t, v))
-    sums = nonzero(np.expand_dims(s, -1) + np.expand_dims(s, -2))
-    inverse = 1.0 / nonzero(s)
+    sums = _reciprocal(np.expand_dims(s, -1) + np.expand_dims(s, -2))
+    inverse = _reciprocal(s)
     moved_v = np.matmul(t, v)
     moved_u = np.matmul(matrix_transpose(t), u)
     beside_u = moved_v - np.matmul(u, rotated)
     beside_v = moved_u - np.matmul(v, matrix_transpose(rotated))
-    return (np.matmul(u, np.matmul((rotated - matrix_transpose(rotated)) / sums, vh))
+    return (np.matmul(u, np.matmul((rotated - matrix_transpose(rotated)) * sums, vh))
             + np.matmul(beside_u * np.expand_dims(inverse, -2), vh)
             + np.matmul(u * np.expand_dims(inverse, -2), matrix_transpose(beside_v)))
 

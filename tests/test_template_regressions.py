@@ -413,3 +413,14 @@ def test_derivatives_of_cumprod_with_zeros(zeros, shape, axis):
     adjoint_tangent = rt.cumprod_adjoint_tangent(g, x, s, axis)
     assert_close(adjoint_tangent, along(lambda v: rt.cumprod_adjoint(g, v, axis), s), atol=1e-6)
     assert np.isclose(np.sum(g * second), np.sum(adjoint_tangent * t))
+
+
+def zero_weighted_matrix_norms(x):
+    return 0.0 * np.linalg.norm(x, "nuc") + 0.0 * np.linalg.norm(x, -2) + np.sum(x ** 2)
+
+
+def test_hvp_through_matrix_norms_of_a_zero_matrix_is_finite():
+    # the spectral and nuclear norms' Hessians divide by singular values and their gaps:
+    # at a zero matrix they read 1 / 0 as 0 (documented), so a zero weight gives zero
+    x = np.zeros((2, 3))
+    assert_close(srcad.hvp(zero_weighted_matrix_norms)(x, np.ones((2, 3))), 2.0 * np.ones((2, 3)))

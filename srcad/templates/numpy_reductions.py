@@ -56,11 +56,13 @@ def nan_extremum(y, x, axis=None, out=None, keepdims=False):  # noqa: F811
 #   'fro' (and ord None): x / y;  1 / -1: sign(x) on the column of largest / smallest
 #   absolute sum, shared equally among tied columns (inf / -inf: rows, the same);
 #   2 / -2: u vᵀ of the largest / smallest singular value;  'nuc': U Vᵀ (reduced SVD).
-# Kinks: where a norm is 0 (x = 0; for a negative p, any zero element) srcad returns 0 for
-# its gradient and Hessian; an element at 0 gets sign(0) = 0 (ord 1, inf) and, for p < 1, 0;
-# at ties (inf, matrix 1 and inf) the derivative is shared as above. For 2 / -2 the chosen
-# singular value must be simple, for 'nuc' all nonzero: there NumPy's SVD picks one
-# subgradient (u₁v₁ᵀ), and the Hessian reads 1 / 0 as 0 (as large as 1 / the gap near).
+# Kinks: where a vector norm or 'fro' is 0 (x = 0; for a negative p, any zero element) srcad
+# returns 0 for its gradient and Hessian; an element at 0 gets sign(0) = 0 (ord 1, inf,
+# matrix 1 and inf) and, for p < 1, 0; at ties (inf, -inf, matrix ±1 and ±inf) the derivative
+# is shared as above. 2 / -2 need the chosen singular value simple and nonzero, 'nuc' all
+# singular values nonzero: elsewhere (a zero matrix, a repeated extreme singular value, a
+# singular matrix) srcad returns the u vᵀ of NumPy's SVD, one subgradient, and a Hessian
+# that reads 1 / 0 as 0 (near there it grows like 1 / the gap).
 @adjoint(np.linalg.norm)
 def norm(y, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's parameter name
     d[x] += rt.expand_reduced(d[y], x, axis, keepdims) * rt.norm_gradient(x, ord, axis)
