@@ -88,10 +88,27 @@ def recipe_for(primitive, name):
                 result = function(*make(small_x, small_y))
         except Exception:  # noqa: BLE001 - trying a call shape: any failure means "not this"
             continue
-        if np.size(result) <= 4 * small_x.size * len(make(small_x, small_y)):
+        if _size(result) <= 4 * small_x.size * len(make(small_x, small_y)):
             return make, None
         return None, "its result is much larger than its inputs"
     return None, "no recipe (add one to RECIPES)"
+
+
+def _size(result) -> int:
+    """The number of elements in a result: an array's, or a tuple's (np.linalg.eigh...) in all."""
+    if isinstance(result, (tuple, list)):
+        return sum(_size(part) for part in result)
+    return np.size(result)
+
+
+def _ones_like(output):
+    """A cotangent of ones for ``output``, of its structure (an array, a tuple, a namedtuple)."""
+    if isinstance(output, (tuple, list)):
+        parts = [_ones_like(part) for part in output]
+        if hasattr(output, "_fields"):
+            return type(output)(*parts)
+        return type(output)(parts)
+    return np.ones_like(output)
 
 
 _module_counter = [0]
@@ -120,8 +137,7 @@ def measure(primitive, name, make, size):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         output, vjp_fn = srcad.vjp(call, *args)
-        cotangent = (np.ones_like(output) if not isinstance(output, list)
-                     else [np.ones_like(part) for part in output])
+        cotangent = _ones_like(output)
         vjp_fn(cotangent)
         callables = {"primitive": lambda: call(*args),
                      "adjoint": lambda: vjp_fn(cotangent)}

@@ -91,6 +91,13 @@ def unbroadcast(g, x):
     ``unbroadcast(., g)``, which is what its adjoint template uses; so a
     smaller ``g`` (a scalar seed, a row of a matrix) is broadcast to x's shape.
     """
+    if type(g) is np.ndarray and type(x) is np.ndarray and g.ndim == x.ndim:
+        # the common case, without the general path's Python-level calls: sum where x has 1
+        summed = tuple(i for i, (n, m) in enumerate(zip(x.shape, g.shape)) if n != m)
+        if not summed:
+            return g
+        if all(x.shape[i] == 1 for i in summed):
+            return np.add.reduce(g, axis=summed, keepdims=True)
     if _is_ragged(x):
         return g
     x_shape = np.shape(x)
@@ -334,7 +341,11 @@ def unindex(g, x, index):
     """Adjoint of ``x[index]``: zeros of x's shape with ``g`` added at ``index``."""
     if _is_ragged(x):
         return add_at(zeros_like(x), index, g)
-    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
+    if type(x) is np.ndarray and (type(g) is float or (
+            type(g) is np.ndarray and g.dtype == np.float64)):
+        out = np.zeros(x.shape)  # (np.result_type is slow next to a small array's work)
+    else:
+        out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
     if _is_basic_index(index):
         out[index] += g
     else:  # fancy indexes may repeat positions: accumulate every occurrence
@@ -344,6 +355,8 @@ def unindex(g, x, index):
 
 def _is_basic_index(index):
     parts = index if isinstance(index, tuple) else (index,)
+    if type(parts[0] if parts else None) is np.ndarray:  # x[rows, cols]: the common fancy case
+        return False
     return all(
         isinstance(p, (int, np.integer, slice)) or p is None or p is Ellipsis for p in parts
     )
@@ -861,7 +874,10 @@ def without(g, index):
         else:
             out[index] = zeros_like(g[index])
         return out
-    out = np.array(g, dtype=np.result_type(g, np.float64), copy=True)
+    if type(g) is np.ndarray and g.dtype == np.float64:
+        out = g.copy()  # (what np.array below does, without its slower dispatch)
+    else:
+        out = np.array(g, dtype=np.result_type(g, np.float64), copy=True)
     out[index] = 0.0
     return out
 
@@ -874,8 +890,12 @@ def extremum_adjoint(g, x, y, axis=None, keepdims=False):
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
     mask = np.asarray(x) == y
-    count = np.sum(mask, axis=axis, keepdims=True)
-    return g * mask / count
+    if np.count_nonzero(mask) == np.size(y):  # no ties (the usual case): no count to divide by
+        return mask * g
+    # the ufunc's reduce, not np.sum (its Python-level dispatch costs more than the sum on
+    # small arrays); g / count first: the divide runs on the reduced shape
+    count = np.add.reduce(mask, axis=axis, keepdims=True)
+    return mask * (g / count)
 
 
 def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
