@@ -16,9 +16,10 @@ times its inputs (so a new primitive is tried without a recipe, and one like np.
 never called on 10^6-element inputs). Python's scalar functions (math, builtins), srcad's
 own helpers and primitives no recipe fits are listed as not measured.
 
-Method: each primitive runs in this process, interleaved with its adjoint, 5 rounds, each
-round timing each over enough calls to take >= 20 ms; the ratio is the median of the
-per-round ratios. BLAS runs single-threaded unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS
+Method: each primitive runs in this process, interleaved with its adjoint (in alternating
+order), 7 rounds, each round timing each over enough calls to take >= 20 ms; the ratio is
+that of the fastest round of each (on a shared machine other work only adds time: the
+minimum is the least disturbed measurement). BLAS runs single-threaded unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS
 / MKL_NUM_THREADS are set.
 """
 
@@ -41,7 +42,7 @@ import numpy as np  # noqa: E402
 import srcad  # noqa: E402
 from srcad import docs_primitives, registry  # noqa: E402
 
-ROUNDS = 5
+ROUNDS = 7
 FLAG = 3.0
 # a primitive faster than this on 10^6 elements made a view; its adjoint's ratio measures
 # srcad.vjp's call overhead, not the adjoint (not counted among the flagged)
@@ -64,7 +65,73 @@ RECIPES = {
     "ndarray.astype": lambda x, y: (x, np.float64),
     "a[index] (operator.getitem)": lambda x, y: (x, slice(None, None, 2)),
     "numpy.linalg.norm": lambda x, y: (x,),
+    # primitives added since the first recipes (docs/primitives.md)
+    "numpy.where": lambda x, y: (x > 0.5, x, y),
+    "numpy.ldexp": lambda x, y: (x, 3),
+    "numpy.linalg.cholesky": lambda x, y: (_positive_definite(x),),
+    "numpy.cross": lambda x, y: (_rows_of_3(x), _rows_of_3(y)),
+    "numpy.linalg.svd": lambda x, y: (x, False),
+    "numpy.linalg.matrix_power": lambda x, y: (x / x.shape[0], 3),
+    "numpy.einsum": lambda x, y: ("ij,ij->i", x, y),
+    "numpy.quantile": lambda x, y: (x, 0.3),
+    "numpy.percentile": lambda x, y: (x, 30.0),
+    "numpy.roll": lambda x, y: (x, 3),
+    "numpy.swapaxes": lambda x, y: (x, 0, 1),
+    "ndarray.swapaxes": lambda x, y: (x, 0, 1),
+    "numpy.moveaxis": lambda x, y: (x, 0, 1),
+    "numpy.rollaxis": lambda x, y: (x, 1),
+    "numpy.tile": lambda x, y: (x, (1, 2)),
+    "numpy.repeat": lambda x, y: (x, 2),
+    "ndarray.repeat": lambda x, y: (x, 2),
+    "numpy.take": lambda x, y: (x, _positions(y, x.size)),
+    "ndarray.take": lambda x, y: (x, _positions(y, x.size)),
+    "numpy.take_along_axis": lambda x, y: (x, _positions(y, x.shape[1]), 1),
+    "numpy.pad": lambda x, y: (x, 1),
+    "numpy.array_split": lambda x, y: (x, 3),
+    "numpy.hsplit": lambda x, y: (x, 2),
+    "numpy.vsplit": lambda x, y: (x, 2),
+    "numpy.dsplit": lambda x, y: (x.reshape(x.shape[0], -1, 2), 2),
+    "numpy.partition": lambda x, y: (x, x.shape[1] // 2),
+    "numpy.select": lambda x, y: ([x > 0.6, x < 0.3], [x, y]),
+    "numpy.delete": lambda x, y: (x, np.arange(0, x.shape[1], 2), 1),
+    "numpy.insert": lambda x, y: (x, 1, y[:, 0], 1),
+    "numpy.compress": lambda x, y: (y[0] > 0.5, x, 1),
+    "ndarray.compress": lambda x, y: (x, y[0] > 0.5, 1),
+    "numpy.choose": lambda x, y: ((x > 0.5).astype(np.intp), [x, y]),
+    "scipy.special.polygamma": lambda x, y: (1, x),
+    "scipy.special.multigammaln": lambda x, y: (x + 3.0, 3),
+    "scipy.stats.beta.logpdf": lambda x, y: (x, 2.0, 3.0),
+    "scipy.stats.poisson.logpmf": lambda x, y: (np.floor(10 * x), 5.0 * y),
+    "scipy.stats.dirichlet.logpdf": lambda x, y: (x / x.sum(axis=0), 1.0 + y[:, 0]),
+    "scipy.stats.multivariate_normal.logpdf": lambda x, y: (
+        x, y[0], _positive_definite(y)),
 }
+
+
+# name -> positions of the recipe's arguments held constant (srcad has no derivative in them)
+HELD = {
+    "numpy.linalg.svd": (1,),
+    "numpy.quantile": (1,),
+    "numpy.percentile": (1,),
+    "scipy.special.polygamma": (0,),
+    "scipy.special.multigammaln": (1,),
+    "scipy.stats.poisson.logpmf": (0,),
+    "scipy.stats.dirichlet.logpdf": (0,),
+}
+
+
+def _positive_definite(x):
+    return x @ x.T / x.shape[0] + np.eye(x.shape[0])
+
+
+def _rows_of_3(x):
+    return x.reshape(-1)[: x.size - x.size % 3].reshape(-1, 3)
+
+
+def _positions(y, size):
+    return (y * size).astype(np.intp) % size
+
+
 SKIPPED_MODULES = ("math", "builtins")
 
 
@@ -108,6 +175,8 @@ def _ones_like(output):
         if hasattr(output, "_fields"):
             return type(output)(*parts)
         return type(output)(parts)
+    if np.asarray(output).dtype.kind not in "fc":
+        return None  # an integer or bool output (lstsq's rank) has no cotangent
     return np.ones_like(output)
 
 
@@ -123,17 +192,23 @@ def calls_per_sample(function, minimum_seconds=0.02) -> int:
 
 def measure(primitive, name, make, size):
     x, y = inputs(size)
-    args = make(x, y)
-    parameters = ["a%d" % i for i in range(len(args))]
+    every = make(x, y)
+    held = HELD.get(name, ())
+    # a held argument is a literal of the call (srcad sees its value), or a constant global
+    names = [repr(a) if i in held and type(a) in (bool, int, float) else
+             "c%d" % i if i in held else "a%d" % i for i, a in enumerate(every)]
+    constants = {"c%d" % i: a for i, a in enumerate(every) if i in held}
+    args = tuple(a for i, a in enumerate(every) if i not in held)
+    parameters = [n for i, n in enumerate(names) if i not in held]
     method = _method_name(primitive.obj)
     if method is None:
-        called = "primitive(%s)" % ", ".join(parameters)
+        called = "primitive(%s)" % ", ".join(names)
     elif callable(primitive.obj):  # x.sum(), as users write it
-        called = "a0.%s(%s)" % (method, ", ".join(parameters[1:]))
+        called = "%s.%s(%s)" % (names[0], method, ", ".join(names[1:]))
     else:  # x.T
-        called = "a0.%s" % method
+        called = "%s.%s" % (names[0], method)
     source = "def call(%s):\n    return %s\n" % (", ".join(parameters), called)
-    call = _compiled_in_file(source, primitive.obj)
+    call = _compiled_in_file(source, primitive.obj, constants)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         output, vjp_fn = srcad.vjp(call, *args)
@@ -143,15 +218,15 @@ def measure(primitive, name, make, size):
                      "adjoint": lambda: vjp_fn(cotangent)}
         numbers = {key: calls_per_sample(function) for key, function in callables.items()}
         samples = {key: [] for key in callables}
-        for _ in range(ROUNDS):
-            for key, function in callables.items():
-                samples[key].append(timeit.timeit(function, number=numbers[key])
+        for round_ in range(ROUNDS):
+            order = list(callables) if round_ % 2 == 0 else list(callables)[::-1]
+            for key in order:
+                samples[key].append(timeit.timeit(callables[key], number=numbers[key])
                                     / numbers[key])
-    return {"name": name,
-            "primitive_ms": statistics.median(samples["primitive"]) * 1e3,
-            "adjoint_ms": statistics.median(samples["adjoint"]) * 1e3,
-            "ratio": statistics.median(a / p for a, p in zip(samples["adjoint"],
-                                                             samples["primitive"]))}
+    # the least disturbed round of each: on a shared machine, other work only adds time
+    primitive, adjoint = min(samples["primitive"]), min(samples["adjoint"])
+    return {"name": name, "primitive_ms": primitive * 1e3, "adjoint_ms": adjoint * 1e3,
+            "ratio": adjoint / primitive}
 
 
 def _method_name(obj):
@@ -160,7 +235,7 @@ def _method_name(obj):
     return name if name and getattr(np.ndarray, name, None) is obj else None
 
 
-def _compiled_in_file(source, obj):
+def _compiled_in_file(source, obj, constants):
     _module_counter[0] += 1
     directory = tempfile.mkdtemp(prefix="srcad-bench-primitives-")
     module_name = "srcad_bench_call_%d" % _module_counter[0]
@@ -170,6 +245,7 @@ def _compiled_in_file(source, obj):
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     module.primitive = obj
+    vars(module).update(constants)
     spec.loader.exec_module(module)
     return module.call
 
@@ -188,7 +264,8 @@ def main(argv) -> int:
         if options.names and not any(part in name for part in options.names):
             continue
         module = getattr(primitive.obj, "__module__", None) or "builtins"
-        if module in SKIPPED_MODULES and _method_name(primitive.obj) is None:
+        if module in SKIPPED_MODULES and _method_name(primitive.obj) is None and not isinstance(
+                primitive.obj, np.ufunc):  # (SciPy's ufuncs have no __module__)
             not_measured.append((name, "a function of Python scalars"))
             continue
         make, why = recipe_for(primitive, name)
@@ -198,8 +275,9 @@ def main(argv) -> int:
         try:
             rows.append(measure(primitive, name, make, options.size))
         except Exception as error:  # noqa: BLE001 - reported, the others still measured
-            not_measured.append((name, "%s: %s" % (type(error).__name__,
-                                                   str(error).splitlines()[0][:80])))
+            message = str(error).splitlines()[0]
+            message = message.split(" error: ", 1)[-1]  # (srcad's errors start with a location)
+            not_measured.append((name, "%s: %s" % (type(error).__name__, message[:100])))
     print("%-34s %12s %12s %9s" % ("primitive", "primitive", "adjoint", "ratio"))
     for row in sorted(rows, key=lambda r: -r["ratio"]):
         flag = "  above %.0fx" % FLAG if row["ratio"] > FLAG else ""
@@ -215,7 +293,7 @@ def main(argv) -> int:
         print("not measured:")
         for name, why in not_measured:
             print("  %-32s %s" % (name, why))
-    print("(inputs %d x %d; median of %d interleaved rounds; adjoint = srcad.vjp's function, "
+    print("(inputs %d x %d; fastest of %d interleaved rounds; adjoint = srcad.vjp's function, "
           "which recomputes the forward values it reads; BLAS threads: %s)"
           % (options.size, options.size, ROUNDS, os.environ["OPENBLAS_NUM_THREADS"]))
     return 0
