@@ -909,7 +909,7 @@ def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
         axes = _normalize_axes(axis, np.ndim(x))
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
-    return g * np.asarray(x) / nonzero(y)
+    return np.asarray(x) * (g / nonzero(y))  # one pass over x: g / y is y's (reduced) size
 
 
 def nonzero(y):
@@ -1302,12 +1302,44 @@ def cumprod_adjoint(g, x, axis=None):
     x_(j+1) R_(j+1) (the transpose of cumprod_tangent)."""
     xs, gs = _scanned(x, np.shape(x), axis), _scanned(g, _scan_output_shape(x, axis), axis)
     before = np.cumprod(np.concatenate([np.ones((1,) + xs.shape[1:]), xs[:-1]]), axis=0)
-    result = np.empty(xs.shape)
-    rest = np.zeros(xs.shape[1:])
-    for j in range(xs.shape[0] - 1, -1, -1):
-        rest = gs[j] + (xs[j + 1] * rest if j + 1 < xs.shape[0] else 0.0)
-        result[j] = before[j] * rest
-    return _unscanned(result, x, axis, flat=False)
+    following = np.concatenate([xs[1:], np.zeros((1,) + xs.shape[1:])])  # R's factor
+    return _unscanned(before * _suffix_recurrence(gs, following), x, axis, flat=False)
+
+
+def _suffix_recurrence(g, a):
+    """R along axis 0 with R_j = g_j + a_j R_(j+1), R past the end 0 (a's last element is 0).
+
+    A long axis (np.cumprod(x) of a large x) runs in blocks of about sqrt(n) elements: a
+    Python loop over the positions in a block, vectorized over the blocks, gives each block's
+    R as if R after it were 0, and the product of its a's from each position to its end; a
+    loop over the blocks then carries R back from block to block (the same sums and
+    products, grouped otherwise: no division, exact where x has zeros)."""
+    count, others = g.shape[0], g.shape[1:]
+    if count <= 64:
+        result = np.empty(g.shape)
+        rest = np.zeros(others)
+        for j in range(count - 1, -1, -1):
+            rest = g[j] + a[j] * rest
+            result[j] = rest
+        return result
+    length = int(np.ceil(np.sqrt(count)))
+    blocks = -(-count // length)
+    padded = blocks * length  # padding: g and a 0 there, so R is 0 there and adds nothing
+    # (position in block, block, others...), each position's row contiguous
+    g_blocks, a_blocks = (np.ascontiguousarray(np.swapaxes(np.concatenate(
+        [v, np.zeros((padded - count,) + others)]).reshape((blocks, length) + others), 0, 1))
+        for v in (g, a))
+    local, carried = np.empty(g_blocks.shape), np.empty(g_blocks.shape)
+    rest, factor = np.zeros((blocks,) + others), np.ones((blocks,) + others)
+    for j in range(length - 1, -1, -1):
+        rest = g_blocks[j] + a_blocks[j] * rest
+        factor = a_blocks[j] * factor
+        local[j], carried[j] = rest, factor
+    starts = np.zeros((blocks + 1,) + others)  # R at each block's first element (0 past them)
+    for block in range(blocks - 1, -1, -1):
+        starts[block] = local[0, block] + carried[0, block] * starts[block + 1]
+    result = local + carried * starts[1:]
+    return np.swapaxes(result, 0, 1).reshape((padded,) + others)[:count]
 
 
 def cumprod_adjoint_tangent(g, x, s, axis=None):
