@@ -108,6 +108,58 @@ RECIPES = {
 }
 
 
+# Why an adjoint stays above 3x where that is the nature of the derivative, not srcad's code
+# (the adjoint is timed as srcad.vjp's function, which first recomputes what it reads)
+_REDUCTION = ("a reduction reads 10^6 values and writes a few; its adjoint writes 10^6 (a "
+              "fresh array: page faults and at least one pass)")
+_EXTREMUM = _REDUCTION + ", after finding the extremes again (a comparison pass)"
+_TWO_ADJOINTS = ("one pass over the data; its adjoint writes two arrays (one per operand), "
+                 "each at least a pass, from a comparison or a derivative of its own")
+_DERIVATIVE = ("one pass; its adjoint recomputes it (the derivative reads it) or computes "
+               "a derivative costlier than the function, then multiplies by g")
+_FACTORIZATION = ("its adjoint needs solves with the factors or an inverse: several "
+                  "times the factorization's O(n^3)")
+_SCATTER = ("its adjoint scatters g through a permutation it recomputes (argsort costs "
+            "more than sort, and a scatter more than a gather)")
+WHY_ABOVE = {
+    **dict.fromkeys(("numpy.max", "numpy.min", "numpy.amax", "numpy.amin", "ndarray.max",
+                     "ndarray.min", "numpy.nanmax", "numpy.nanmin", "numpy.ptp"), _EXTREMUM),
+    **dict.fromkeys(("numpy.linalg.norm", "numpy.vdot", "numpy.prod", "ndarray.prod",
+                     "numpy.mean", "ndarray.mean", "numpy.average", "ndarray.std",
+                     "numpy.median", "numpy.quantile", "numpy.percentile", "numpy.std",
+                     "numpy.var", "ndarray.var", "numpy.nanmean", "numpy.nansum",
+                     "numpy.tensordot", "numpy.einsum", "numpy.inner"), _REDUCTION),
+    **dict.fromkeys(("numpy.maximum", "numpy.minimum", "numpy.fmax", "numpy.fmin",
+                     "numpy.multiply", "a * b (operator.mul)", "numpy.divide",
+                     "a / b (operator.truediv)", "numpy.power", "a ** b (operator.pow)",
+                     "numpy.arctan2", "numpy.copysign", "numpy.hypot", "numpy.where",
+                     "numpy.float_power", "numpy.cross"), _TWO_ADJOINTS),
+    **dict.fromkeys(("numpy.exp", "numpy.exp2", "numpy.expm1", "numpy.log2", "numpy.log10",
+                     "numpy.sqrt", "numpy.cbrt", "numpy.square", "numpy.reciprocal",
+                     "numpy.absolute", "numpy.negative", "numpy.tan", "numpy.arcsin",
+                     "numpy.arccos", "numpy.clip", "ndarray.clip", "numpy.rad2deg",
+                     "numpy.degrees", "numpy.log1p", "numpy.arctan", "numpy.sinh",
+                     "numpy.cosh", "numpy.tanh"), _DERIVATIVE),
+    **dict.fromkeys(("numpy.linalg.det", "numpy.linalg.slogdet", "scipy.linalg.det",
+                     "numpy.linalg.qr", "numpy.linalg.cholesky", "numpy.linalg.lstsq",
+                     "numpy.linalg.eigh", "numpy.linalg.svd", "numpy.linalg.pinv"),
+                    _FACTORIZATION),
+    "scipy.linalg.solve_triangular": "a triangular solve is n^3 flops; its adjoint is a "
+                                     "second solve and a full product g x^T (2 n^3 more)",
+    "scipy.linalg.expm": "its adjoint is the Frechet derivative, an expm of a 2n x 2n block "
+                         "matrix (8 times the flops)",
+    "numpy.linalg.matrix_power": "k - 1 products; its adjoint 2 (k - 1) products, after "
+                                 "recomputing the powers it reads",
+    **dict.fromkeys(("numpy.sort", "numpy.partition", "numpy.take_along_axis",
+                     "numpy.take", "ndarray.take"), _SCATTER),
+    **dict.fromkeys(("numpy.cumprod", "ndarray.cumprod"),
+                    "its adjoint is a backward linear recurrence with no division (exact "
+                    "where x has zeros): a Python loop over sqrt(n) blocks of the scan"),
+    **dict.fromkeys(("numpy.full_like", "numpy.full", "numpy.arange", "numpy.linspace"),
+                    "the primitive only writes 10^6 values; its adjoint reads g and "
+                    "reduces it against weights it builds as the primitive does"),
+}
+
 # name -> positions of the recipe's arguments held constant (srcad has no derivative in them)
 HELD = {
     "numpy.linalg.svd": (1,),
@@ -289,6 +341,11 @@ def main(argv) -> int:
                if row["ratio"] > FLAG and row["primitive_ms"] >= CONSTANT_TIME_MS]
     print("\n%d measured, %d above %.0fx (views aside)%s" % (len(rows), len(flagged), FLAG,
                                              (": " + ", ".join(flagged)) if flagged else ""))
+    if flagged:
+        print("why above %.0fx:" % FLAG)
+        for name in flagged:
+            print("  %-32s %s" % (name, WHY_ABOVE.get(name, "srcad's cost: not explained by "
+                                                            "the derivative (to improve)")))
     if not_measured:
         print("not measured:")
         for name, why in not_measured:
