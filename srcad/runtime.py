@@ -1698,9 +1698,19 @@ def _flat_positions(shape):
 def undeleted(g, arr, obj, axis=None):
     """Adjoint of ``np.delete(arr, obj, axis)``: ``g`` put back where the kept elements were
     (zeros where elements were deleted)."""
-    sources = np.ravel(np.delete(_flat_positions(np.shape(arr)), obj, axis))
-    flat = np.bincount(sources, weights=np.ravel(g), minlength=np.size(arr))
-    return np.reshape(flat, np.shape(arr))
+    # the kept positions along the axis (of the flattened arr for axis=None), by the same
+    # call on their indices: increasing, so g is assigned there, not accumulated
+    shape = np.shape(arr)
+    if axis is None:
+        kept = np.delete(np.arange(np.size(arr)), obj)
+        flat = np.zeros(np.size(arr), dtype=np.result_type(g, np.float64))
+        flat[kept] = np.ravel(g)
+        return np.reshape(flat, shape)
+    axis = axis % len(shape)
+    kept = np.delete(np.arange(shape[axis]), obj)
+    out = np.zeros(shape, dtype=np.result_type(g, np.float64))
+    out[(slice(None),) * axis + (kept,)] = g
+    return out
 
 
 def _insert_sources(arr, obj, values, axis):
