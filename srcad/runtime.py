@@ -91,6 +91,13 @@ def unbroadcast(g, x):
     ``unbroadcast(., g)``, which is what its adjoint template uses; so a
     smaller ``g`` (a scalar seed, a row of a matrix) is broadcast to x's shape.
     """
+    if type(g) is np.ndarray and type(x) is np.ndarray and g.ndim == x.ndim:
+        # the common case, without the general path's Python-level calls: sum where x has 1
+        summed = tuple(i for i, (n, m) in enumerate(zip(x.shape, g.shape)) if n != m)
+        if not summed:
+            return g
+        if all(x.shape[i] == 1 for i in summed):
+            return np.add.reduce(g, axis=summed, keepdims=True)
     if _is_ragged(x):
         return g
     x_shape = np.shape(x)
@@ -334,7 +341,11 @@ def unindex(g, x, index):
     """Adjoint of ``x[index]``: zeros of x's shape with ``g`` added at ``index``."""
     if _is_ragged(x):
         return add_at(zeros_like(x), index, g)
-    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
+    if type(x) is np.ndarray and (type(g) is float or (
+            type(g) is np.ndarray and g.dtype == np.float64)):
+        out = np.zeros(x.shape)  # (np.result_type is slow next to a small array's work)
+    else:
+        out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
     if _is_basic_index(index):
         out[index] += g
     else:  # fancy indexes may repeat positions: accumulate every occurrence
@@ -344,6 +355,8 @@ def unindex(g, x, index):
 
 def _is_basic_index(index):
     parts = index if isinstance(index, tuple) else (index,)
+    if type(parts[0] if parts else None) is np.ndarray:  # x[rows, cols]: the common fancy case
+        return False
     return all(
         isinstance(p, (int, np.integer, slice)) or p is None or p is Ellipsis for p in parts
     )
@@ -861,7 +874,10 @@ def without(g, index):
         else:
             out[index] = zeros_like(g[index])
         return out
-    out = np.array(g, dtype=np.result_type(g, np.float64), copy=True)
+    if type(g) is np.ndarray and g.dtype == np.float64:
+        out = g.copy()  # (what np.array below does, without its slower dispatch)
+    else:
+        out = np.array(g, dtype=np.result_type(g, np.float64), copy=True)
     out[index] = 0.0
     return out
 
@@ -874,8 +890,12 @@ def extremum_adjoint(g, x, y, axis=None, keepdims=False):
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
     mask = np.asarray(x) == y
-    count = np.sum(mask, axis=axis, keepdims=True)
-    return g * mask / count
+    if np.count_nonzero(mask) == np.size(y):  # no ties (the usual case): no count to divide by
+        return mask * g
+    # the ufunc's reduce, not np.sum (its Python-level dispatch costs more than the sum on
+    # small arrays); g / count first: the divide runs on the reduced shape
+    count = np.add.reduce(mask, axis=axis, keepdims=True)
+    return mask * (g / count)
 
 
 def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
@@ -889,7 +909,7 @@ def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
         axes = _normalize_axes(axis, np.ndim(x))
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
-    return g * np.asarray(x) / nonzero(y)
+    return np.asarray(x) * (g / nonzero(y))  # one pass over x: g / y is y's (reduced) size
 
 
 def nonzero(y):
@@ -1282,12 +1302,44 @@ def cumprod_adjoint(g, x, axis=None):
     x_(j+1) R_(j+1) (the transpose of cumprod_tangent)."""
     xs, gs = _scanned(x, np.shape(x), axis), _scanned(g, _scan_output_shape(x, axis), axis)
     before = np.cumprod(np.concatenate([np.ones((1,) + xs.shape[1:]), xs[:-1]]), axis=0)
-    result = np.empty(xs.shape)
-    rest = np.zeros(xs.shape[1:])
-    for j in range(xs.shape[0] - 1, -1, -1):
-        rest = gs[j] + (xs[j + 1] * rest if j + 1 < xs.shape[0] else 0.0)
-        result[j] = before[j] * rest
-    return _unscanned(result, x, axis, flat=False)
+    following = np.concatenate([xs[1:], np.zeros((1,) + xs.shape[1:])])  # R's factor
+    return _unscanned(before * _suffix_recurrence(gs, following), x, axis, flat=False)
+
+
+def _suffix_recurrence(g, a):
+    """R along axis 0 with R_j = g_j + a_j R_(j+1), R past the end 0 (a's last element is 0).
+
+    A long axis (np.cumprod(x) of a large x) runs in blocks of about sqrt(n) elements: a
+    Python loop over the positions in a block, vectorized over the blocks, gives each block's
+    R as if R after it were 0, and the product of its a's from each position to its end; a
+    loop over the blocks then carries R back from block to block (the same sums and
+    products, grouped otherwise: no division, exact where x has zeros)."""
+    count, others = g.shape[0], g.shape[1:]
+    if count <= 64:
+        result = np.empty(g.shape)
+        rest = np.zeros(others)
+        for j in range(count - 1, -1, -1):
+            rest = g[j] + a[j] * rest
+            result[j] = rest
+        return result
+    length = int(np.ceil(np.sqrt(count)))
+    blocks = -(-count // length)
+    padded = blocks * length  # padding: g and a 0 there, so R is 0 there and adds nothing
+    # (position in block, block, others...), each position's row contiguous
+    g_blocks, a_blocks = (np.ascontiguousarray(np.swapaxes(np.concatenate(
+        [v, np.zeros((padded - count,) + others)]).reshape((blocks, length) + others), 0, 1))
+        for v in (g, a))
+    local, carried = np.empty(g_blocks.shape), np.empty(g_blocks.shape)
+    rest, factor = np.zeros((blocks,) + others), np.ones((blocks,) + others)
+    for j in range(length - 1, -1, -1):
+        rest = g_blocks[j] + a_blocks[j] * rest
+        factor = a_blocks[j] * factor
+        local[j], carried[j] = rest, factor
+    starts = np.zeros((blocks + 1,) + others)  # R at each block's first element (0 past them)
+    for block in range(blocks - 1, -1, -1):
+        starts[block] = local[0, block] + carried[0, block] * starts[block + 1]
+    result = local + carried * starts[1:]
+    return np.swapaxes(result, 0, 1).reshape((padded,) + others)[:count]
 
 
 def cumprod_adjoint_tangent(g, x, s, axis=None):
@@ -1376,13 +1428,22 @@ def untaken(g, x, indices, axis=None, mode="raise"):
         indices = indices % size
     elif mode == "clip":
         indices = np.clip(indices, 0, size - 1)
+    # increasing indices (np.compress's, np.extract's, np.delete's kept ones) never repeat:
+    # assigned, not accumulated (np.add.at is many times slower on large arrays)
+    unique = indices.ndim == 1 and (indices.size < 2 or bool(np.all(indices[1:] > indices[:-1])))
     if axis is None:
         flat = np.zeros(np.size(x), dtype=np.result_type(g, np.float64))
-        np.add.at(flat, indices, g)
+        if unique:
+            flat[indices] = g
+        else:
+            np.add.at(flat, indices, g)
         return np.reshape(flat, np.shape(x))
     out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
-    # np.take(x, i, axis) puts i's axes where ``axis`` was: move them last for add.at
     axis = axis % np.ndim(x)
+    if unique:  # a 1-D index keeps x's axes in place: g has the shape of out[..., indices, ...]
+        out[(slice(None),) * axis + (indices,)] = g
+        return out
+    # np.take(x, i, axis) puts i's axes where ``axis`` was: move them last for add.at
     g = np.asarray(g)
     g = np.moveaxis(g, tuple(range(axis, axis + indices.ndim)),
                     tuple(range(g.ndim - indices.ndim, g.ndim)))
@@ -1637,9 +1698,19 @@ def _flat_positions(shape):
 def undeleted(g, arr, obj, axis=None):
     """Adjoint of ``np.delete(arr, obj, axis)``: ``g`` put back where the kept elements were
     (zeros where elements were deleted)."""
-    sources = np.ravel(np.delete(_flat_positions(np.shape(arr)), obj, axis))
-    flat = np.bincount(sources, weights=np.ravel(g), minlength=np.size(arr))
-    return np.reshape(flat, np.shape(arr))
+    # the kept positions along the axis (of the flattened arr for axis=None), by the same
+    # call on their indices: increasing, so g is assigned there, not accumulated
+    shape = np.shape(arr)
+    if axis is None:
+        kept = np.delete(np.arange(np.size(arr)), obj)
+        flat = np.zeros(np.size(arr), dtype=np.result_type(g, np.float64))
+        flat[kept] = np.ravel(g)
+        return np.reshape(flat, shape)
+    axis = axis % len(shape)
+    kept = np.delete(np.arange(shape[axis]), obj)
+    out = np.zeros(shape, dtype=np.result_type(g, np.float64))
+    out[(slice(None),) * axis + (kept,)] = g
+    return out
 
 
 def _insert_sources(arr, obj, values, axis):

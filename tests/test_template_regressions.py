@@ -424,3 +424,19 @@ def test_hvp_through_matrix_norms_of_a_zero_matrix_is_finite():
     # at a zero matrix they read 1 / 0 as 0 (documented), so a zero weight gives zero
     x = np.zeros((2, 3))
     assert_close(srcad.hvp(zero_weighted_matrix_norms)(x, np.ones((2, 3))), 2.0 * np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("zeros", [0, 3])
+@pytest.mark.parametrize("shape, axis", [((150,), None), ((3, 90), 1), ((70, 2), 0)])
+def test_cumprod_adjoint_of_a_long_axis_runs_in_blocks(zeros, shape, axis):
+    # more than 64 elements along the scan: rt._suffix_recurrence's blocked path, which
+    # groups the recurrence's products otherwise; against central differences of the loss
+    rng = np.random.default_rng(zlib.crc32(b"cumprod blocks %d %r %r" % (zeros, shape, axis)))
+    x = rng.uniform(0.8, 1.2, shape)
+    x.reshape(-1)[rng.choice(x.size, size=zeros, replace=False)] = 0.0
+    g = rng.uniform(-1.0, 1.0, np.shape(np.cumprod(x, axis=axis)))
+    expected = numeric_grad(lambda v: np.sum(g * np.cumprod(v, axis=axis)), (x,), 0)
+    assert_close(rt.cumprod_adjoint(g, x, axis), expected, atol=1e-6)
+    t = rng.uniform(-1.0, 1.0, shape)
+    assert np.isclose(np.sum(g * rt.cumprod_tangent(t, x, axis)),
+                      np.sum(rt.cumprod_adjoint(g, x, axis) * t))

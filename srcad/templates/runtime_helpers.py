@@ -416,6 +416,30 @@ def _expand_reduced(pass_, args, kinds):
     return syntax.call(pass_.np("broadcast_to"), g, shape)
 
 
+def _unindex(pass_, args, kinds):
+    """``rt.unindex(g, x, index)`` for an array x and an index of full slices and Nones
+    (``x[:, np.newaxis]``): ``x[index]`` is x with axes of size 1 put in, each element once,
+    so its adjoint is g reshaped to x's shape."""
+    if len(args) != 3 or not isinstance(kinds[1], Array) or not isinstance(kinds[0], Array):
+        return None
+    index = args[2]
+    parts = index.elts if type(index) is gast.Tuple else [index]
+    if not parts or not all(_inserts_or_keeps_axis(pass_, part) for part in parts):
+        return None
+    shape = syntax.attribute(pass_.shape_source(args[1]), "shape")
+    return syntax.call(syntax.attribute(args[0], "reshape"), shape)
+
+
+def _inserts_or_keeps_axis(pass_, part) -> bool:
+    """Whether an index part is None (np.newaxis) or a full slice (``:``, ``slice(None)``)."""
+    if type(part) is gast.Call and not part.keywords and all(
+            type(a) is gast.Constant and a.value is None for a in part.args) and len(
+            part.args) <= 3 and pass_.resolve(part.func) is slice:
+        return True
+    value = shapes.evaluate(part, pass_.env, pass_.resolve)
+    return value == shapes.FULL_SLICE or value == shapes.Known(None)
+
+
 def _reduced_size(pass_, args, kinds):
     """``rt.reduced_size(x, axis)`` for an array x and a constant axis: ``x.size``, or the
     product of the reduced sizes."""
@@ -583,6 +607,7 @@ specializer(_match_type, rt.match_type)
 specializer(_check_scalar_output, rt.check_scalar_output)
 specializer(_unit_seed, rt.unit_seed)
 specializer(_expand_reduced, rt.expand_reduced)
+specializer(_unindex, rt.unindex)
 specializer(_reduced_size, rt.reduced_size)
 specializer(_dot_adjoint_left, rt.dot_adjoint_left)
 specializer(_dot_adjoint_right, rt.dot_adjoint_right)
