@@ -712,3 +712,24 @@ def test_a_product_with_an_array_is_a_new_array():
 
     np.testing.assert_allclose(gradient[2], numeric_grad(of_last, [xs[2]], 0), rtol=1e-6,
                                atol=1e-8)
+
+
+def pops_then_appends_in_a_loop(x0):
+    items = [x0 * c for c in range(2)]
+    popped = items.pop()
+    for _ in range(1):
+        items.append(x0)
+    return np.sum(items[-1]) + np.sum(popped)
+
+
+def test_appending_to_a_list_leaves_an_item_popped_from_it():
+    """Refused (AliasedWriteError: the append may change `popped`): propagate_writes took
+    the list a comprehension builds with rt.appended to hold itself (the helper's result
+    held its first argument, not just that list's items), so the popped item could be the
+    list. rt.appended/updated/all_but_last/added_at now hold the first argument's elements
+    and the items given. (Found by the fuzzer, issue 12.)"""
+    x = np.array([1.0, 2.0])
+    for optimize in (True, False):
+        value, gradient = srcad.value_and_grad(pops_then_appends_in_a_loop, optimize=optimize)(x)
+        assert_close(value, pops_then_appends_in_a_loop(x))
+        assert_close(gradient, numeric_grad(pops_then_appends_in_a_loop, [x], 0))

@@ -123,6 +123,7 @@ _NEW_RUNTIME = {"zeros_like", "unindex", "without", "array_of", "reduced_size", 
                 "matmul_adjoint_left", "matmul_adjoint_right", "method_axes",
                 "inverse_transpose_axes", "check_unshared"}
 _CONTAINER_RUNTIME = {"updated", "appended", "all_but_last", "added_at"}
+_COPIES_WITH_ITEMS = (runtime.updated, runtime.appended, runtime.all_but_last, runtime.added_at)
 
 NEW, ALIAS, CONTAINER, ELEMENTS = "new", "alias", "container", "elements"
 
@@ -560,6 +561,12 @@ class _Aliasing:
             if isinstance(value.func, gast.Attribute) and self.resolve(value.func) is UNRESOLVED:
                 arguments.append(value.func.value)  # the object a method is called on
             if effect == NEW:
+                return frozenset([site])
+            if callee in _COPIES_WITH_ITEMS and value.args and not value.keywords:
+                # a new list (dict, array) holding the first argument's elements and the
+                # items given (appended, put at an index): not the first argument itself
+                self.add_contents(site, self.elements(self.operands(value.args[:1], state))
+                                  | self.operands(value.args[1:], state))
                 return frozenset([site])
             held = self.reach(self.operands(arguments, state))
             if effect == ELEMENTS:
