@@ -131,9 +131,10 @@ def as_scalar(function):
 
 
 # Programs whose generic code (optimize=False: made for arguments of any kind) refuses a
-# write the code specialized for the arguments' kinds follows: with a vector x, x[t] stored
-# into a list's array keeps nothing of x; for any x it might be a row (a view) of x.
-GENERIC_CODE_REFUSES = {"diagonal_writes_in_a_loop"}
+# write the code specialized for the arguments' kinds follows. None is left: the last one,
+# diagonal_writes_in_a_loop, was refused while a comprehension's list was taken to hold
+# itself (propagate_writes); an array's element stores a copy of what is put there.
+GENERIC_CODE_REFUSES: frozenset = frozenset()
 
 
 def without_optimizations(name, run):
