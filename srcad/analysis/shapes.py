@@ -469,6 +469,18 @@ class IndexTuple(Abstract):
     parts: tuple
 
 
+def made_of_shape(shape):
+    """An array made of shape ``shape`` (np.full, np.broadcast_to...): its pattern when
+    ``shape`` is an int, a constant tuple of ints or another array's ``.shape``."""
+    if isinstance(shape, ShapeTuple):
+        return Array(shape.ones) if shape.ones is not None else UNKNOWN
+    if isinstance(shape, Known):
+        value = shape.value if isinstance(shape.value, tuple) else (shape.value,)
+        if all(type(n) is int and n >= 0 for n in value):
+            return Array(tuple(n == 1 for n in value))
+    return UNKNOWN
+
+
 # ------------------------------------------------------------- inference
 
 

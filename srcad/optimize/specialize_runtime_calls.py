@@ -113,6 +113,30 @@ class _Specialize:
         """``np.attr`` under the alias generated code uses for NumPy."""
         return syntax.attribute(self.aliases.name_for(np), attr)
 
+    def exact_parameter(self, node):
+        """True if ``node`` names a parameter never assigned: its kind is exactly that of the
+        argument (``shapes.of_value``), never a join of kinds."""
+        if self.tree is None or type(node) is not gast.Name:
+            return False
+        if self._definitions is None:
+            self._definitions = _single_definitions(self.tree)
+        return node.id in self._definitions[1]
+
+    def made_by_numpy(self, node):
+        """True if ``node`` names a value assigned once, by a call of a NumPy ufunc or a
+        function of NumPy's modules: never a Python float (NumPy returns its own scalars)."""
+        if self.tree is None or type(node) is not gast.Name:
+            return False
+        if self._definitions is None:
+            self._definitions = _single_definitions(self.tree)
+        value = self._definitions[0].get(node.id)
+        if type(value) is not gast.Call:
+            return False
+        function = self.resolve(value.func)
+        module = getattr(function, "__module__", None) or ""
+        return isinstance(function, np.ufunc) or (
+            callable(function) and (module == "numpy" or module.startswith("numpy.")))
+
 
 _ELEMENTWISE_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.Mod)
 

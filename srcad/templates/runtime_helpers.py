@@ -346,6 +346,8 @@ def _match_type(pass_, args, kinds):
         return None
     if isinstance(x_kind, Array):
         return g
+    if x_kind == shapes.ANY_SCALAR and pass_.exact_parameter(x):
+        return g  # an argument that is a scalar but no Python one (np.float64): g as it is
     return None  # a name that held a Python float at one point and a NumPy scalar at another
 
 
@@ -474,7 +476,9 @@ def _match_tangent(pass_, args, kinds):
     if isinstance(value, Scalar) and isinstance(tangent, Scalar):
         if value.kind == "float" and tangent.kind != "float":
             return syntax.call(syntax.name("float"), args[0])
-        if value.kind != "scalar":
+        # a Python float tangent is kept for any scalar; any scalar tangent for a value
+        # that is no Python float (shape () both: nothing to broadcast)
+        if value.kind != "scalar" or tangent == shapes.FLOAT or pass_.made_by_numpy(args[1]):
             return args[0]
     return None
 
