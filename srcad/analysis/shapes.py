@@ -503,6 +503,9 @@ def _evaluate(node, env: dict, resolve, operator_rules: dict) -> Abstract:
     kind = type(node)
     if kind is gast.Constant:
         return Known(node.value)
+    if kind is gast.UnaryOp and type(node.op) is gast.USub and type(
+            node.operand) is gast.Constant and type(node.operand.value) in (int, float):
+        return Known(-node.operand.value)  # -1 (an axis), as a constant
     if kind is gast.Name:
         if node.id in env:
             return env[node.id]  # None while no assignment to it has been evaluated yet

@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import registry, syntax
 from ..analysis import shapes
+from ..analysis.operations import operation_of
 
 
 def specialize_runtime_calls(tree: gast.FunctionDef, env: dict, resolve, aliases):
@@ -132,7 +133,10 @@ class _Specialize:
         value = self._definitions[0].get(node.id)
         if type(value) is not gast.Call:
             return False
-        function = self.resolve(value.func)
+        function = operation_of(value, self.resolve).primitive
+        if getattr(np.ndarray, getattr(function, "__name__", ""), None) is function:
+            # an array's method: its reductions give NumPy scalars; .item and .tolist do not
+            return function.__name__ not in ("item", "tolist")
         module = getattr(function, "__module__", None) or ""
         return isinstance(function, np.ufunc) or (
             callable(function) and (module == "numpy" or module.startswith("numpy.")))

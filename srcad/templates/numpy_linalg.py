@@ -519,6 +519,73 @@ def solve_shape(a, b, *rest, **kwargs):
     return shapes.Array(batch.ones + b.ones[-2:])
 
 
+def _diagonal_shape(a, offset=shapes.Known(0), axis1=shapes.Known(0), axis2=shapes.Known(1),
+                    *rest, **kwargs):
+    """np.diagonal and .diagonal: a without the two axes, then the diagonal's axis (its
+    length, the shorter size less the offset, may be 1)."""
+    a = shapes.plain(a)
+    if not isinstance(a, shapes.Array) or not all(
+            isinstance(k, shapes.Known) and type(k.value) is int for k in (axis1, axis2)):
+        return shapes.UNKNOWN
+    if not all(-a.ndim <= k.value < a.ndim for k in (axis1, axis2)):
+        return shapes.UNKNOWN
+    taken = {axis1.value % a.ndim, axis2.value % a.ndim}
+    if len(taken) != 2:
+        return shapes.UNKNOWN
+    return shapes.Array(tuple(one for i, one in enumerate(a.ones) if i not in taken) + (None,))
+
+
+def _diag_shape(v, k=shapes.Known(0), *rest, **kwargs):
+    """np.diag: a vector's square matrix (larger by |k|), or a matrix's diagonal."""
+    v = shapes.plain(v)
+    if not isinstance(v, shapes.Array) or not isinstance(k, shapes.Known):
+        return shapes.UNKNOWN
+    if v.ndim == 1:
+        one = v.ones[0] if k.value == 0 else None
+        return shapes.Array((one, one))
+    return shapes.Array((None,)) if v.ndim == 2 else shapes.UNKNOWN
+
+
+def _tensordot_shape(a, b, axes=shapes.Known(2), *rest, **kwargs):
+    """np.tensordot: a's axes not summed, then b's; ``axes`` an int (a's last, b's first)
+    or a pair of constant axis lists."""
+    a, b = shapes.plain(a), shapes.plain(b)
+    if not (isinstance(a, shapes.Array) and isinstance(b, shapes.Array)):
+        return shapes.UNKNOWN
+    if isinstance(axes, shapes.Known) and type(axes.value) is int:
+        n = axes.value
+        if not 0 <= n <= min(a.ndim, b.ndim):
+            return shapes.UNKNOWN
+        summed_a, summed_b = set(range(a.ndim - n, a.ndim)), set(range(n))
+    else:
+        pair = axes.parts if isinstance(axes, shapes.IndexTuple) else (
+            tuple(shapes.Known(v) for v in axes.value) if isinstance(axes, shapes.Known)
+            and isinstance(axes.value, tuple) else None)
+        if pair is None or len(pair) != 2:
+            return shapes.UNKNOWN
+        lists = []
+        for part, ndim in zip(pair, (a.ndim, b.ndim)):
+            if isinstance(part, shapes.Known) and type(part.value) is int:
+                values = (part.value,)
+            elif isinstance(part, shapes.Known) and isinstance(part.value, tuple):
+                values = part.value
+            elif isinstance(part, shapes.IndexTuple) and all(
+                    isinstance(p, shapes.Known) for p in part.parts):
+                values = tuple(p.value for p in part.parts)
+            else:
+                return shapes.UNKNOWN
+            if not all(type(v) is int and -ndim <= v < ndim for v in values):
+                return shapes.UNKNOWN
+            lists.append({v % ndim for v in values})
+        summed_a, summed_b = lists
+    ones = tuple(one for i, one in enumerate(a.ones) if i not in summed_a) + tuple(
+        one for i, one in enumerate(b.ones) if i not in summed_b)
+    return shapes.Array(ones)  # every axis summed: a 0-d array (tensordot is no ufunc)
+
+
+shape_rule(_diagonal_shape, np.diagonal, np.ndarray.diagonal)
+shape_rule(_diag_shape, np.diag)
+shape_rule(_tensordot_shape, np.tensordot)
 shape_rule(_outer_shape, np.outer)
 shape_rule(_inner_shape, np.inner)
 shape_rule(_kron_shape, np.kron)

@@ -109,6 +109,65 @@ shape_rule(_expand_dims_shape, np.expand_dims)
 shape_rule(_broadcast_to_shape, np.broadcast_to)
 
 
+def _pieces(pieces, one_rank=True):
+    """The patterns of a literal list of arrays (of one rank: NumPy joins no others along an
+    axis), or None."""
+    if not isinstance(pieces, shapes.IndexTuple) or not pieces.parts:
+        return None
+    patterns = [shapes.plain(piece) for piece in pieces.parts]
+    if not all(isinstance(p, shapes.Array) for p in patterns) or (
+            one_rank and len({p.ndim for p in patterns}) != 1):
+        return None
+    return patterns
+
+
+def _same_size(flags):
+    """The pattern of an axis every piece has of the same size (NumPy checks it)."""
+    return True if True in flags else False if False in flags else None
+
+
+def _summed_size(flags):
+    """The pattern of an axis the pieces are joined along: one piece keeps its own; sizes all
+    1, or all other than 1 (0 or at least 2), add up to more than 1; a mix may make 1."""
+    if len(flags) == 1:
+        return flags[0]
+    return False if len(set(flags)) == 1 and None not in flags else None
+
+
+def _concatenate_shape(pieces, axis=shapes.Known(0), *rest, **kwargs):
+    """np.concatenate([a, b, ...], axis): joined along ``axis`` (flattened when it is
+    None)."""
+    patterns = _pieces(pieces, one_rank=axis != shapes.Known(None))
+    if patterns is None or not isinstance(axis, shapes.Known):
+        return shapes.UNKNOWN
+    if axis.value is None:
+        return shapes.Array((_summed_size([_size_is_one(p.ones) for p in patterns]),))
+    ndim = patterns[0].ndim
+    if type(axis.value) is not int or not -ndim <= axis.value < ndim:
+        return shapes.UNKNOWN
+    joined = axis.value % ndim
+    return shapes.Array(tuple(
+        (_summed_size if i == joined else _same_size)([p.ones[i] for p in patterns])
+        for i in range(ndim)))
+
+
+def _stack_shape(pieces, axis=shapes.Known(0), *rest, **kwargs):
+    """np.stack([a, b, ...], axis): a new axis of one entry per piece, at ``axis``."""
+    patterns = _pieces(pieces)
+    if patterns is None or not isinstance(axis, shapes.Known):
+        return shapes.UNKNOWN
+    ndim = patterns[0].ndim + 1
+    if type(axis.value) is not int or not -ndim <= axis.value < ndim:
+        return shapes.UNKNOWN
+    ones = [_same_size([p.ones[i] for p in patterns]) for i in range(ndim - 1)]
+    ones.insert(axis.value % ndim, len(patterns) == 1)
+    return shapes.Array(tuple(ones))
+
+
+shape_rule(_concatenate_shape, np.concatenate)
+shape_rule(_stack_shape, np.stack)
+
+
 # the tangent of a list of values is a list: make it an array
 linear(np.array, np.asarray, parameters="y, x", transpose="g", tangent="np.asarray(d[x])")
 
