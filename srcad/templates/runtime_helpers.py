@@ -463,8 +463,9 @@ def _dot_adjoint_left(pass_, args, kinds):
         return syntax.call(pass_.np("outer"), g, b)
     if a_ndim == 1 and b_ndim == 1:
         return gast.BinOp(left=g, op=gast.Mult(), right=b)
-    if b_ndim == 1:
-        return syntax.call(syntax.attribute(pass_.np("multiply"), "outer"), g, b)
+    if b_ndim == 1:  # np.multiply.outer(g, b), written with functions srcad differentiates
+        return gast.BinOp(left=syntax.call(pass_.np("expand_dims"), g, syntax.constant(-1)),
+                          op=gast.Mult(), right=b)
     g_ndim = a_ndim - 1 + b_ndim - 1
     if not (isinstance(g_kind, Array) and g_kind.ndim == g_ndim):
         return None  # the axes contracted are counted on g
