@@ -1670,6 +1670,13 @@ def inserted_part(h, arr, obj, values, axis=None, which=0):
     return np.insert(np.zeros(np.shape(arr)), obj, h, axis)
 
 
+def clipped_to_max(x, low, high):
+    """For ``np.clip(x, low, high)``: where the result is ``high``, x aside (where x is
+    above it, and everywhere when low > high: NumPy's clip is minimum(maximum(x, low), high))."""
+    above = np.greater(x, high)
+    return above if low is None else above | np.greater(low, high)
+
+
 def choice_masks(a, count):
     """For ``np.choose(a, choices)``: where each of the ``count`` choices is taken."""
     return [np.asarray(a) == i for i in range(count)]
@@ -1890,3 +1897,17 @@ def three_vectors(x, vector_axis=-1, axis=None):
             "srcad differentiates np.cross of 3-vectors only, not of an array of shape %s"
             % (np.shape(x),), None, "Append a zero component to 2-vectors.")
     return x
+
+
+def item_index(x, args):
+    """The index ``x.item(*args)`` reads, as a tuple (for its adjoint, rt.unindex)."""
+    shape = np.shape(x)
+    if not args:
+        if np.size(x) != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return (0,) * len(shape)
+    if len(args) == 1 and isinstance(args[0], tuple):
+        return args[0]
+    if len(args) == 1:
+        return np.unravel_index(args[0] % max(np.size(x), 1), shape)
+    return tuple(args)
