@@ -29,6 +29,8 @@ JOIN = ("a join's adjoint is a list of parts (rt.split_along, rt.unstacked, rt.u
         "shape rule follows, or a join, insert or delete of sizes the kinds do not tell")
 LOGSUMEXP = ("scipy.special.logsumexp's adjoint reshapes with a computed shape "
              "(np.shape(kept)[...:]): the kinds lose the pattern there")
+LIST_OPERAND = ("an operand that is a list of numbers (np.percentile's q = [20, 90], divided "
+                "by 100 in its tangent): a list has no array kind")
 DIAGONAL = ("a diagonal's length (the shorter size less the offset) may be 1: the kinds do "
             "not tell")
 MATMUL_VECTOR = ("a matmul with a vector operand (or of a kind not known): "
@@ -170,6 +172,16 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'multivariate_normal_logpdf_keywords': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'nancumprod_of_nans': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'nancumsum_of_nans': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'nanprod_of_nans': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'nanstd_of_nans': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'nanvar_of_nans': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'np_array': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent',
         'match_type', 'unbroadcast', 'unit_seed'}),
@@ -282,6 +294,7 @@ ALLOWED = {
     'diag_vector': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal_adjoint': (DIAGONAL, {'unbroadcast', 'zeros_like'}),
+    'percentiles_keepdims': (LIST_OPERAND, {'match_tangent'}),
     'arange_by': (SIZE, {'match_tangent', 'unbroadcast'}),
     'arange_from': (SIZE, {'match_tangent', 'unbroadcast'}),
     'arange_to': (SIZE, {'match_tangent', 'unbroadcast'}),

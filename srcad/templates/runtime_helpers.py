@@ -841,6 +841,15 @@ linear(rt.unjoined, parameters="parts, a, joiner, pieces", transpose="rt.joined(
 nondifferentiable(rt.rollaxis_destination, rt.order_of, rt.clipped_to_max)
 
 
+def _clipped_to_max_shape(x, low=shapes.Known(None), high=shapes.Known(None), *rest, **kwargs):
+    """np.greater(x, high) (or'ed with np.greater(low, high)): the bounds given broadcast."""
+    given = [v for v in (x, low, high) if v != shapes.Known(None)]
+    return shapes.elementwise(*given)
+
+
+shape_rule(_clipped_to_max_shape, rt.clipped_to_max)
+
+
 def _shape_of_second(g, x, *rest, **kwargs):
     """A transposed map's result has the shape of the argument it goes back to."""
     x = plain(x)
