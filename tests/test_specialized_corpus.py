@@ -56,6 +56,10 @@ ALLOWED = {
     'attribute_of_pair': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent',
         'match_type', 'unbroadcast', 'unit_seed'}),
+    'band_of': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'banded_dense': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'block_diagonal_sum': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'block_upper': (NO_RULE, {
@@ -63,6 +67,12 @@ ALLOWED = {
     'c_of': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent',
         'match_type', 'unbroadcast', 'unit_seed'}),
+    'cho_factor_lower_solve': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'cho_factor_solve': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'cho_factor_whole': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'choose': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent',
         'match_type', 'unbroadcast', 'unit_seed'}),
@@ -86,11 +96,17 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'einsum_broadcast': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_chain_of_four': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'einsum_diagonal': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'einsum_ellipsis': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_ellipsis_of_five': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'einsum_implicit': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_implicit_of_four': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'einsum_matmul': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
@@ -141,6 +157,8 @@ ALLOWED = {
     'loop_over': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent',
         'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'lower_factor': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'lstsq': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'lstsq_everything': (NO_RULE, {
@@ -188,6 +206,12 @@ ALLOWED = {
     'np_asarray': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent',
         'match_type', 'unbroadcast', 'unit_seed'}),
+    'other_triangle': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'output_part': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'output_part_adjoint': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'pieces_of': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'pieces_of_columns': (NO_RULE, {
@@ -212,6 +236,23 @@ ALLOWED = {
     'residuals_like': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent',
         'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'scipy_cholesky': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_cholesky_lower': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_eigh': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_eigh_upper_values': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_qr': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_qr_r': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_svd': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'matmul_adjoint_left', 'matmul_adjoint_right', 'unbroadcast', 'unit_seed'}),
+    'scipy_svd_values': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'searchsorted': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'select_adjoint': (NO_RULE, {
@@ -223,6 +264,10 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent',
         'unbroadcast', 'unit_seed', 'zeros_like'}),
     'slogdet': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'solve_banded': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'solve_sylvester': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'split_along': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
@@ -357,9 +402,12 @@ ALLOWED = {
     'norm_logpdf': (SCALAR_OR_SIZE, {'match_tangent'}),
     'norm_logpdf_standard': (SCALAR_OR_SIZE, {'match_tangent'}),
     'norm_logsf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_matrix_sums': (SCALAR_OR_SIZE, {'match_tangent'}),
     'norm_pdf': (SCALAR_OR_SIZE, {'match_tangent'}),
     'norm_ppf': (SCALAR_OR_SIZE, {'match_tangent'}),
     'norm_sf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_singular': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_vector_orders': (SCALAR_OR_SIZE, {'match_tangent'}),
     'np_copy': (SCALAR_OR_SIZE, {'match_type'}),
     'outer': (SCALAR_OR_SIZE, {'match_type'}),
     'owned': (SCALAR_OR_SIZE, {'match_tangent'}),

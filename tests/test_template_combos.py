@@ -551,6 +551,7 @@ AUDITED_NONDIFFERENTIABLE = {
     "srcad.runtime.item_index": _HELPER,
     **dict.fromkeys(["srcad.runtime.tensordot_adjoint_axes", "srcad.runtime.inner_axes",
                      "srcad.runtime.kron_plan", "srcad.runtime.einsum_specs"], _HELPER),
+    **dict.fromkeys(["srcad.runtime.uplo", "srcad.runtime.output_layout"], _HELPER),
 }
 
 
