@@ -480,6 +480,18 @@ class IndexTuple(Abstract):
     parts: tuple
 
 
+def made_of_shape(shape):
+    """An array made of shape ``shape`` (np.full, np.broadcast_to...): its pattern when
+    ``shape`` is an int, a constant tuple of ints or another array's ``.shape``."""
+    if isinstance(shape, ShapeTuple):
+        return Array(shape.ones) if shape.ones is not None else UNKNOWN
+    if isinstance(shape, Known):
+        value = shape.value if isinstance(shape.value, tuple) else (shape.value,)
+        if all(type(n) is int and n >= 0 for n in value):
+            return Array(tuple(n == 1 for n in value))
+    return UNKNOWN
+
+
 # ------------------------------------------------------------- inference
 
 
@@ -502,6 +514,9 @@ def _evaluate(node, env: dict, resolve, operator_rules: dict) -> Abstract:
     kind = type(node)
     if kind is gast.Constant:
         return Known(node.value)
+    if kind is gast.UnaryOp and type(node.op) is gast.USub and type(
+            node.operand) is gast.Constant and type(node.operand.value) in (int, float):
+        return Known(-node.operand.value)  # -1 (an axis), as a constant
     if kind is gast.Name:
         if node.id in env:
             return env[node.id]  # None while no assignment to it has been evaluated yet

@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import registry, syntax
 from ..analysis import shapes
+from ..analysis.operations import operation_of
 
 
 def specialize_runtime_calls(tree: gast.FunctionDef, env: dict, resolve, aliases):
@@ -116,6 +117,33 @@ class _Specialize:
     def np(self, attr):
         """``np.attr`` under the alias generated code uses for NumPy."""
         return syntax.attribute(self.aliases.name_for(np), attr)
+
+    def exact_parameter(self, node):
+        """True if ``node`` names a parameter never assigned: its kind is exactly that of the
+        argument (``shapes.of_value``), never a join of kinds."""
+        if self.tree is None or type(node) is not gast.Name:
+            return False
+        if self._definitions is None:
+            self._definitions = _single_definitions(self.tree)
+        return node.id in self._definitions[1]
+
+    def made_by_numpy(self, node):
+        """True if ``node`` names a value assigned once, by a call of a NumPy ufunc or a
+        function of NumPy's modules: never a Python float (NumPy returns its own scalars)."""
+        if self.tree is None or type(node) is not gast.Name:
+            return False
+        if self._definitions is None:
+            self._definitions = _single_definitions(self.tree)
+        value = self._definitions[0].get(node.id)
+        if type(value) is not gast.Call:
+            return False
+        function = operation_of(value, self.resolve).primitive
+        if getattr(np.ndarray, getattr(function, "__name__", ""), None) is function:
+            # an array's method: its reductions give NumPy scalars; .item and .tolist do not
+            return function.__name__ not in ("item", "tolist")
+        module = getattr(function, "__module__", None) or ""
+        return isinstance(function, np.ufunc) or (
+            callable(function) and (module == "numpy" or module.startswith("numpy.")))
 
 
 _ELEMENTWISE_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.Mod)

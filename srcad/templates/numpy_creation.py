@@ -91,3 +91,23 @@ def _arange_shape(*args, **kwargs):
 
 
 shape_rule(_arange_shape, np.arange)
+
+
+def _full_shape(shape, fill_value=None, *rest, **kwargs):
+    """np.full: an array of ``shape`` (the fill value broadcast into it)."""
+    return shapes.made_of_shape(shape)
+
+
+def _full_like_shape(a, fill_value=None, dtype=None, order=None, subok=None,
+                     shape=shapes.Known(None), **kwargs):
+    """np.full_like: an array of a's shape (a 0-d one for a scalar), or of ``shape``."""
+    if shape != shapes.Known(None):
+        return shapes.made_of_shape(shape)
+    a = shapes.plain(a)
+    if isinstance(a, shapes.Scalar):
+        return shapes.Array(())
+    return a if isinstance(a, shapes.Array) else shapes.UNKNOWN
+
+
+shape_rule(_full_shape, np.full)
+shape_rule(_full_like_shape, np.full_like)

@@ -223,3 +223,25 @@ def _array_like(x, *rest, **kwargs):
 
 shape_rule(_filled_array, np.zeros, np.ones, np.empty)
 shape_rule(_array_like, np.zeros_like, np.ones_like, np.empty_like)
+
+
+def _size(n):
+    """Whether an int argument (a constant, or one of an array's sizes) is 1, or UNKNOWN."""
+    if isinstance(n, shapes.Known) and type(n.value) is int:
+        return n.value == 1
+    if isinstance(n, shapes.Dimension) and n.one is not None:
+        return n.one
+    return shapes.UNKNOWN
+
+
+def _eye_shape(n, m=shapes.Known(None), *rest, **kwargs):
+    """np.eye(n, m=None, ...): an n x m (n x n) matrix."""
+    m = kwargs.get("M", m)
+    rows = _size(n)
+    columns = rows if m == shapes.Known(None) else _size(m)
+    if shapes.UNKNOWN in (rows, columns):
+        return shapes.UNKNOWN
+    return shapes.Array((rows, columns))
+
+
+shape_rule(_eye_shape, np.eye)

@@ -391,3 +391,209 @@ def lstsq(y, a, b, rcond=None):  # noqa: F811
     d[y] = (np.reshape(x_dot, np.shape(y[0])),
             rt.residuals_like(2.0 * np.sum(residual * moved, axis=0, keepdims=True), y[1]),
             0.0, np.sum(np.matmul(np.transpose(factors[0]), d[a]) * factors[2], axis=-1))
+
+
+# ---- shape rules of the products and of np.linalg: exact, or UNKNOWN
+
+
+def _size_is_one(ones):
+    """Whether an array of pattern ``ones`` has one element (None: either)."""
+    if all(one is True for one in ones):
+        return True
+    return False if False in ones else None
+
+
+def _arrays(*values):
+    """The values' kinds, scalars as 0-d arrays, or None when one is neither."""
+    kinds = [shapes.plain(v) for v in values]
+    kinds = [shapes.Array(()) if isinstance(k, shapes.Scalar) else k for k in kinds]
+    return kinds if all(isinstance(k, shapes.Array) for k in kinds) else None
+
+
+def _outer_shape(x, y, *rest, **kwargs):
+    """np.outer: (x.size, y.size), both raveled."""
+    kinds = _arrays(x, y)
+    if kinds is None:
+        return shapes.UNKNOWN
+    return shapes.Array(tuple(_size_is_one(k.ones) for k in kinds))
+
+
+def _inner_shape(a, b, *rest, **kwargs):
+    """np.inner: a.shape[:-1] + b.shape[:-1]; a product when one is a scalar (a NumPy scalar
+    of two scalars or two vectors)."""
+    kinds = _arrays(a, b)
+    if kinds is None:
+        return shapes.UNKNOWN
+    scalars = [isinstance(shapes.plain(v), shapes.Scalar) for v in (a, b)]
+    a, b = kinds
+    if a.ndim == 0 or b.ndim == 0:
+        if (a.ndim == 0 and not scalars[0]) or (b.ndim == 0 and not scalars[1]):
+            return shapes.UNKNOWN  # a 0-d array: NumPy's result type is not worth a rule
+        return shapes.elementwise(a if a.ndim else shapes.ANY_SCALAR,
+                                  b if b.ndim else shapes.ANY_SCALAR)
+    ones = a.ones[:-1] + b.ones[:-1]
+    return shapes.Array(ones) if ones else shapes.ANY_SCALAR
+
+
+def _kron_shape(a, b, *rest, **kwargs):
+    """np.kron: the rank of the larger operand (the other's shape padded with 1 in front),
+    each size the product of the two: 1 when both are."""
+    kinds = _arrays(a, b)
+    if kinds is None:
+        return shapes.UNKNOWN
+    a, b = kinds
+    ndim = max(a.ndim, b.ndim)
+    if ndim == 0:
+        return shapes.UNKNOWN  # two scalars: a NumPy scalar or a 0-d array, by type
+    a_ones = (True,) * (ndim - a.ndim) + a.ones
+    b_ones = (True,) * (ndim - b.ndim) + b.ones
+    return shapes.Array(tuple(_size_is_one((x, y)) for x, y in zip(a_ones, b_ones)))
+
+
+def _vdot_shape(a, b, *rest, **kwargs):
+    """np.vdot: the sum of the products of the flattened operands, a NumPy scalar."""
+    return shapes.ANY_SCALAR if _arrays(a, b) is not None else shapes.UNKNOWN
+
+
+def _trace_shape(a, offset=shapes.Known(0), axis1=shapes.Known(0), axis2=shapes.Known(1),
+                 *rest, **kwargs):
+    """np.trace and .trace: a without the two axes summed over (a NumPy scalar for a
+    matrix)."""
+    a = shapes.plain(a)
+    if not isinstance(a, shapes.Array) or not all(
+            isinstance(k, shapes.Known) and type(k.value) is int for k in (axis1, axis2)):
+        return shapes.UNKNOWN
+    if not all(-a.ndim <= k.value < a.ndim for k in (axis1, axis2)):
+        return shapes.UNKNOWN
+    summed = {axis1.value % a.ndim, axis2.value % a.ndim}
+    if len(summed) != 2:
+        return shapes.UNKNOWN
+    ones = tuple(one for i, one in enumerate(a.ones) if i not in summed)
+    return shapes.Array(ones) if ones else shapes.ANY_SCALAR
+
+
+def _matrices(a, *rest, **kwargs):
+    """A function of a matrix (stack) with a result of its shape: inv, cholesky, tril..."""
+    a = shapes.plain(a)
+    return a if isinstance(a, shapes.Array) and a.ndim >= 2 else shapes.UNKNOWN
+
+
+def _triangle_shape(m, *rest, **kwargs):
+    """np.tril, np.triu: m's shape; a vector is taken as a row, repeated (a square)."""
+    m = shapes.plain(m)
+    if isinstance(m, shapes.Array) and m.ndim == 1:
+        return shapes.Array(m.ones * 2)
+    return _matrices(m)
+
+
+def _det_shape(a, *rest, **kwargs):
+    """np.linalg.det: one number per matrix of the stack."""
+    a = _matrices(a)
+    if not isinstance(a, shapes.Array):
+        return shapes.UNKNOWN
+    return shapes.Array(a.ones[:-2]) if a.ndim > 2 else shapes.ANY_SCALAR
+
+
+def _pinv_shape(a, *rest, **kwargs):
+    """np.linalg.pinv: each matrix's shape transposed."""
+    a = _matrices(a)
+    if not isinstance(a, shapes.Array):
+        return shapes.UNKNOWN
+    return shapes.Array(a.ones[:-2] + (a.ones[-1], a.ones[-2]))
+
+
+_NUMPY_2 = int(np.__version__.split(".")[0]) >= 2
+
+
+def solve_shape(a, b, *rest, **kwargs):
+    """np.linalg.solve: b is a vector (a stack of them) when it has rank 1 (NumPy 2), or one
+    less than a (NumPy 1); a stack of matrices otherwise. The stacks broadcast."""
+    a, b = shapes.plain(a), shapes.plain(b)
+    if not (isinstance(a, shapes.Array) and isinstance(b, shapes.Array)) or a.ndim < 2:
+        return shapes.UNKNOWN
+    if b.ndim == 1:
+        return shapes.Array(a.ones[:-2] + b.ones)
+    if not _NUMPY_2 and b.ndim == a.ndim - 1:
+        batch = shapes.elementwise(shapes.Array(a.ones[:-2]), shapes.Array(b.ones[:-1]))
+        return shapes.Array(batch.ones + b.ones[-1:])
+    batch = shapes.elementwise(shapes.Array(a.ones[:-2]), shapes.Array(b.ones[:-2]))
+    return shapes.Array(batch.ones + b.ones[-2:])
+
+
+def _diagonal_shape(a, offset=shapes.Known(0), axis1=shapes.Known(0), axis2=shapes.Known(1),
+                    *rest, **kwargs):
+    """np.diagonal and .diagonal: a without the two axes, then the diagonal's axis (its
+    length, the shorter size less the offset, may be 1)."""
+    a = shapes.plain(a)
+    if not isinstance(a, shapes.Array) or not all(
+            isinstance(k, shapes.Known) and type(k.value) is int for k in (axis1, axis2)):
+        return shapes.UNKNOWN
+    if not all(-a.ndim <= k.value < a.ndim for k in (axis1, axis2)):
+        return shapes.UNKNOWN
+    taken = {axis1.value % a.ndim, axis2.value % a.ndim}
+    if len(taken) != 2:
+        return shapes.UNKNOWN
+    return shapes.Array(tuple(one for i, one in enumerate(a.ones) if i not in taken) + (None,))
+
+
+def _diag_shape(v, k=shapes.Known(0), *rest, **kwargs):
+    """np.diag: a vector's square matrix (larger by |k|), or a matrix's diagonal."""
+    v = shapes.plain(v)
+    if not isinstance(v, shapes.Array) or not isinstance(k, shapes.Known):
+        return shapes.UNKNOWN
+    if v.ndim == 1:
+        one = v.ones[0] if k.value == 0 else None
+        return shapes.Array((one, one))
+    return shapes.Array((None,)) if v.ndim == 2 else shapes.UNKNOWN
+
+
+def _tensordot_shape(a, b, axes=shapes.Known(2), *rest, **kwargs):
+    """np.tensordot: a's axes not summed, then b's; ``axes`` an int (a's last, b's first)
+    or a pair of constant axis lists."""
+    a, b = shapes.plain(a), shapes.plain(b)
+    if not (isinstance(a, shapes.Array) and isinstance(b, shapes.Array)):
+        return shapes.UNKNOWN
+    if isinstance(axes, shapes.Known) and type(axes.value) is int:
+        n = axes.value
+        if not 0 <= n <= min(a.ndim, b.ndim):
+            return shapes.UNKNOWN
+        summed_a, summed_b = set(range(a.ndim - n, a.ndim)), set(range(n))
+    else:
+        pair = axes.parts if isinstance(axes, shapes.IndexTuple) else (
+            tuple(shapes.Known(v) for v in axes.value) if isinstance(axes, shapes.Known)
+            and isinstance(axes.value, tuple) else None)
+        if pair is None or len(pair) != 2:
+            return shapes.UNKNOWN
+        lists = []
+        for part, ndim in zip(pair, (a.ndim, b.ndim)):
+            if isinstance(part, shapes.Known) and type(part.value) is int:
+                values = (part.value,)
+            elif isinstance(part, shapes.Known) and isinstance(part.value, tuple):
+                values = part.value
+            elif isinstance(part, shapes.IndexTuple) and all(
+                    isinstance(p, shapes.Known) for p in part.parts):
+                values = tuple(p.value for p in part.parts)
+            else:
+                return shapes.UNKNOWN
+            if not all(type(v) is int and -ndim <= v < ndim for v in values):
+                return shapes.UNKNOWN
+            lists.append({v % ndim for v in values})
+        summed_a, summed_b = lists
+    ones = tuple(one for i, one in enumerate(a.ones) if i not in summed_a) + tuple(
+        one for i, one in enumerate(b.ones) if i not in summed_b)
+    return shapes.Array(ones)  # every axis summed: a 0-d array (tensordot is no ufunc)
+
+
+shape_rule(_diagonal_shape, np.diagonal, np.ndarray.diagonal)
+shape_rule(_diag_shape, np.diag)
+shape_rule(_tensordot_shape, np.tensordot)
+shape_rule(_outer_shape, np.outer)
+shape_rule(_inner_shape, np.inner)
+shape_rule(_kron_shape, np.kron)
+shape_rule(_vdot_shape, np.vdot)
+shape_rule(_trace_shape, np.trace, np.ndarray.trace)
+shape_rule(_triangle_shape, np.tril, np.triu)
+shape_rule(_matrices, np.linalg.inv, np.linalg.cholesky, np.linalg.matrix_power)
+shape_rule(_det_shape, np.linalg.det)
+shape_rule(_pinv_shape, np.linalg.pinv)
+shape_rule(solve_shape, np.linalg.solve)

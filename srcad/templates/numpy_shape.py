@@ -34,6 +34,140 @@ linear(np.squeeze, np.ndarray.squeeze, np.expand_dims, parameters="y, x, axis=No
 linear(np.ndarray.copy, np.copy, parameters="y, x", transpose="g", tangent="d[x]")
 
 
+# ---- their shape rules: exact, or UNKNOWN where the kinds do not tell the result's rank
+
+
+def _size_is_one(ones):
+    """Whether an array of pattern ``ones`` has one element: True if every size is 1, False
+    if one is not (a size other than 1, 0 included, makes the product other than 1)."""
+    if all(one is True for one in ones):
+        return True
+    return False if False in ones else None
+
+
+def _ravel_shape(x, *rest, **kwargs):
+    """np.ravel and the .ravel/.flatten methods: one dimension of x's size (a scalar: 1)."""
+    x = shapes.plain(x)
+    if isinstance(x, shapes.Scalar):
+        return shapes.Array((True,))
+    if not isinstance(x, shapes.Array):
+        return shapes.UNKNOWN
+    return shapes.Array((_size_is_one(x.ones),))
+
+
+def _squeeze_shape(x, axis=shapes.Known(None), *rest, **kwargs):
+    """np.squeeze and the .squeeze method: x without its axes of size 1 (or those of ``axis``,
+    which NumPy checks have size 1). Without ``axis`` the rank depends on which sizes are 1:
+    unknown where one is. A scalar gives a 0-d array."""
+    x = shapes.plain(x)
+    if isinstance(x, shapes.Scalar):
+        return shapes.Array(())
+    if not isinstance(x, shapes.Array) or not isinstance(axis, shapes.Known):
+        return shapes.UNKNOWN
+    if axis.value is None:
+        if None in x.ones:
+            return shapes.UNKNOWN
+        return shapes.Array(tuple(one for one in x.ones if not one))
+    axes = axis.value if isinstance(axis.value, tuple) else (axis.value,)
+    if not all(type(a) is int and -x.ndim <= a < x.ndim for a in axes):
+        return shapes.UNKNOWN
+    dropped = {a % x.ndim for a in axes}
+    return shapes.Array(tuple(one for i, one in enumerate(x.ones) if i not in dropped))
+
+
+def _method_squeeze_shape(x, *axis, **kwargs):
+    return _squeeze_shape(x, *axis, **kwargs)
+
+
+def _expand_dims_shape(x, axis=shapes.UNKNOWN, *rest, **kwargs):
+    """np.expand_dims: size-1 axes inserted at ``axis`` (constants) among x's."""
+    x = shapes.plain(x)
+    if isinstance(x, shapes.Scalar):
+        x = shapes.Array(())
+    if not isinstance(x, shapes.Array) or not isinstance(axis, shapes.Known):
+        return shapes.UNKNOWN
+    axes = axis.value if isinstance(axis.value, tuple) else (axis.value,)
+    ndim = x.ndim + len(axes)
+    if not all(type(a) is int and -ndim <= a < ndim for a in axes):
+        return shapes.UNKNOWN
+    inserted = {a % ndim for a in axes}
+    if len(inserted) != len(axes):
+        return shapes.UNKNOWN  # a repeated axis: NumPy refuses
+    kept = iter(x.ones)
+    return shapes.Array(tuple(True if i in inserted else next(kept) for i in range(ndim)))
+
+
+def _broadcast_to_shape(x, shape=shapes.UNKNOWN, *rest, **kwargs):
+    """np.broadcast_to: an array of ``shape`` (x itself matters only to NumPy's check)."""
+    return shapes.made_of_shape(shape)
+
+
+shape_rule(_ravel_shape, np.ravel, np.ndarray.ravel, np.ndarray.flatten)
+shape_rule(_squeeze_shape, np.squeeze)
+shape_rule(_method_squeeze_shape, np.ndarray.squeeze)
+shape_rule(_expand_dims_shape, np.expand_dims)
+shape_rule(_broadcast_to_shape, np.broadcast_to)
+
+
+def _pieces(pieces, one_rank=True):
+    """The patterns of a literal list of arrays (of one rank: NumPy joins no others along an
+    axis), or None."""
+    if not isinstance(pieces, shapes.IndexTuple) or not pieces.parts:
+        return None
+    patterns = [shapes.plain(piece) for piece in pieces.parts]
+    if not all(isinstance(p, shapes.Array) for p in patterns) or (
+            one_rank and len({p.ndim for p in patterns}) != 1):
+        return None
+    return patterns
+
+
+def _same_size(flags):
+    """The pattern of an axis every piece has of the same size (NumPy checks it)."""
+    return True if True in flags else False if False in flags else None
+
+
+def _summed_size(flags):
+    """The pattern of an axis the pieces are joined along: one piece keeps its own; sizes all
+    1, or all other than 1 (0 or at least 2), add up to more than 1; a mix may make 1."""
+    if len(flags) == 1:
+        return flags[0]
+    return False if len(set(flags)) == 1 and None not in flags else None
+
+
+def _concatenate_shape(pieces, axis=shapes.Known(0), *rest, **kwargs):
+    """np.concatenate([a, b, ...], axis): joined along ``axis`` (flattened when it is
+    None)."""
+    patterns = _pieces(pieces, one_rank=axis != shapes.Known(None))
+    if patterns is None or not isinstance(axis, shapes.Known):
+        return shapes.UNKNOWN
+    if axis.value is None:
+        return shapes.Array((_summed_size([_size_is_one(p.ones) for p in patterns]),))
+    ndim = patterns[0].ndim
+    if type(axis.value) is not int or not -ndim <= axis.value < ndim:
+        return shapes.UNKNOWN
+    joined = axis.value % ndim
+    return shapes.Array(tuple(
+        (_summed_size if i == joined else _same_size)([p.ones[i] for p in patterns])
+        for i in range(ndim)))
+
+
+def _stack_shape(pieces, axis=shapes.Known(0), *rest, **kwargs):
+    """np.stack([a, b, ...], axis): a new axis of one entry per piece, at ``axis``."""
+    patterns = _pieces(pieces)
+    if patterns is None or not isinstance(axis, shapes.Known):
+        return shapes.UNKNOWN
+    ndim = patterns[0].ndim + 1
+    if type(axis.value) is not int or not -ndim <= axis.value < ndim:
+        return shapes.UNKNOWN
+    ones = [_same_size([p.ones[i] for p in patterns]) for i in range(ndim - 1)]
+    ones.insert(axis.value % ndim, len(patterns) == 1)
+    return shapes.Array(tuple(ones))
+
+
+shape_rule(_concatenate_shape, np.concatenate)
+shape_rule(_stack_shape, np.stack)
+
+
 # the tangent of a list of values is a list: make it an array
 linear(np.array, np.asarray, parameters="y, x", transpose="g", tangent="np.asarray(d[x])")
 

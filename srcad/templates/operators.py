@@ -84,6 +84,29 @@ shape_rule(shapes.matmul, operator.matmul, np.matmul)
 facts(np.matmul, linear_in=(0, 1), allocating=True)
 facts(np.multiply, linear_in=(0, 1))
 shape_rule(shapes.getitem, operator.getitem)
+
+
+def _slice_value(*bounds):
+    """``slice(None, None)`` written by generated code: a constant when its bounds are."""
+    if all(isinstance(b, shapes.Known) for b in bounds):
+        return shapes.Known(slice(*(b.value for b in bounds)))
+    return shapes.SliceAbstract()
+
+
+shape_rule(_slice_value, builtins.slice)
+
+
+def _bitwise_shape(*args, **kwargs):
+    """a | b, a & b, a ^ b (masks, most often): broadcast arrays; a Python bool of two
+    bools, an int of Python ints."""
+    result = shapes.comparison(*args)
+    if result == shapes.Scalar("bool") and not all(
+            shapes.plain(a) == shapes.Scalar("bool") for a in args):
+        return shapes.Scalar("int")
+    return result
+
+
+shape_rule(_bitwise_shape, operator.and_, operator.or_, operator.xor)
 shape_rule(shapes.same_as_first, IDENTITY)
 
 

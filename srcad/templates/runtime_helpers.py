@@ -273,6 +273,8 @@ shape_rule(shapes.same_as_first, rt.iterated)
 
 shape_rule(_unbroadcast_shape, rt.unbroadcast, rt.expand_reduced)
 shape_rule(_like(1), rt.dot_adjoint_left, rt.matmul_adjoint_left)
+# the adjoints of max/min and norm: x's shape (g and y broadcast over it)
+shape_rule(_like(1), rt.extremum_adjoint, rt.norm_adjoint)
 shape_rule(_like(2), rt.dot_adjoint_right, rt.matmul_adjoint_right)
 shape_rule(lambda g, x, index: plain(x) if isinstance(plain(x), Array) else UNKNOWN, rt.unindex)
 shape_rule(_match_type_shape, rt.match_type)
@@ -359,6 +361,8 @@ def _match_type(pass_, args, kinds):
         return None
     if isinstance(x_kind, Array):
         return g
+    if x_kind == shapes.ANY_SCALAR and pass_.exact_parameter(x):
+        return g  # an argument that is a scalar but no Python one (np.float64): g as it is
     return None  # a name that held a Python float at one point and a NumPy scalar at another
 
 
@@ -444,6 +448,8 @@ def _reduced_size(pass_, args, kinds):
     """``rt.reduced_size(x, axis)`` for an array x and a constant axis: ``x.size``, or the
     product of the reduced sizes."""
     axis = _constant_argument(pass_, args, 1, None)
+    if isinstance(kinds[0], Scalar) and axis is None:
+        return syntax.constant(1)  # a scalar is one element
     if not isinstance(kinds[0], Array) or axis is _NOT_CONSTANT or type(axis) is bool:
         return None
     x = pass_.shape_source(args[0])
@@ -464,34 +470,103 @@ def _transpose(node):
     return syntax.attribute(node, "T")
 
 
-def _dot_adjoint_left(pass_, args, kinds):
-    g, a, b = args
-    _, a_kind, b_kind = kinds
-    if not (isinstance(a_kind, Array) and isinstance(b_kind, Array)):
+def _rank(kind):
+    """An array's rank (a scalar: None), or -1 when the kind is neither."""
+    if isinstance(kind, Scalar):
         return None
-    if a_kind.ndim == 2 and b_kind.ndim == 2:
+    return kind.ndim if isinstance(kind, Array) else -1
+
+
+def _scaled_adjoint(pass_, g, g_kind, other, other_kind, x, x_kind):
+    """``rt.unbroadcast(g * other, x)`` specialized (a product by a scalar), or None."""
+    product = gast.BinOp(left=g, op=gast.Mult(), right=other)
+    return _unbroadcast(pass_, [product, x], [shapes.elementwise(g_kind, other_kind), x_kind])
+
+
+def _dot_adjoint_left(pass_, args, kinds):
+    """rt.dot_adjoint_left's formula for the operands' ranks (runtime.py)."""
+    g, a, b = args
+    g_kind, a_kind, b_kind = kinds
+    a_ndim, b_ndim = _rank(a_kind), _rank(b_kind)
+    if -1 in (a_ndim, b_ndim):
+        return None
+    if a_ndim in (None, 0) or b_ndim in (None, 0):
+        return _scaled_adjoint(pass_, g, g_kind, b, b_kind, a, a_kind)
+    if a_ndim == 2 and b_ndim == 2:
         return syntax.call(pass_.np("dot"), g, _transpose(b))
-    if a_kind.ndim == 1 and b_kind.ndim == 2:
+    if a_ndim == 1 and b_ndim == 2:
         return syntax.call(pass_.np("dot"), b, g)
-    if a_kind.ndim == 2 and b_kind.ndim == 1:
+    if a_ndim == 2 and b_ndim == 1:
         return syntax.call(pass_.np("outer"), g, b)
-    if a_kind.ndim == 1 and b_kind.ndim == 1:
+    if a_ndim == 1 and b_ndim == 1:
         return gast.BinOp(left=g, op=gast.Mult(), right=b)
-    return None
+    if b_ndim == 1:  # np.multiply.outer(g, b), written with functions srcad differentiates
+        return gast.BinOp(left=syntax.call(pass_.np("expand_dims"), g, syntax.constant(-1)),
+                          op=gast.Mult(), right=b)
+    g_ndim = a_ndim - 1 + b_ndim - 1
+    if not (isinstance(g_kind, Array) and g_kind.ndim == g_ndim):
+        return None  # the axes contracted are counted on g
+    b_axes = tuple(range(b_ndim - 2)) + (b_ndim - 1,)
+    return syntax.call(pass_.np("tensordot"), g, b, syntax.constant(
+        (tuple(range(a_ndim - 1, g_ndim)), b_axes)))
 
 
 def _dot_adjoint_right(pass_, args, kinds):
+    """rt.dot_adjoint_right's formula for the operands' ranks (runtime.py)."""
     g, a, b = args
-    _, a_kind, b_kind = kinds
-    if not (isinstance(a_kind, Array) and isinstance(b_kind, Array)):
+    g_kind, a_kind, b_kind = kinds
+    a_ndim, b_ndim = _rank(a_kind), _rank(b_kind)
+    if -1 in (a_ndim, b_ndim):
         return None
-    if a_kind.ndim == 2 and b_kind.ndim in (1, 2):
+    if a_ndim in (None, 0) or b_ndim in (None, 0):
+        return _scaled_adjoint(pass_, g, g_kind, a, a_kind, b, b_kind)
+    if a_ndim == 2 and b_ndim in (1, 2):
         return syntax.call(pass_.np("dot"), _transpose(a), g)
-    if a_kind.ndim == 1 and b_kind.ndim == 2:
+    if a_ndim == 1 and b_ndim == 2:
         return syntax.call(pass_.np("outer"), a, g)
-    if a_kind.ndim == 1 and b_kind.ndim == 1:
+    if a_ndim == 1 and b_ndim == 1:
         return gast.BinOp(left=g, op=gast.Mult(), right=a)
-    return None
+    lead = tuple(range(a_ndim - 1))
+    contribution = syntax.call(pass_.np("tensordot"), a, g, syntax.constant((lead, lead)))
+    if b_ndim == 1:
+        return contribution
+    return syntax.call(pass_.np("moveaxis"), contribution, syntax.constant(0),
+                       syntax.constant(-2))
+
+
+def _swapped(pass_, x):
+    return syntax.call(pass_.np("swapaxes"), x, syntax.constant(-1), syntax.constant(-2))
+
+
+def _matmul_adjoint_left(pass_, args, kinds):
+    """rt.matmul_adjoint_left for operands of rank 2 or more (stacks that may broadcast):
+    g @ bᵀ summed back to a's shape."""
+    g, a, b = args
+    g_kind, a_kind, b_kind = kinds
+    if not all(isinstance(k, Array) and k.ndim >= 2 for k in (a_kind, b_kind)):
+        return None
+    if a_kind.ndim == 2 and b_kind.ndim == 2:
+        return _dot_adjoint_left(pass_, args, kinds)
+    if not (isinstance(g_kind, Array) and g_kind.ndim >= 2):
+        return None
+    swapped = Array(b_kind.ones[:-2] + (b_kind.ones[-1], b_kind.ones[-2]))
+    contribution = syntax.call(pass_.np("matmul"), g, _swapped(pass_, b))
+    return _unbroadcast(pass_, [contribution, a], [shapes.matmul(g_kind, swapped), a_kind])
+
+
+def _matmul_adjoint_right(pass_, args, kinds):
+    """rt.matmul_adjoint_right for operands of rank 2 or more: aᵀ @ g summed back to b's."""
+    g, a, b = args
+    g_kind, a_kind, b_kind = kinds
+    if not all(isinstance(k, Array) and k.ndim >= 2 for k in (a_kind, b_kind)):
+        return None
+    if a_kind.ndim == 2 and b_kind.ndim == 2:
+        return _dot_adjoint_right(pass_, args, kinds)
+    if not (isinstance(g_kind, Array) and g_kind.ndim >= 2):
+        return None
+    swapped = Array(a_kind.ones[:-2] + (a_kind.ones[-1], a_kind.ones[-2]))
+    contribution = syntax.call(pass_.np("matmul"), _swapped(pass_, a), g)
+    return _unbroadcast(pass_, [contribution, b], [shapes.matmul(swapped, g_kind), b_kind])
 
 
 def _owned(pass_, args, kinds):
@@ -508,10 +583,19 @@ def _match_tangent(pass_, args, kinds):
     tangent, value = kinds
     if tangent == value and isinstance(value, Array) and None not in value.ones:
         return args[0]
+    if isinstance(value, Array) and None not in value.ones and (
+            isinstance(tangent, Scalar) or isinstance(tangent, Array) and tangent.ndim
+            <= value.ndim and None not in tangent.ones):
+        # a tangent that broadcasts to the output (a constant's zero, a scalar's tangent)
+        shape = syntax.attribute(pass_.shape_source(args[1]), "shape")
+        broadcast = syntax.call(pass_.np("broadcast_to"), args[0], shape)
+        return syntax.call(syntax.attribute(broadcast, "copy"))
     if isinstance(value, Scalar) and isinstance(tangent, Scalar):
         if value.kind == "float" and tangent.kind != "float":
             return syntax.call(syntax.name("float"), args[0])
-        if value.kind != "scalar":
+        # a Python float tangent is kept for any scalar; any scalar tangent for a value
+        # that is no Python float (shape () both: nothing to broadcast)
+        if value.kind != "scalar" or tangent == shapes.FLOAT or pass_.made_by_numpy(args[1]):
             return args[0]
     return None
 
@@ -611,12 +695,57 @@ specializer(_unindex, rt.unindex)
 specializer(_reduced_size, rt.reduced_size)
 specializer(_dot_adjoint_left, rt.dot_adjoint_left)
 specializer(_dot_adjoint_right, rt.dot_adjoint_right)
-specializer(lambda p, a, k: _dot_adjoint_left(p, a, k)
-            if all(isinstance(x, Array) and x.ndim == 2 for x in k[1:]) else None,
-            rt.matmul_adjoint_left)
-specializer(lambda p, a, k: _dot_adjoint_right(p, a, k)
-            if all(isinstance(x, Array) and x.ndim == 2 for x in k[1:]) else None,
-            rt.matmul_adjoint_right)
+def _weighted(pass_, args, kinds):
+    """``rt.weighted(values, None)`` is values; with weights of a known kind, a product."""
+    values, weights = args
+    if isinstance(weights, gast.Constant) and weights.value is None:
+        return values
+    if isinstance(kinds[1], (Array, Scalar)):
+        return gast.BinOp(left=values, op=gast.Mult(), right=weights)
+    return None
+
+
+specializer(_weighted, rt.weighted)
+specializer(_matmul_adjoint_left, rt.matmul_adjoint_left)
+specializer(_matmul_adjoint_right, rt.matmul_adjoint_right)
+
+
+# the axes of x.transpose(*axes) and of its inverse, when they are constants: constants
+def _method_axes_value(axes):
+    if isinstance(axes, shapes.Known) and isinstance(axes.value, tuple):
+        return shapes.Known(rt.method_axes(axes.value))
+    return shapes.UNKNOWN
+
+
+def _inverse_axes_value(axes, ndim=None, *rest):
+    """The inverse permutation of constant axes; NumPy's negative axes need the rank."""
+    if axes == shapes.Known(None):
+        return axes
+    if isinstance(axes, shapes.Known) and isinstance(axes.value, tuple) and all(
+            type(a) is int and a >= 0 for a in axes.value):
+        return shapes.Known(tuple(int(a) for a in rt.inverse_transpose_axes(
+            axes.value, len(axes.value))))
+    return shapes.UNKNOWN
+
+
+def _as_constant(rule):
+    """A specializer writing the call as the constant its shape rule computes."""
+    def specialize(pass_, args, kinds):
+        values = [shapes.evaluate(a, pass_.env, pass_.resolve) for a in args]
+        value = rule(*values)
+        if not isinstance(value, shapes.Known):
+            return None
+        if value.value is not None and not all(type(v) is int for v in value.value):
+            return None
+        return syntax.constant(None if value.value is None else tuple(
+            int(v) for v in value.value))
+    return specialize
+
+
+shape_rule(_method_axes_value, rt.method_axes)
+shape_rule(_inverse_axes_value, rt.inverse_transpose_axes)
+specializer(_as_constant(_method_axes_value), rt.method_axes)
+specializer(_as_constant(_inverse_axes_value), rt.inverse_transpose_axes)
 
 
 # the scans' adjoints (numpy_reductions.py): linear in g, each the transpose of the scan
@@ -753,6 +882,15 @@ linear(rt.unjoined, parameters="parts, a, joiner, pieces", transpose="rt.joined(
 nondifferentiable(rt.rollaxis_destination, rt.order_of, rt.clipped_to_max)
 
 
+def _clipped_to_max_shape(x, low=shapes.Known(None), high=shapes.Known(None), *rest, **kwargs):
+    """np.greater(x, high) (or'ed with np.greater(low, high)): the bounds given broadcast."""
+    given = [v for v in (x, low, high) if v != shapes.Known(None)]
+    return shapes.elementwise(*given)
+
+
+shape_rule(_clipped_to_max_shape, rt.clipped_to_max)
+
+
 def _shape_of_second(g, x, *rest, **kwargs):
     """A transposed map's result has the shape of the argument it goes back to."""
     x = plain(x)
@@ -831,6 +969,39 @@ multilinear(rt.contract, parameters="y, specs, target, shape, x0, x1=None, x2=No
                               "np.shape(x3), g, x0, x1, x2)"})
 nondifferentiable(rt.einsum_specs)
 linear(rt.triangle, parameters="y, x, lower=False", transpose="rt.triangle(g, lower)")
+
+
+
+# ---- shape rules of the linear algebra helpers
+
+
+def _matrix_transpose_shape(x, *rest, **kwargs):
+    """Each matrix of the stack transposed: the last two sizes swapped."""
+    x = plain(x)
+    if not isinstance(x, Array) or x.ndim < 2:
+        return UNKNOWN
+    return Array(x.ones[:-2] + (x.ones[-1], x.ones[-2]))
+
+
+def _square_like(x, *rest, **kwargs):
+    """A helper of matrices (stacks) giving x's shape: from_triangle, to_triangle..."""
+    x = plain(x)
+    return x if isinstance(x, Array) and x.ndim >= 2 else UNKNOWN
+
+
+def _solve_columns_shape(v, x, a, *rest, **kwargs):
+    """v, with an axis of one column when x is a vector right-hand side's solution."""
+    v, x, a = plain(v), plain(x), plain(a)
+    if not all(isinstance(k, Array) for k in (v, x, a)):
+        return UNKNOWN
+    return Array(v.ones + (True,)) if x.ndim == a.ndim - 1 else v
+
+
+shape_rule(_matrix_transpose_shape, rt.matrix_transpose)
+shape_rule(_square_like, rt.from_triangle, rt.to_triangle, rt.triangle)
+shape_rule(_solve_columns_shape, rt.solve_columns)
+# the adjoints of np.diagonal and np.diag: x's (v's) shape
+shape_rule(_like(1), rt.diagonal_adjoint, rt.diag_adjoint)
 linear(rt.residual_weights, parameters="y, h, like", transpose="rt.residuals_like(g, h)")
 linear(rt.residuals_like, parameters="y, row, residuals",
        transpose="rt.residual_weights(g, row)")

@@ -15,7 +15,8 @@ import gast
 import numpy as np
 
 from srcad import runtime as rt
-from srcad.registry import Template, adjoint, constraint, d, set_template, tangent
+from srcad.analysis import shapes
+from srcad.registry import Template, adjoint, constraint, d, set_template, shape_rule, tangent
 
 try:
     from scipy import linalg
@@ -46,6 +47,28 @@ def _plain_triangular(arguments, carries, resolve):
                    "unit_diagonal=False (constants) only")
             return why, "Transpose the matrix yourself (np.swapaxes(a, -1, -2)) and pass trans=0."
     return None
+
+
+def _one_matrix(a):
+    a = shapes.plain(a)
+    return a if isinstance(a, shapes.Array) and a.ndim == 2 else None
+
+
+def _one_matrix_like(a, *rest, **kwargs):
+    """inv, expm of one matrix: its shape."""
+    return _one_matrix(a) or shapes.UNKNOWN
+
+
+def _one_matrix_determinant(a, *rest, **kwargs):
+    return shapes.ANY_SCALAR if _one_matrix(a) else shapes.UNKNOWN
+
+
+def _one_matrix_solution(a, b, *rest, **kwargs):
+    """solve, solve_triangular with one matrix: x has b's shape (a vector or columns)."""
+    b = shapes.plain(b)
+    if _one_matrix(a) and isinstance(b, shapes.Array) and b.ndim in (1, 2):
+        return b
+    return shapes.UNKNOWN
 
 
 if linalg is not None:
@@ -401,3 +424,8 @@ if linalg is not None:
                 rt.banded_dense(d[ab], l_and_u), rt.solve_columns(x, x, ab))), np.shape(x))
 
     constraint(_no_overwrite("solve_banded", "overwrite_ab", "overwrite_b"), linalg.solve_banded)
+
+    # shape rules: for one matrix (SciPy's stacks depend on its version: not assumed)
+    shape_rule(_one_matrix_like, linalg.inv, linalg.expm)
+    shape_rule(_one_matrix_determinant, linalg.det)
+    shape_rule(_one_matrix_solution, linalg.solve, linalg.solve_triangular)

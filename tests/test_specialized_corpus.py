@@ -1,0 +1,495 @@
+"""Specialized code of the whole template corpus calls no generic runtime helper.
+
+For every case of tests/template_combos.py (and tests/scipy_combos.py) and every shape
+combination, tests/specialized_corpus.py generates the gradient and the jvp specialized on
+the example arguments' kinds and lists the generic helpers left in them (``GENERIC`` there
+says which helpers are generic, and why). Shape rules (srcad/templates/*.py) and specializers
+(srcad/templates/runtime_helpers.py) precise enough remove them all.
+
+``ALLOWED`` lists the cases where some stay, each with the helpers it may call and why.
+It may only shrink: a case calling a helper its entry does not list fails, and so does an
+entry listing a helper the case no longer calls. ``python -m tests.specialized_corpus``
+prints the counts.
+"""
+
+from tests.specialized_corpus import census
+
+# why a case keeps generic helpers
+NO_RULE = ("a value on the way has no shape rule (a list or tuple result, a runtime helper "
+           "of the case, a primitive without a rule yet: einsum, tensordot, concatenate, "
+           "stack, split, diag, linspace, qr, svd, eigh...): everything after it is generic")
+SIZE = ("a size the kinds do not tell (a slice, an index array or mask, a computed length, a "
+        "join's or a delete's size): whether it is 1, so whether to sum, is decided at run "
+        "time")
+SCALAR_OR_SIZE = ("a result or argument of kind Scalar('scalar') (a NumPy scalar or a mix "
+                  "the kinds cannot tell from a Python float: float() or not is decided at "
+                  "run time), or a result of a size the kinds do not tell")
+DTYPE = "a zero adjoint of an array (rt.zeros_like): its dtype is no kind"
+JOIN = ("a join's adjoint is a list of parts (rt.split_along, rt.unstacked, rt.unjoined) no "
+        "shape rule follows, or a join, insert or delete of sizes the kinds do not tell")
+LOGSUMEXP = ("scipy.special.logsumexp's adjoint reshapes with a computed shape "
+             "(np.shape(kept)[...:]): the kinds lose the pattern there")
+LIST_OPERAND = ("an operand that is a list of numbers (np.percentile's q = [20, 90], divided "
+                "by 100 in its tangent): a list has no array kind")
+DIAGONAL = ("a diagonal's length (the shorter size less the offset) may be 1: the kinds do "
+            "not tell")
+MATMUL_VECTOR = ("a matmul with a vector operand (or of a kind not known): "
+                 "no specialized formula yet")
+HELPER_ITSELF = ("the case checks a generic helper itself (its template case), on "
+                 "arguments of every kind")
+
+ALLOWED = {
+    'added_at_fancy': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'added_at_int': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'all_but_last_directly': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'appended_directly': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'array_split': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'array_split_axis': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'attribute_of_pair': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'band_of': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'banded_dense': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'block_diagonal_sum': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'block_upper': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'c_of': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'cho_factor_lower_solve': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'cho_factor_solve': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'cho_factor_whole': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'choose': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'compress': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'compress_method': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'contract': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'contract_broadcast': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'cross': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'cross_axes': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'dsplit': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'eigh': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'eigh_upper': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_broadcast': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_chain_of_four': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_diagonal': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_ellipsis': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_ellipsis_of_five': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_implicit': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_implicit_of_four': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_matmul': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_sums': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'einsum_three': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'entries_of': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'expm': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'extract': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'field_of': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'field_of_layer': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'gradient': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'gradient_axes': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'gradient_axis': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'gradient_of': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'gradient_spacing': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'hsplit': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'item_ellipsis': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'item_mask[full]': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'joined': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'linspace': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'linspace_axis': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'linspace_one': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'linspace_open': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'list_of_rows': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'loop_over': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'lower_factor': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'lstsq': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'lstsq_everything': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'merged_entries': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'merged_tangent': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'meshgrid': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'meshgrid_ij': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'meshgrid_one_used': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'meshgrid_part': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'meshgrid_sparse': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'meshgrid_tangent': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'meshgrid_tangent_adjoint': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'multivariate_normal_logpdf': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'multivariate_normal_logpdf_keywords': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'nancumprod_of_nans': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'nancumsum_of_nans': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'nanprod_of_nans': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'nanstd_of_nans': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'nanvar_of_nans': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'np_array': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'np_asarray': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'other_triangle': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'output_part': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'output_part_adjoint': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'pieces_of': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'pieces_of_columns': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'pop_items': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'qr_rectangular': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'qr_square': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'r_of': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'r_with_range': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'repeat_each': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'residual_weights': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'residuals_like': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'scipy_cholesky': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_cholesky_lower': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_eigh': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_eigh_upper_values': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_qr': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_qr_r': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'scipy_svd': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'matmul_adjoint_left', 'matmul_adjoint_right', 'unbroadcast', 'unit_seed'}),
+    'scipy_svd_values': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'searchsorted': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'select_adjoint': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'sequence_adjoint': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'sequence_tangent': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'slogdet': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'solve_banded': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'solve_sylvester': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'split_along': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'split_one_part_used': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'split_sections': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'split_unequal': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'sum_adjoint': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'unbroadcast', 'unit_seed', 'zeros_like'}),
+    'sum_tangent': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'svd': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'matmul_adjoint_left', 'matmul_adjoint_right', 'unbroadcast', 'unit_seed'}),
+    'svd_values': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'three_vectors': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'tuple_of_rows': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'unfield': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'unjoined': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'unstacked': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'upper_right_block': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'vsplit': (NO_RULE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'append_axis': (JOIN, {'match_tangent', 'unbroadcast'}),
+    'append_flat': (JOIN, {'match_tangent', 'match_type', 'unbroadcast'}),
+    'append_in_place': (JOIN, {'match_tangent'}),
+    'append_items': (JOIN, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'append_ragged': (JOIN, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent',
+        'match_type', 'unbroadcast', 'unit_seed'}),
+    'column_stack': (JOIN, {'match_tangent', 'unbroadcast'}),
+    'concatenate': (JOIN, {'match_tangent', 'unbroadcast'}),
+    'concatenate_axis': (JOIN, {'match_tangent', 'unbroadcast'}),
+    'delete': (JOIN, {'match_tangent', 'unbroadcast'}),
+    'delete_flat': (JOIN, {'match_tangent', 'unbroadcast'}),
+    'dstack': (JOIN, {'match_tangent', 'unbroadcast'}),
+    'hstack': (JOIN, {'match_type', 'unbroadcast'}),
+    'hstack_unequal': (JOIN, {'match_tangent', 'match_type', 'unbroadcast'}),
+    'insert': (JOIN, {'match_tangent', 'match_type', 'unbroadcast'}),
+    'insert_adjoint': (JOIN, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'insert_axis': (JOIN, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'inserted_part': (JOIN, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'stack': (JOIN, {'unbroadcast'}),
+    'vstack': (JOIN, {'match_tangent', 'unbroadcast'}),
+    'logsumexp_all': (LOGSUMEXP, {'match_tangent', 'unbroadcast'}),
+    'logsumexp_axes': (LOGSUMEXP, {'match_tangent', 'unbroadcast'}),
+    'logsumexp_first_axis_kept': (LOGSUMEXP, {'match_tangent', 'unbroadcast'}),
+    'logsumexp_last_axis': (LOGSUMEXP, {'match_tangent', 'unbroadcast'}),
+    'logsumexp_weighted': (LOGSUMEXP, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'logsumexp_weighted_all': (LOGSUMEXP, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'diag_adjoint': (DIAGONAL, {'zeros_like'}),
+    'diag_matrix': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
+    'diag_vector': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
+    'diagonal': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
+    'diagonal_adjoint': (DIAGONAL, {'unbroadcast', 'zeros_like'}),
+    'percentiles_keepdims': (LIST_OPERAND, {'match_tangent'}),
+    'arange_by': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'arange_from': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'arange_to': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'diff_keyword': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'diff_last': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'diff_twice': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'item_block': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'item_fancy': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'item_mask[first axis]': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'item_pairs': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'item_slice': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'item_slice_by_argument': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'item_step': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'math_fsum': (SIZE, {'match_type', 'unbroadcast'}),
+    'np_fmod': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'repeat_axis': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'repeat_flat': (SIZE, {'match_tangent', 'match_type', 'unbroadcast'}),
+    'repeat_method': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'reshape_fortran': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'select': (SIZE, {'unbroadcast'}),
+    'set_fancy': (SIZE, {'unbroadcast'}),
+    'set_item': (SIZE, {'unbroadcast'}),
+    'set_slice': (SIZE, {'unbroadcast'}),
+    'sort_flat': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'updated_directly': (SIZE, {'unbroadcast'}),
+    'add_at_in_place': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'atleast_1d': (SCALAR_OR_SIZE, {'match_type'}),
+    'atleast_2d': (SCALAR_OR_SIZE, {'match_type'}),
+    'atleast_3d': (SCALAR_OR_SIZE, {'match_type'}),
+    'beta_logpdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'builtin_abs': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'builtin_max': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'builtin_min': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'builtin_pow': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'builtin_sum': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'builtin_sum_start': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'cauchy_logpdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'copy_by_assignment': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'cumprod_adjoint': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'cumprod_tangent': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'dirichlet_logpdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'expand_dims': (SCALAR_OR_SIZE, {'match_type'}),
+    'falling_factorial': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'gamma_logpdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'heaviside_at_zero': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'inner': (SCALAR_OR_SIZE, {'match_type'}),
+    'item_by_argument': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'item_element': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'item_int': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'item_negative': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'kron': (SCALAR_OR_SIZE, {'match_type'}),
+    'laplace_logpdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'logistic_logpdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'matrix_power': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'matrix_power_negative': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'neg': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'nonzero_or_one': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_cdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_logcdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_logpdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_logpdf_standard': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_logsf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_matrix_sums': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_pdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_ppf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_sf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_singular': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'norm_vector_orders': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'np_copy': (SCALAR_OR_SIZE, {'match_type'}),
+    'outer': (SCALAR_OR_SIZE, {'match_type'}),
+    'owned': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'partition': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'partition_axis': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'pop_in_place': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'pos': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'scipy_det': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'sinc_near_zero': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'sort': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'sort_axis': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'special_gammasgn_times': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'special_multigammaln': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'special_polygamma': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'square_by_product': (SCALAR_OR_SIZE, {'match_tangent'}),
+    't_logpdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    't_pdf': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'tile': (SCALAR_OR_SIZE, {'match_type'}),
+    'tile_reps': (SCALAR_OR_SIZE, {'match_type'}),
+    'to_float': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'extremum_adjoint_all': (DTYPE, {'zeros_like'}),
+    'extremum_adjoint_axis': (DTYPE, {'zeros_like'}),
+    'extremum_adjoint_keepdims': (DTYPE, {'zeros_like'}),
+    'full_like': (DTYPE, {'zeros_like'}),
+    'iterated_adjoint': (DTYPE, {'zeros_like'}),
+    'iterated_tangent': (DTYPE, {'zeros_like'}),
+    'np_copysign': (DTYPE, {'zeros_like'}),
+    'np_heaviside': (DTYPE, {'zeros_like'}),
+    'np_imag': (DTYPE, {'zeros_like'}),
+    'quantile_adjoint': (DTYPE, {'zeros_like'}),
+    'quantile_tangent': (DTYPE, {'zeros_like'}),
+    'real_attribute': (DTYPE, {'zeros_like'}),
+    'reverse_cumsum_axis': (DTYPE, {'zeros_like'}),
+    'reverse_cumsum_flat': (DTYPE, {'zeros_like'}),
+    'solve_columns': (DTYPE, {'zeros_like'}),
+    'std_of_equal_values': (DTYPE, {'zeros_like'}),
+    'unindex_fancy': (DTYPE, {'zeros_like'}),
+    'unindex_int': (DTYPE, {'zeros_like'}),
+    'unindex_slice': (DTYPE, {'zeros_like'}),
+    'weights_along': (DTYPE, {'zeros_like'}),
+    'weights_along_adjoint': (DTYPE, {'zeros_like'}),
+    'matmul': (MATMUL_VECTOR, {'match_tangent', 'matmul_adjoint_left', 'matmul_adjoint_right'}),
+    'np_matmul': (MATMUL_VECTOR, {'matmul_adjoint_left', 'matmul_adjoint_right'}),
+    'check_scalar_output': (HELPER_ITSELF, {'check_scalar_output', 'match_tangent'}),
+    'dot_adjoint_left': (HELPER_ITSELF, {'dot_adjoint_left', 'match_tangent', 'zeros_like'}),
+    'dot_adjoint_right': (HELPER_ITSELF, {'dot_adjoint_right', 'match_tangent', 'zeros_like'}),
+    'expand_reduced_all': (HELPER_ITSELF, {'expand_reduced', 'zeros_like'}),
+    'expand_reduced_axis': (HELPER_ITSELF, {'expand_reduced', 'zeros_like'}),
+    'expand_reduced_keepdims': (HELPER_ITSELF, {'expand_reduced', 'zeros_like'}),
+    'match_tangent': (HELPER_ITSELF, {'match_tangent', 'zeros_like'}),
+    'match_type': (HELPER_ITSELF, {'match_type', 'zeros_like'}),
+    'matmul_adjoint_left': (HELPER_ITSELF, {
+        'matmul_adjoint_left', 'matmul_adjoint_right', 'zeros_like'}),
+    'matmul_adjoint_right': (HELPER_ITSELF, {
+        'matmul_adjoint_left', 'matmul_adjoint_right', 'zeros_like'}),
+    'unbroadcast': (HELPER_ITSELF, {'unbroadcast', 'zeros_like'}),
+    'weighted': (HELPER_ITSELF, {'match_tangent', 'weighted'}),
+    'weighted_by_none': (HELPER_ITSELF, {'match_tangent', 'weighted'}),
+}
+
+
+def test_no_generic_helper_outside_the_allowed_cases():
+    found, _ = census()
+    unexpected = {}
+    for name, left in found.items():
+        allowed = ALLOWED.get(name, (None, set()))[1]
+        for label, helpers in left.items():
+            extra = sorted(set(helpers) - allowed)
+            if extra:
+                unexpected.setdefault(name, {})[label] = extra
+    assert not unexpected, (
+        "generic runtime helpers in specialized code (a shape rule or specializer lost "
+        "precision?): %s" % unexpected)
+
+
+def test_allowed_cases_still_need_their_helpers():
+    found, _ = census()
+    stale = {}
+    for name, (_, helpers) in ALLOWED.items():
+        called = set()
+        for counter in found.get(name, {}).values():
+            called |= set(counter)
+        if set(helpers) - called:
+            stale[name] = sorted(set(helpers) - called)
+    assert not stale, "remove these from ALLOWED (specialized now): %s" % stale
