@@ -1890,3 +1890,59 @@ def three_vectors(x, vector_axis=-1, axis=None):
             "srcad differentiates np.cross of 3-vectors only, not of an array of shape %s"
             % (np.shape(x),), None, "Append a zero component to 2-vectors.")
     return x
+
+
+# ---- convolutions and correlations (srcad/templates/numpy_numerical.py, scipy_signal.py)
+# A convolution's result in a mode is a window of its full result; its adjoint zero-pads
+# g back to the full result's shape and correlates that with the other operand ('valid')
+
+_NUMPY_MODES = {0: "valid", 1: "same", 2: "full"}
+
+
+def _mode_name(mode):
+    """NumPy's mode may be given by number (0 'valid', 1 'same', 2 'full')."""
+    return _NUMPY_MODES.get(mode, mode) if not isinstance(mode, str) else mode
+
+
+def _window_starts(shape1, shape2, mode, convention):
+    """Per axis, where the result of a convolution of operands of shapes ``shape1`` and
+    ``shape2`` in ``mode`` starts in their full convolution (for a correlation: in the full
+    convolution with the second operand reversed). In 'valid' mode that is the smaller
+    length less one, whichever operand it belongs to; in 'same' mode the libraries differ
+    for even lengths:
+
+    * "scipy" (scipy.signal.convolve, correlate, convolve2d): the result has in1's shape,
+      centered: (m - 1) // 2, m the length of in2;
+    * "correlate2d" (scipy.signal.correlate2d): m // 2;
+    * "numpy.convolve": the result has the longer length, (shorter - 1) // 2;
+    * "numpy.correlate": (m - 1) // 2 when a is the longer, n // 2 when v is (NumPy
+      correlates v with a and reverses the result), n = len(a), m = len(v).
+    """
+    mode = _mode_name(mode)
+    starts = []
+    for n, m in zip(shape1, shape2):
+        if mode == "full":
+            starts.append(0)
+        elif mode == "valid":
+            starts.append(min(n, m) - 1)
+        elif mode != "same":
+            raise ValueError("unknown convolution mode %r" % (mode,))
+        elif convention == "numpy.convolve":
+            starts.append((min(n, m) - 1) // 2)
+        elif convention == "numpy.correlate" and m > n:
+            starts.append(n // 2)
+        elif convention == "correlate2d":
+            starts.append(m // 2)
+        else:
+            starts.append((m - 1) // 2)
+    return starts
+
+
+def convolution_padding(g, in1, in2, mode, convention):
+    """The pad widths that put ``g``, the adjoint of a convolution's (or correlation's) result
+    in ``mode``, in its place in the full result (zeros elsewhere): np.pad's pad_width.
+    ``convention`` says where each library's 'same' window starts (_window_starts)."""
+    shape1, shape2 = np.shape(in1) or (1,), np.shape(in2) or (1,)
+    starts = _window_starts(shape1, shape2, mode, convention)
+    return tuple((start, n + m - 1 - start - length) for start, n, m, length in zip(
+        starts, shape1, shape2, np.shape(g) or (1,)))

@@ -3031,3 +3031,20 @@ except ImportError:
     pass
 else:
     import tests.scipy_combos  # noqa: F401, E402
+
+
+# np.convolve and np.correlate in each mode at once (their windows differ for even lengths,
+# and with the longer operand second)
+def np_convolve(a, v):
+    return np.concatenate([np.convolve(a, v), np.convolve(a, v, "same"),
+                           np.convolve(a, v, mode="valid")])
+
+
+def np_correlate(a, v):
+    return np.concatenate([np.correlate(a, v, "full"), np.correlate(a, v, "same"),
+                           np.correlate(a, v)])
+
+
+CONVOLVED_VECTORS = [((4,), (3,)), ((2,), (5,))]
+case(np_convolve, (anything, anything), CONVOLVED_VECTORS, (0, 1))
+case(np_correlate, (anything, anything), CONVOLVED_VECTORS, (0, 1))

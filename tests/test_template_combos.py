@@ -502,6 +502,7 @@ AUDITED_NONDIFFERENTIABLE = {
     "srcad.runtime.choice_masks": _BOOLEAN,
     **dict.fromkeys(["srcad.runtime.tensordot_adjoint_axes", "srcad.runtime.inner_axes",
                      "srcad.runtime.kron_plan", "srcad.runtime.einsum_specs"], _HELPER),
+    "srcad.runtime.convolution_padding": _HELPER,
 }
 
 

@@ -793,3 +793,5 @@ linear(rt.residual_weights, parameters="y, h, like", transpose="rt.residuals_lik
 linear(rt.residuals_like, parameters="y, row, residuals",
        transpose="rt.residual_weights(g, row)")
 linear(rt.three_vectors, parameters="y, x, vector_axis=-1, axis=None", transpose="g")
+# convolutions' helper (srcad/templates/numpy_numerical.py, scipy_signal.py): pad widths
+nondifferentiable(rt.convolution_padding)

@@ -1,0 +1,98 @@
+"""NumPy's numerical routines and scipy.signal (srcad/templates/numpy_numerical.py,
+scipy_signal.py): what the case table (tests/template_combos.py) does not show.
+
+The convolutions' windows for every length pair (the case table tries a few), an operand
+that is a number, the calls srcad refuses.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import runtime as rt
+from srcad.errors import UnsupportedOperationError
+from tests._fd import assert_close, numeric_grad
+
+try:
+    from scipy import signal
+except ImportError:  # SciPy is optional: its tests are skipped
+    signal = None
+
+MODES = ("full", "same", "valid")
+
+
+def _window(g, in1, in2, mode, convention):
+    """The window ``rt.convolution_padding`` places g at, as slices of the full result."""
+    return tuple(slice(before, before + length) for (before, _), length in zip(
+        rt.convolution_padding(g, in1, in2, mode, convention), np.shape(g)))
+
+
+def test_numpy_windows_for_every_length_pair():
+    rng = np.random.default_rng(0)
+    for n, m in itertools.product(range(1, 7), repeat=2):
+        a, v = rng.normal(size=n), rng.normal(size=m)
+        for mode in MODES + (0, 1, 2):
+            convolved = np.convolve(a, v, mode)
+            window = _window(convolved, a, v, mode, "numpy.convolve")
+            assert_close(convolved, np.convolve(a, v, "full")[window])
+            correlated = np.correlate(a, v, mode)
+            window = _window(correlated, a, v, mode, "numpy.correlate")
+            assert_close(correlated, np.convolve(a, v[::-1], "full")[window])
+
+
+def test_scipy_windows_for_shape_pairs():
+    pytest.importorskip("scipy.signal")
+    rng = np.random.default_rng(1)
+    shapes = [(1, 1), (2, 3), (3, 2), (4, 4), (3, 5), (1, 4)]
+    for shape1, shape2 in itertools.product(shapes, repeat=2):
+        in1, in2 = rng.normal(size=shape1), rng.normal(size=shape2)
+        full = signal.convolve(in1, in2, method="direct")
+        full_correlation = signal.convolve(in1, in2[::-1, ::-1], method="direct")
+        nested = np.all(np.greater_equal(shape1, shape2)) or np.all(
+            np.less_equal(shape1, shape2))
+        for mode in MODES if nested else MODES[:2]:
+            for function, whole, convention in (
+                    (signal.convolve, full, "scipy"), (signal.convolve2d, full, "scipy"),
+                    (signal.correlate, full_correlation, "scipy"),
+                    (signal.correlate2d, full_correlation, "correlate2d")):
+                result = function(in1, in2, mode)
+                window = _window(result, in1, in2, mode, convention)
+                assert_close(result, whole[window])
+
+
+def convolve_with_a_number(v):
+    return np.sum(np.sin(np.convolve(2.0, v, "same")))
+
+
+def convolve_a_number(x):
+    return np.sum(np.sin(np.convolve(x, np.array([1.0, -2.0, 0.5]))))
+
+
+def test_np_convolve_of_a_number():
+    v = np.array([0.3, -0.7, 1.1])
+    assert_close(srcad.grad(convolve_with_a_number)(v), numeric_grad(convolve_with_a_number, [v], 0))
+    gradient = srcad.grad(convolve_a_number)(0.8)
+    assert type(gradient) is float
+    assert gradient == pytest.approx(numeric_grad(convolve_a_number, [0.8], 0), rel=1e-6)
+
+
+def wrapped_convolution(image, kernel):
+    return np.sum(signal.convolve2d(image, kernel, boundary="wrap"))
+
+
+def filled_with_ones(image, kernel):
+    return np.sum(signal.correlate2d(image, kernel, "same", fillvalue=1.0))
+
+
+@pytest.mark.parametrize("f", [wrapped_convolution, filled_with_ones])
+def test_boundaries_other_than_zeros_are_refused(f):
+    pytest.importorskip("scipy.signal")
+    with pytest.raises(UnsupportedOperationError) as caught:
+        srcad.grad(f)(np.ones((3, 3)), np.ones((2, 2)))
+    message = str(caught.value)
+    assert "boundary='fill' and fillvalue=0 only" in message
+    assert "test_numerical.py:" in message and "^" in message
