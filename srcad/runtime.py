@@ -1946,3 +1946,122 @@ def convolution_padding(g, in1, in2, mode, convention):
     starts = _window_starts(shape1, shape2, mode, convention)
     return tuple((start, n + m - 1 - start - length) for start, n, m, length in zip(
         starts, shape1, shape2, np.shape(g) or (1,)))
+
+
+# ---- polynomials, interpolation, quadrature (srcad/templates/numpy_numerical.py)
+
+
+def polynomial_exponents(p):
+    """The power of x each coefficient of ``np.polyval(p, x)`` multiplies: N - 1, ..., 1, 0."""
+    if np.ndim(p) != 1:
+        raise UnsupportedOperationError(
+            "srcad differentiates np.polyval with a vector of coefficients only, not an "
+            "array of shape %s" % (np.shape(p),), None,
+            "Evaluate each polynomial separately, or write Horner's scheme out.")
+    return np.arange(np.shape(p)[0] - 1, -1, -1, dtype=float)
+
+
+def _interp_segments(x, xp):
+    """For np.interp(x, xp, ...): the segment each x falls in (xp[j] <= x < xp[j + 1]), its
+    width, x's place in it (0 to 1), and where x is inside a segment at all."""
+    xp = np.asarray(xp, dtype=float)
+    segment = np.searchsorted(xp, x, side="right") - 1
+    inside = (segment >= 0) & (segment < xp.size - 1)
+    segment = np.clip(segment, 0, max(xp.size - 2, 0))
+    if xp.size < 2:
+        return segment, np.ones(np.shape(segment)), np.zeros(np.shape(segment)), inside
+    width = xp[segment + 1] - xp[segment]
+    return segment, width, (x - xp[segment]) / width, inside
+
+
+def _like_x(values, x):
+    return np.float64(values) if np.ndim(x) == 0 else values
+
+
+def interp_slope(x, xp, fp):
+    """The slope of ``np.interp(x, xp, fp)`` at each x: its segment's, 0 outside xp's range.
+    At a knot, the slope of the segment to its right (at the last knot, 0)."""
+    segment, width, _, inside = _interp_segments(x, xp)
+    fp = np.asarray(fp)
+    if fp.size < 2:
+        return _like_x(np.zeros(np.shape(segment)), x)
+    return _like_x(np.where(inside, (fp[segment + 1] - fp[segment]) / width, 0.0), x)
+
+
+def interp_slope_transpose(c, x, xp):
+    """Adjoint of ``interp_slope(x, xp, fp)`` in fp: each c spread onto its segment's ends."""
+    segment, width, _, inside = _interp_segments(x, xp)
+    count = np.size(xp)
+    share = np.ravel(np.broadcast_to(np.where(inside, c / width, 0.0), np.shape(segment)))
+    flat = np.ravel(segment)
+    if count < 2:
+        return np.zeros(count)
+    return (np.bincount(flat + 1, weights=share, minlength=count)
+            - np.bincount(flat, weights=share, minlength=count))
+
+
+def interp_linear(x, xp, f, left=None, right=None):
+    """The part of ``np.interp(x, xp, fp, left, right)`` that is linear in fp (a left or
+    right value given is a constant: 0 here)."""
+    return np.interp(x, xp, f, left=None if left is None else 0.0,
+                     right=None if right is None else 0.0)
+
+
+def interp_transpose(g, x, xp, left=None, right=None):
+    """Adjoint of ``np.interp(x, xp, fp, left, right)`` in fp: each g shared between the
+    ends of its x's segment; beyond xp's range, to the end whose value np.interp returns
+    (none when left, or right, is given; np.interp returns fp[-1] at x = xp[-1] always)."""
+    segment, _, place, inside = _interp_segments(x, xp)
+    count = np.size(xp)
+    g = np.ravel(np.broadcast_to(g, np.shape(segment)))
+    x = np.ravel(np.broadcast_to(x, np.shape(segment)))
+    segment, place, inside = np.ravel(segment), np.ravel(place), np.ravel(inside)
+    last = np.asarray(xp)[-1]
+    first_weight = np.where(inside, 1.0 - place, 0.0)
+    last_weight = np.where(inside, place, 0.0)
+    result = (np.bincount(segment, weights=g * first_weight, minlength=count)
+              + np.bincount(np.minimum(segment + 1, count - 1), weights=g * last_weight,
+                            minlength=count))
+    below = x < np.asarray(xp)[0]
+    if left is None:
+        result[0] += np.sum(g[below])
+    at_or_above = ~inside & ~below & ((x == last) | (right is None))
+    result[-1] += np.sum(g[at_or_above])
+    return result
+
+
+def _along_axis_shape(axis, ndim, length):
+    """A shape of ``ndim`` dimensions, ``length`` along ``axis``, 1 elsewhere."""
+    shape = [1] * ndim
+    shape[axis] = length
+    return tuple(shape)
+
+
+def trapezoid_weights(x, dx, samples, axis=-1):
+    """``np.trapezoid(samples, x, dx, axis)`` is ``np.sum(samples * w, axis)``: the weights
+    w, half the widths of the intervals on each side of a sample (x's, or dx when x is
+    None), broadcastable against samples. Linear in x."""
+    ndim = max(np.ndim(samples), np.ndim(x) if x is not None else 0)
+    if x is None or np.ndim(x) == 1:
+        count = np.shape(samples)[axis] if x is None else np.shape(x)[0]
+        widths = np.full(count - 1, dx, dtype=float) if x is None else np.diff(x)
+        weights = 0.5 * (np.pad(widths, (0, 1)) + np.pad(widths, (1, 0)))
+        return np.reshape(weights, _along_axis_shape(axis, ndim, count))
+    widths = np.diff(x, axis=axis)
+    before, after = [(0, 0)] * np.ndim(x), [(0, 0)] * np.ndim(x)
+    before[axis], after[axis] = (1, 0), (0, 1)
+    return 0.5 * (np.pad(widths, after) + np.pad(widths, before))
+
+
+def trapezoid_weights_transpose(c, x, samples, axis=-1):
+    """Adjoint of ``trapezoid_weights(x, dx, samples, axis)`` in x (not None), for ``c`` of
+    the weights' shape or broadcast with samples'."""
+    ndim = np.ndim(c)
+    if np.ndim(x) == 1:
+        c = np.sum(c, axis=tuple(a for a in range(ndim) if a != axis % ndim))
+        axis = 0
+    halves = 0.5 * (np.take(c, np.arange(np.shape(c)[axis] - 1), axis)
+                    + np.take(c, np.arange(1, np.shape(c)[axis]), axis))
+    before, after = [(0, 0)] * np.ndim(c), [(0, 0)] * np.ndim(c)
+    before[axis], after[axis] = (1, 0), (0, 1)
+    return unbroadcast(np.pad(halves, before) - np.pad(halves, after), x)

@@ -3048,3 +3048,63 @@ def np_correlate(a, v):
 CONVOLVED_VECTORS = [((4,), (3,)), ((2,), (5,))]
 case(np_convolve, (anything, anything), CONVOLVED_VECTORS, (0, 1))
 case(np_correlate, (anything, anything), CONVOLVED_VECTORS, (0, 1))
+
+
+def np_polyval(p, x):
+    return np.polyval(p, x)
+
+
+case(np_polyval, (anything, anything), [((4,), FULL), ((2,), SCALAR)], (0, 1))
+
+INTERPOLATION_KNOTS = np.array([-1.5, -0.4, 0.3, 1.2])
+
+
+def away_from_knots(args):
+    """np.interp's kinks: x at least 0.05 from every knot."""
+    x = np.reshape(np.asarray(args[0], dtype=float), (-1, 1))
+    return np.min(np.abs(x - INTERPOLATION_KNOTS)) > 0.05
+
+
+# with the values beyond the knots given and not (x spans more than the knots)
+def np_interp(x, fp):
+    return (np.interp(x, INTERPOLATION_KNOTS, fp)
+            + np.interp(x, INTERPOLATION_KNOTS, fp, left=0.5, right=-1.0) * x)
+
+
+case(np_interp, (anything, anything), [((2, 3), (4,))], (0, 1), accept=away_from_knots)
+
+
+# samples along the last axis against their positions x (one for all rows, or one per
+# row), and along the first at a constant spacing
+def np_trapezoid(y, x):
+    return np.concatenate([np.ravel(np.trapezoid(y, x)),
+                           np.ravel(np.trapezoid(y * y, dx=0.5, axis=0))])
+
+
+case(np_trapezoid, (anything, anything), [((2, 4), (4,)), ((2, 3), (2, 3))], (0, 1))
+
+
+# np.interp's and np.trapezoid's helpers (their templates serve second order)
+def interp_helpers(g, x, f):
+    return np.concatenate([
+        np.ravel(rt.interp_linear(x, INTERPOLATION_KNOTS, f, None, 0.5) * g),
+        rt.interp_transpose(g, x, INTERPOLATION_KNOTS, 0.5, None),
+        np.ravel(rt.interp_slope(x, INTERPOLATION_KNOTS, f) * g),
+        rt.interp_slope_transpose(g, x, INTERPOLATION_KNOTS)])
+
+
+def _x_away_from_knots(args):
+    return away_from_knots(args[1:])
+
+
+case(interp_helpers, (anything, anything, anything), [((2, 3), (2, 3), (4,))], (0, 1, 2),
+     accept=_x_away_from_knots)
+
+
+def trapezoid_helpers(x, c):
+    samples = np.ones(np.shape(c))
+    return np.concatenate([np.ravel(rt.trapezoid_weights(x, 1.0, samples, -1)),
+                           np.ravel(rt.trapezoid_weights_transpose(c * c, x, samples, -1))])
+
+
+case(trapezoid_helpers, (anything, anything), [((4,), (2, 4)), ((2, 3), (2, 3))], (0, 1))

@@ -503,6 +503,7 @@ AUDITED_NONDIFFERENTIABLE = {
     **dict.fromkeys(["srcad.runtime.tensordot_adjoint_axes", "srcad.runtime.inner_axes",
                      "srcad.runtime.kron_plan", "srcad.runtime.einsum_specs"], _HELPER),
     "srcad.runtime.convolution_padding": _HELPER,
+    "srcad.runtime.polynomial_exponents": _HELPER,
 }
 
 

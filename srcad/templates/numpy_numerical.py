@@ -1,4 +1,5 @@
-"""NumPy's numerical routines: convolve and correlate (1-D, modes full, same, valid).
+"""NumPy's numerical routines: convolve and correlate (1-D, modes full, same, valid),
+polyval, interp, trapezoid.
 
 np.convolve and np.correlate are bilinear in their operands. The result in a mode is a
 window of the full result (rt.convolution_padding: 'valid' takes the middle whichever
@@ -7,12 +8,26 @@ v with a and reverses the result when v is the longer, starts its window one ele
 later than np.convolve for an even length); the adjoint pads g back to the full result
 with zeros and correlates it with the other operand in 'valid' mode: np.correlate or
 np.convolve again, so second order works through these same templates.
+
+Points where srcad's derivative is not the function's (or the function has none):
+
+* ``np.interp(x, xp, fp)`` is piecewise linear in x, with kinks at the knots xp: at a knot
+  srcad uses the slope of the segment to its right (at the last knot xp[-1], and beyond
+  either end, 0: the slope of the constant np.interp continues with). No derivative flows
+  into xp, left or right (srcad raises UnsupportedOperationError at a call where one
+  would), and ``period`` must be None.
+* ``np.polyval(p, x)``: p a vector of coefficients (an array of them is refused when the
+  derivative runs); a poly1d is not differentiated.
+* ``np.trapezoid(y, x, dx, axis)``: derivatives in y and x; dx is held constant (an error
+  at the call where a derivative would flow into it).
 """
 
+import gast
 import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
+from srcad.registry import adjoint, constraint, d, shape_rule, tangent
 from srcad.vocabulary import multilinear
 
 VECTOR = shapes.Array((None,))
@@ -33,3 +48,80 @@ multilinear(np.correlate, parameters='y, a, v, mode="valid"',
                         "v": "np.reshape(np.correlate(a, np.pad(g, rt.convolution_padding("
                              "g, a, v, mode, 'numpy.correlate')), 'valid'), np.shape(v))"},
             shape=lambda *args, **kwargs: VECTOR)
+
+
+def no_derivative_in(*names, why):
+    """A constraint: no derivative may flow into the parameters ``names`` of a call."""
+    def check(arguments, carries, resolve):
+        for name in names:
+            if name in arguments and carries(arguments[name]):
+                return (("srcad has no derivative of this function in its argument %r (%s)"
+                         % (name, why)),
+                        "Hold %s constant (srcad.stop_gradient)." % name)
+        return None
+    return check
+
+
+def _shape_of_second(first, second, *rest, **kwargs):
+    second = shapes.plain(second)
+    return shapes.ANY_SCALAR if isinstance(second, shapes.Scalar) else second
+
+
+# y = p[0] x^(N-1) + ... + p[N-1]: linear in p (its adjoint: g against x's powers), and
+# dy/dx = polyval of the derivative's coefficients (np.power's derivative is exact at x = 0)
+@adjoint(np.polyval)
+def polyval(y, p, x):
+    d[p] += np.tensordot(d[y], np.power(np.expand_dims(x, -1), rt.polynomial_exponents(p)),
+                         np.ndim(d[y]))
+    d[x] += d[y] * np.polyval(p[:-1] * rt.polynomial_exponents(p)[:-1], x)
+
+
+@tangent(np.polyval)
+def polyval(y, p, x):  # noqa: F811
+    d[y] = np.polyval(d[p], x) + d[x] * np.polyval(p[:-1] * rt.polynomial_exponents(p)[:-1], x)
+
+
+shape_rule(_shape_of_second, np.polyval)
+
+
+@adjoint(np.interp)
+def interp(y, x, xp, fp, left=None, right=None, period=None):
+    d[x] += d[y] * rt.interp_slope(x, xp, fp)
+    d[fp] += rt.interp_transpose(d[y], x, xp, left, right)
+
+
+@tangent(np.interp)
+def interp(y, x, xp, fp, left=None, right=None, period=None):  # noqa: F811
+    d[y] = d[x] * rt.interp_slope(x, xp, fp) + rt.interp_linear(x, xp, d[fp], left, right)
+
+
+def _without_period(arguments, carries, resolve):
+    period = arguments.get("period")
+    if isinstance(period, gast.Constant) and period.value is None:
+        return None
+    return ("srcad differentiates np.interp without a period only",
+            "Reduce x modulo the period yourself and extend xp and fp by one period.")
+
+
+constraint(no_derivative_in("xp", "left", "right", why="the knots and the values beyond "
+                                                    "them are held constant"), np.interp)
+constraint(_without_period, np.interp)
+shape_rule(shapes.same_as_first, np.interp)
+
+
+# np.trapezoid(y, x, dx, axis) = np.sum(y * w, axis), the weights w linear in x
+@adjoint(np.trapezoid)
+def trapezoid(r, y, x=None, dx=1.0, axis=-1):
+    d[y] += rt.unbroadcast(np.expand_dims(d[r], axis) * rt.trapezoid_weights(x, dx, y, axis), y)
+    d[x] += rt.trapezoid_weights_transpose(np.expand_dims(d[r], axis) * y, x, y, axis)
+
+
+@tangent(np.trapezoid)
+def trapezoid(r, y, x=None, dx=1.0, axis=-1):  # noqa: F811
+    d[r] = np.trapezoid(d[y], x, dx, axis) + np.sum(
+        y * rt.trapezoid_weights(d[x], dx, y, axis), axis)
+
+
+constraint(no_derivative_in("dx", why="the spacing of the samples is held constant"),
+           np.trapezoid)
+shape_rule(shapes.reduction, np.trapezoid)

@@ -793,5 +793,42 @@ linear(rt.residual_weights, parameters="y, h, like", transpose="rt.residuals_lik
 linear(rt.residuals_like, parameters="y, row, residuals",
        transpose="rt.residual_weights(g, row)")
 linear(rt.three_vectors, parameters="y, x, vector_axis=-1, axis=None", transpose="g")
-# convolutions' helper (srcad/templates/numpy_numerical.py, scipy_signal.py): pad widths
-nondifferentiable(rt.convolution_padding)
+# convolutions' pad widths, polyval's exponents (numpy_numerical.py, scipy_signal.py)
+nondifferentiable(rt.convolution_padding, rt.polynomial_exponents)
+# np.interp's helpers (srcad/templates/numpy_numerical.py): the slope is piecewise constant
+# in x (no derivative there), the linear part and its transpose move with x along a segment
+multilinear(rt.interp_slope, parameters="y, x, xp, fp",
+            transposes={"fp": "rt.interp_slope_transpose(g, x, xp)"})
+multilinear(rt.interp_slope_transpose, parameters="y, c, x, xp",
+            transposes={"c": "rt.interp_slope(x, xp, g)"})
+
+
+@adjoint(rt.interp_linear)
+def interp_linear(y, x, xp, f, left=None, right=None):
+    d[f] += rt.interp_transpose(d[y], x, xp, left, right)
+    d[x] += d[y] * rt.interp_slope(x, xp, f)
+
+
+@tangent(rt.interp_linear)
+def interp_linear(y, x, xp, f, left=None, right=None):  # noqa: F811
+    d[y] = rt.interp_linear(x, xp, d[f], left, right) + d[x] * rt.interp_slope(x, xp, f)
+
+
+@adjoint(rt.interp_transpose)
+def interp_transpose(y, g, x, xp, left=None, right=None):
+    d[g] += rt.unbroadcast(rt.interp_linear(x, xp, d[y], left, right), g)
+    d[x] += rt.unbroadcast(g * rt.interp_slope(x, xp, d[y]), x)
+
+
+@tangent(rt.interp_transpose)
+def interp_transpose(y, g, x, xp, left=None, right=None):  # noqa: F811
+    d[y] = rt.interp_transpose(d[g], x, xp, left, right) + rt.interp_slope_transpose(
+        g * d[x], x, xp)
+
+
+# np.trapezoid's weights, linear in x, and their transpose
+multilinear(rt.trapezoid_weights, parameters="y, x, dx, samples, axis=-1",
+            transposes={"x": "rt.trapezoid_weights_transpose(g, x, samples, axis)"})
+multilinear(rt.trapezoid_weights_transpose, parameters="y, c, x, samples, axis=-1",
+            transposes={"c": "np.broadcast_to(rt.trapezoid_weights(g, 1.0, samples, axis), "
+                             "np.shape(c))"})
