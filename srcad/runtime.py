@@ -2065,3 +2065,34 @@ def trapezoid_weights_transpose(c, x, samples, axis=-1):
     before, after = [(0, 0)] * np.ndim(c), [(0, 0)] * np.ndim(c)
     before[axis], after[axis] = (1, 0), (0, 1)
     return unbroadcast(np.pad(halves, before) - np.pad(halves, after), x)
+
+
+# ---- covariance and correlation (srcad/templates/numpy_numerical.py)
+
+
+def cov_variables(m, rowvar=True):
+    """The matrix np.cov and np.corrcoef read m as: one row per variable, one column per
+    observation (m transposed when rowvar is False, unless it is a vector)."""
+    variables = np.array(m, ndmin=2, dtype=np.result_type(m, np.float64))
+    return variables if rowvar or np.ndim(m) == 1 else variables.T
+
+
+def cov_variables_adjoint(g, m, rowvar=True):
+    """Adjoint of ``cov_variables(m, rowvar)``: g, of its shape, back to m's."""
+    g = g if rowvar or np.ndim(m) == 1 else np.transpose(g)
+    return np.reshape(g, np.shape(m))
+
+
+def cov_shape(variables):
+    """The shape of the covariance matrix of ``variables`` (one row each), before NumPy
+    squeezes it."""
+    count = np.shape(variables)[0]
+    return (count, count)
+
+
+def cov_divisor(variables, bias=False, ddof=None):
+    """np.cov's normalization: the number of observations less ddof (1 unless bias, when
+    ddof is None)."""
+    if ddof is None:
+        ddof = 0 if bias else 1
+    return np.shape(variables)[1] - ddof

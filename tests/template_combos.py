@@ -3108,3 +3108,22 @@ def trapezoid_helpers(x, c):
 
 
 case(trapezoid_helpers, (anything, anything), [((4,), (2, 4)), ((2, 3), (2, 3))], (0, 1))
+
+
+def np_cov(m):
+    return np.concatenate([np.ravel(np.cov(m)), np.ravel(np.cov(m, rowvar=False, bias=True)),
+                           np.ravel(np.cov(m, ddof=0) * np.cov(m, rowvar=True, ddof=2))])
+
+
+def np_corrcoef(x):
+    return np.concatenate([np.ravel(np.corrcoef(x)), np.ravel(np.corrcoef(x, rowvar=False))])
+
+
+def cov_helpers(m, g):
+    return np.concatenate([np.ravel(rt.cov_variables(m, False) * g),
+                           np.ravel(rt.cov_variables_adjoint(m * m, g, False))])
+
+
+case(np_cov, (anything,), [(3, 4), VECTOR])
+case(np_corrcoef, (anything,), [(3, 4)])
+case(cov_helpers, (anything, anything), [((3, 4), (4, 3))], (0, 1))

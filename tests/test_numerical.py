@@ -96,3 +96,74 @@ def test_boundaries_other_than_zeros_are_refused(f):
     message = str(caught.value)
     assert "boundary='fill' and fillvalue=0 only" in message
     assert "test_numerical.py:" in message and "^" in message
+
+
+def cov_of_two(x, y):
+    return np.sum(np.cov(x, y))
+
+
+def weighted_cov(x, w):
+    return np.sum(np.cov(x, aweights=w))
+
+
+def corrcoef_of_two(x, y):
+    return np.sum(np.corrcoef(x, y))
+
+
+def interp_in_knots(x, xp):
+    return np.sum(np.interp(x, xp, np.array([0.0, 1.0, 0.5])))
+
+
+def periodic_interp(x, fp):
+    return np.sum(np.interp(x, np.array([0.0, 1.0, 2.0]), fp, period=3.0))
+
+
+def trapezoid_in_spacing(y, dx):
+    return np.trapezoid(y, dx=dx)
+
+
+@pytest.mark.parametrize("f, expected", [
+    (cov_of_two, "of one array of variables, without y"),
+    (weighted_cov, "without aweights"),
+    (corrcoef_of_two, "without y"),
+    (interp_in_knots, "in its argument 'xp'"),
+    (periodic_interp, "without a period only"),
+    (trapezoid_in_spacing, "in its argument 'dx'"),
+])
+def test_arguments_without_a_derivative_are_refused_at_the_call(f, expected):
+    args = (np.array([0.2, 0.9, 1.4]), np.array([0.0, 1.0, 2.0]))
+    with pytest.raises(UnsupportedOperationError) as caught:
+        srcad.grad(f, wrt=(0, 1))(*args)
+    message = str(caught.value)
+    assert expected in message and "test_numerical.py:" in message and "^" in message
+
+
+def polyval_of_coefficient_rows(p, x):
+    return np.sum(np.polyval(p, x))
+
+
+def test_polyval_of_an_array_of_coefficients_is_refused():
+    with pytest.raises(UnsupportedOperationError, match="vector of coefficients only"):
+        srcad.grad(polyval_of_coefficient_rows)(np.ones((3, 2)), np.array([0.5, 2.0]))
+
+
+def interp_at(x):
+    return np.interp(x, np.array([0.0, 1.0, 3.0]), np.array([0.0, 2.0, 1.0]))
+
+
+def test_interp_slope_at_knots_and_beyond():
+    """At a knot, the slope of the segment to its right; at the last knot and beyond, 0."""
+    slopes = [srcad.grad(interp_at)(x) for x in (-1.0, 0.0, 0.5, 1.0, 3.0, 4.0)]
+    assert slopes == [0.0, 2.0, 2.0, -0.5, 0.0, 0.0]
+
+
+def polyval_at_zero(p, x):
+    return np.sum(np.polyval(p, x) ** 2)
+
+
+def test_polyval_second_order_at_zero_is_finite():
+    p, x = np.array([1.5, -2.0, 0.5]), np.array([0.0, 1.0])
+    hessian = srcad.hessian(polyval_at_zero, wrt=1)(p, x)
+    assert np.all(np.isfinite(hessian))
+    gradient = srcad.grad(polyval_at_zero, wrt=0)(p, x)
+    assert_close(gradient, numeric_grad(polyval_at_zero, [p, x], 0))

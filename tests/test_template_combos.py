@@ -504,6 +504,8 @@ AUDITED_NONDIFFERENTIABLE = {
                      "srcad.runtime.kron_plan", "srcad.runtime.einsum_specs"], _HELPER),
     "srcad.runtime.convolution_padding": _HELPER,
     "srcad.runtime.polynomial_exponents": _HELPER,
+    "srcad.runtime.cov_shape": _HELPER,
+    "srcad.runtime.cov_divisor": _HELPER,
 }
 
 

@@ -1,5 +1,5 @@
 """NumPy's numerical routines: convolve and correlate (1-D, modes full, same, valid),
-polyval, interp, trapezoid.
+polyval, interp, trapezoid, cov, corrcoef.
 
 np.convolve and np.correlate are bilinear in their operands. The result in a mode is a
 window of the full result (rt.convolution_padding: 'valid' takes the middle whichever
@@ -20,6 +20,10 @@ Points where srcad's derivative is not the function's (or the function has none)
   derivative runs); a poly1d is not differentiated.
 * ``np.trapezoid(y, x, dx, axis)``: derivatives in y and x; dx is held constant (an error
   at the call where a derivative would flow into it).
+* ``np.cov(m, rowvar, bias, ddof)`` and ``np.corrcoef(x, rowvar)`` of one array of
+  variables: a second array ``y`` and the weights (fweights, aweights) are refused at the
+  call. The diagonal of corrcoef is 1 (NumPy clips its result to [-1, 1]): its derivative
+  there is 0; where a variable is constant, corrcoef is nan and so is its derivative.
 """
 
 import gast
@@ -125,3 +129,68 @@ def trapezoid(r, y, x=None, dx=1.0, axis=-1):  # noqa: F811
 constraint(no_derivative_in("dx", why="the spacing of the samples is held constant"),
            np.trapezoid)
 shape_rule(shapes.reduction, np.trapezoid)
+
+
+def _one_array_of_variables(arguments, carries, resolve):
+    """np.cov and np.corrcoef of one array, without weights."""
+    for name in ("y", "fweights", "aweights"):
+        value = arguments.get(name)
+        if value is not None and not (isinstance(value, gast.Constant) and value.value is None):
+            return ("srcad differentiates np.cov and np.corrcoef of one array of variables, "
+                    "without %s" % name,
+                    "Stack the variables into one array (np.vstack([m, y]), or "
+                    "np.column_stack with rowvar=False)." if name == "y" else
+                    "Write the weighted covariance out with np.average and np.dot.")
+    return None
+
+
+# C = Xc Xcᵀ / (N - ddof), Xc = X less its rows' means: X̄ = (C̄ + C̄ᵀ) Xc / (N - ddof),
+# whose rows have mean 0 already (Xc's have), so the centering's adjoint leaves it as is
+@adjoint(np.cov)
+def cov(c, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
+    variables = rt.cov_variables(m, rowvar)
+    centered = variables - np.mean(variables, axis=1, keepdims=True)
+    square = np.reshape(d[c], rt.cov_shape(variables))
+    d[m] += rt.cov_variables_adjoint(np.matmul(square + np.transpose(square), centered)
+                                     / rt.cov_divisor(variables, bias, ddof), m, rowvar)
+
+
+@tangent(np.cov)
+def cov(c, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,  # noqa: F811
+        aweights=None, dtype=None):
+    variables = rt.cov_variables(m, rowvar)
+    product = np.matmul(rt.cov_variables(d[m], rowvar), np.transpose(
+        variables - np.mean(variables, axis=1, keepdims=True)))
+    d[c] = np.reshape((product + np.transpose(product)) / rt.cov_divisor(variables, bias, ddof),
+                      np.shape(c))
+
+
+# R = U Uᵀ, U the centered rows scaled to norm 1 (the normalization cancels): Ū = (R̄ + R̄ᵀ) U,
+# and through u = x / |x|, x̄ = (ū - u (u·ū)) / |x|, rows of mean 0 again
+@adjoint(np.corrcoef)
+def corrcoef(r, x, y=None, rowvar=True, dtype=None):
+    variables = rt.cov_variables(x, rowvar)
+    centered = variables - np.mean(variables, axis=1, keepdims=True)
+    lengths = np.sqrt(np.sum(centered * centered, axis=1, keepdims=True))
+    unit = centered / lengths
+    square = np.reshape(d[r], rt.cov_shape(variables))
+    unit_bar = np.matmul(square + np.transpose(square), unit)
+    d[x] += rt.cov_variables_adjoint(
+        (unit_bar - unit * np.sum(unit * unit_bar, axis=1, keepdims=True)) / lengths, x, rowvar)
+
+
+@tangent(np.corrcoef)
+def corrcoef(r, x, y=None, rowvar=True, dtype=None):  # noqa: F811
+    variables = rt.cov_variables(x, rowvar)
+    centered = variables - np.mean(variables, axis=1, keepdims=True)
+    lengths = np.sqrt(np.sum(centered * centered, axis=1, keepdims=True))
+    unit = centered / lengths
+    moved = rt.cov_variables(d[x], rowvar)
+    moved = moved - np.mean(moved, axis=1, keepdims=True)
+    product = np.matmul((moved - unit * np.sum(unit * moved, axis=1, keepdims=True)) / lengths,
+                        np.transpose(unit))
+    d[r] = np.reshape(product + np.transpose(product), np.shape(r))
+
+
+constraint(_one_array_of_variables, np.cov, np.corrcoef)

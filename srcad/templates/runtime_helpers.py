@@ -832,3 +832,9 @@ multilinear(rt.trapezoid_weights, parameters="y, x, dx, samples, axis=-1",
 multilinear(rt.trapezoid_weights_transpose, parameters="y, c, x, samples, axis=-1",
             transposes={"c": "np.broadcast_to(rt.trapezoid_weights(g, 1.0, samples, axis), "
                              "np.shape(c))"})
+# np.cov's and np.corrcoef's (srcad/templates/numpy_numerical.py): m as rows of variables
+linear(rt.cov_variables, parameters="y, m, rowvar=True",
+       transpose="rt.cov_variables_adjoint(g, m, rowvar)")
+linear(rt.cov_variables_adjoint, parameters="y, g, m, rowvar=True",
+       transpose="rt.cov_variables(g, rowvar)")
+nondifferentiable(rt.cov_shape, rt.cov_divisor)
