@@ -2096,3 +2096,12 @@ def cov_divisor(variables, bias=False, ddof=None):
     if ddof is None:
         ddof = 0 if bias else 1
     return np.shape(variables)[1] - ddof
+
+
+def logspace_log_base(base, y, axis=0):
+    """log(base) as np.logspace(start, stop, num, endpoint, base, dtype, axis) = y raises
+    it, broadcastable against y (an array base gets the new axis, as NumPy does)."""
+    log_base = np.log(base)
+    if np.ndim(log_base) == 0:
+        return log_base
+    return np.expand_dims(np.array(log_base, ndmin=np.ndim(y) - 1), axis)

@@ -3127,3 +3127,12 @@ def cov_helpers(m, g):
 case(np_cov, (anything,), [(3, 4), VECTOR])
 case(np_corrcoef, (anything,), [(3, 4)])
 case(cov_helpers, (anything, anything), [((3, 4), (4, 3))], (0, 1))
+
+
+def np_logspace(start, stop):
+    return np.concatenate([np.ravel(np.logspace(start, stop, 4)),
+                           np.ravel(np.logspace(start, stop, 3, False, 2.0, axis=-1)),
+                           np.ravel(np.logspace(start, stop, 3, base=np.array([2.0, 3.0, 0.5])))])
+
+
+case(np_logspace, (small, small), [(SCALAR, VECTOR), (COLUMN, ROW)], (0, 1))

@@ -122,6 +122,10 @@ def trapezoid_in_spacing(y, dx):
     return np.trapezoid(y, dx=dx)
 
 
+def logspace_in_base(start, base):
+    return np.sum(np.logspace(start, 2.0, 4, base=base + 2.0))
+
+
 @pytest.mark.parametrize("f, expected", [
     (cov_of_two, "of one array of variables, without y"),
     (weighted_cov, "without aweights"),
@@ -129,6 +133,7 @@ def trapezoid_in_spacing(y, dx):
     (interp_in_knots, "in its argument 'xp'"),
     (periodic_interp, "without a period only"),
     (trapezoid_in_spacing, "in its argument 'dx'"),
+    (logspace_in_base, "in its argument 'base'"),
 ])
 def test_arguments_without_a_derivative_are_refused_at_the_call(f, expected):
     args = (np.array([0.2, 0.9, 1.4]), np.array([0.0, 1.0, 2.0]))

@@ -506,6 +506,8 @@ AUDITED_NONDIFFERENTIABLE = {
     "srcad.runtime.polynomial_exponents": _HELPER,
     "srcad.runtime.cov_shape": _HELPER,
     "srcad.runtime.cov_divisor": _HELPER,
+    "srcad.runtime.logspace_log_base": "a constant's logarithm (np.logspace's base, held "
+                                       "constant)",
 }
 
 

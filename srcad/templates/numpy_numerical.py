@@ -1,5 +1,5 @@
 """NumPy's numerical routines: convolve and correlate (1-D, modes full, same, valid),
-polyval, interp, trapezoid, cov, corrcoef.
+polyval, interp, trapezoid, cov, corrcoef, logspace.
 
 np.convolve and np.correlate are bilinear in their operands. The result in a mode is a
 window of the full result (rt.convolution_padding: 'valid' takes the middle whichever
@@ -24,6 +24,8 @@ Points where srcad's derivative is not the function's (or the function has none)
   variables: a second array ``y`` and the weights (fweights, aweights) are refused at the
   call. The diagonal of corrcoef is 1 (NumPy clips its result to [-1, 1]): its derivative
   there is 0; where a variable is constant, corrcoef is nan and so is its derivative.
+* ``np.logspace(start, stop, ...)``: derivatives in start and stop (arrays too); the base
+  is held constant (an error at the call where a derivative would flow into it).
 """
 
 import gast
@@ -194,3 +196,25 @@ def corrcoef(r, x, y=None, rowvar=True, dtype=None):  # noqa: F811
 
 
 constraint(_one_array_of_variables, np.cov, np.corrcoef)
+
+
+# y = base ** linspace(start, stop, ...): dy = y log(base) d(linspace), whose adjoint is
+# linspace's (srcad/templates/numpy_creation.py)
+@adjoint(np.logspace)
+def logspace(y, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    d[start] += rt.unbroadcast(np.sum(d[y] * y * rt.logspace_log_base(base, y, axis)
+                                      * rt.linspace_weights(y, num, endpoint, axis, 0),
+                                      axis=axis), start)
+    d[stop] += rt.unbroadcast(np.sum(d[y] * y * rt.logspace_log_base(base, y, axis)
+                                     * rt.linspace_weights(y, num, endpoint, axis, 1),
+                                     axis=axis), stop)
+
+
+@tangent(np.logspace)
+def logspace(y, start, stop, num=50, endpoint=True, base=10.0, dtype=None,  # noqa: F811
+             axis=0):
+    d[y] = y * rt.logspace_log_base(base, y, axis) * np.linspace(d[start], d[stop], num,
+                                                                 endpoint, axis=axis)
+
+
+constraint(no_derivative_in("base", why="it is held constant"), np.logspace)

@@ -837,4 +837,4 @@ linear(rt.cov_variables, parameters="y, m, rowvar=True",
        transpose="rt.cov_variables_adjoint(g, m, rowvar)")
 linear(rt.cov_variables_adjoint, parameters="y, g, m, rowvar=True",
        transpose="rt.cov_variables(g, rowvar)")
-nondifferentiable(rt.cov_shape, rt.cov_divisor)
+nondifferentiable(rt.cov_shape, rt.cov_divisor, rt.logspace_log_base)
