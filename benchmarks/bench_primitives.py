@@ -64,6 +64,16 @@ RECIPES = {
     "ndarray.astype": lambda x, y: (x, np.float64),
     "a[index] (operator.getitem)": lambda x, y: (x, slice(None, None, 2)),
     "numpy.linalg.norm": lambda x, y: (x,),
+    # a signal and a short filter (a kernel of the size of the image: O(N^4) in direct mode)
+    "numpy.convolve": lambda x, y: (np.ravel(x), y[0, :16]),
+    "numpy.correlate": lambda x, y: (np.ravel(x), y[0, :16]),
+    "scipy.signal.convolve": lambda x, y: (x, y[:5, :5]),
+    "scipy.signal.correlate": lambda x, y: (x, y[:5, :5]),
+    "scipy.signal.convolve2d": lambda x, y: (x, y[:3, :3]),
+    "scipy.signal.correlate2d": lambda x, y: (x, y[:3, :3]),
+    "numpy.polyval": lambda x, y: (y[0, :6], x),
+    "numpy.interp": lambda x, y: (x, np.cumsum(y[0]) / x.shape[0], y[1]),
+    "numpy.logspace": lambda x, y: (x[0], y[0], x.shape[0]),
 }
 SKIPPED_MODULES = ("math", "builtins")
 

@@ -38,7 +38,9 @@ from srcad.vocabulary import multilinear
 
 VECTOR = shapes.Array((None,))
 
-# np.convolve takes a number for an operand as a vector of one element: np.ravel
+# np.convolve: the adjoint pads g back to the full result with zeros (rt.convolution_padding)
+# and correlates it with the other operand in 'valid' mode; a number for an operand is a
+# vector of one element (np.ravel)
 multilinear(np.convolve, parameters='y, a, v, mode="full"',
             transposes={"a": "np.reshape(np.correlate(np.pad(g, rt.convolution_padding("
                              "g, a, v, mode, 'numpy.convolve')), np.ravel(v), 'valid'), np.shape(a))",
@@ -90,6 +92,9 @@ def polyval(y, p, x):  # noqa: F811
 shape_rule(_shape_of_second, np.polyval)
 
 
+# np.interp, piecewise linear in x: the slope of x's segment (at a knot, of the segment to its
+# right; 0 at the last knot and beyond); linear in fp: rt.interp_transpose shares g between
+# the ends of x's segment
 @adjoint(np.interp)
 def interp(y, x, xp, fp, left=None, right=None, period=None):
     d[x] += d[y] * rt.interp_slope(x, xp, fp)

@@ -46,6 +46,8 @@ def _shape_of_first(in1, *rest, **kwargs):
 
 
 if signal is not None:
+    # convolve: the adjoint pads g back to the full result with zeros (rt.convolution_padding)
+    # and correlates it with the other operand in 'valid' mode
     multilinear(signal.convolve, parameters='y, in1, in2, mode="full", method="auto"',
                 transposes={
                     "in1": "signal.correlate(np.pad(g, rt.convolution_padding(g, in1, in2, "
@@ -63,6 +65,7 @@ if signal is not None:
                     "in2": "signal.correlate(in1, np.pad(g, rt.convolution_padding(g, in1, "
                            "in2, mode, 'scipy')), 'valid')"},
                 call="signal.correlate", shape=_shape_of_first)
+    # convolve2d as convolve, with boundary='fill' and fillvalue=0 only (refused otherwise)
     multilinear(signal.convolve2d,
                 parameters='y, in1, in2, mode="full", boundary="fill", fillvalue=0',
                 transposes={
@@ -71,6 +74,8 @@ if signal is not None:
                     "in2": "signal.correlate2d(np.pad(g, rt.convolution_padding(g, in1, in2, "
                            "mode, 'scipy')), in1, 'valid')"},
                 call="signal.convolve2d", shape=_shape_of_first)
+    # correlate2d as correlate, boundary='fill' and fillvalue=0 only; its 'same' window
+    # starts one element later than correlate's along an axis of even length
     multilinear(signal.correlate2d,
                 parameters='y, in1, in2, mode="full", boundary="fill", fillvalue=0',
                 transposes={
