@@ -72,7 +72,6 @@ RECIPES = {
     "scipy.signal.convolve2d": lambda x, y: (x, y[:3, :3]),
     "scipy.signal.correlate2d": lambda x, y: (x, y[:3, :3]),
     "numpy.polyval": lambda x, y: (y[0, :6], x),
-    "numpy.interp": lambda x, y: (x, np.cumsum(y[0]) / x.shape[0], y[1]),
     "numpy.logspace": lambda x, y: (x[0], y[0], x.shape[0]),
 }
 SKIPPED_MODULES = ("math", "builtins")
