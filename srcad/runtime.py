@@ -1961,37 +1961,37 @@ def polynomial_exponents(p):
     return np.arange(np.shape(p)[0] - 1, -1, -1, dtype=float)
 
 
-def _interp_segments(x, xp):
-    """For np.interp(x, xp, ...): the segment each x falls in (xp[j] <= x < xp[j + 1]), its
+def _interp_segments(x, knots):
+    """For np.interp(x, knots, ...): the segment each x falls in (knots[j] <= x < knots[j + 1]), its
     width, x's place in it (0 to 1), and where x is inside a segment at all."""
-    xp = np.asarray(xp, dtype=float)
-    segment = np.searchsorted(xp, x, side="right") - 1
-    inside = (segment >= 0) & (segment < xp.size - 1)
-    segment = np.clip(segment, 0, max(xp.size - 2, 0))
-    if xp.size < 2:
+    knots = np.asarray(knots, dtype=float)
+    segment = np.searchsorted(knots, x, side="right") - 1
+    inside = (segment >= 0) & (segment < knots.size - 1)
+    segment = np.clip(segment, 0, max(knots.size - 2, 0))
+    if knots.size < 2:
         return segment, np.ones(np.shape(segment)), np.zeros(np.shape(segment)), inside
-    width = xp[segment + 1] - xp[segment]
-    return segment, width, (x - xp[segment]) / width, inside
+    width = knots[segment + 1] - knots[segment]
+    return segment, width, (x - knots[segment]) / width, inside
 
 
 def _like_x(values, x):
     return np.float64(values) if np.ndim(x) == 0 else values
 
 
-def interp_slope(x, xp, fp):
-    """The slope of ``np.interp(x, xp, fp)`` at each x: its segment's, 0 outside xp's range.
+def interp_slope(x, knots, fp):
+    """The slope of ``np.interp(x, knots, fp)`` at each x: its segment's, 0 outside knots's range.
     At a knot, the slope of the segment to its right (at the last knot, 0)."""
-    segment, width, _, inside = _interp_segments(x, xp)
+    segment, width, _, inside = _interp_segments(x, knots)
     fp = np.asarray(fp)
     if fp.size < 2:
         return _like_x(np.zeros(np.shape(segment)), x)
     return _like_x(np.where(inside, (fp[segment + 1] - fp[segment]) / width, 0.0), x)
 
 
-def interp_slope_transpose(c, x, xp):
-    """Adjoint of ``interp_slope(x, xp, fp)`` in fp: each c spread onto its segment's ends."""
-    segment, width, _, inside = _interp_segments(x, xp)
-    count = np.size(xp)
+def interp_slope_transpose(c, x, knots):
+    """Adjoint of ``interp_slope(x, knots, fp)`` in fp: each c spread onto its segment's ends."""
+    segment, width, _, inside = _interp_segments(x, knots)
+    count = np.size(knots)
     share = np.ravel(np.broadcast_to(np.where(inside, c / width, 0.0), np.shape(segment)))
     flat = np.ravel(segment)
     if count < 2:
@@ -2000,33 +2000,33 @@ def interp_slope_transpose(c, x, xp):
             - np.bincount(flat, weights=share, minlength=count))
 
 
-def interp_linear(x, xp, f, left=None, right=None):
-    """The part of ``np.interp(x, xp, fp, left, right)`` that is linear in fp (a left or
+def interp_linear(x, knots, f, left=None, right=None):
+    """The part of ``np.interp(x, knots, fp, left, right)`` that is linear in fp (a left or
     right value given is a constant: 0 here)."""
-    return np.interp(x, xp, f, left=None if left is None else 0.0,
+    return np.interp(x, knots, f, left=None if left is None else 0.0,
                      right=None if right is None else 0.0)
 
 
-def interp_transpose(g, x, xp, left=None, right=None):
-    """Adjoint of ``np.interp(x, xp, fp, left, right)`` in fp: each g shared between the
-    ends of its x's segment; beyond xp's range, to the end whose value np.interp returns
-    (none when left, or right, is given; np.interp returns fp[-1] at x = xp[-1] always)."""
-    segment, _, place, inside = _interp_segments(x, xp)
-    count = np.size(xp)
-    g = np.ravel(np.broadcast_to(g, np.shape(segment)))
+def interp_transpose(c, x, knots, left=None, right=None):
+    """Adjoint of ``np.interp(x, knots, fp, left, right)`` in fp: each c shared between the
+    ends of its x's segment; beyond knots's range, to the end whose value np.interp returns
+    (none when left, or right, is given; np.interp returns fp[-1] at x = knots[-1] always)."""
+    segment, _, place, inside = _interp_segments(x, knots)
+    count = np.size(knots)
+    c = np.ravel(np.broadcast_to(c, np.shape(segment)))
     x = np.ravel(np.broadcast_to(x, np.shape(segment)))
     segment, place, inside = np.ravel(segment), np.ravel(place), np.ravel(inside)
-    last = np.asarray(xp)[-1]
+    last = np.asarray(knots)[-1]
     first_weight = np.where(inside, 1.0 - place, 0.0)
     last_weight = np.where(inside, place, 0.0)
-    result = (np.bincount(segment, weights=g * first_weight, minlength=count)
-              + np.bincount(np.minimum(segment + 1, count - 1), weights=g * last_weight,
+    result = (np.bincount(segment, weights=c * first_weight, minlength=count)
+              + np.bincount(np.minimum(segment + 1, count - 1), weights=c * last_weight,
                             minlength=count))
-    below = x < np.asarray(xp)[0]
+    below = x < np.asarray(knots)[0]
     if left is None:
-        result[0] += np.sum(g[below])
+        result[0] += np.sum(c[below])
     at_or_above = ~inside & ~below & ((x == last) | (right is None))
-    result[-1] += np.sum(g[at_or_above])
+    result[-1] += np.sum(c[at_or_above])
     return result
 
 
@@ -2077,10 +2077,11 @@ def cov_variables(m, rowvar=True):
     return variables if rowvar or np.ndim(m) == 1 else variables.T
 
 
-def cov_variables_adjoint(g, m, rowvar=True):
-    """Adjoint of ``cov_variables(m, rowvar)``: g, of its shape, back to m's."""
-    g = g if rowvar or np.ndim(m) == 1 else np.transpose(g)
-    return np.reshape(g, np.shape(m))
+def cov_variables_adjoint(cotangent, m, rowvar=True):
+    """Adjoint of ``cov_variables(m, rowvar)``: a cotangent of its shape back to m's."""
+    if not (rowvar or np.ndim(m) == 1):
+        cotangent = np.transpose(cotangent)
+    return np.reshape(cotangent, np.shape(m))
 
 
 def cov_shape(variables):

@@ -798,33 +798,33 @@ linear(rt.three_vectors, parameters="y, x, vector_axis=-1, axis=None", transpose
 nondifferentiable(rt.convolution_padding, rt.polynomial_exponents)
 # np.interp's helpers (srcad/templates/numpy_numerical.py): the slope is piecewise constant
 # in x (no derivative there), the linear part and its transpose move with x along a segment
-multilinear(rt.interp_slope, parameters="y, x, xp, fp",
-            transposes={"fp": "rt.interp_slope_transpose(g, x, xp)"})
-multilinear(rt.interp_slope_transpose, parameters="y, c, x, xp",
-            transposes={"c": "rt.interp_slope(x, xp, g)"})
+multilinear(rt.interp_slope, parameters="y, x, knots, fp",
+            transposes={"fp": "rt.interp_slope_transpose(g, x, knots)"})
+multilinear(rt.interp_slope_transpose, parameters="y, c, x, knots",
+            transposes={"c": "rt.interp_slope(x, knots, g)"})
 
 
 @adjoint(rt.interp_linear)
-def interp_linear(y, x, xp, f, left=None, right=None):
-    d[f] += rt.interp_transpose(d[y], x, xp, left, right)
-    d[x] += d[y] * rt.interp_slope(x, xp, f)
+def interp_linear(y, x, knots, f, left=None, right=None):
+    d[f] += rt.interp_transpose(d[y], x, knots, left, right)
+    d[x] += d[y] * rt.interp_slope(x, knots, f)
 
 
 @tangent(rt.interp_linear)
-def interp_linear(y, x, xp, f, left=None, right=None):  # noqa: F811
-    d[y] = rt.interp_linear(x, xp, d[f], left, right) + d[x] * rt.interp_slope(x, xp, f)
+def interp_linear(y, x, knots, f, left=None, right=None):  # noqa: F811
+    d[y] = rt.interp_linear(x, knots, d[f], left, right) + d[x] * rt.interp_slope(x, knots, f)
 
 
 @adjoint(rt.interp_transpose)
-def interp_transpose(y, g, x, xp, left=None, right=None):
-    d[g] += rt.unbroadcast(rt.interp_linear(x, xp, d[y], left, right), g)
-    d[x] += rt.unbroadcast(g * rt.interp_slope(x, xp, d[y]), x)
+def interp_transpose(y, c, x, knots, left=None, right=None):
+    d[c] += rt.unbroadcast(rt.interp_linear(x, knots, d[y], left, right), c)
+    d[x] += rt.unbroadcast(c * rt.interp_slope(x, knots, d[y]), x)
 
 
 @tangent(rt.interp_transpose)
-def interp_transpose(y, g, x, xp, left=None, right=None):  # noqa: F811
-    d[y] = rt.interp_transpose(d[g], x, xp, left, right) + rt.interp_slope_transpose(
-        g * d[x], x, xp)
+def interp_transpose(y, c, x, knots, left=None, right=None):  # noqa: F811
+    d[y] = rt.interp_transpose(d[c], x, knots, left, right) + rt.interp_slope_transpose(
+        c * d[x], x, knots)
 
 
 # np.trapezoid's weights, linear in x, and their transpose
@@ -836,6 +836,6 @@ multilinear(rt.trapezoid_weights_transpose, parameters="y, c, x, samples, axis=-
 # np.cov's and np.corrcoef's (srcad/templates/numpy_numerical.py): m as rows of variables
 linear(rt.cov_variables, parameters="y, m, rowvar=True",
        transpose="rt.cov_variables_adjoint(g, m, rowvar)")
-linear(rt.cov_variables_adjoint, parameters="y, g, m, rowvar=True",
+linear(rt.cov_variables_adjoint, parameters="y, cotangent, m, rowvar=True",
        transpose="rt.cov_variables(g, rowvar)")
 nondifferentiable(rt.cov_shape, rt.cov_divisor, rt.logspace_log_base)
