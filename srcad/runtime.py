@@ -2106,3 +2106,34 @@ def logspace_log_base(base, y, axis=0):
     if np.ndim(log_base) == 0:
         return log_base
     return np.expand_dims(np.array(log_base, ndmin=np.ndim(y) - 1), axis)
+
+
+def valid_correlation(big, small):
+    """``scipy.signal.correlate(big, small, 'valid')``, ``big`` at least as large as ``small``
+    along every axis (srcad/templates/scipy_signal.py: a convolution's adjoint). When small
+    is not tiny, by FFTs of big's size: the result is the start of the circular
+    correlation, which does not wrap there. (SciPy's FFT method pads both to the sum of
+    their sizes: 4 times the work in 2-D when both are large, as for a kernel's adjoint,
+    and its direct method is slower still.)"""
+    from scipy import fft, signal
+
+    big, small = np.asarray(big), np.asarray(small)
+    if small.size <= 64 or np.iscomplexobj(big) or np.iscomplexobj(small):
+        return signal.correlate(big, small, "valid")
+    sizes = [fft.next_fast_len(n, real=True) for n in big.shape]
+    product = fft.rfftn(big, sizes) * np.conj(fft.rfftn(small, sizes))
+    window = tuple(slice(0, b - s + 1) for b, s in zip(big.shape, small.shape))
+    return fft.irfftn(product, sizes)[window]
+
+
+def polyval_adjoint(g, x, like):
+    """Adjoint of ``np.polyval(p, x)`` in p, of ``like``'s length N: the sums of g times
+    x ** (N - 1), ..., x, 1, by N multiplications (no array of all the powers)."""
+    count = polynomial_exponents(like).size  # and the check that like is a vector
+    result = np.zeros(count)
+    term = np.broadcast_to(g, np.broadcast_shapes(np.shape(g), np.shape(x)))
+    for position in range(count - 1, -1, -1):
+        result[position] = np.sum(term)
+        if position:
+            term = term * x
+    return result

@@ -547,3 +547,11 @@ case(signal_convolve, (anything, anything), [((4, 3), (2, 2)), ((2, 3), (3, 4))]
 case(signal_correlate, (anything, anything), [((4, 3), (2, 2)), ((2,), (5,))], (0, 1))
 case(signal_convolve2d, (anything, anything), [((2, 3), (3, 4))], (0, 1))
 case(signal_correlate2d, (anything, anything), [((4, 3), (2, 2))], (0, 1))
+
+
+# the convolutions' adjoints' correlation: directly (a small operand) and by FFTs
+def valid_correlation(big, small):
+    return rt.valid_correlation(big, small)
+
+
+case(valid_correlation, (anything, anything), [((4, 3), (2, 2)), ((9, 9), (9, 8))], (0, 1))

@@ -3136,3 +3136,11 @@ def np_logspace(start, stop):
 
 
 case(np_logspace, (small, small), [(SCALAR, VECTOR), (COLUMN, ROW)], (0, 1))
+
+
+def polyval_adjoint(g, x, like):
+    return rt.polyval_adjoint(g, x, like)
+
+
+case(polyval_adjoint, (anything, anything, anything), [(FULL, FULL, (4,)), (SCALAR, SCALAR, (2,))],
+     (0, 1, 2), zero_derivative=(2,))

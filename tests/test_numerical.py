@@ -172,3 +172,19 @@ def test_polyval_second_order_at_zero_is_finite():
     assert np.all(np.isfinite(hessian))
     gradient = srcad.grad(polyval_at_zero, wrt=0)(p, x)
     assert_close(gradient, numeric_grad(polyval_at_zero, [p, x], 0))
+
+
+def smoothed(image, kernel):
+    return np.sum(np.sin(signal.convolve(image, kernel, "same"))
+                  * np.cos(signal.correlate(image, kernel, "valid")[0, 0]))
+
+
+def test_convolution_adjoints_by_ffts():
+    """Operands of more than 64 elements: rt.valid_correlation correlates by FFTs."""
+    pytest.importorskip("scipy.signal")
+    rng = np.random.default_rng(2)
+    image, kernel = rng.normal(size=(12, 10)), rng.normal(size=(9, 8))
+    gradients = srcad.grad(smoothed, wrt=(0, 1))(image, kernel)
+    for position in (0, 1):
+        assert_close(gradients[position], numeric_grad(smoothed, [image, kernel], position),
+                     atol=1e-6)

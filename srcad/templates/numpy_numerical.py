@@ -75,12 +75,11 @@ def _shape_of_second(first, second, *rest, **kwargs):
     return shapes.ANY_SCALAR if isinstance(second, shapes.Scalar) else second
 
 
-# y = p[0] x^(N-1) + ... + p[N-1]: linear in p (its adjoint: g against x's powers), and
-# dy/dx = polyval of the derivative's coefficients (np.power's derivative is exact at x = 0)
+# y = p[0] x^(N-1) + ... + p[N-1]: linear in p (its adjoint: g against x's powers,
+# rt.polyval_adjoint), and dy/dx = polyval of the derivative's coefficients
 @adjoint(np.polyval)
 def polyval(y, p, x):
-    d[p] += np.tensordot(d[y], np.power(np.expand_dims(x, -1), rt.polynomial_exponents(p)),
-                         np.ndim(d[y]))
+    d[p] += rt.polyval_adjoint(d[y], x, p)
     d[x] += d[y] * np.polyval(p[:-1] * rt.polynomial_exponents(p)[:-1], x)
 
 

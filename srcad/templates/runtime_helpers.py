@@ -796,6 +796,20 @@ linear(rt.residuals_like, parameters="y, row, residuals",
 linear(rt.three_vectors, parameters="y, x, vector_axis=-1, axis=None", transpose="g")
 # convolutions' pad widths, polyval's exponents (numpy_numerical.py, scipy_signal.py)
 nondifferentiable(rt.convolution_padding, rt.polynomial_exponents)
+# np.polyval's adjoint in p (srcad/templates/numpy_numerical.py): linear in g; in x, the
+# sums of g x^(k-1) weighted by k (one fewer coefficient), 0 for the constant term
+@adjoint(rt.polyval_adjoint)
+def polyval_adjoint(y, g, x, like):
+    d[g] += rt.unbroadcast(np.polyval(d[y], x), g)
+    d[x] += rt.unbroadcast(g * np.polyval(d[y][:-1] * rt.polynomial_exponents(like)[:-1], x), x)
+
+
+@tangent(rt.polyval_adjoint)
+def polyval_adjoint(y, g, x, like):  # noqa: F811
+    d[y] = rt.polyval_adjoint(d[g], x, like) + np.append(
+        rt.polynomial_exponents(like)[:-1] * rt.polyval_adjoint(g * d[x], x, like[:-1]), 0.0)
+
+
 # np.interp's helpers (srcad/templates/numpy_numerical.py): the slope is piecewise constant
 # in x (no derivative there), the linear part and its transpose move with x along a segment
 multilinear(rt.interp_slope, parameters="y, x, knots, fp",

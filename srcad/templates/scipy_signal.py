@@ -7,9 +7,10 @@ Each is bilinear in its two operands. Its result in a mode is a window of the fu
 'valid' swaps the operands when the second is the larger, 'same' centers in1's shape, and
 correlate2d centers it one element later than correlate along an axis of even length);
 the adjoint pads g back to the full result with zeros and correlates it with the other
-operand in 'valid' mode: a convolution or correlation again, so second order works
-through these same templates. ``method`` only changes how SciPy computes the result,
-not the derivative.
+operand in 'valid' mode (rt.valid_correlation: by FFTs of the padded g's size for operands
+of more than 64 elements, where SciPy's own methods would take several times longer): a
+convolution or correlation again, so second order works through these templates.
+``method`` only changes how SciPy computes the result, not the derivative.
 """
 
 import gast
@@ -47,23 +48,22 @@ def _shape_of_first(in1, *rest, **kwargs):
 
 if signal is not None:
     # convolve: the adjoint pads g back to the full result with zeros (rt.convolution_padding)
-    # and correlates it with the other operand in 'valid' mode
+    # and correlates it with the other operand in 'valid' mode (rt.valid_correlation)
     multilinear(signal.convolve, parameters='y, in1, in2, mode="full", method="auto"',
                 transposes={
-                    "in1": "signal.correlate(np.pad(g, rt.convolution_padding(g, in1, in2, "
-                           "mode, 'scipy')), in2, 'valid')",
-                    "in2": "signal.correlate(np.pad(g, rt.convolution_padding(g, in1, in2, "
-                           "mode, 'scipy')), in1, 'valid')"},
+                    "in1": "rt.valid_correlation(np.pad(g, rt.convolution_padding(g, in1, in2, "
+                           "mode, 'scipy')), in2)",
+                    "in2": "rt.valid_correlation(np.pad(g, rt.convolution_padding(g, in1, in2, "
+                           "mode, 'scipy')), in1)"},
                 call="signal.convolve", shape=_shape_of_first)
     # correlate(in1, in2) is the convolution of in1 with in2 reversed: in2's adjoint is
-    # reversed back, which correlate(in1, padded g, 'valid') does (SciPy swaps the operands
-    # in 'valid' mode when the second is the larger, and reverses the result)
+    # reversed back
     multilinear(signal.correlate, parameters='y, in1, in2, mode="full", method="auto"',
                 transposes={
-                    "in1": "signal.convolve(np.pad(g, rt.convolution_padding(g, in1, in2, "
-                           "mode, 'scipy')), in2, 'valid')",
-                    "in2": "signal.correlate(in1, np.pad(g, rt.convolution_padding(g, in1, "
-                           "in2, mode, 'scipy')), 'valid')"},
+                    "in1": "rt.valid_correlation(np.pad(g, rt.convolution_padding(g, in1, in2, "
+                           "mode, 'scipy')), np.flip(in2))",
+                    "in2": "np.flip(rt.valid_correlation(np.pad(g, rt.convolution_padding(g, "
+                           "in1, in2, mode, 'scipy')), in1))"},
                 call="signal.correlate", shape=_shape_of_first)
     # convolve2d as convolve, with boundary='fill' and fillvalue=0 only (refused otherwise)
     multilinear(signal.convolve2d,
@@ -85,3 +85,8 @@ if signal is not None:
                            "in2, mode, 'correlate2d')), 'valid')"},
                 call="signal.correlate2d", shape=_shape_of_first)
     constraint(_filled_with_zeros, signal.convolve2d, signal.correlate2d)
+    # the adjoints' correlation (srcad.runtime), bilinear: big's adjoint is the full
+    # convolution of small with g, small's the correlation of big with g
+    multilinear(rt.valid_correlation, parameters="y, big, small",
+                transposes={"big": "signal.convolve(small, g)",
+                            "small": "rt.valid_correlation(big, g)"})
