@@ -188,3 +188,15 @@ def test_convolution_adjoints_by_ffts():
     for position in (0, 1):
         assert_close(gradients[position], numeric_grad(smoothed, [image, kernel], position),
                      atol=1e-6)
+
+
+def filtered(image, kernel):
+    return np.sum(signal.convolve(image, kernel, "same") ** 2
+                  + np.convolve(image[0], kernel[0])[0])
+
+
+def test_specialized_code_of_full_and_same_modes_has_no_unbroadcast():
+    """The shape rules know which axes of a 'full' or 'same' result have length 1."""
+    pytest.importorskip("scipy.signal")
+    source = srcad.grad(filtered, wrt=(0, 1)).source_for(np.ones((5, 4)), np.ones((3, 2)))
+    assert "rt.unbroadcast" not in source, source

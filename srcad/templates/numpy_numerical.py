@@ -36,7 +36,49 @@ from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
 from srcad.vocabulary import multilinear
 
-VECTOR = shapes.Array((None,))
+def _length_is_one(mode, first, second):
+    """Whether an axis of a convolution's result in ``mode`` has length 1, from whether the
+    operands' have (True, False, or None: unknown): 'full' n + m - 1 and NumPy's 'same'
+    max(n, m) are 1 when both are; 'valid' |n - m| + 1 when both are, not when only one is;
+    SciPy's 'same' has in1's length."""
+    if mode in ("full", "numpy same"):
+        if first is False or second is False:
+            return False
+        return True if first and second else None
+    if mode == "valid":
+        if first is None or second is None or (first is False and second is False):
+            return None
+        return first and second
+    return first  # SciPy's 'same'
+
+
+def convolution_shape(in1, in2, mode, same="scipy"):
+    """The abstract result of a convolution or correlation of in1 and in2 in ``mode`` (a
+    shapes.Known, or unknown): arrays of in1's rank, each axis 1 or not when the operands'
+    tell (``same``: "numpy" for np.convolve's and np.correlate's 'same', the longer's)."""
+    in1, in2 = shapes.plain(in1), shapes.plain(in2)
+    if isinstance(in1, shapes.Scalar):
+        in1 = shapes.Array((True,))
+    if isinstance(in2, shapes.Scalar):
+        in2 = shapes.Array((True,))
+    if not isinstance(in1, shapes.Array):
+        return shapes.UNKNOWN
+    mode = mode.value if isinstance(mode, shapes.Known) else None
+    mode = {0: "valid", 1: "same", 2: "full"}.get(mode, mode) if not isinstance(mode, str) \
+        else mode
+    if (not isinstance(in2, shapes.Array) or in2.ndim != in1.ndim
+            or mode not in ("full", "same", "valid")):
+        return shapes.Array((None,) * in1.ndim)
+    if mode == "same" and same == "numpy":
+        mode = "numpy same"
+    return shapes.Array(tuple(_length_is_one(mode, a, b) for a, b in zip(in1.ones, in2.ones)))
+
+
+def _numpy_convolution_shape(default_mode):
+    def rule(a, v, mode=shapes.Known(default_mode), *rest, **kwargs):
+        return convolution_shape(a, v, mode, same="numpy")
+    return rule
+
 
 # np.convolve: the adjoint pads g back to the full result with zeros (rt.convolution_padding)
 # and correlates it with the other operand in 'valid' mode; a number for an operand is a
@@ -46,7 +88,7 @@ multilinear(np.convolve, parameters='y, a, v, mode="full"',
                              "g, a, v, mode, 'numpy.convolve')), np.ravel(v), 'valid'), np.shape(a))",
                         "v": "np.reshape(np.correlate(np.pad(g, rt.convolution_padding("
                              "g, a, v, mode, 'numpy.convolve')), np.ravel(a), 'valid'), np.shape(v))"},
-            shape=lambda *args, **kwargs: VECTOR)
+            shape=_numpy_convolution_shape("full"))
 # np.correlate(a, v) is the convolution of a with v reversed: v's adjoint is reversed back,
 # which np.correlate(a, padded g, 'valid') does (NumPy reverses the result when the second
 # operand is the longer)
@@ -55,7 +97,7 @@ multilinear(np.correlate, parameters='y, a, v, mode="valid"',
                              "g, a, v, mode, 'numpy.correlate')), v, 'valid'), np.shape(a))",
                         "v": "np.reshape(np.correlate(a, np.pad(g, rt.convolution_padding("
                              "g, a, v, mode, 'numpy.correlate')), 'valid'), np.shape(v))"},
-            shape=lambda *args, **kwargs: VECTOR)
+            shape=_numpy_convolution_shape("valid"))
 
 
 def no_derivative_in(*names, why):

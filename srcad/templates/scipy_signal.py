@@ -18,7 +18,8 @@ import numpy as np  # noqa: F401 - the templates' np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import constraint, shape_rule
+from srcad.registry import constraint
+from srcad.templates.numpy_numerical import convolution_shape
 from srcad.vocabulary import multilinear
 
 try:
@@ -40,10 +41,9 @@ def _filled_with_zeros(arguments, carries, resolve):
             "and call it with mode='valid'.")
 
 
-def _shape_of_first(in1, *rest, **kwargs):
-    """The rank of in1; each length depends on the mode and on both operands."""
-    in1 = shapes.plain(in1)
-    return shapes.Array((None,) * in1.ndim) if isinstance(in1, shapes.Array) else shapes.UNKNOWN
+def _shape_of_first(in1, in2, mode=shapes.Known("full"), *rest, **kwargs):
+    """in1's rank; each axis of length 1 or not when the operands' tell."""
+    return convolution_shape(in1, in2, mode)
 
 
 if signal is not None:
