@@ -862,3 +862,25 @@ def test_a_list_display_given_to_a_ufunc_is_differentiated_as_an_array():
     TypeError): a list or tuple display given to a ufunc is now made an array where it is
     written (normalize/to_anf.ufunc_displays_as_arrays), as NumPy itself does."""
     check_all_modes(squares_a_list_display, [np.array([0.3, 0.7, 0.2, 0.9])], 0)
+
+
+def clip_with_crossed_bounds(x, low, high):
+    return np.sum(np.clip(x, low, high) * np.array([1.0, 2.0, 3.0]))
+
+
+def clip_method_with_crossed_bounds(x, low, high):
+    return np.sum(np.sin(x.clip(low, high)) * np.array([1.0, 2.0, 3.0]))
+
+
+@pytest.mark.parametrize("function", [clip_with_crossed_bounds, clip_method_with_crossed_bounds])
+def test_clip_with_its_low_bound_above_its_high_one(function):
+    """np.clip(x, 0.7, 0.3) is 0.3 everywhere (minimum(maximum(x, low), high)); the
+    templates assumed low <= high and gave low the derivative where x < low and high only
+    where x > high: 3.0 and 5.0 where they are 0 and 6, silently. The low bound now gets it
+    only where the result is low, the high one where x is above it or the bounds cross."""
+    args = [np.array([0.1, 0.5, 0.9]), 0.7, 0.3]
+    for position in range(3):
+        check_all_modes(function, args, position)
+    args = [np.array([0.1, 0.5, 0.9]), 0.3, 0.7]  # ordered bounds: unchanged
+    for position in range(3):
+        check_all_modes(function, args, position)

@@ -278,6 +278,50 @@ def _items(forward_only=None):
 REVERSIBLE = _items(forward_only=False)
 ALL = _items()
 
+# Second order along the specialized path generates code for every combination (the
+# suite's largest cost): the suite takes, for each case, a set of combinations in which
+# every operand takes each of its shapes at least once, and the single operands and all of
+# them together. ``SRCAD_COMBOS=full`` runs every combination and subset (a script run:
+# ``SRCAD_COMBOS=full python -m pytest tests/test_template_combos.py``).
+FULL = os.environ.get("SRCAD_COMBOS") == "full"
+
+
+def covering(combos) -> list:
+    """Indices of combinations in which each position takes each of its shapes (greedy)."""
+    def pairs(combo):
+        return {(position, repr(shape)) for position, shape in enumerate(combo)}
+
+    needed = set().union(*map(pairs, combos))
+    chosen = []
+    while needed:
+        best = max((i for i in range(len(combos)) if i not in chosen),
+                   key=lambda i: (len(needed & pairs(combos[i])), -i))
+        chosen.append(best)
+        needed -= pairs(combos[best])
+    return sorted(chosen)
+
+
+@functools.lru_cache(maxsize=None)
+def _covering_of(case_index):
+    return covering(CASES[case_index].combos)
+
+
+def _second_order_items():
+    items = []
+    for item in ALL:
+        case_index, combo_index, subset = item.values
+        case = CASES[case_index]
+        sampled = FULL or (combo_index in _covering_of(case_index) and (
+            len(subset) == 1 or tuple(subset) == case.subsets()[-1]))
+        for path in PATHS:
+            if path == "generic" or sampled:
+                items.append(pytest.param(case_index, combo_index, subset, path,
+                                          id="%s-%s" % (item.id, path)))
+    return items
+
+
+SECOND_ORDER = _second_order_items()
+
 
 def _vacuous(case, subset, values):
     """True if, with every operand differentiated, no derivative that should be is nonzero.
@@ -339,8 +383,7 @@ def test_forward(case_index, combo_index, subset, path):
         % (lhs, rhs))
 
 
-@pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("case_index, combo_index, subset", ALL)
+@pytest.mark.parametrize("case_index, combo_index, subset, path", SECOND_ORDER)
 def test_second_order(case_index, combo_index, subset, path):
     case = CASES[case_index]
     args, cotangent = inputs(case_index, combo_index)
@@ -440,6 +483,9 @@ def test_cases_cover_broadcasting_and_second_order():
     assert len(REVERSIBLE) > 1000
     binary = [c for c in CASES if c.name == "mul"][0]
     assert len(binary.combos) >= 25 and binary.subsets() == [(0,), (1,), (0, 1)]
+    assert len(SECOND_ORDER) > 1.5 * len(ALL)  # the generic path: every item
+    shapes_of_first = {repr(binary.combos[i][0]) for i in covering(binary.combos)}
+    assert shapes_of_first == {repr(combo[0]) for combo in binary.combos}
 
 
 # ------------------------------------------ what is declared non-differentiable
@@ -501,6 +547,7 @@ AUDITED_NONDIFFERENTIABLE = {
                      "numpy.lexsort", "numpy.count_nonzero"], _INTEGERS),
     "numpy.isin": _BOOLEAN,
     "srcad.runtime.choice_masks": _BOOLEAN,
+    "srcad.runtime.clipped_to_max": _BOOLEAN,
     **dict.fromkeys(["srcad.runtime.tensordot_adjoint_axes", "srcad.runtime.inner_axes",
                      "srcad.runtime.kron_plan", "srcad.runtime.einsum_specs"], _HELPER),
     "srcad.runtime.convolution_padding": _HELPER,
