@@ -36,6 +36,9 @@ from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
 from srcad.vocabulary import multilinear
 
+_FULL, _VALID = shapes.Known("full"), shapes.Known("valid")
+
+
 def _length_is_one(mode, first, second):
     """Whether an axis of a convolution's result in ``mode`` has length 1, from whether the
     operands' have (True, False, or None: unknown): 'full' n + m - 1 and NumPy's 'same'
@@ -75,7 +78,7 @@ def convolution_shape(in1, in2, mode, same="scipy"):
 
 
 def _numpy_convolution_shape(default_mode):
-    def rule(a, v, mode=shapes.Known(default_mode), *rest, **kwargs):
+    def rule(a, v, mode=default_mode, *rest, **kwargs):
         return convolution_shape(a, v, mode, same="numpy")
     return rule
 
@@ -88,7 +91,7 @@ multilinear(np.convolve, parameters='y, a, v, mode="full"',
                              "g, a, v, mode, 'numpy.convolve')), np.ravel(v), 'valid'), np.shape(a))",
                         "v": "np.reshape(np.correlate(np.pad(g, rt.convolution_padding("
                              "g, a, v, mode, 'numpy.convolve')), np.ravel(a), 'valid'), np.shape(v))"},
-            shape=_numpy_convolution_shape("full"))
+            shape=_numpy_convolution_shape(_FULL))
 # np.correlate(a, v) is the convolution of a with v reversed: v's adjoint is reversed back,
 # which np.correlate(a, padded g, 'valid') does (NumPy reverses the result when the second
 # operand is the longer)
@@ -97,7 +100,7 @@ multilinear(np.correlate, parameters='y, a, v, mode="valid"',
                              "g, a, v, mode, 'numpy.correlate')), v, 'valid'), np.shape(a))",
                         "v": "np.reshape(np.correlate(a, np.pad(g, rt.convolution_padding("
                              "g, a, v, mode, 'numpy.correlate')), 'valid'), np.shape(v))"},
-            shape=_numpy_convolution_shape("valid"))
+            shape=_numpy_convolution_shape(_VALID))
 
 
 def no_derivative_in(*names, why):

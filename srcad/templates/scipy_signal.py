@@ -35,13 +35,16 @@ def _filled_with_zeros(arguments, carries, resolve):
     if (isinstance(boundary, gast.Constant) and boundary.value == "fill"
             and isinstance(fillvalue, gast.Constant) and fillvalue.value == 0):
         return None
-    return ("srcad differentiates scipy.signal.convolve2d and correlate2d with "
-            "boundary='fill' and fillvalue=0 only",
-            "Pad the image yourself (np.pad with mode 'wrap' or 'symmetric', or a constant) "
-            "and call it with mode='valid'.")
+    return (("srcad differentiates scipy.signal.convolve2d and correlate2d with "
+             "boundary='fill' and fillvalue=0 only"),
+            ("Pad the image yourself (np.pad with mode 'wrap' or 'symmetric', or a constant) "
+             "and call it with mode='valid'."))
 
 
-def _shape_of_first(in1, in2, mode=shapes.Known("full"), *rest, **kwargs):
+_FULL = shapes.Known("full")
+
+
+def _shape_of_first(in1, in2, mode=_FULL, *rest, **kwargs):
     """in1's rank; each axis of length 1 or not when the operands' tell."""
     return convolution_shape(in1, in2, mode)
 
