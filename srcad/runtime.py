@@ -2144,3 +2144,17 @@ def polyval_adjoint(g, x, like):
         if position:
             term = term * x
     return result
+
+
+def item_index(x, args):
+    """The index ``x.item(*args)`` reads, as a tuple (for its adjoint, rt.unindex)."""
+    shape = np.shape(x)
+    if not args:
+        if np.size(x) != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return (0,) * len(shape)
+    if len(args) == 1 and isinstance(args[0], tuple):
+        return args[0]
+    if len(args) == 1:
+        return np.unravel_index(args[0] % max(np.size(x), 1), shape)
+    return tuple(args)

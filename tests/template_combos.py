@@ -3138,3 +3138,104 @@ def polyval_adjoint(g, x, like):
 
 case(polyval_adjoint, (anything, anything, anything), [(FULL, FULL, (4,))], (0, 1, 2),
      zero_derivative=(2,))
+
+
+# ---- nanvar, nanstd, nanprod, nancumsum, nancumprod (srcad/templates/numpy_reductions.py)
+
+_NANS = np.array([[True, False, False], [False, False, True]])
+
+
+def nanvar_of_nans(x):
+    return np.nanvar(np.where(_NANS, np.nan, x), axis=1, ddof=1)
+
+
+def nanvar_all(x):
+    return np.nanvar(x)
+
+
+def nanstd_of_nans(x):
+    return np.nanstd(np.where(_NANS, np.nan, x), axis=0, keepdims=True)
+
+
+def nanstd_all(x):
+    return np.nanstd(x, ddof=1)
+
+
+def nanprod_of_nans(x):
+    return np.nanprod(np.where(_NANS, np.nan, x), axis=1)
+
+
+def nanprod_all(x):
+    return np.nanprod(x)
+
+
+def nancumsum_of_nans(x):
+    return np.nancumsum(np.where(_NANS, np.nan, x), axis=1)
+
+
+def nancumsum_flat(x):
+    return np.nancumsum(x)
+
+
+def nancumprod_of_nans(x):
+    return np.nancumprod(np.where(_NANS, np.nan, x), axis=0)
+
+
+def nancumprod_flat(x):
+    return np.nancumprod(x)
+
+
+case(nanvar_of_nans, (anything,), [FULL])
+case(nanvar_all, (anything,), [VECTOR, FULL])
+case(nanstd_of_nans, (anything,), [FULL])
+case(nanstd_all, (anything,), [VECTOR, FULL])
+case(nanprod_of_nans, (with_zeros,), [FULL])
+case(nanprod_all, (anything,), [VECTOR, FULL])
+case(nancumsum_of_nans, (anything,), [FULL])
+case(nancumsum_flat, (anything,), [VECTOR, FULL])
+case(nancumprod_of_nans, (with_zeros,), [FULL])
+case(nancumprod_flat, (anything,), [VECTOR, FULL])
+
+
+# ---- x.item(...) (srcad/templates/numpy_shape.py)
+
+
+def item_flat(x):
+    return x.item(2) * x.item(-1)
+
+
+def item_position(x):
+    return x.item(1, 2) + x.item((0, 1)) ** 2
+
+
+def item_of_one(x):
+    return x.item() ** 3
+
+
+case(item_flat, (anything,), [VECTOR, FULL], wrap="math")
+case(item_position, (anything,), [FULL], wrap="math")
+case(item_of_one, (anything,), [(1,), (1, 1)], wrap="math")
+
+
+# ---- np.einsum of more than three operands: normalize/to_anf.einsum_in_steps chains einsums
+# of two (each operand's derivative through the chain)
+
+
+def einsum_chain_of_four(a, b, c, e):
+    return np.einsum("ij,jk,kl,lm->im", a, b, c, e)
+
+
+def einsum_implicit_of_four(a, b, c, e):
+    return np.einsum("ij,jk,kl,li", a, b, c, e)
+
+
+def einsum_ellipsis_of_five(a, b, c, e, f):
+    return np.einsum("...i,i,ij,j,jj->...", a, b, c, e, f)
+
+
+case(einsum_chain_of_four, (anything,) * 4, [((2, 3), (3, 3), (3, 2), (2, 2))],
+     differentiable=(1, 3))
+case(einsum_implicit_of_four, (anything,) * 4, [((2, 3), (3, 2), (2, 2), (2, 2))],
+     differentiable=(0, 2))
+case(einsum_ellipsis_of_five, (anything,) * 5, [((2, 3), (3,), (3, 2), (2,), (2, 2))],
+     differentiable=(0, 4))

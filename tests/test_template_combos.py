@@ -548,6 +548,7 @@ AUDITED_NONDIFFERENTIABLE = {
     "numpy.isin": _BOOLEAN,
     "srcad.runtime.choice_masks": _BOOLEAN,
     "srcad.runtime.clipped_to_max": _BOOLEAN,
+    "srcad.runtime.item_index": _HELPER,
     **dict.fromkeys(["srcad.runtime.tensordot_adjoint_axes", "srcad.runtime.inner_axes",
                      "srcad.runtime.kron_plan", "srcad.runtime.einsum_specs"], _HELPER),
     "srcad.runtime.convolution_padding": _HELPER,
