@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import statistics
 import sys
 import tempfile
 import timeit
@@ -105,6 +104,15 @@ RECIPES = {
     "scipy.stats.dirichlet.logpdf": lambda x, y: (x / x.sum(axis=0), 1.0 + y[:, 0]),
     "scipy.stats.multivariate_normal.logpdf": lambda x, y: (
         x, y[0], _positive_definite(y)),
+    # a signal and a short filter (a kernel of the size of the image: O(N^4) in direct mode)
+    "numpy.convolve": lambda x, y: (np.ravel(x), y[0, :16]),
+    "numpy.correlate": lambda x, y: (np.ravel(x), y[0, :16]),
+    "scipy.signal.convolve": lambda x, y: (x, y[:5, :5]),
+    "scipy.signal.correlate": lambda x, y: (x, y[:5, :5]),
+    "scipy.signal.convolve2d": lambda x, y: (x, y[:3, :3]),
+    "scipy.signal.correlate2d": lambda x, y: (x, y[:3, :3]),
+    "numpy.polyval": lambda x, y: (y[0, :6], x),
+    "numpy.logspace": lambda x, y: (x[0], y[0], x.shape[0]),
 }
 
 

@@ -2233,6 +2233,251 @@ def band_of(dense, l_and_u):
         rows, columns = steps[:length] + max(-offset, 0), steps[:length] + max(offset, 0)
         ab[row, columns] = dense[rows, columns]
     return ab
+# ---- convolutions and correlations (srcad/templates/numpy_numerical.py, scipy_signal.py)
+# A convolution's result in a mode is a window of its full result; its adjoint zero-pads
+# g back to the full result's shape and correlates that with the other operand ('valid')
+
+_NUMPY_MODES = {0: "valid", 1: "same", 2: "full"}
+
+
+def _mode_name(mode):
+    """NumPy's mode may be given by number (0 'valid', 1 'same', 2 'full')."""
+    return _NUMPY_MODES.get(mode, mode) if not isinstance(mode, str) else mode
+
+
+def _window_starts(shape1, shape2, mode, convention):
+    """Per axis, where the result of a convolution of operands of shapes ``shape1`` and
+    ``shape2`` in ``mode`` starts in their full convolution (for a correlation: in the full
+    convolution with the second operand reversed). In 'valid' mode that is the smaller
+    length less one, whichever operand it belongs to; in 'same' mode the libraries differ
+    for even lengths:
+
+    * "scipy" (scipy.signal.convolve, correlate, convolve2d): the result has in1's shape,
+      centered: (m - 1) // 2, m the length of in2;
+    * "correlate2d" (scipy.signal.correlate2d): m // 2;
+    * "numpy.convolve": the result has the longer length, (shorter - 1) // 2;
+    * "numpy.correlate": (m - 1) // 2 when a is the longer, n // 2 when v is (NumPy
+      correlates v with a and reverses the result), n = len(a), m = len(v).
+    """
+    mode = _mode_name(mode)
+    starts = []
+    for n, m in zip(shape1, shape2):
+        if mode == "full":
+            starts.append(0)
+        elif mode == "valid":
+            starts.append(min(n, m) - 1)
+        elif mode != "same":
+            raise ValueError("unknown convolution mode %r" % (mode,))
+        elif convention == "numpy.convolve":
+            starts.append((min(n, m) - 1) // 2)
+        elif convention == "numpy.correlate" and m > n:
+            starts.append(n // 2)
+        elif convention == "correlate2d":
+            starts.append(m // 2)
+        else:
+            starts.append((m - 1) // 2)
+    return starts
+
+
+def convolution_padding(g, in1, in2, mode, convention):
+    """The pad widths that put ``g``, the adjoint of a convolution's (or correlation's) result
+    in ``mode``, in its place in the full result (zeros elsewhere): np.pad's pad_width.
+    ``convention`` says where each library's 'same' window starts (_window_starts)."""
+    shape1, shape2 = np.shape(in1) or (1,), np.shape(in2) or (1,)
+    starts = _window_starts(shape1, shape2, mode, convention)
+    return tuple((start, n + m - 1 - start - length) for start, n, m, length in zip(
+        starts, shape1, shape2, np.shape(g) or (1,)))
+
+
+# ---- polynomials, interpolation, quadrature (srcad/templates/numpy_numerical.py)
+
+
+def polynomial_exponents(p):
+    """The power of x each coefficient of ``np.polyval(p, x)`` multiplies: N - 1, ..., 1, 0."""
+    if np.ndim(p) != 1:
+        raise UnsupportedOperationError(
+            "srcad differentiates np.polyval with a vector of coefficients only, not an "
+            "array of shape %s" % (np.shape(p),), None,
+            "Evaluate each polynomial separately, or write Horner's scheme out.")
+    return np.arange(np.shape(p)[0] - 1, -1, -1, dtype=float)
+
+
+def _interp_segments(x, knots):
+    """For np.interp(x, knots, ...): the segment each x falls in (knots[j] <= x < knots[j + 1]), its
+    width, x's place in it (0 to 1), and where x is inside a segment at all."""
+    knots = np.asarray(knots, dtype=float)
+    segment = np.searchsorted(knots, x, side="right") - 1
+    inside = (segment >= 0) & (segment < knots.size - 1)
+    segment = np.clip(segment, 0, max(knots.size - 2, 0))
+    if knots.size < 2:
+        return segment, np.ones(np.shape(segment)), np.zeros(np.shape(segment)), inside
+    width = knots[segment + 1] - knots[segment]
+    return segment, width, (x - knots[segment]) / width, inside
+
+
+def _like_x(values, x):
+    return np.float64(values) if np.ndim(x) == 0 else values
+
+
+def interp_slope(x, knots, fp):
+    """The slope of ``np.interp(x, knots, fp)`` at each x: its segment's, 0 outside knots's range.
+    At a knot, the slope of the segment to its right (at the last knot, 0)."""
+    segment, width, _, inside = _interp_segments(x, knots)
+    fp = np.asarray(fp)
+    if fp.size < 2:
+        return _like_x(np.zeros(np.shape(segment)), x)
+    return _like_x(np.where(inside, (fp[segment + 1] - fp[segment]) / width, 0.0), x)
+
+
+def interp_slope_transpose(c, x, knots):
+    """Adjoint of ``interp_slope(x, knots, fp)`` in fp: each c spread onto its segment's ends."""
+    segment, width, _, inside = _interp_segments(x, knots)
+    count = np.size(knots)
+    share = np.ravel(np.broadcast_to(np.where(inside, c / width, 0.0), np.shape(segment)))
+    flat = np.ravel(segment)
+    if count < 2:
+        return np.zeros(count)
+    return (np.bincount(flat + 1, weights=share, minlength=count)
+            - np.bincount(flat, weights=share, minlength=count))
+
+
+def interp_linear(x, knots, f, left=None, right=None):
+    """The part of ``np.interp(x, knots, fp, left, right)`` that is linear in fp (a left or
+    right value given is a constant: 0 here)."""
+    return np.interp(x, knots, f, left=None if left is None else 0.0,
+                     right=None if right is None else 0.0)
+
+
+def interp_transpose(c, x, knots, left=None, right=None):
+    """Adjoint of ``np.interp(x, knots, fp, left, right)`` in fp: each c shared between the
+    ends of its x's segment; beyond knots's range, to the end whose value np.interp returns
+    (none when left, or right, is given; np.interp returns fp[-1] at x = knots[-1] always)."""
+    segment, _, place, inside = _interp_segments(x, knots)
+    count = np.size(knots)
+    c = np.ravel(np.broadcast_to(c, np.shape(segment)))
+    x = np.ravel(np.broadcast_to(x, np.shape(segment)))
+    segment, place, inside = np.ravel(segment), np.ravel(place), np.ravel(inside)
+    last = np.asarray(knots)[-1]
+    first_weight = np.where(inside, 1.0 - place, 0.0)
+    last_weight = np.where(inside, place, 0.0)
+    result = (np.bincount(segment, weights=c * first_weight, minlength=count)
+              + np.bincount(np.minimum(segment + 1, count - 1), weights=c * last_weight,
+                            minlength=count))
+    below = x < np.asarray(knots)[0]
+    if left is None:
+        result[0] += np.sum(c[below])
+    at_or_above = ~inside & ~below & ((x == last) | (right is None))
+    result[-1] += np.sum(c[at_or_above])
+    return result
+
+
+def _along_axis_shape(axis, ndim, length):
+    """A shape of ``ndim`` dimensions, ``length`` along ``axis``, 1 elsewhere."""
+    shape = [1] * ndim
+    shape[axis] = length
+    return tuple(shape)
+
+
+def trapezoid_weights(x, dx, samples, axis=-1):
+    """``np.trapezoid(samples, x, dx, axis)`` is ``np.sum(samples * w, axis)``: the weights
+    w, half the widths of the intervals on each side of a sample (x's, or dx when x is
+    None), broadcastable against samples. Linear in x."""
+    ndim = max(np.ndim(samples), np.ndim(x) if x is not None else 0)
+    if x is None or np.ndim(x) == 1:
+        count = np.shape(samples)[axis] if x is None else np.shape(x)[0]
+        widths = np.full(count - 1, dx, dtype=float) if x is None else np.diff(x)
+        weights = 0.5 * (np.pad(widths, (0, 1)) + np.pad(widths, (1, 0)))
+        return np.reshape(weights, _along_axis_shape(axis, ndim, count))
+    widths = np.diff(x, axis=axis)
+    before, after = [(0, 0)] * np.ndim(x), [(0, 0)] * np.ndim(x)
+    before[axis], after[axis] = (1, 0), (0, 1)
+    return 0.5 * (np.pad(widths, after) + np.pad(widths, before))
+
+
+def trapezoid_weights_transpose(c, x, samples, axis=-1):
+    """Adjoint of ``trapezoid_weights(x, dx, samples, axis)`` in x (not None), for ``c`` of
+    the weights' shape or broadcast with samples'."""
+    ndim = np.ndim(c)
+    if np.ndim(x) == 1:
+        c = np.sum(c, axis=tuple(a for a in range(ndim) if a != axis % ndim))
+        axis = 0
+    halves = 0.5 * (np.take(c, np.arange(np.shape(c)[axis] - 1), axis)
+                    + np.take(c, np.arange(1, np.shape(c)[axis]), axis))
+    before, after = [(0, 0)] * np.ndim(c), [(0, 0)] * np.ndim(c)
+    before[axis], after[axis] = (1, 0), (0, 1)
+    return unbroadcast(np.pad(halves, before) - np.pad(halves, after), x)
+
+
+# ---- covariance and correlation (srcad/templates/numpy_numerical.py)
+
+
+def cov_variables(m, rowvar=True):
+    """The matrix np.cov and np.corrcoef read m as: one row per variable, one column per
+    observation (m transposed when rowvar is False, unless it is a vector)."""
+    variables = np.array(m, ndmin=2, dtype=np.result_type(m, np.float64))
+    return variables if rowvar or np.ndim(m) == 1 else variables.T
+
+
+def cov_variables_adjoint(cotangent, m, rowvar=True):
+    """Adjoint of ``cov_variables(m, rowvar)``: a cotangent of its shape back to m's."""
+    if not (rowvar or np.ndim(m) == 1):
+        cotangent = np.transpose(cotangent)
+    return np.reshape(cotangent, np.shape(m))
+
+
+def cov_shape(variables):
+    """The shape of the covariance matrix of ``variables`` (one row each), before NumPy
+    squeezes it."""
+    count = np.shape(variables)[0]
+    return (count, count)
+
+
+def cov_divisor(variables, bias=False, ddof=None):
+    """np.cov's normalization: the number of observations less ddof (1 unless bias, when
+    ddof is None)."""
+    if ddof is None:
+        ddof = 0 if bias else 1
+    return np.shape(variables)[1] - ddof
+
+
+def logspace_log_base(base, y, axis=0):
+    """log(base) as np.logspace(start, stop, num, endpoint, base, dtype, axis) = y raises
+    it, broadcastable against y (an array base gets the new axis, as NumPy does)."""
+    log_base = np.log(base)
+    if np.ndim(log_base) == 0:
+        return log_base
+    return np.expand_dims(np.array(log_base, ndmin=np.ndim(y) - 1), axis)
+
+
+def valid_correlation(big, small):
+    """``scipy.signal.correlate(big, small, 'valid')``, ``big`` at least as large as ``small``
+    along every axis (srcad/templates/scipy_signal.py: a convolution's adjoint). When small
+    is not tiny, by FFTs of big's size: the result is the start of the circular
+    correlation, which does not wrap there. (SciPy's FFT method pads both to the sum of
+    their sizes: 4 times the work in 2-D when both are large, as for a kernel's adjoint,
+    and its direct method is slower still.)"""
+    from scipy import fft, signal
+
+    big, small = np.asarray(big), np.asarray(small)
+    if small.size <= 64 or np.iscomplexobj(big) or np.iscomplexobj(small):
+        return signal.correlate(big, small, "valid")
+    sizes = [fft.next_fast_len(n, real=True) for n in big.shape]
+    product = fft.rfftn(big, sizes) * np.conj(fft.rfftn(small, sizes))
+    window = tuple(slice(0, b - s + 1) for b, s in zip(big.shape, small.shape))
+    return fft.irfftn(product, sizes)[window]
+
+
+def polyval_adjoint(g, x, like):
+    """Adjoint of ``np.polyval(p, x)`` in p, of ``like``'s length N: the sums of g times
+    x ** (N - 1), ..., x, 1, by N multiplications (no array of all the powers)."""
+    count = polynomial_exponents(like).size  # and the check that like is a vector
+    result = np.zeros(count)
+    term = np.broadcast_to(g, np.broadcast_shapes(np.shape(g), np.shape(x)))
+    for position in range(count - 1, -1, -1):
+        result[position] = np.sum(term)
+        if position:
+            term = term * x
+    return result
 
 
 def item_index(x, args):

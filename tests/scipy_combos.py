@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.stats as st
-from scipy import special
+from scipy import signal, special
 
 from srcad import registry
 from srcad import runtime as rt
@@ -513,3 +513,38 @@ if registry.lookup(st.multivariate_normal.logpdf) is not None:
          (0, 1, 2))
     case(multivariate_normal_logpdf_keywords, (anything, anything, covariance),
          [(FULL, VECTOR, SQUARE)], (0, 1, 2))
+
+
+# ------------------------------------------------------------------ scipy.signal
+# each mode at once (the 'same' windows differ for even lengths; 'valid' swaps the
+# operands when the second is the larger)
+def signal_convolve_and_correlate(in1, in2):
+    return np.concatenate([np.ravel(signal.convolve(in1, in2)),
+                           np.ravel(signal.convolve(in1, in2, "same", method="direct")),
+                           np.ravel(signal.convolve(in1, in2, mode="valid", method="fft")),
+                           np.ravel(signal.correlate(in1, in2)),
+                           np.ravel(signal.correlate(in1, in2, "same", method="fft")),
+                           np.ravel(signal.correlate(in1, in2, mode="valid"))])
+
+
+def signal_convolve2d_and_correlate2d(in1, in2):
+    return np.concatenate([np.ravel(signal.convolve2d(in1, in2)),
+                           np.ravel(signal.convolve2d(in1, in2, "same")),
+                           np.ravel(signal.convolve2d(in1, in2, mode="valid",
+                                                      boundary="fill", fillvalue=0)),
+                           np.ravel(signal.correlate2d(in1, in2)),
+                           np.ravel(signal.correlate2d(in1, in2, "same")),
+                           np.ravel(signal.correlate2d(in1, in2, mode="valid"))])
+
+
+case(signal_convolve_and_correlate, (anything, anything), [((4, 3), (2, 2)), ((2, 3), (3, 4))],
+     (0, 1))
+case(signal_convolve2d_and_correlate2d, (anything, anything), [((2, 3), (3, 4))], (0, 1))
+
+
+# the convolutions' adjoints' correlation: directly (a small operand) and by FFTs
+def valid_correlation(big, small):
+    return rt.valid_correlation(big, small)
+
+
+case(valid_correlation, (anything, anything), [((9, 9), (9, 8))], (0, 1))

@@ -3215,6 +3215,111 @@ case(output_part, (anything, anything), [((2, 3), (2, 3))], (0, 1))
 case(output_part_adjoint, (anything,), [(2, 3)])
 case(banded_dense, (anything,), [(4, 5)])
 case(band_of, (anything,), [(4, 4)])
+# np.convolve and np.correlate in each mode at once (their windows differ for even lengths,
+# and with the longer operand second)
+def np_convolve_and_correlate(a, v):
+    return np.concatenate([np.convolve(a, v), np.convolve(a, v, "same"),
+                           np.convolve(a, v, mode="valid"), np.correlate(a, v, "full"),
+                           np.correlate(a, v, "same"), np.correlate(a, v)])
+
+
+case(np_convolve_and_correlate, (anything, anything), [((4,), (3,)), ((2,), (5,))], (0, 1))
+
+
+def np_polyval(p, x):
+    return np.polyval(p, x)
+
+
+case(np_polyval, (anything, anything), [((4,), FULL)], (0, 1))
+
+INTERPOLATION_KNOTS = np.array([-1.5, -0.4, 0.3, 1.2])
+
+
+def away_from_knots(args):
+    """np.interp's kinks: x at least 0.05 from every knot."""
+    x = np.reshape(np.asarray(args[0], dtype=float), (-1, 1))
+    return np.min(np.abs(x - INTERPOLATION_KNOTS)) > 0.05
+
+
+# with the values beyond the knots given and not (x spans more than the knots)
+def np_interp(x, fp):
+    return (np.interp(x, INTERPOLATION_KNOTS, fp)
+            + np.interp(x, INTERPOLATION_KNOTS, fp, left=0.5, right=-1.0) * x)
+
+
+case(np_interp, (anything, anything), [((2, 3), (4,))], (0, 1), accept=away_from_knots)
+
+
+# samples along the last axis against their positions x (one for all rows, or one per
+# row), and along the first at a constant spacing
+def np_trapezoid(y, x):
+    return np.concatenate([np.ravel(np.trapezoid(y, x)),
+                           np.ravel(np.trapezoid(y * y, dx=0.5, axis=0))])
+
+
+case(np_trapezoid, (anything, anything), [((2, 4), (4,))], (0, 1))
+
+
+# np.interp's and np.trapezoid's helpers (their templates serve second order)
+def interp_helpers(g, x, f):
+    return np.concatenate([
+        np.ravel(rt.interp_linear(x, INTERPOLATION_KNOTS, f, None, 0.5) * g),
+        rt.interp_transpose(g, x, INTERPOLATION_KNOTS, 0.5, None),
+        np.ravel(rt.interp_slope(x, INTERPOLATION_KNOTS, f) * g),
+        rt.interp_slope_transpose(g, x, INTERPOLATION_KNOTS)])
+
+
+def _x_away_from_knots(args):
+    return away_from_knots(args[1:])
+
+
+case(interp_helpers, (anything, anything, anything), [((2, 3), (2, 3), (4,))], (0, 1, 2),
+     accept=_x_away_from_knots)
+
+
+def trapezoid_helpers(x, c):
+    samples = np.ones(np.shape(c))
+    return np.concatenate([np.ravel(rt.trapezoid_weights(x, 1.0, samples, -1)),
+                           np.ravel(rt.trapezoid_weights_transpose(c * c, x, samples, -1))])
+
+
+case(trapezoid_helpers, (anything, anything), [((2, 3), (2, 3))], (0, 1))
+
+
+def np_cov(m):
+    return np.concatenate([np.ravel(np.cov(m)), np.ravel(np.cov(m, rowvar=False, bias=True)),
+                           np.ravel(np.cov(m, ddof=0) * np.cov(m, rowvar=True, ddof=2))])
+
+
+def np_corrcoef(x):
+    return np.concatenate([np.ravel(np.corrcoef(x)), np.ravel(np.corrcoef(x, rowvar=False))])
+
+
+def cov_helpers(m, g):
+    return np.concatenate([np.ravel(rt.cov_variables(m, False) * g),
+                           np.ravel(rt.cov_variables_adjoint(m * m, g, False))])
+
+
+case(np_cov, (anything,), [(3, 4), VECTOR])
+case(np_corrcoef, (anything,), [(3, 4)])
+case(cov_helpers, (anything, anything), [((3, 4), (4, 3))], (0, 1))
+
+
+def np_logspace(start, stop):
+    return np.concatenate([np.ravel(np.logspace(start, stop, 4)),
+                           np.ravel(np.logspace(start, stop, 3, False, 2.0, axis=-1)),
+                           np.ravel(np.logspace(start, stop, 3, base=np.array([2.0, 3.0, 0.5])))])
+
+
+case(np_logspace, (small, small), [(COLUMN, ROW)], (0, 1))
+
+
+def polyval_adjoint(g, x, like):
+    return rt.polyval_adjoint(g, x, like)
+
+
+case(polyval_adjoint, (anything, anything, anything), [(FULL, FULL, (4,))], (0, 1, 2),
+     zero_derivative=(2,))
 
 
 # ---- nanvar, nanstd, nanprod, nancumsum, nancumprod (srcad/templates/numpy_reductions.py)

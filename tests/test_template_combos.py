@@ -552,6 +552,12 @@ AUDITED_NONDIFFERENTIABLE = {
     **dict.fromkeys(["srcad.runtime.tensordot_adjoint_axes", "srcad.runtime.inner_axes",
                      "srcad.runtime.kron_plan", "srcad.runtime.einsum_specs"], _HELPER),
     **dict.fromkeys(["srcad.runtime.uplo", "srcad.runtime.output_layout"], _HELPER),
+    "srcad.runtime.convolution_padding": _HELPER,
+    "srcad.runtime.polynomial_exponents": _HELPER,
+    "srcad.runtime.cov_shape": _HELPER,
+    "srcad.runtime.cov_divisor": _HELPER,
+    "srcad.runtime.logspace_log_base": "a constant's logarithm (np.logspace's base, held "
+                                       "constant)",
 }
 
 

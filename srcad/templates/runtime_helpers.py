@@ -1018,3 +1018,62 @@ linear(rt.output_part_adjoint, parameters="y, h, whole, index, layout=None, like
 nondifferentiable(rt.uplo, rt.output_layout)
 linear(rt.banded_dense, parameters="y, ab, l_and_u", transpose="rt.band_of(g, l_and_u)")
 linear(rt.band_of, parameters="y, dense, l_and_u", transpose="rt.banded_dense(g, l_and_u)")
+# convolutions' pad widths, polyval's exponents (numpy_numerical.py, scipy_signal.py)
+nondifferentiable(rt.convolution_padding, rt.polynomial_exponents)
+# np.polyval's adjoint in p (srcad/templates/numpy_numerical.py): linear in g; in x, the
+# sums of g x^(k-1) weighted by k (one fewer coefficient), 0 for the constant term
+@adjoint(rt.polyval_adjoint)
+def polyval_adjoint(y, g, x, like):
+    d[g] += rt.unbroadcast(np.polyval(d[y], x), g)
+    d[x] += rt.unbroadcast(g * np.polyval(d[y][:-1] * rt.polynomial_exponents(like)[:-1], x), x)
+
+
+@tangent(rt.polyval_adjoint)
+def polyval_adjoint(y, g, x, like):  # noqa: F811
+    d[y] = rt.polyval_adjoint(d[g], x, like) + np.append(
+        rt.polynomial_exponents(like)[:-1] * rt.polyval_adjoint(g * d[x], x, like[:-1]), 0.0)
+
+
+# np.interp's helpers (srcad/templates/numpy_numerical.py): the slope is piecewise constant
+# in x (no derivative there), the linear part and its transpose move with x along a segment
+multilinear(rt.interp_slope, parameters="y, x, knots, fp",
+            transposes={"fp": "rt.interp_slope_transpose(g, x, knots)"})
+multilinear(rt.interp_slope_transpose, parameters="y, c, x, knots",
+            transposes={"c": "rt.interp_slope(x, knots, g)"})
+
+
+@adjoint(rt.interp_linear)
+def interp_linear(y, x, knots, f, left=None, right=None):
+    d[f] += rt.interp_transpose(d[y], x, knots, left, right)
+    d[x] += d[y] * rt.interp_slope(x, knots, f)
+
+
+@tangent(rt.interp_linear)
+def interp_linear(y, x, knots, f, left=None, right=None):  # noqa: F811
+    d[y] = rt.interp_linear(x, knots, d[f], left, right) + d[x] * rt.interp_slope(x, knots, f)
+
+
+@adjoint(rt.interp_transpose)
+def interp_transpose(y, c, x, knots, left=None, right=None):
+    d[c] += rt.unbroadcast(rt.interp_linear(x, knots, d[y], left, right), c)
+    d[x] += rt.unbroadcast(c * rt.interp_slope(x, knots, d[y]), x)
+
+
+@tangent(rt.interp_transpose)
+def interp_transpose(y, c, x, knots, left=None, right=None):  # noqa: F811
+    d[y] = rt.interp_transpose(d[c], x, knots, left, right) + rt.interp_slope_transpose(
+        c * d[x], x, knots)
+
+
+# np.trapezoid's weights, linear in x, and their transpose
+multilinear(rt.trapezoid_weights, parameters="y, x, dx, samples, axis=-1",
+            transposes={"x": "rt.trapezoid_weights_transpose(g, x, samples, axis)"})
+multilinear(rt.trapezoid_weights_transpose, parameters="y, c, x, samples, axis=-1",
+            transposes={"c": "np.broadcast_to(rt.trapezoid_weights(g, 1.0, samples, axis), "
+                             "np.shape(c))"})
+# np.cov's and np.corrcoef's (srcad/templates/numpy_numerical.py): m as rows of variables
+linear(rt.cov_variables, parameters="y, m, rowvar=True",
+       transpose="rt.cov_variables_adjoint(g, m, rowvar)")
+linear(rt.cov_variables_adjoint, parameters="y, cotangent, m, rowvar=True",
+       transpose="rt.cov_variables(g, rowvar)")
+nondifferentiable(rt.cov_shape, rt.cov_divisor, rt.logspace_log_base)
