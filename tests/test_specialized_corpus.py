@@ -38,7 +38,39 @@ MATMUL_VECTOR = ("a matmul with a vector operand (or of a kind not known): "
 HELPER_ITSELF = ("the case checks a generic helper itself (its template case), on "
                  "arguments of every kind")
 
+CONVOLUTION_VALID = ("a 'valid' convolution's length (the longer less the shorter, plus one) "
+                     "may be 1: the kinds do not tell")
+NUMERICAL = ("np.cov, np.corrcoef, np.trapezoid, np.logspace, np.interp and their helpers "
+             "(and np.polyval's adjoint) have no shape rule yet")
+
 ALLOWED = {
+    'cov_helpers': (NUMERICAL, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'interp_helpers': (NUMERICAL, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'np_convolve_and_correlate': (CONVOLUTION_VALID, {
+        'match_tangent', 'unbroadcast'}),
+    'np_corrcoef': (NUMERICAL, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'np_cov': (NUMERICAL, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'np_interp': (NUMERICAL, {
+        'match_tangent'}),
+    'np_logspace': (NUMERICAL, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'np_trapezoid': (NUMERICAL, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'polyval_adjoint': (NUMERICAL, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed',
+        'zeros_like'}),
+    'signal_convolve2d_and_correlate2d': (CONVOLUTION_VALID, {
+        'match_tangent', 'unbroadcast'}),
+    'signal_convolve_and_correlate': (CONVOLUTION_VALID, {
+        'match_tangent', 'unbroadcast'}),
+    'trapezoid_helpers': (NUMERICAL, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'valid_correlation': (NUMERICAL, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'added_at_fancy': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'added_at_int': (NO_RULE, {
