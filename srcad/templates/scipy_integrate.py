@@ -1,0 +1,330 @@
+"""scipy.integrate: odeint and solve_ivp, differentiated in the initial state, the parameters
+passed through ``args`` and (odeint) the output times. Registered only when SciPy imports.
+
+The right-hand side is the user's own Python function (a def or a lambda, module-level, or
+a closure made outside the differentiated function and passed in): srcad generates its
+vector-Jacobian product and its Jacobian-vector product (srcad/recursion.py, the driver's
+hook, cached per function) and hands them to SciPy's solver:
+
+* reverse mode, the adjoint method: from the last output time back to the first, SciPy
+  integrates the augmented system ``y' = f(y, t, p)``, ``a' = -(df/dy)ᵀ a``,
+  ``p̄' = -(df/dp)ᵀ a`` (one generated vjp of f per evaluation), restarting y at each output
+  time from the forward solution and adding that output's cotangent to ``a``. Time
+  gradients (odeint): ``t̄ᵢ = ȳᵢ · f(yᵢ, tᵢ)`` for i ≥ 1, ``t̄₀ = -a(t₀) · f(y₀, t₀)``.
+* forward mode, the sensitivity equations: SciPy integrates ``y' = f``, ``s' = (df/dy) s +
+  (df/dp) ṗ`` (one generated jvp of f per evaluation) from ``s(t₀) = ẏ₀ - f(y₀, t₀) ṫ₀``,
+  and ``ẏᵢ = s(tᵢ) + f(yᵢ, tᵢ) ṫᵢ``.
+
+Accuracy: the backward (and sensitivity) solve uses the same solver settings as the call
+(``rtol``, ``atol``, odeint's ``hmax``/``mxstep``, solve_ivp's ``method`` and
+``max_step``) on the augmented system, whose error control then also covers the adjoint
+(or tangent) components. The user controls the derivative's accuracy through the same
+``rtol``/``atol`` they give the call: the derivative's relative error is of the order of
+those tolerances (measured on tests/test_scipy_integrate.py's Lotka-Volterra system: about
+1e-6 relative to central differences at rtol=atol=1e-10; SciPy's defaults, odeint's 1.5e-8
+and solve_ivp's rtol=1e-3, give correspondingly looser derivatives).
+
+Not differentiated (srcad refuses at the call when a derivative would flow there, or when
+the call asks for it): solve_ivp's ``t_span`` and ``t_eval`` (fixed times), its
+``dense_output`` and ``events``, odeint's ``full_output``, and second derivatives (hvp,
+hessian, grad of grad) through either function. With ``t_eval=None`` the output times
+are the steps the solver chose; srcad differentiates the solution at those times, held
+fixed (the choice of steps is not differentiable).
+"""
+
+import gast
+import numpy as np
+
+from srcad import runtime as rt
+from srcad.recursion import jvp_of, vjp_of
+from srcad.registry import adjoint, constraint, d, tangent
+
+try:
+    from scipy import integrate
+except ImportError:  # SciPy is optional: without it this module registers nothing
+    integrate = None
+
+
+# ---- parameters passed through args: flattened into the augmented state
+
+
+def _parameters(args):
+    """``args`` as a tuple (None and () mean no parameters; one value means a 1-tuple)."""
+    if args is None:
+        return ()
+    return tuple(args) if isinstance(args, (tuple, list)) else (args,)
+
+
+def _flat(values, like):
+    """One float vector of ``values`` (each broadcast to the shape of its ``like``)."""
+    pieces = [np.ravel(np.broadcast_to(np.asarray(value, dtype=float), np.shape(part)))
+              for value, part in zip(values, like)]
+    return np.concatenate(pieces) if pieces else np.zeros(0)
+
+
+def _unflat(vector, like):
+    """The inverse of ``_flat``: one adjoint per parameter, of its shape (rt.Parts)."""
+    parts, start = [], 0
+    for part in like:
+        size = int(np.size(part))
+        piece = vector[start:start + size]
+        parts.append(float(piece[0]) if np.ndim(part) == 0 else np.reshape(piece, np.shape(part)))
+        start += size
+    return rt.Parts(parts)
+
+
+def _tangents(tangent, like):
+    """The tangents of the parameters: zeros where none is given (a scalar zero)."""
+    if tangent is None or rt._is_zero_scalar(tangent):
+        return tuple(np.zeros(np.shape(part)) for part in like)
+    return tuple(np.zeros(np.shape(part)) if t is None else t for t, part in zip(tangent, like))
+
+
+def _zero_if_none(tangent, like):
+    if tangent is None or rt._is_zero_scalar(tangent):
+        return np.zeros(np.shape(like))
+    return np.broadcast_to(np.asarray(tangent, dtype=float), np.shape(like))
+
+
+def _ordered(function, time_first):
+    """``function`` called as ``(y, t, *p)`` whatever its own order (tfirst, solve_ivp)."""
+    if time_first:
+        return lambda y, t, *rest: function(t, y, *rest)
+    return function
+
+
+# ---- the adjoint method
+
+
+def _adjoint_sweep(function, time_first, solve, times, states, cotangents, parameters):
+    """Integrate the augmented adjoint system from ``times[-1]`` back to ``times[0]``.
+
+    ``solve(rhs, z0, t_from, t_to)`` integrates ``z' = rhs(z, t)`` and returns z at t_to;
+    ``states[i]`` is the forward solution at ``times[i]``, ``cotangents[i]`` its adjoint.
+    Returns (adjoint of the initial state, adjoint of each time, flat parameter adjoint).
+    """
+    size, count = np.size(states[0]), len(parameters)
+    derivative = vjp_of(function)
+    right_side = _ordered(function, time_first)
+
+    def pulled_back(y, t, a):
+        """(dfᵀa wrt y, wrt t, wrt each parameter), whatever the function's order."""
+        adjoints = derivative(t, y, *parameters, a) if time_first else \
+            derivative(y, t, *parameters, a)
+        if time_first:
+            adjoints = (adjoints[1], adjoints[0]) + tuple(adjoints[2:])
+        return adjoints
+
+    def augmented(z, t):
+        y, a = z[:size], z[size:2 * size]
+        adjoints = pulled_back(y, t, a)
+        return np.concatenate([np.ravel(right_side(y, t, *parameters)),
+                               -np.ravel(np.broadcast_to(adjoints[0], np.shape(y))),
+                               -_flat(adjoints[2:2 + count], parameters)])
+
+    flat_size = int(sum(np.size(p) for p in parameters))
+    state_adjoint = np.array(cotangents[-1], dtype=float)
+    parameter_adjoint = np.zeros(flat_size)
+    time_adjoints = np.zeros(len(times))
+    for i in range(len(times) - 1, 0, -1):
+        time_adjoints[i] = np.dot(cotangents[i], np.ravel(right_side(states[i], times[i],
+                                                                     *parameters)))
+        z = solve(augmented, np.concatenate([states[i], state_adjoint, parameter_adjoint]),
+                  times[i], times[i - 1])
+        state_adjoint = z[size:2 * size] + cotangents[i - 1]
+        parameter_adjoint = z[2 * size:]
+    time_adjoints[0] = -np.dot(state_adjoint - cotangents[0],
+                               np.ravel(right_side(states[0], times[0], *parameters)))
+    return state_adjoint, time_adjoints, parameter_adjoint
+
+
+def _zero_cotangent(g, shape):
+    if rt._is_zero_scalar(g):
+        return np.zeros(shape)
+    return np.broadcast_to(np.asarray(g, dtype=float), shape)
+
+
+def odeint_adjoint(g, ys, func, y0, t, args, rtol, atol, hmax, mxstep, tfirst):
+    """(ȳ₀, t̄, p̄) of ``ys = odeint(func, y0, t, args)`` for the cotangent ``g`` of ys."""
+    parameters = _parameters(args)
+    cotangents = _zero_cotangent(g, np.shape(ys))
+    times = np.asarray(t, dtype=float)
+
+    def solve(rhs, z0, t_from, t_to):
+        return integrate.odeint(rhs, z0, np.array([t_from, t_to]), rtol=rtol, atol=atol,
+                                hmax=hmax, mxstep=mxstep)[-1]
+
+    state_adjoint, time_adjoints, parameter_adjoint = _adjoint_sweep(
+        func, tfirst, solve, times, ys, cotangents, parameters)
+    return (np.reshape(state_adjoint, np.shape(y0)), np.reshape(time_adjoints, np.shape(t)),
+            _unflat(parameter_adjoint, parameters))
+
+
+# ---- the sensitivity equations
+
+
+def _sensitivity_right_side(function, time_first, parameters, parameter_tangents, size):
+    """``z' = (f, (df/dy) s + (df/dp) ṗ)`` for ``z = (y, s)``, called as (z, t)."""
+    derivative = jvp_of(function)
+
+    def augmented(z, t):
+        y, s = z[:size], z[size:]
+        if time_first:
+            value, tangent = derivative(t, y, *parameters, 0.0, s, *parameter_tangents)
+        else:
+            value, tangent = derivative(y, t, *parameters, s, 0.0, *parameter_tangents)
+        return np.concatenate([np.ravel(value),
+                               np.ravel(np.broadcast_to(tangent, np.shape(y)))])
+
+    return augmented
+
+
+def odeint_tangent(ys, func, y0, t, args, y0_dot, t_dot, args_dot, rtol, atol, hmax, mxstep,
+                   tfirst):
+    """The tangent of ``ys = odeint(func, y0, t, args)`` (shape of ys)."""
+    parameters = _parameters(args)
+    parameter_tangents = _tangents(args_dot, parameters)
+    size = np.size(y0)
+    times = np.asarray(t, dtype=float)
+    time_tangents = np.ravel(_zero_if_none(t_dot, times))
+    right_side = _ordered(func, tfirst)
+    start = np.ravel(_zero_if_none(y0_dot, y0)) - time_tangents[0] * np.ravel(
+        right_side(np.ravel(ys[0]), times[0], *parameters))
+    augmented = _sensitivity_right_side(func, tfirst, parameters, parameter_tangents, size)
+    z = integrate.odeint(augmented, np.concatenate([np.ravel(ys[0]), start]), times,
+                         rtol=rtol, atol=atol, hmax=hmax, mxstep=mxstep)
+    sensitivities = z[:, size:]
+    if np.any(time_tangents != 0.0):
+        slopes = np.array([np.ravel(right_side(ys[i], times[i], *parameters))
+                           for i in range(len(times))])
+        sensitivities = sensitivities + time_tangents[:, None] * slopes
+    return np.reshape(sensitivities, np.shape(ys))
+
+
+# ---- solve_ivp: the same on its result's .y, at the times .t it returned
+
+
+def _ivp_solver(method, rtol, atol, max_step):
+    def solve(rhs, z0, t_from, t_to):
+        solution = integrate.solve_ivp(lambda time, z: rhs(z, time), (t_from, t_to), z0,
+                                       method=method, t_eval=[t_to], rtol=rtol, atol=atol,
+                                       max_step=max_step)
+        if not solution.success:
+            raise rt.UnsupportedOperationError(
+                "scipy.integrate.solve_ivp failed in the adjoint solve of its derivative: %s"
+                % solution.message,
+                hint="Loosen rtol/atol, or pick a method suited to a stiff system "
+                     "(method='Radau' or 'BDF').")
+        return solution.y[:, -1]
+    return solve
+
+
+def solve_ivp_adjoint(g, sol, fun, t_span, y0, method, args, rtol, atol, max_step):
+    """(ȳ₀, p̄) of ``sol = solve_ivp(fun, t_span, y0, ..., args=args)`` for ``g``, the
+    adjoint of sol (whose entry "y" is the adjoint of ``sol.y``)."""
+    parameters = _parameters(args)
+    y_cotangent = g.get("y", 0.0) if isinstance(g, dict) else 0.0
+    times = np.asarray(sol.t, dtype=float)
+    states = np.transpose(sol.y)
+    cotangents = np.transpose(_zero_cotangent(y_cotangent, np.shape(sol.y)))
+    start = float(t_span[0])
+    if not len(times) or times[0] != start:  # the initial state, with no cotangent of its own
+        times = np.concatenate([[start], times])
+        states = np.concatenate([np.reshape(np.asarray(y0, dtype=float), (1, -1)), states])
+        cotangents = np.concatenate([np.zeros((1, np.shape(states)[1])), cotangents])
+    state_adjoint, _, parameter_adjoint = _adjoint_sweep(
+        fun, True, _ivp_solver(method, rtol, atol, max_step), times, states, cotangents,
+        parameters)
+    return np.reshape(state_adjoint, np.shape(y0)), _unflat(parameter_adjoint, parameters)
+
+
+def solve_ivp_tangent(sol, fun, t_span, y0, method, args, y0_dot, args_dot, rtol, atol,
+                      max_step):
+    """The tangent of ``sol``: entries of zeros but "y", the tangent of ``sol.y``."""
+    parameters = _parameters(args)
+    size = np.size(y0)
+    augmented = _sensitivity_right_side(fun, True, parameters,
+                                        _tangents(args_dot, parameters), size)
+    start = np.concatenate([np.ravel(np.asarray(y0, dtype=float)),
+                            np.ravel(_zero_if_none(y0_dot, y0))])
+    times = np.asarray(sol.t, dtype=float)
+    solution = integrate.solve_ivp(lambda time, z: augmented(z, time), t_span, start,
+                                   method=method, t_eval=times, rtol=rtol, atol=atol,
+                                   max_step=max_step)
+    tangent = rt.zeros_like(sol)  # an Entries: a zero for each entry but "y"
+    tangent["y"] = solution.y[size:]
+    return tangent
+
+
+# ---- what srcad refuses at the call
+
+
+def _refused_unless_constant(name, wanted, why):
+    def check(arguments, carries, resolve):
+        value = arguments.get(name)
+        if value is None or (isinstance(value, gast.Constant) and value.value in wanted):
+            return None
+        return why, "Leave %s out (srcad differentiates the result without it)." % name
+    return check
+
+
+def _fixed(*names, function):
+    def check(arguments, carries, resolve):
+        for name in names:
+            if name in arguments and carries(arguments[name]):
+                return ("srcad differentiates %s in y0 and args (and odeint in t), not in %s"
+                        % (function, name),
+                        "Hold %s constant (srcad.stop_gradient)." % name)
+        return None
+    return check
+
+
+if integrate is not None:
+    @adjoint(integrate.odeint)
+    def odeint(ys, func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
+               mu=None, rtol=None, atol=None, tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0,
+               mxstep=0, mxhnil=0, mxordn=12, mxords=5, printmessg=0, tfirst=False):
+        adjoints = odeint_adjoint(d[ys], ys, func, y0, t, args, rtol, atol, hmax, mxstep,
+                                  tfirst)
+        d[y0] += adjoints[0]
+        d[t] += adjoints[1]
+        d[args] += adjoints[2]
+
+    @tangent(integrate.odeint)
+    def odeint(ys, func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0,  # noqa: F811
+               ml=None, mu=None, rtol=None, atol=None, tcrit=None, h0=0.0, hmax=0.0,
+               hmin=0.0, ixpr=0, mxstep=0, mxhnil=0, mxordn=12, mxords=5, printmessg=0,
+               tfirst=False):
+        d[ys] = odeint_tangent(ys, func, y0, t, args, d[y0], d[t], d[args], rtol, atol, hmax,
+                               mxstep, tfirst)
+
+    @adjoint(integrate.solve_ivp)
+    def solve_ivp(sol, fun, t_span, y0, method="RK45", t_eval=None, dense_output=False,
+                  events=None, vectorized=False, args=None, rtol=1e-3, atol=1e-6,
+                  max_step=np.inf, first_step=None):
+        adjoints = solve_ivp_adjoint(d[sol], sol, fun, t_span, y0, method, args, rtol, atol,
+                                     max_step)
+        d[y0] += adjoints[0]
+        d[args] += adjoints[1]
+
+    @tangent(integrate.solve_ivp)
+    def solve_ivp(sol, fun, t_span, y0, method="RK45", t_eval=None,  # noqa: F811
+                  dense_output=False, events=None, vectorized=False, args=None, rtol=1e-3,
+                  atol=1e-6, max_step=np.inf, first_step=None):
+        d[sol] = solve_ivp_tangent(sol, fun, t_span, y0, method, args, d[y0], d[args], rtol,
+                                   atol, max_step)
+
+    constraint(_refused_unless_constant(
+        "full_output", (0, False),
+        "srcad differentiates scipy.integrate.odeint with full_output=0 only"),
+        integrate.odeint)
+    constraint(_fixed("t_span", "t_eval", function="scipy.integrate.solve_ivp"),
+               integrate.solve_ivp)
+    constraint(_refused_unless_constant(
+        "dense_output", (False,),
+        "srcad differentiates scipy.integrate.solve_ivp's .y at its times, not a dense "
+        "output"), integrate.solve_ivp)
+    constraint(_refused_unless_constant(
+        "events", (None,),
+        "srcad differentiates scipy.integrate.solve_ivp without events (event times are "
+        "not differentiated)"), integrate.solve_ivp)
