@@ -51,6 +51,13 @@ except ImportError:  # SciPy is optional: without it this module registers nothi
 # ---- parameters passed through args: flattened into the augmented state
 
 
+def _is_zero(value):
+    """A scalar zero: srcad's zero derivative of a value that has none (an inactive one)."""
+    if isinstance(value, (tuple, list, dict)):
+        return False
+    return np.ndim(value) == 0 and value == 0
+
+
 def _parameters(args):
     """``args`` as a tuple (None and () mean no parameters; one value means a 1-tuple)."""
     if args is None:
@@ -78,13 +85,13 @@ def _unflat(vector, like):
 
 def _tangents(tangent, like):
     """The tangents of the parameters: zeros where none is given (a scalar zero)."""
-    if tangent is None or rt._is_zero_scalar(tangent):
+    if tangent is None or _is_zero(tangent):
         return tuple(np.zeros(np.shape(part)) for part in like)
     return tuple(np.zeros(np.shape(part)) if t is None else t for t, part in zip(tangent, like))
 
 
 def _zero_if_none(tangent, like):
-    if tangent is None or rt._is_zero_scalar(tangent):
+    if tangent is None or _is_zero(tangent):
         return np.zeros(np.shape(like))
     return np.broadcast_to(np.asarray(tangent, dtype=float), np.shape(like))
 
@@ -142,7 +149,7 @@ def _adjoint_sweep(function, time_first, solve, times, states, cotangents, param
 
 
 def _zero_cotangent(g, shape):
-    if rt._is_zero_scalar(g):
+    if _is_zero(g):
         return np.zeros(shape)
     return np.broadcast_to(np.asarray(g, dtype=float), shape)
 
