@@ -832,3 +832,33 @@ def test_a_nested_def_never_called_is_renamed_per_inlining():
     is neither unless it is called. (Found by the fuzzer, seed 777.)"""
     gradient = srcad.grad(inlines_the_definition_twice)(0.5)
     assert_close(gradient, numeric_grad(inlines_the_definition_twice, [0.5], 0))
+
+
+def constant_list_squared_times(x):
+    return np.sum(np.square([1, 2]) * x)
+
+
+def times_a_list(x):
+    return np.sum(x * [1.0, 2.0])
+
+
+def test_a_list_given_to_a_ufunc_is_an_array_for_the_shape_rules():
+    """np.square([1, 2]) is an array of shape (2,), but the shape rules took the list for a
+    scalar (analysis/shapes._broadcast counted whatever was not an Array as a scalar), so
+    with an x of shape (1,) or () the specialized gradient dropped the sum over the list's axis and returned
+    [1, 4] where the gradient is 5, silently. Anything not an Array or a Scalar now makes
+    the broadcast unknown."""
+    for function in (constant_list_squared_times, times_a_list):
+        for x in (np.array([1.5]), np.array([1.0, 0.5])):
+            check_all_modes(function, [x], 0)
+
+
+def squares_a_list_display(x):
+    return np.sum(np.square([x[0], x[1]]) + np.sqrt((x[2], 2.0)) * np.maximum([x[0], 1.0], 0.5))
+
+
+def test_a_list_display_given_to_a_ufunc_is_differentiated_as_an_array():
+    """np.square([a, b]): the square's derivative 2.0 * x repeated the list (or raised a
+    TypeError): a list or tuple display given to a ufunc is now made an array where it is
+    written (normalize/to_anf.ufunc_displays_as_arrays), as NumPy itself does."""
+    check_all_modes(squares_a_list_display, [np.array([0.3, 0.7, 0.2, 0.9])], 0)

@@ -154,8 +154,8 @@ def join(a, b):
 
 def _broadcast(values):
     arrays = [plain(v) for v in values]
-    if any(v is None or v is UNKNOWN for v in arrays):
-        return UNKNOWN
+    if any(not isinstance(v, (Array, Scalar)) for v in arrays):
+        return UNKNOWN  # a list, a tuple, an object...: NumPy makes an array of it
     shaped = [v for v in arrays if isinstance(v, Array)]
     if not shaped:
         return None

@@ -467,6 +467,7 @@ class _ToANF:
         packed = self.array_literal(node)
         if packed is not None:
             return packed
+        node = self.ufunc_displays_as_arrays(node)
         if not is_static_reference(func, self.locals):
             if isinstance(func, gast.Attribute):  # a method call: x.sum(axis=0)
                 func = _copy(func, gast.Attribute(value=self.atom(func.value), attr=func.attr,
@@ -625,6 +626,21 @@ class _ToANF:
                 items.append(self.atom(element))
         helper = syntax.attribute(self.aliases.name_for(runtime), "array_of")
         return _copy(call, gast.Call(func=helper, args=items, keywords=[]))
+
+    def ufunc_displays_as_arrays(self, call):
+        """``np.square([a, b])``: a ufunc converts a list or tuple it is given to an array,
+        so its derivatives see an array (``2.0 * [a, b]`` would repeat the list): the
+        display is made ``np.asarray([a, b])``, then ``rt.array_of(a, b)`` (array_literal)."""
+        if not isinstance(self.resolve(call.func), np.ufunc) or not any(
+                isinstance(a, (gast.List, gast.Tuple)) for a in call.args):
+            return call
+        numpy = syntax.name(self.aliases.name_for(np, preferred="np"))
+        args = [_copy(a, gast.Call(func=syntax.attribute(numpy, "asarray"), args=[a],
+                                   keywords=[]))
+                if isinstance(a, (gast.List, gast.Tuple)) and not any(
+                    isinstance(e, gast.Starred) for e in a.elts) else a
+                for a in call.args]
+        return _copy(call, gast.Call(func=call.func, args=args, keywords=call.keywords))
 
     def index_trick(self, node):
         """``np.r_[a, b]`` / ``np.c_[a, b]``: ``rt.concatenated(np.r_, [a, b])``.
