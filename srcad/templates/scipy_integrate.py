@@ -290,6 +290,8 @@ def _fixed(*names, function):
 
 
 if integrate is not None:
+    # in y0, args and t: the adjoint method (backward solve) and the sensitivity equations,
+    # at the call's rtol/atol; first order only (see the module's documentation)
     @adjoint(integrate.odeint)
     def odeint(ys, func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
                mu=None, rtol=None, atol=None, tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0,
@@ -308,6 +310,8 @@ if integrate is not None:
         d[ys] = odeint_tangent(ys, func, y0, t, args, d[y0], d[t], d[args], rtol, atol, hmax,
                                mxstep, tfirst)
 
+    # sol.y in y0 and args, at the times sol.t (held fixed), with the call's method and
+    # rtol/atol; not in t_span or t_eval, no dense_output or events; first order only
     @adjoint(integrate.solve_ivp)
     def solve_ivp(sol, fun, t_span, y0, method="RK45", t_eval=None, dense_output=False,
                   events=None, vectorized=False, args=None, rtol=1e-3, atol=1e-6,
