@@ -27,10 +27,16 @@ solve_ivp at rtol 1e-10 / 1e-8 / 1e-6 / 1e-3 (its default; atol = rtol / 1000) g
 1e-10 / 7e-9 / 8e-7 / 7e-4. Use tight tolerances when the gradient feeds an optimizer that
 needs many digits.
 
+Second order (hvp, hessian: forward mode over the gradient): the gradient's adjoint sweep
+(odeint_adjoint, solve_ivp_adjoint) has a tangent, the forward sensitivity of the augmented
+backward system, ``ż' = dF·(ż, ṗ)`` with F = (f, -(df/dy)ᵀ a, -(df/dp)ᵀ a), using the
+generated jvp of f's generated vjp; its accuracy again follows rtol/atol (at 1e-10, hvp
+agrees with central differences of the gradient to ~1e-7 relative).
+
 Not differentiated (srcad refuses at the call when a derivative would flow there, or when
 the call asks for it): solve_ivp's ``t_span`` and ``t_eval`` (fixed times), its
-``dense_output`` and ``events``, odeint's ``full_output``, and second derivatives (hvp,
-hessian, grad of grad) through either function. With ``t_eval=None`` the output times
+``dense_output`` and ``events``, odeint's ``full_output``; reverse over reverse (grad of
+grad: MissingTemplateError for odeint_adjoint at the gradient's line) and third order. With ``t_eval=None`` the output times
 are the steps the solver chose; srcad differentiates the solution at those times, held
 fixed (the choice of steps is not differentiable).
 """
@@ -170,6 +176,98 @@ def odeint_adjoint(g, ys, func, y0, t, args, rtol, atol, hmax, mxstep, tfirst):
             _unflat(parameter_adjoint, parameters))
 
 
+# ---- second order: the tangent of the adjoint sweep (forward over reverse: hvp, hessian)
+
+
+def _in_order(time_first, y, t, rest):
+    """Arguments ``(y, t, *rest)`` in the function's own order."""
+    return (t, y) + tuple(rest) if time_first else (y, t) + tuple(rest)
+
+
+def _from_order(time_first, values):
+    """A tuple in the function's own order, as ``(of y, of t, of each parameter...)``."""
+    values = tuple(values)
+    return (values[1], values[0]) + values[2:] if time_first else values
+
+
+def _adjoint_sweep_tangent(function, time_first, solve, times, states, cotangents, parameters,
+                           time_tangents, state_tangents, cotangent_tangents,
+                           parameter_tangents):
+    """The tangent of ``_adjoint_sweep``'s results along the tangents of its inputs.
+
+    Each backward interval integrates the augmented system F(z, t) = (f, -(df/dy)ᵀ a,
+    -(df/dp)ᵀ a) together with its tangent ż' = dF·(ż, ṗ) (the generated jvp of f and the
+    jvp of f's generated vjp); an interval's moving ends add -F ṫᵢ at its start and
+    F ṫᵢ₋₁ at its end.
+    """
+    size, count = np.size(states[0]), len(parameters)
+    flat_size = int(sum(np.size(p) for p in parameters))
+    half = 2 * size + flat_size
+    value_and_tangent = jvp_of(function)
+    second = jvp_of(vjp_of(function))
+
+    def slope(y, t, y_dot, t_dot):
+        """(f, its tangent (df/dy) ẏ + (df/dt) ṫ + (df/dp) ṗ) as flat vectors."""
+        value, tangent = value_and_tangent(*_in_order(time_first, y, t, parameters),
+                                           *_in_order(time_first, y_dot, t_dot,
+                                                      parameter_tangents))
+        return np.ravel(value), np.ravel(np.broadcast_to(tangent, np.shape(y)))
+
+    def augmented(z, t):
+        y, a = z[:size], z[size:2 * size]
+        y_dot, a_dot = z[half:half + size], z[half + size:half + 2 * size]
+        value, value_tangent = slope(y, t, y_dot, 0.0)
+        pulled, pulled_tangent = second(*_in_order(time_first, y, t, parameters), a,
+                                        *_in_order(time_first, y_dot, 0.0, parameter_tangents),
+                                        a_dot)
+        pulled, pulled_tangent = _from_order(time_first, pulled), _from_order(time_first,
+                                                                                pulled_tangent)
+        return np.concatenate([
+            value, -np.ravel(np.broadcast_to(pulled[0], np.shape(y))),
+            -_flat(pulled[2:2 + count], parameters),
+            value_tangent, -np.ravel(np.broadcast_to(pulled_tangent[0], np.shape(y))),
+            -_flat(pulled_tangent[2:2 + count], parameters)])
+
+    state_adjoint = np.array(cotangents[-1], dtype=float)
+    state_adjoint_dot = np.array(cotangent_tangents[-1], dtype=float)
+    parameter_adjoint, parameter_adjoint_dot = np.zeros(flat_size), np.zeros(flat_size)
+    time_adjoints_dot = np.zeros(len(times))
+    for i in range(len(times) - 1, 0, -1):
+        value, value_tangent = slope(states[i], times[i], state_tangents[i], time_tangents[i])
+        time_adjoints_dot[i] = (np.dot(cotangent_tangents[i], value)
+                                + np.dot(cotangents[i], value_tangent))
+        z = np.concatenate([states[i], state_adjoint, parameter_adjoint, state_tangents[i],
+                            state_adjoint_dot, parameter_adjoint_dot])
+        z[half:] -= augmented(z, times[i])[:half] * time_tangents[i]
+        z = solve(augmented, z, times[i], times[i - 1])
+        z[half:] += augmented(z, times[i - 1])[:half] * time_tangents[i - 1]
+        state_adjoint = z[size:2 * size] + cotangents[i - 1]
+        state_adjoint_dot = z[half + size:half + 2 * size] + cotangent_tangents[i - 1]
+        parameter_adjoint, parameter_adjoint_dot = z[2 * size:half], z[half + 2 * size:]
+    value, value_tangent = slope(states[0], times[0], state_tangents[0], time_tangents[0])
+    time_adjoints_dot[0] = -(np.dot(state_adjoint_dot - cotangent_tangents[0], value)
+                             + np.dot(state_adjoint - cotangents[0], value_tangent))
+    return state_adjoint_dot, time_adjoints_dot, parameter_adjoint_dot
+
+
+def odeint_adjoint_tangent(g, ys, func, y0, t, args, g_dot, ys_dot, t_dot, args_dot, rtol,
+                           atol, hmax, mxstep, tfirst):
+    """The tangent of ``odeint_adjoint``'s (ȳ₀, t̄, p̄) along those of g, ys, t and args."""
+    parameters = _parameters(args)
+    times = np.asarray(t, dtype=float)
+
+    def solve(rhs, z0, t_from, t_to):
+        return integrate.odeint(rhs, z0, np.array([t_from, t_to]), rtol=rtol, atol=atol,
+                                hmax=hmax, mxstep=mxstep)[-1]
+
+    state_dot, times_dot, parameters_dot = _adjoint_sweep_tangent(
+        func, tfirst, solve, times, ys, _zero_cotangent(g, np.shape(ys)), parameters,
+        np.ravel(_zero_if_none(t_dot, times)), _zero_cotangent(ys_dot, np.shape(ys)),
+        _zero_cotangent(g_dot, np.shape(ys)), _tangents(args_dot, parameters))
+    return (np.reshape(state_dot, np.shape(y0)), np.reshape(times_dot, np.shape(t)),
+            _unflat(parameters_dot, parameters))
+
+
 # ---- the sensitivity equations
 
 
@@ -229,23 +327,51 @@ def _ivp_solver(method, rtol, atol, max_step):
     return solve
 
 
+def _y_entry(result):
+    """The "y" entry of a derivative of a solve_ivp result (a zero scalar: none)."""
+    return result.get("y", 0.0) if isinstance(result, dict) else 0.0
+
+
+def _samples(sol, t_span, y0, y0_row, *columns):
+    """sol's times, then rows (one per time) of each of ``columns`` (arrays shaped like
+    sol.y): the start of t_span is put first when sol.t does not begin there, with
+    ``y0_row`` for the first column and zeros for the others."""
+    times = np.asarray(sol.t, dtype=float)
+    rows = [np.transpose(_zero_cotangent(column, np.shape(sol.y))) for column in columns]
+    start = float(t_span[0])
+    if not len(times) or times[0] != start:  # the initial state, with no cotangent of its own
+        times = np.concatenate([[start], times])
+        firsts = [np.ravel(y0_row)] + [np.zeros(np.size(y0))] * (len(rows) - 1)
+        rows = [np.concatenate([first[None, :], row]) for first, row in zip(firsts, rows)]
+    return times, rows
+
+
 def solve_ivp_adjoint(g, sol, fun, t_span, y0, method, args, rtol, atol, max_step):
     """(ȳ₀, p̄) of ``sol = solve_ivp(fun, t_span, y0, ..., args=args)`` for ``g``, the
     adjoint of sol (whose entry "y" is the adjoint of ``sol.y``)."""
     parameters = _parameters(args)
-    y_cotangent = g.get("y", 0.0) if isinstance(g, dict) else 0.0
-    times = np.asarray(sol.t, dtype=float)
-    states = np.transpose(sol.y)
-    cotangents = np.transpose(_zero_cotangent(y_cotangent, np.shape(sol.y)))
-    start = float(t_span[0])
-    if not len(times) or times[0] != start:  # the initial state, with no cotangent of its own
-        times = np.concatenate([[start], times])
-        states = np.concatenate([np.reshape(np.asarray(y0, dtype=float), (1, -1)), states])
-        cotangents = np.concatenate([np.zeros((1, np.shape(states)[1])), cotangents])
+    times, (states, cotangents) = _samples(sol, t_span, y0, np.asarray(y0, dtype=float),
+                                           sol.y, _y_entry(g))
     state_adjoint, _, parameter_adjoint = _adjoint_sweep(
         fun, True, _ivp_solver(method, rtol, atol, max_step), times, states, cotangents,
         parameters)
     return np.reshape(state_adjoint, np.shape(y0)), _unflat(parameter_adjoint, parameters)
+
+
+def solve_ivp_adjoint_tangent(g, sol, fun, t_span, y0, method, args, g_dot, sol_dot, y0_dot,
+                              args_dot, rtol, atol, max_step):
+    """The tangent of ``solve_ivp_adjoint``'s (ȳ₀, p̄) along those of g, sol, y0, args."""
+    parameters = _parameters(args)
+    times, (states, cotangents, state_tangents, cotangent_tangents) = _samples(
+        sol, t_span, y0, np.asarray(y0, dtype=float), sol.y, _y_entry(g), _y_entry(sol_dot),
+        _y_entry(g_dot))
+    if len(times) > len(sol.t):  # the start, prepended: its tangent is y0's
+        state_tangents[0] = np.ravel(_zero_if_none(y0_dot, y0))
+    state_dot, _, parameters_dot = _adjoint_sweep_tangent(
+        fun, True, _ivp_solver(method, rtol, atol, max_step), times, states, cotangents,
+        parameters, np.zeros(len(times)), state_tangents, cotangent_tangents,
+        _tangents(args_dot, parameters))
+    return np.reshape(state_dot, np.shape(y0)), _unflat(parameters_dot, parameters)
 
 
 def solve_ivp_tangent(sol, fun, t_span, y0, method, args, y0_dot, args_dot, rtol, atol,
@@ -290,8 +416,15 @@ def _fixed(*names, function):
 
 
 if integrate is not None:
+    # hvp, hessian: forward mode over the gradient's adjoint sweep
+    @tangent(solve_ivp_adjoint)
+    def solve_ivp_adjoint_forward(adjoints, g, sol, fun, t_span, y0, method, args, rtol, atol,
+                                  max_step):
+        d[adjoints] = solve_ivp_adjoint_tangent(g, sol, fun, t_span, y0, method, args, d[g],
+                                                d[sol], d[y0], d[args], rtol, atol, max_step)
+
     # in y0, args and t: the adjoint method (backward solve) and the sensitivity equations,
-    # at the call's rtol/atol; first order only (see the module's documentation)
+    # at the call's rtol/atol; to second order (hvp)
     @adjoint(integrate.odeint)
     def odeint(ys, func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
                mu=None, rtol=None, atol=None, tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0,
@@ -311,7 +444,14 @@ if integrate is not None:
                                mxstep, tfirst)
 
     # sol.y in y0 and args, at the times sol.t (held fixed), with the call's method and
-    # rtol/atol; not in t_span or t_eval, no dense_output or events; first order only
+    # rtol/atol; not in t_span or t_eval, no dense_output or events; to second order (hvp)
+    # hvp, hessian: forward mode over the gradient's adjoint sweep
+    @tangent(odeint_adjoint)
+    def odeint_adjoint_forward(adjoints, g, ys, func, y0, t, args, rtol, atol, hmax, mxstep,
+                               tfirst):
+        d[adjoints] = odeint_adjoint_tangent(g, ys, func, y0, t, args, d[g], d[ys], d[t],
+                                             d[args], rtol, atol, hmax, mxstep, tfirst)
+
     @adjoint(integrate.solve_ivp)
     def solve_ivp(sol, fun, t_span, y0, method="RK45", t_eval=None, dense_output=False,
                   events=None, vectorized=False, args=None, rtol=1e-3, atol=1e-6,
