@@ -416,15 +416,8 @@ def _fixed(*names, function):
 
 
 if integrate is not None:
-    # hvp, hessian: forward mode over the gradient's adjoint sweep
-    @tangent(solve_ivp_adjoint)
-    def solve_ivp_adjoint_forward(adjoints, g, sol, fun, t_span, y0, method, args, rtol, atol,
-                                  max_step):
-        d[adjoints] = solve_ivp_adjoint_tangent(g, sol, fun, t_span, y0, method, args, d[g],
-                                                d[sol], d[y0], d[args], rtol, atol, max_step)
-
     # in y0, args and t: the adjoint method (backward solve) and the sensitivity equations,
-    # at the call's rtol/atol; to second order (hvp)
+    # at the call's rtol/atol; to second order (hvp, hessian)
     @adjoint(integrate.odeint)
     def odeint(ys, func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
                mu=None, rtol=None, atol=None, tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0,
@@ -444,14 +437,8 @@ if integrate is not None:
                                mxstep, tfirst)
 
     # sol.y in y0 and args, at the times sol.t (held fixed), with the call's method and
-    # rtol/atol; not in t_span or t_eval, no dense_output or events; to second order (hvp)
-    # hvp, hessian: forward mode over the gradient's adjoint sweep
-    @tangent(odeint_adjoint)
-    def odeint_adjoint_forward(adjoints, g, ys, func, y0, t, args, rtol, atol, hmax, mxstep,
-                               tfirst):
-        d[adjoints] = odeint_adjoint_tangent(g, ys, func, y0, t, args, d[g], d[ys], d[t],
-                                             d[args], rtol, atol, hmax, mxstep, tfirst)
-
+    # rtol/atol; not in t_span or t_eval, no dense_output or events; to second order (hvp,
+    # hessian)
     @adjoint(integrate.solve_ivp)
     def solve_ivp(sol, fun, t_span, y0, method="RK45", t_eval=None, dense_output=False,
                   events=None, vectorized=False, args=None, rtol=1e-3, atol=1e-6,
@@ -467,6 +454,22 @@ if integrate is not None:
                   atol=1e-6, max_step=np.inf, first_step=None):
         d[sol] = solve_ivp_tangent(sol, fun, t_span, y0, method, args, d[y0], d[args], rtol,
                                    atol, max_step)
+
+    # hvp, hessian: forward mode over odeint's adjoint sweep in the gradient (the forward
+    # sensitivity of the augmented backward system); no adjoint: no grad of grad
+    @tangent(odeint_adjoint)
+    def odeint_adjoint_forward(adjoints, g, ys, func, y0, t, args, rtol, atol, hmax, mxstep,
+                               tfirst):
+        d[adjoints] = odeint_adjoint_tangent(g, ys, func, y0, t, args, d[g], d[ys], d[t],
+                                             d[args], rtol, atol, hmax, mxstep, tfirst)
+
+    # hvp, hessian: forward mode over solve_ivp's adjoint sweep in the gradient (as
+    # odeint_adjoint's); no adjoint: no grad of grad
+    @tangent(solve_ivp_adjoint)
+    def solve_ivp_adjoint_forward(adjoints, g, sol, fun, t_span, y0, method, args, rtol, atol,
+                                  max_step):
+        d[adjoints] = solve_ivp_adjoint_tangent(g, sol, fun, t_span, y0, method, args, d[g],
+                                                d[sol], d[y0], d[args], rtol, atol, max_step)
 
     constraint(_refused_unless_constant(
         "full_output", (0, False),
