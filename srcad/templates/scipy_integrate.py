@@ -455,6 +455,9 @@ if integrate is not None:
         d[sol] = solve_ivp_tangent(sol, fun, t_span, y0, method, args, d[y0], d[args], rtol,
                                    atol, max_step)
 
+    # the adjoint sweeps have a tangent only (tests/test_templates.py reads this)
+    FORWARD_ONLY = (odeint_adjoint, solve_ivp_adjoint)
+
     # hvp, hessian: forward mode over odeint's adjoint sweep in the gradient (the forward
     # sensitivity of the augmented backward system); no adjoint: no grad of grad
     @tangent(odeint_adjoint)
