@@ -211,8 +211,11 @@ def parse_function(function) -> ParsedFunction:
     if function.__name__ == "<lambda>":
         return _parse_lambda(function, what)
     try:
-        # through the code object: inspect.getsourcelines(function) follows __wrapped__
-        lines, first_line = inspect.getsourcelines(function.__code__)
+        # through the code object when the function has __wrapped__ (inspect.getsourcelines
+        # would follow it); otherwise the function itself: for a code object inspect looks
+        # for its module through every module loaded (milliseconds a call)
+        lines, first_line = inspect.getsourcelines(
+            function.__code__ if hasattr(function, "__wrapped__") else function)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
             "cannot read the source of %s (%s)" % (what, exc),

@@ -189,8 +189,16 @@ def _spelling(primitive) -> str:
     raise ValueError("linear(%s): give its tangent (tangent=...)" % registry.describe(primitive))
 
 
+_RESERVED = frozenset(("g", "d", "rt", "xp"))
+
+
 def _register(primitive, kind: str, parameters: str, statements: list, namespace: dict,
               origin: str) -> None:
+    clashing = _RESERVED.intersection(_names(parameters))
+    if clashing:  # g would be replaced by the derivative flowing through, d/rt/xp shadowed
+        raise ValueError("%s (%s): a parameter may not be named %s: the rule helpers use "
+                         "that name; rename it" % (registry.describe(primitive), origin,
+                                                   ", ".join(sorted(clashing))))
     name = re.sub(r"\W", "_", getattr(primitive, "__name__", None) or "primitive")
     source = "def %s(%s):\n%s" % (name, parameters, "".join("    %s\n" % s for s in statements))
     scope = {}

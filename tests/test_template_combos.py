@@ -35,6 +35,7 @@ import atexit
 import functools
 import inspect
 import math
+import operator
 import os
 import shutil
 import tempfile
@@ -277,6 +278,50 @@ def _items(forward_only=None):
 REVERSIBLE = _items(forward_only=False)
 ALL = _items()
 
+# Second order along the specialized path generates code for every combination (the
+# suite's largest cost): the suite takes, for each case, a set of combinations in which
+# every operand takes each of its shapes at least once, and the single operands and all of
+# them together. ``SRCAD_COMBOS=full`` runs every combination and subset (a script run:
+# ``SRCAD_COMBOS=full python -m pytest tests/test_template_combos.py``).
+FULL = os.environ.get("SRCAD_COMBOS") == "full"
+
+
+def covering(combos) -> list:
+    """Indices of combinations in which each position takes each of its shapes (greedy)."""
+    def pairs(combo):
+        return {(position, repr(shape)) for position, shape in enumerate(combo)}
+
+    needed = set().union(*map(pairs, combos))
+    chosen = []
+    while needed:
+        best = max((i for i in range(len(combos)) if i not in chosen),
+                   key=lambda i: (len(needed & pairs(combos[i])), -i))
+        chosen.append(best)
+        needed -= pairs(combos[best])
+    return sorted(chosen)
+
+
+@functools.lru_cache(maxsize=None)
+def _covering_of(case_index):
+    return covering(CASES[case_index].combos)
+
+
+def _second_order_items():
+    items = []
+    for item in ALL:
+        case_index, combo_index, subset = item.values
+        case = CASES[case_index]
+        sampled = FULL or (combo_index in _covering_of(case_index) and (
+            len(subset) == 1 or tuple(subset) == case.subsets()[-1]))
+        for path in PATHS:
+            if path == "generic" or sampled:
+                items.append(pytest.param(case_index, combo_index, subset, path,
+                                          id="%s-%s" % (item.id, path)))
+    return items
+
+
+SECOND_ORDER = _second_order_items()
+
 
 def _vacuous(case, subset, values):
     """True if, with every operand differentiated, no derivative that should be is nonzero.
@@ -338,8 +383,7 @@ def test_forward(case_index, combo_index, subset, path):
         % (lhs, rhs))
 
 
-@pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("case_index, combo_index, subset", ALL)
+@pytest.mark.parametrize("case_index, combo_index, subset, path", SECOND_ORDER)
 def test_second_order(case_index, combo_index, subset, path):
     case = CASES[case_index]
     args, cotangent = inputs(case_index, combo_index)
@@ -439,6 +483,9 @@ def test_cases_cover_broadcasting_and_second_order():
     assert len(REVERSIBLE) > 1000
     binary = [c for c in CASES if c.name == "mul"][0]
     assert len(binary.combos) >= 25 and binary.subsets() == [(0,), (1,), (0, 1)]
+    assert len(SECOND_ORDER) > 1.5 * len(ALL)  # the generic path: every item
+    shapes_of_first = {repr(binary.combos[i][0]) for i in covering(binary.combos)}
+    assert shapes_of_first == {repr(combo[0]) for combo in binary.combos}
 
 
 # ------------------------------------------ what is declared non-differentiable
@@ -515,3 +562,85 @@ def test_every_nondifferentiable_declaration_is_audited():
         ", ".join(unaudited))
     for name in ("numpy.linspace", "numpy.arange", "numpy.full_like", "math.copysign"):
         assert name not in declared  # differentiable in some arguments: templates instead
+
+
+# ------------------------------------------ facts: "linear in x" means a zero x gives zero
+# optimize/simplify_zeros.py drops a call whose linear argument is zero; a function linear
+# in several arguments only jointly (f(a, b) = a + b) declared linear in each would lose
+# terms there. Each case that is one call of such a primitive is evaluated with zeros in
+# each linear position.
+
+
+def _single_call(function):
+    """(primitive, [parameter index or None per positional argument]) when ``function``
+    only returns one call of a registered primitive, else None."""
+    definition = ast.parse(textwrap.dedent(inspect.getsource(function))).body[0]
+    body = definition.body
+    if len(body) != 1 or not isinstance(body[0], ast.Return):
+        return None
+    value = body[0].value
+    if isinstance(value, ast.BinOp) and type(value.op) in _OPERATORS:
+        callee, operands = _OPERATORS[type(value.op)], [value.left, value.right]
+    elif isinstance(value, ast.Call):
+        try:
+            callee = eval(compile(ast.Expression(value.func), "<callee>", "eval"),  # noqa: S307
+                          function.__globals__)
+        except Exception:
+            return None
+        operands = value.args
+    else:
+        return None
+    params = [a.arg for a in definition.args.args]
+    positions = [params.index(a.id) if isinstance(a, ast.Name) and a.id in params else None
+                 for a in operands]
+    return callee, positions
+
+
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+              ast.Div: operator.truediv, ast.MatMult: operator.matmul}
+
+
+def _linear_fact_items():
+    registry.load_templates()
+    items = []
+    for case_index, case in enumerate(CASES):
+        if case.forward_only:
+            continue
+        found = _single_call(case.f)
+        if found is None:
+            continue
+        entry = registry.lookup(found[0])
+        if entry is None or not entry.linear_in:
+            continue
+        for position in entry.linear_in:
+            if position < len(found[1]) and found[1][position] is not None:
+                items.append(pytest.param(case_index, found[1][position],
+                                          id="%s-arg%d" % (case.name, position)))
+    return items
+
+
+def _zero_like(value):
+    if is_container(value):
+        return tree_map(_zero_like, value)
+    if isinstance(value, list):
+        return [_zero_like(v) for v in value]
+    return type(value)(0.0) if isinstance(value, float) else np.zeros_like(value)
+
+
+@pytest.mark.parametrize("case_index, parameter", _linear_fact_items())
+def test_a_zero_in_a_linear_argument_gives_zero(case_index, parameter):
+    case = CASES[case_index]
+    args, _ = inputs(case_index, 0)
+    args = list(args)
+    args[parameter] = _zero_like(args[parameter])
+    result = case.f(*args)
+    leaves = flat(result) if is_container(result) else (
+        result if isinstance(result, (list, tuple)) else [result])
+    for leaf in leaves:
+        assert np.all(np.asarray(leaf) == 0), (
+            "%s is declared linear in argument %d, but a zero there gives %r"
+            % (case.name, parameter, leaf))
+
+
+def test_linear_facts_are_checked():
+    assert len(_linear_fact_items()) > 40

@@ -693,21 +693,22 @@ shape_rule(_like(1), rt.cumprod_adjoint)
 shape_rule(lambda t, x, axis=shapes.Known(None), *rest, **kwargs: registry.lookup(
     np.cumprod).shape_rule(x, axis), rt.cumprod_tangent)  # cumprod's own shape
 # the transposed maps of the shape functions (srcad/templates/numpy_shape.py): each linear in
-# g, its transpose the function it transposes
-linear(rt.untiled, parameters="y, g, x, reps", transpose="np.tile(g, reps)")
-linear(rt.unrepeated, parameters="y, g, x, repeats, axis=None",
+# its first argument a (g is, as in every rule, the derivative flowing back), its transpose the
+# function it transposes
+linear(rt.untiled, parameters="y, a, x, reps", transpose="np.tile(g, reps)")
+linear(rt.unrepeated, parameters="y, a, x, repeats, axis=None",
        transpose="np.repeat(g, repeats, axis)")
-linear(rt.untaken, parameters='y, g, x, indices, axis=None, mode="raise"',
+linear(rt.untaken, parameters='y, a, x, indices, axis=None, mode="raise"',
        transpose="np.take(g, indices, axis, mode=mode)")
-linear(rt.untaken_along_axis, parameters="y, g, x, indices, axis",
+linear(rt.untaken_along_axis, parameters="y, a, x, indices, axis",
        transpose="np.take_along_axis(g, indices, axis)")
 linear(rt.padded, parameters='y, x, pad_width, mode="constant"',
        transpose="rt.unpadded(g, x, pad_width, mode)")
-linear(rt.unpadded, parameters='y, g, x, pad_width, mode="constant"',
+linear(rt.unpadded, parameters='y, a, x, pad_width, mode="constant"',
        transpose="rt.padded(g, pad_width, mode)")
 multilinear(rt.joined, parameters="y, joiner, pieces",
             transposes={"pieces": "rt.unjoined(g, joiner, pieces)"})
-linear(rt.unjoined, parameters="parts, g, joiner, pieces", transpose="rt.joined(joiner, g)")
+linear(rt.unjoined, parameters="parts, a, joiner, pieces", transpose="rt.joined(joiner, g)")
 nondifferentiable(rt.rollaxis_destination, rt.order_of)
 
 
