@@ -134,6 +134,31 @@ def test_hessian_is_symmetric():
     np.testing.assert_allclose(hessian, hessian.T, rtol=1e-7)
 
 
+def relaxation(y, t, k, c=0.3):
+    return -k * y + c * np.sin(y)
+
+
+def relaxed(y0, k):
+    return np.sum(odeint(relaxation, y0, TIMES, args=(k,), rtol=TIGHT, atol=TIGHT)[-1] ** 2)
+
+
+def test_right_side_with_defaults_beyond_args():
+    """f(y, t, k, c=0.3) with args=(k,): srcad's derivatives of f take c too (it was a
+    TypeError from the generated vjp, missing its cotangent)."""
+    args = (np.array([1.0, 0.5]), 2.0)
+    gradients = srcad.grad(relaxed, wrt=(0, 1))(*args)
+    for position, gradient in enumerate(gradients):
+        np.testing.assert_allclose(gradient, numeric_grad(relaxed, args, position, eps=1e-5),
+                                   rtol=RTOL, atol=1e-9)
+    _, forward = srcad.jvp(relaxed, args, (np.array([1.0, -1.0]), 0.5))
+    np.testing.assert_allclose(forward, gradients[0][0] - gradients[0][1] + 0.5 * gradients[1],
+                               rtol=RTOL)
+    product = srcad.hvp(relaxed, wrt=1)(*args, 1.0)
+    gradient = srcad.grad(relaxed, wrt=1)
+    expected = (gradient(args[0], 2.0 + 1e-4) - gradient(args[0], 2.0 - 1e-4)) / 2e-4
+    np.testing.assert_allclose(product, expected, rtol=1e-5)
+
+
 def test_vjp_of_the_whole_trajectory():
     """A vector output: the trajectory itself, for a random cotangent of every sample."""
     def trajectory(y0, alpha):

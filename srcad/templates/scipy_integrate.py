@@ -41,6 +41,8 @@ are the steps the solver chose; srcad differentiates the solution at those times
 fixed (the choice of steps is not differentiable).
 """
 
+import inspect
+
 import gast
 import numpy as np
 
@@ -102,6 +104,19 @@ def _zero_if_none(tangent, like):
     return np.broadcast_to(np.asarray(tangent, dtype=float), np.shape(like))
 
 
+def _with_defaults(function, parameters):
+    """``parameters`` followed by the defaults of the function's later parameters: srcad's
+    generated derivatives take every parameter (``def f(y, t, k, c=0.3)`` with args=(k,))."""
+    later = list(inspect.signature(function).parameters.values())[2 + len(parameters):]
+    return tuple(parameters) + tuple(p.default for p in later
+                                     if p.default is not inspect.Parameter.empty)
+
+
+def _with_zeros(tangents, arguments):
+    """The parameters' tangents, then zeros for the defaults ``_with_defaults`` added."""
+    return tuple(tangents) + tuple(np.zeros(np.shape(a)) for a in arguments[len(tangents):])
+
+
 def _ordered(function, time_first):
     """``function`` called as ``(y, t, *p)`` whatever its own order (tfirst, solve_ivp)."""
     if time_first:
@@ -123,10 +138,12 @@ def _adjoint_sweep(function, time_first, solve, times, states, cotangents, param
     derivative = vjp_of(function)
     right_side = _ordered(function, time_first)
 
+    arguments = _with_defaults(function, parameters)
+
     def pulled_back(y, t, a):
         """(dfᵀa wrt y, wrt t, wrt each parameter), whatever the function's order."""
-        adjoints = derivative(t, y, *parameters, a) if time_first else \
-            derivative(y, t, *parameters, a)
+        adjoints = derivative(t, y, *arguments, a) if time_first else \
+            derivative(y, t, *arguments, a)
         if time_first:
             adjoints = (adjoints[1], adjoints[0]) + tuple(adjoints[2:])
         return adjoints
@@ -205,20 +222,22 @@ def _adjoint_sweep_tangent(function, time_first, solve, times, states, cotangent
     half = 2 * size + flat_size
     value_and_tangent = jvp_of(function)
     second = jvp_of(vjp_of(function))
+    arguments = _with_defaults(function, parameters)
+    argument_tangents = _with_zeros(parameter_tangents, arguments)
 
     def slope(y, t, y_dot, t_dot):
         """(f, its tangent (df/dy) ẏ + (df/dt) ṫ + (df/dp) ṗ) as flat vectors."""
-        value, tangent = value_and_tangent(*_in_order(time_first, y, t, parameters),
+        value, tangent = value_and_tangent(*_in_order(time_first, y, t, arguments),
                                            *_in_order(time_first, y_dot, t_dot,
-                                                      parameter_tangents))
+                                                      argument_tangents))
         return np.ravel(value), np.ravel(np.broadcast_to(tangent, np.shape(y)))
 
     def augmented(z, t):
         y, a = z[:size], z[size:2 * size]
         y_dot, a_dot = z[half:half + size], z[half + size:half + 2 * size]
         value, value_tangent = slope(y, t, y_dot, 0.0)
-        pulled, pulled_tangent = second(*_in_order(time_first, y, t, parameters), a,
-                                        *_in_order(time_first, y_dot, 0.0, parameter_tangents),
+        pulled, pulled_tangent = second(*_in_order(time_first, y, t, arguments), a,
+                                        *_in_order(time_first, y_dot, 0.0, argument_tangents),
                                         a_dot)
         pulled, pulled_tangent = _from_order(time_first, pulled), _from_order(time_first,
                                                                                 pulled_tangent)
@@ -274,13 +293,15 @@ def odeint_adjoint_tangent(g, ys, func, y0, t, args, g_dot, ys_dot, t_dot, args_
 def _sensitivity_right_side(function, time_first, parameters, parameter_tangents, size):
     """``z' = (f, (df/dy) s + (df/dp) ṗ)`` for ``z = (y, s)``, called as (z, t)."""
     derivative = jvp_of(function)
+    arguments = _with_defaults(function, parameters)
+    argument_tangents = _with_zeros(parameter_tangents, arguments)
 
     def augmented(z, t):
         y, s = z[:size], z[size:]
         if time_first:
-            value, tangent = derivative(t, y, *parameters, 0.0, s, *parameter_tangents)
+            value, tangent = derivative(t, y, *arguments, 0.0, s, *argument_tangents)
         else:
-            value, tangent = derivative(y, t, *parameters, s, 0.0, *parameter_tangents)
+            value, tangent = derivative(y, t, *arguments, s, 0.0, *argument_tangents)
         return np.concatenate([np.ravel(value),
                                np.ravel(np.broadcast_to(tangent, np.shape(y)))])
 
