@@ -9,6 +9,8 @@ error rather than a number.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -157,6 +159,40 @@ def test_right_side_with_defaults_beyond_args():
     gradient = srcad.grad(relaxed, wrt=1)
     expected = (gradient(args[0], 2.0 + 1e-4) - gradient(args[0], 2.0 - 1e-4)) / 2e-4
     np.testing.assert_allclose(product, expected, rtol=1e-5)
+
+
+RELAXATION_WITH_C = functools.partial(relaxation, c=0.2)
+
+
+class Relaxation:
+    def __init__(self, c):
+        self.c = c
+
+    def right_side(self, y, t, k):
+        return -k * y + self.c * np.sin(y)
+
+
+RELAXATION_MODEL = Relaxation(0.2)
+
+
+def relaxed_partial(y0, k):
+    return np.sum(odeint(RELAXATION_WITH_C, y0, TIMES, args=(k,), rtol=TIGHT, atol=TIGHT)[-1])
+
+
+def relaxed_method(y0, k):
+    return np.sum(odeint(RELAXATION_MODEL.right_side, y0, TIMES, args=(k,))[-1])
+
+
+def test_partial_and_bound_method_right_sides():
+    """A partial: its function, its bound values held; a method reading its object's
+    attributes: an error (srcad would differentiate in self), never a number."""
+    args = (np.array([1.0, 0.5]), 2.0)
+    gradients = srcad.grad(relaxed_partial, wrt=(0, 1))(*args)
+    for position, gradient in enumerate(gradients):
+        np.testing.assert_allclose(
+            gradient, numeric_grad(relaxed_partial, args, position, eps=1e-5), rtol=RTOL)
+    with pytest.raises(srcad.SrcadError, match="attribute .c"):
+        srcad.grad(relaxed_method, wrt=1)(*args)
 
 
 def test_vjp_of_the_whole_trajectory():

@@ -36,12 +36,19 @@ agrees with central differences of the gradient to ~1e-7 relative).
 Not differentiated (srcad refuses at the call when a derivative would flow there, or when
 the call asks for it): solve_ivp's ``t_span`` and ``t_eval`` (fixed times), its
 ``dense_output`` and ``events``, odeint's ``full_output``; reverse over reverse (grad of
-grad: MissingTemplateError for odeint_adjoint at the gradient's line) and third order. With ``t_eval=None`` the output times
-are the steps the solver chose; srcad differentiates the solution at those times, held
-fixed (the choice of steps is not differentiable).
+grad: MissingTemplateError for odeint_adjoint at the gradient's line) and third order.
+With ``t_eval=None`` the output times are the steps the solver chose; srcad differentiates
+the solution at those times, held fixed (the choice of steps is not differentiable).
+
+The right-hand side may also be a functools.partial (its bound values held constant) or a
+bound method; a method reading its object's attributes raises UnsupportedOperationError
+when the gradient runs (srcad differentiates f in all of its parameters, self included):
+pass those values through ``args``.
 """
 
+import functools
 import inspect
+import types
 
 import gast
 import numpy as np
@@ -104,24 +111,73 @@ def _zero_if_none(tangent, like):
     return np.broadcast_to(np.asarray(tangent, dtype=float), np.shape(like))
 
 
-def _with_defaults(function, parameters):
-    """``parameters`` followed by the defaults of the function's later parameters: srcad's
-    generated derivatives take every parameter (``def f(y, t, k, c=0.3)`` with args=(k,))."""
-    later = list(inspect.signature(function).parameters.values())[2 + len(parameters):]
-    return tuple(parameters) + tuple(p.default for p in later
-                                     if p.default is not inspect.Parameter.empty)
+class _RightSide:
+    """The user's right-hand side and srcad's generated derivatives of it, called as
+    ``(y, t)`` with the parameters ``args`` whatever its own order (odeint's tfirst,
+    solve_ivp's ``fun(t, y, ...)``); a bound method or a functools.partial is its function
+    with the object or the bound arguments first, keyword ones and defaults after ``args``
+    (the generated derivatives take every parameter of the plain function)."""
 
+    def __init__(self, function, time_first, parameters):
+        leading, keywords = (), {}
+        while True:  # partial(method, a): method's function, with (self, a) first
+            if isinstance(function, types.MethodType):
+                leading, function = (function.__self__,) + leading, function.__func__
+            elif type(function) is functools.partial:
+                leading = tuple(function.args) + leading
+                keywords = {**function.keywords, **keywords}
+                function = function.func
+            else:
+                break
+        self.function, self.time_first, self.leading = function, time_first, leading
+        self.parameters = tuple(parameters)
+        later = list(inspect.signature(function).parameters.values())[
+            len(leading) + 2 + len(parameters):]
+        self.later = tuple(keywords[p.name] if p.name in keywords else p.default
+                           for p in later if p.name in keywords
+                           or p.default is not inspect.Parameter.empty)
+        self.arguments = self.parameters + self.later
+        self.skipped = len(leading)  # adjoints of the leading arguments come first
 
-def _with_zeros(tangents, arguments):
-    """The parameters' tangents, then zeros for the defaults ``_with_defaults`` added."""
-    return tuple(tangents) + tuple(np.zeros(np.shape(a)) for a in arguments[len(tangents):])
+    def _in_order(self, y, t, rest):
+        return (t, y) + tuple(rest) if self.time_first else (y, t) + tuple(rest)
 
+    def _from_order(self, values):
+        """(of y, of t, of each parameter) from a tuple in the plain function's order."""
+        values = tuple(values)[self.skipped:]
+        values = (values[1], values[0]) + values[2:] if self.time_first else values
+        return values[:2 + len(self.parameters)]
 
-def _ordered(function, time_first):
-    """``function`` called as ``(y, t, *p)`` whatever its own order (tfirst, solve_ivp)."""
-    if time_first:
-        return lambda y, t, *rest: function(t, y, *rest)
-    return function
+    def _tangents(self, parameter_tangents):
+        """Tangents of every argument: zeros for the leading ones and the later ones."""
+        zeros = tuple(np.zeros(np.shape(a)) for a in self.leading)
+        return zeros, tuple(parameter_tangents) + tuple(np.zeros(np.shape(a))
+                                                        for a in self.later)
+
+    def value(self, y, t):
+        return np.ravel(self.function(*self.leading, *self._in_order(y, t, self.arguments)))
+
+    def pulled_back(self, y, t, a):
+        """(dfᵀa wrt y, wrt t, wrt each parameter)."""
+        derivative = vjp_of(self.function)
+        return self._from_order(derivative(*self.leading, *self._in_order(y, t, self.arguments),
+                                           a))
+
+    def value_and_tangent(self, y, t, y_dot, t_dot, parameter_tangents):
+        """(f, (df/dy) ẏ + (df/dt) ṫ + (df/dp) ṗ), flat."""
+        leading_zeros, argument_tangents = self._tangents(parameter_tangents)
+        value, tangent = jvp_of(self.function)(
+            *self.leading, *self._in_order(y, t, self.arguments), *leading_zeros,
+            *self._in_order(y_dot, t_dot, argument_tangents))
+        return np.ravel(value), np.ravel(np.broadcast_to(tangent, np.shape(y)))
+
+    def pulled_back_and_tangent(self, y, t, a, y_dot, a_dot, parameter_tangents):
+        """``pulled_back(y, t, a)`` and its tangent along ẏ, ȧ and ṗ (t held)."""
+        leading_zeros, argument_tangents = self._tangents(parameter_tangents)
+        pulled, tangent = jvp_of(vjp_of(self.function))(
+            *self.leading, *self._in_order(y, t, self.arguments), a, *leading_zeros,
+            *self._in_order(y_dot, 0.0, argument_tangents), a_dot)
+        return self._from_order(pulled), self._from_order(tangent)
 
 
 # ---- the adjoint method
@@ -135,23 +191,12 @@ def _adjoint_sweep(function, time_first, solve, times, states, cotangents, param
     Returns (adjoint of the initial state, adjoint of each time, flat parameter adjoint).
     """
     size, count = np.size(states[0]), len(parameters)
-    derivative = vjp_of(function)
-    right_side = _ordered(function, time_first)
-
-    arguments = _with_defaults(function, parameters)
-
-    def pulled_back(y, t, a):
-        """(dfᵀa wrt y, wrt t, wrt each parameter), whatever the function's order."""
-        adjoints = derivative(t, y, *arguments, a) if time_first else \
-            derivative(y, t, *arguments, a)
-        if time_first:
-            adjoints = (adjoints[1], adjoints[0]) + tuple(adjoints[2:])
-        return adjoints
+    right_side = _RightSide(function, time_first, parameters)
 
     def augmented(z, t):
         y, a = z[:size], z[size:2 * size]
-        adjoints = pulled_back(y, t, a)
-        return np.concatenate([np.ravel(right_side(y, t, *parameters)),
+        adjoints = right_side.pulled_back(y, t, a)
+        return np.concatenate([right_side.value(y, t),
                                -np.ravel(np.broadcast_to(adjoints[0], np.shape(y))),
                                -_flat(adjoints[2:2 + count], parameters)])
 
@@ -160,14 +205,13 @@ def _adjoint_sweep(function, time_first, solve, times, states, cotangents, param
     parameter_adjoint = np.zeros(flat_size)
     time_adjoints = np.zeros(len(times))
     for i in range(len(times) - 1, 0, -1):
-        time_adjoints[i] = np.dot(cotangents[i], np.ravel(right_side(states[i], times[i],
-                                                                     *parameters)))
+        time_adjoints[i] = np.dot(cotangents[i], right_side.value(states[i], times[i]))
         z = solve(augmented, np.concatenate([states[i], state_adjoint, parameter_adjoint]),
                   times[i], times[i - 1])
         state_adjoint = z[size:2 * size] + cotangents[i - 1]
         parameter_adjoint = z[2 * size:]
     time_adjoints[0] = -np.dot(state_adjoint - cotangents[0],
-                               np.ravel(right_side(states[0], times[0], *parameters)))
+                               right_side.value(states[0], times[0]))
     return state_adjoint, time_adjoints, parameter_adjoint
 
 
@@ -196,17 +240,6 @@ def odeint_adjoint(g, ys, func, y0, t, args, rtol, atol, hmax, mxstep, tfirst):
 # ---- second order: the tangent of the adjoint sweep (forward over reverse: hvp, hessian)
 
 
-def _in_order(time_first, y, t, rest):
-    """Arguments ``(y, t, *rest)`` in the function's own order."""
-    return (t, y) + tuple(rest) if time_first else (y, t) + tuple(rest)
-
-
-def _from_order(time_first, values):
-    """A tuple in the function's own order, as ``(of y, of t, of each parameter...)``."""
-    values = tuple(values)
-    return (values[1], values[0]) + values[2:] if time_first else values
-
-
 def _adjoint_sweep_tangent(function, time_first, solve, times, states, cotangents, parameters,
                            time_tangents, state_tangents, cotangent_tangents,
                            parameter_tangents):
@@ -220,27 +253,18 @@ def _adjoint_sweep_tangent(function, time_first, solve, times, states, cotangent
     size, count = np.size(states[0]), len(parameters)
     flat_size = int(sum(np.size(p) for p in parameters))
     half = 2 * size + flat_size
-    value_and_tangent = jvp_of(function)
-    second = jvp_of(vjp_of(function))
-    arguments = _with_defaults(function, parameters)
-    argument_tangents = _with_zeros(parameter_tangents, arguments)
+    right_side = _RightSide(function, time_first, parameters)
 
     def slope(y, t, y_dot, t_dot):
         """(f, its tangent (df/dy) ẏ + (df/dt) ṫ + (df/dp) ṗ) as flat vectors."""
-        value, tangent = value_and_tangent(*_in_order(time_first, y, t, arguments),
-                                           *_in_order(time_first, y_dot, t_dot,
-                                                      argument_tangents))
-        return np.ravel(value), np.ravel(np.broadcast_to(tangent, np.shape(y)))
+        return right_side.value_and_tangent(y, t, y_dot, t_dot, parameter_tangents)
 
     def augmented(z, t):
         y, a = z[:size], z[size:2 * size]
         y_dot, a_dot = z[half:half + size], z[half + size:half + 2 * size]
         value, value_tangent = slope(y, t, y_dot, 0.0)
-        pulled, pulled_tangent = second(*_in_order(time_first, y, t, arguments), a,
-                                        *_in_order(time_first, y_dot, 0.0, argument_tangents),
-                                        a_dot)
-        pulled, pulled_tangent = _from_order(time_first, pulled), _from_order(time_first,
-                                                                                pulled_tangent)
+        pulled, pulled_tangent = right_side.pulled_back_and_tangent(y, t, a, y_dot, a_dot,
+                                                                     parameter_tangents)
         return np.concatenate([
             value, -np.ravel(np.broadcast_to(pulled[0], np.shape(y))),
             -_flat(pulled[2:2 + count], parameters),
@@ -292,18 +316,11 @@ def odeint_adjoint_tangent(g, ys, func, y0, t, args, g_dot, ys_dot, t_dot, args_
 
 def _sensitivity_right_side(function, time_first, parameters, parameter_tangents, size):
     """``z' = (f, (df/dy) s + (df/dp) ṗ)`` for ``z = (y, s)``, called as (z, t)."""
-    derivative = jvp_of(function)
-    arguments = _with_defaults(function, parameters)
-    argument_tangents = _with_zeros(parameter_tangents, arguments)
+    right_side = _RightSide(function, time_first, parameters)
 
     def augmented(z, t):
         y, s = z[:size], z[size:]
-        if time_first:
-            value, tangent = derivative(t, y, *arguments, 0.0, s, *argument_tangents)
-        else:
-            value, tangent = derivative(y, t, *arguments, s, 0.0, *argument_tangents)
-        return np.concatenate([np.ravel(value),
-                               np.ravel(np.broadcast_to(tangent, np.shape(y)))])
+        return np.concatenate(right_side.value_and_tangent(y, t, s, 0.0, parameter_tangents))
 
     return augmented
 
@@ -316,16 +333,15 @@ def odeint_tangent(ys, func, y0, t, args, y0_dot, t_dot, args_dot, rtol, atol, h
     size = np.size(y0)
     times = np.asarray(t, dtype=float)
     time_tangents = np.ravel(_zero_if_none(t_dot, times))
-    right_side = _ordered(func, tfirst)
-    start = np.ravel(_zero_if_none(y0_dot, y0)) - time_tangents[0] * np.ravel(
-        right_side(np.ravel(ys[0]), times[0], *parameters))
+    right_side = _RightSide(func, tfirst, parameters)
+    start = np.ravel(_zero_if_none(y0_dot, y0)) - time_tangents[0] * right_side.value(
+        np.ravel(ys[0]), times[0])
     augmented = _sensitivity_right_side(func, tfirst, parameters, parameter_tangents, size)
     z = integrate.odeint(augmented, np.concatenate([np.ravel(ys[0]), start]), times,
                          rtol=rtol, atol=atol, hmax=hmax, mxstep=mxstep)
     sensitivities = z[:, size:]
     if np.any(time_tangents != 0.0):
-        slopes = np.array([np.ravel(right_side(ys[i], times[i], *parameters))
-                           for i in range(len(times))])
+        slopes = np.array([right_side.value(ys[i], times[i]) for i in range(len(times))])
         sensitivities = sensitivities + time_tangents[:, None] * slopes
     return np.reshape(sensitivities, np.shape(ys))
 
