@@ -221,6 +221,19 @@ def _zero_cotangent(g, shape):
     return np.broadcast_to(np.asarray(g, dtype=float), shape)
 
 
+def _solved_by_odeint(rhs, z0, times, rtol, atol, hmax, mxstep):
+    """odeint's solution of a derivative's augmented system; an error where odeint only
+    warns (too much work, tolerances too tight): its numbers would be no derivative."""
+    solution, report = integrate.odeint(rhs, z0, times, rtol=rtol, atol=atol, hmax=hmax,
+                                        mxstep=mxstep, full_output=True)
+    if report["message"] != "Integration successful.":
+        raise rt.UnsupportedOperationError(
+            "scipy.integrate.odeint failed in the solve of a derivative of odeint: %s"
+            % report["message"],
+            hint="Raise mxstep, or loosen rtol/atol, in the call to odeint.")
+    return solution
+
+
 def odeint_adjoint(g, ys, func, y0, t, args, rtol, atol, hmax, mxstep, tfirst):
     """(ȳ₀, t̄, p̄) of ``ys = odeint(func, y0, t, args)`` for the cotangent ``g`` of ys."""
     parameters = _parameters(args)
@@ -228,8 +241,8 @@ def odeint_adjoint(g, ys, func, y0, t, args, rtol, atol, hmax, mxstep, tfirst):
     times = np.asarray(t, dtype=float)
 
     def solve(rhs, z0, t_from, t_to):
-        return integrate.odeint(rhs, z0, np.array([t_from, t_to]), rtol=rtol, atol=atol,
-                                hmax=hmax, mxstep=mxstep)[-1]
+        return _solved_by_odeint(rhs, z0, np.array([t_from, t_to]), rtol, atol, hmax,
+                                 mxstep)[-1]
 
     state_adjoint, time_adjoints, parameter_adjoint = _adjoint_sweep(
         func, tfirst, solve, times, ys, cotangents, parameters)
@@ -300,8 +313,8 @@ def odeint_adjoint_tangent(g, ys, func, y0, t, args, g_dot, ys_dot, t_dot, args_
     times = np.asarray(t, dtype=float)
 
     def solve(rhs, z0, t_from, t_to):
-        return integrate.odeint(rhs, z0, np.array([t_from, t_to]), rtol=rtol, atol=atol,
-                                hmax=hmax, mxstep=mxstep)[-1]
+        return _solved_by_odeint(rhs, z0, np.array([t_from, t_to]), rtol, atol, hmax,
+                                 mxstep)[-1]
 
     state_dot, times_dot, parameters_dot = _adjoint_sweep_tangent(
         func, tfirst, solve, times, ys, _zero_cotangent(g, np.shape(ys)), parameters,
@@ -337,8 +350,8 @@ def odeint_tangent(ys, func, y0, t, args, y0_dot, t_dot, args_dot, rtol, atol, h
     start = np.ravel(_zero_if_none(y0_dot, y0)) - time_tangents[0] * right_side.value(
         np.ravel(ys[0]), times[0])
     augmented = _sensitivity_right_side(func, tfirst, parameters, parameter_tangents, size)
-    z = integrate.odeint(augmented, np.concatenate([np.ravel(ys[0]), start]), times,
-                         rtol=rtol, atol=atol, hmax=hmax, mxstep=mxstep)
+    z = _solved_by_odeint(augmented, np.concatenate([np.ravel(ys[0]), start]), times, rtol,
+                          atol, hmax, mxstep)
     sensitivities = z[:, size:]
     if np.any(time_tangents != 0.0):
         slopes = np.array([right_side.value(ys[i], times[i]) for i in range(len(times))])
@@ -349,18 +362,24 @@ def odeint_tangent(ys, func, y0, t, args, y0_dot, t_dot, args_dot, rtol, atol, h
 # ---- solve_ivp: the same on its result's .y, at the times .t it returned
 
 
+def _solved_by_solve_ivp(rhs, z0, t_span, t_eval, method, rtol, atol, max_step):
+    """solve_ivp's solution (a result) of a derivative's system ``z' = rhs(z, t)``; an error
+    when the solver fails (its numbers would be no derivative)."""
+    solution = integrate.solve_ivp(lambda time, z: rhs(z, time), t_span, z0, method=method,
+                                   t_eval=t_eval, rtol=rtol, atol=atol, max_step=max_step)
+    if not solution.success:
+        raise rt.UnsupportedOperationError(
+            "scipy.integrate.solve_ivp failed in the solve of a derivative of solve_ivp: %s"
+            % solution.message,
+            hint="Loosen rtol/atol, or pick a method suited to a stiff system "
+                 "(method='Radau' or 'BDF').")
+    return solution
+
+
 def _ivp_solver(method, rtol, atol, max_step):
     def solve(rhs, z0, t_from, t_to):
-        solution = integrate.solve_ivp(lambda time, z: rhs(z, time), (t_from, t_to), z0,
-                                       method=method, t_eval=[t_to], rtol=rtol, atol=atol,
-                                       max_step=max_step)
-        if not solution.success:
-            raise rt.UnsupportedOperationError(
-                "scipy.integrate.solve_ivp failed in the adjoint solve of its derivative: %s"
-                % solution.message,
-                hint="Loosen rtol/atol, or pick a method suited to a stiff system "
-                     "(method='Radau' or 'BDF').")
-        return solution.y[:, -1]
+        return _solved_by_solve_ivp(rhs, z0, (t_from, t_to), [t_to], method, rtol, atol,
+                                    max_step).y[:, -1]
     return solve
 
 
@@ -421,9 +440,8 @@ def solve_ivp_tangent(sol, fun, t_span, y0, method, args, y0_dot, args_dot, rtol
     start = np.concatenate([np.ravel(np.asarray(y0, dtype=float)),
                             np.ravel(_zero_if_none(y0_dot, y0))])
     times = np.asarray(sol.t, dtype=float)
-    solution = integrate.solve_ivp(lambda time, z: augmented(z, time), t_span, start,
-                                   method=method, t_eval=times, rtol=rtol, atol=atol,
-                                   max_step=max_step)
+    solution = _solved_by_solve_ivp(augmented, start, t_span, times, method, rtol, atol,
+                                    max_step)
     tangent = rt.zeros_like(sol)  # an Entries: a zero for each entry but "y"
     tangent["y"] = solution.y[size:]
     return tangent
