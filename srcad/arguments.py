@@ -21,7 +21,7 @@ import numpy as np
 from .errors import NondifferentiableArgumentError, SrcadError
 from .parse import read
 
-_NUMERIC_DTYPE_KINDS = frozenset("iufc")
+_NUMERIC_DTYPE_KINDS = frozenset("iuf")
 
 
 def bind(signature, args, kwargs) -> tuple:
@@ -37,9 +37,13 @@ def nondifferentiable(value) -> str | None:
     if kind is float or kind is int:
         return None
     if kind is np.ndarray:
+        if value.dtype.kind == "c":
+            return "a complex array (srcad differentiates real-valued functions)"
         if value.dtype.kind in _NUMERIC_DTYPE_KINDS:
             return None
         return "an array of dtype %s" % value.dtype
+    if isinstance(value, (complex, np.complexfloating)):
+        return "a complex number (srcad differentiates real-valued functions)"
     if value is None:
         return "None"
     if isinstance(value, (bool, np.bool_)):

@@ -228,7 +228,13 @@ def _check_target(parsed, target) -> None:
 
 
 _CHECKED_EXPRESSIONS = frozenset([gast.Starred, gast.Lambda, gast.Dict, gast.Call, gast.ListComp,
-                                  gast.DictComp]) | frozenset(_REJECTED_EXPRESSIONS)
+                                  gast.DictComp, gast.Constant]) | frozenset(_REJECTED_EXPRESSIONS)
+
+# srcad's templates are derivatives of real functions: a complex value inside would get
+# derivatives without the conjugates complex calculus needs
+_COMPLEX_MAKERS = (complex, numpy.complex64, numpy.complex128)
+_COMPLEX_HINT = ("srcad differentiates real-valued code; write the real and imaginary parts as "
+                 "separate real arrays.")
 
 
 # builtins that consume an iterable lazily, as their own caller consumes them (zip(g, xs) in
@@ -355,6 +361,10 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             starred_targets |= _starred_in_headers(parsed, node.generators)
         if isinstance(node, gast.Starred) and id(node) in starred_targets:
             continue
+        if isinstance(node, gast.Constant):
+            if isinstance(node.value, complex):
+                _reject(parsed, node, "a complex number", _COMPLEX_HINT)
+            continue
         if isinstance(node, gast.Call):  # f(*args): normalize spreads or binds them
             starred_targets.update(id(a) for a in node.args if isinstance(a, gast.Starred))
             # a lambda argument becomes a named local function (normalize/to_anf.py)
@@ -380,6 +390,8 @@ def _check_expressions(parsed, statement, loop=None) -> None:
                     _reject(parsed, keyword.value, "an `out=` argument (it writes into an array)",
                             "Use the returned value: `y = np.add(a, b)`.")
             func = node.func
+            if any(_static_object(parsed, func) is maker for maker in _COMPLEX_MAKERS):
+                _reject(parsed, func, "a complex number", _COMPLEX_HINT)
             if (isinstance(func, gast.Attribute) and func.attr == "pop"
                     and isinstance(func.value, gast.Name) and func.value.id in parsed.local_names
                     and not (node.args == [] and id(node) == _assigned_value_id(statement))):

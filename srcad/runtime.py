@@ -1672,6 +1672,13 @@ def inserted_part(h, arr, obj, values, axis=None, which=0):
     return np.insert(np.zeros(np.shape(arr)), obj, h, axis)
 
 
+def clipped_to_max(x, low, high):
+    """For ``np.clip(x, low, high)``: where the result is ``high``, x aside (where x is
+    above it, and everywhere when low > high: NumPy's clip is minimum(maximum(x, low), high))."""
+    above = np.greater(x, high)
+    return above if low is None else above | np.greater(low, high)
+
+
 def choice_masks(a, count):
     """For ``np.choose(a, choices)``: where each of the ``count`` choices is taken."""
     return [np.asarray(a) == i for i in range(count)]

@@ -3031,3 +3031,60 @@ except ImportError:
     pass
 else:
     import tests.scipy_combos  # noqa: F401, E402
+
+
+# ---- nanvar, nanstd, nanprod, nancumsum, nancumprod (srcad/templates/numpy_reductions.py)
+
+_NANS = np.array([[True, False, False], [False, False, True]])
+
+
+def nanvar_of_nans(x):
+    return np.nanvar(np.where(_NANS, np.nan, x), axis=1, ddof=1)
+
+
+def nanvar_all(x):
+    return np.nanvar(x)
+
+
+def nanstd_of_nans(x):
+    return np.nanstd(np.where(_NANS, np.nan, x), axis=0, keepdims=True)
+
+
+def nanstd_all(x):
+    return np.nanstd(x, ddof=1)
+
+
+def nanprod_of_nans(x):
+    return np.nanprod(np.where(_NANS, np.nan, x), axis=1)
+
+
+def nanprod_all(x):
+    return np.nanprod(x)
+
+
+def nancumsum_of_nans(x):
+    return np.nancumsum(np.where(_NANS, np.nan, x), axis=1)
+
+
+def nancumsum_flat(x):
+    return np.nancumsum(x)
+
+
+def nancumprod_of_nans(x):
+    return np.nancumprod(np.where(_NANS, np.nan, x), axis=0)
+
+
+def nancumprod_flat(x):
+    return np.nancumprod(x)
+
+
+case(nanvar_of_nans, (anything,), [FULL])
+case(nanvar_all, (anything,), [VECTOR, FULL])
+case(nanstd_of_nans, (anything,), [FULL])
+case(nanstd_all, (anything,), [VECTOR, FULL])
+case(nanprod_of_nans, (with_zeros,), [FULL])
+case(nanprod_all, (anything,), [VECTOR, FULL])
+case(nancumsum_of_nans, (anything,), [FULL])
+case(nancumsum_flat, (anything,), [VECTOR, FULL])
+case(nancumprod_of_nans, (with_zeros,), [FULL])
+case(nancumprod_flat, (anything,), [VECTOR, FULL])

@@ -862,3 +862,81 @@ def test_a_list_display_given_to_a_ufunc_is_differentiated_as_an_array():
     TypeError): a list or tuple display given to a ufunc is now made an array where it is
     written (normalize/to_anf.ufunc_displays_as_arrays), as NumPy itself does."""
     check_all_modes(squares_a_list_display, [np.array([0.3, 0.7, 0.2, 0.9])], 0)
+
+
+def clip_with_crossed_bounds(x, low, high):
+    return np.sum(np.clip(x, low, high) * np.array([1.0, 2.0, 3.0]))
+
+
+def clip_method_with_crossed_bounds(x, low, high):
+    return np.sum(np.sin(x.clip(low, high)) * np.array([1.0, 2.0, 3.0]))
+
+
+@pytest.mark.parametrize("function", [clip_with_crossed_bounds, clip_method_with_crossed_bounds])
+def test_clip_with_its_low_bound_above_its_high_one(function):
+    """np.clip(x, 0.7, 0.3) is 0.3 everywhere (minimum(maximum(x, low), high)); the
+    templates assumed low <= high and gave low the derivative where x < low and high only
+    where x > high: 3.0 and 5.0 where they are 0 and 6, silently. The low bound now gets it
+    only where the result is low, the high one where x is above it or the bounds cross."""
+    args = [np.array([0.1, 0.5, 0.9]), 0.7, 0.3]
+    for position in range(3):
+        check_all_modes(function, args, position)
+    args = [np.array([0.1, 0.5, 0.9]), 0.3, 0.7]  # ordered bounds: unchanged
+    for position in range(3):
+        check_all_modes(function, args, position)
+
+
+def real_part_of_a_complex_product(x):
+    return np.sum(np.real(x * (1 + 2j)))
+
+
+def squares(x):
+    return np.sum(x ** 2)
+
+
+def test_complex_values_are_refused_not_differentiated_wrongly():
+    """np.real(x * (1 + 2j)) has gradient 1 in a real x; srcad returned 1 + 2j (its
+    templates are derivatives of real functions, without the conjugates complex values
+    need). Complex literals and complex arguments are now refused, located."""
+    from srcad import errors
+
+    with pytest.raises(errors.UnsupportedSyntaxError) as caught:
+        srcad.grad(real_part_of_a_complex_product)(np.array([1.0, 2.0]))
+    assert "complex number" in str(caught.value) and "2j" in caught.value.location.line
+    for argument in (np.array([1.0 + 1.0j]), 1j, np.complex128(1.0)):
+        with pytest.raises(errors.NondifferentiableArgumentError, match="complex"):
+            srcad.grad(squares)(argument)
+
+
+def sine_of_split_parts(x):
+    return np.sum(np.sin(np.split(x, 2)))
+
+
+def square_of_a_list_made_before(x):
+    parts = np.split(x, 2)
+    return np.sum(np.exp(parts) * np.cos(parts) + np.square(parts))
+
+
+def square_of_a_comprehension(x):
+    return np.sum(np.square([t * 2.0 for t in x])) + np.sum(np.log1p([x[0], x[1] * x[2]]))
+
+
+@pytest.mark.parametrize("function", [sine_of_split_parts, square_of_a_list_made_before,
+                                      square_of_a_comprehension])
+def test_a_list_given_to_a_ufunc_in_every_mode(function):
+    """A ufunc given a list (np.split's parts, a comprehension's list, a name bound to a
+    list): its derivatives did arithmetic on the list (``-parts_dot * np.sin(parts)``:
+    TypeError in jvp and hvp; ``2.0 * items``: TypeError in grad). The ufunc's argument is
+    now np.asarray of the list (normalize/to_anf.ufunc_displays_as_arrays)."""
+    check_all_modes(function, [np.array([0.3, 0.7, 0.2, 0.9])], 0)
+
+
+def largest_of_three(x, y):
+    return max(x * y, y, 0.1) + min(x, y * y, 2.0, x * 0.5 + 1.0) * x
+
+
+def test_max_and_min_of_more_than_two_values():
+    """max(a, b, c) raised an internal TemplateError (the template of max takes two values);
+    it is now max(max(a, b), c), the first largest as Python keeps."""
+    check_all_modes(largest_of_three, [0.7, 1.3], 0, direction=1.0)
+    check_all_modes(largest_of_three, [0.7, 1.3], 1, direction=1.0)

@@ -547,6 +547,7 @@ AUDITED_NONDIFFERENTIABLE = {
                      "numpy.lexsort", "numpy.count_nonzero"], _INTEGERS),
     "numpy.isin": _BOOLEAN,
     "srcad.runtime.choice_masks": _BOOLEAN,
+    "srcad.runtime.clipped_to_max": _BOOLEAN,
     **dict.fromkeys(["srcad.runtime.tensordot_adjoint_axes", "srcad.runtime.inner_axes",
                      "srcad.runtime.kron_plan", "srcad.runtime.einsum_specs"], _HELPER),
 }

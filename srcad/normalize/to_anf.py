@@ -69,6 +69,11 @@ def is_atom(node, local_names) -> bool:
     return is_static_reference(node, local_names)
 
 
+
+# calls whose result is a list (np.asarray of one, given to a ufunc, is an array)
+_LIST_MAKERS = (list, np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
+                runtime.appended)
+
 class _ToANF:
     def __init__(self, parsed: ParsedFunction, namer: Namer, aliases, values=None,
                  asked=None):
@@ -95,6 +100,7 @@ class _ToANF:
         self.fixed_containers = {}  # (both: calls_by_value.note_assignments)
         self.local_values = set()  # local names bound by value (calls_by_value.py)
         self.asked = asked  # receives the names whose value a call was resolved by
+        self.lists = set()  # names some assignment binds to a list (ufunc_displays_as_arrays)
 
     def note_value_asked(self, name):
         if self.asked is not None:
@@ -336,10 +342,24 @@ class _ToANF:
             # of that name inline it too; it has no value in the generated code
             self.local_functions[name] = self.local_functions[value.id]
             return None
+        if self.makes_list(value):
+            self.lists.add(name)
         target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
         statement = gast.Assign(targets=[target], value=value, type_comment=None)
         self.emit(statement, like)
         return statement
+
+    def makes_list(self, value) -> bool:
+        """Whether ``value`` (an operation) gives a list: a display, another such name, a
+        split of an array, or srcad's appended (a comprehension's list grows by it)."""
+        if isinstance(value, (gast.List, gast.ListComp)):
+            return True
+        if isinstance(value, gast.Name):
+            return value.id in self.lists
+        if isinstance(value, gast.Call):
+            callee = self.resolve(value.func)
+            return any(callee is maker for maker in _LIST_MAKERS)
+        return False
 
     def atom(self, node, hint=None):
         if is_atom(node, self.locals):
@@ -586,7 +606,14 @@ class _ToANF:
 
     def lowered_call(self, call):
         """``max(items)``, ``min(items)``, ``dict(pairs)`` and ``list(<comprehension>)`` as
-        the loops lower_comprehensions.py makes; None for any other call."""
+        the loops lower_comprehensions.py makes; ``max(a, b, c)`` as ``max(max(a, b), c)``
+        (the first largest, as Python keeps); None for any other call."""
+        if (len(call.args) > 2 and not call.keywords and not any(
+                isinstance(a, gast.Starred) for a in call.args)
+                and self.resolve(call.func) in (max, min)):
+            pairwise = functools.reduce(lambda first, then: _copy(call, gast.Call(
+                func=syntax.deepcopy(call.func), args=[first, then], keywords=[])), call.args)
+            return self.operation(pairwise)
         if call.keywords or len(call.args) != 1 or isinstance(call.args[0], gast.Starred):
             return None
         callee = self.resolve(call.func)
@@ -630,15 +657,22 @@ class _ToANF:
     def ufunc_displays_as_arrays(self, call):
         """``np.square([a, b])``: a ufunc converts a list or tuple it is given to an array,
         so its derivatives see an array (``2.0 * [a, b]`` would repeat the list): the
-        display is made ``np.asarray([a, b])``, then ``rt.array_of(a, b)`` (array_literal)."""
-        if not isinstance(self.resolve(call.func), np.ufunc) or not any(
-                isinstance(a, (gast.List, gast.Tuple)) for a in call.args):
+        display is made ``np.asarray([a, b])``, then ``rt.array_of(a, b)`` (array_literal);
+        a name some assignment binds to a list (``parts = np.split(x, 2)``) is given as
+        ``np.asarray(parts)`` (for an array, np.asarray is the array itself)."""
+        if not isinstance(self.resolve(call.func), np.ufunc):
+            return call
+
+        def as_array(arg):
+            if isinstance(arg, (gast.List, gast.Tuple)):
+                return not any(isinstance(e, gast.Starred) for e in arg.elts)
+            return self.makes_list(arg)
+
+        if not any(as_array(a) for a in call.args):
             return call
         numpy = syntax.name(self.aliases.name_for(np, preferred="np"))
         args = [_copy(a, gast.Call(func=syntax.attribute(numpy, "asarray"), args=[a],
-                                   keywords=[]))
-                if isinstance(a, (gast.List, gast.Tuple)) and not any(
-                    isinstance(e, gast.Starred) for e in a.elts) else a
+                                   keywords=[])) if as_array(a) else a
                 for a in call.args]
         return _copy(call, gast.Call(func=call.func, args=args, keywords=call.keywords))
 

@@ -95,33 +95,37 @@ def where(z, condition, x, y):  # noqa: F811
     d[z] = rt.match_tangent(np.where(condition, d[x], d[y]), z)
 
 
-# clip(x, low, high): x inside [low, high] (at a bound too: x gets the derivative there), the
-# bound x is beyond outside; a bound that is None is a constant. Assumes low <= high. Each
-# tangent term has y's shape on its own (optimize/simplify_zeros drops the zero ones).
+# clip(x, low, high) = minimum(maximum(x, low), high), as NumPy computes it: x where it is inside
+# [low, high] (at a bound too: x gets the derivative there), the bound it is beyond outside;
+# when low > high the result is high everywhere (x and low get nothing). A bound that is None
+# is a constant. Each tangent term has y's shape on its own (optimize/simplify_zeros drops
+# the zero ones).
 @adjoint(np.clip)
 def clip(y, x, a_min=None, a_max=None):
     d[x] += rt.unbroadcast(d[y] * (y == x), x)
-    d[a_min] += rt.unbroadcast(d[y] * (x < a_min), a_min)
-    d[a_max] += rt.unbroadcast(d[y] * (x > a_max), a_max)
+    d[a_min] += rt.unbroadcast(d[y] * ((x < a_min) & (y == a_min)), a_min)
+    d[a_max] += rt.unbroadcast(d[y] * rt.clipped_to_max(x, a_min, a_max), a_max)
 
 
 @tangent(np.clip)
 def clip(y, x, a_min=None, a_max=None):  # noqa: F811
-    d[y] = (rt.match_tangent(d[x] * (y == x), y) + rt.match_tangent(d[a_min] * (x < a_min), y)
-            + rt.match_tangent(d[a_max] * (x > a_max), y))
+    d[y] = (rt.match_tangent(d[x] * (y == x), y)
+            + rt.match_tangent(d[a_min] * ((x < a_min) & (y == a_min)), y)
+            + rt.match_tangent(d[a_max] * rt.clipped_to_max(x, a_min, a_max), y))
 
 
 @adjoint(np.ndarray.clip)
 def clip_method(y, x, min=None, max=None):  # noqa: A002 - NumPy's parameter names
     d[x] += rt.unbroadcast(d[y] * (y == x), x)
-    d[min] += rt.unbroadcast(d[y] * (x < min), min)
-    d[max] += rt.unbroadcast(d[y] * (x > max), max)
+    d[min] += rt.unbroadcast(d[y] * ((x < min) & (y == min)), min)
+    d[max] += rt.unbroadcast(d[y] * rt.clipped_to_max(x, min, max), max)
 
 
 @tangent(np.ndarray.clip)
 def clip_method(y, x, min=None, max=None):  # noqa: A002, F811
-    d[y] = (rt.match_tangent(d[x] * (y == x), y) + rt.match_tangent(d[min] * (x < min), y)
-            + rt.match_tangent(d[max] * (x > max), y))
+    d[y] = (rt.match_tangent(d[x] * (y == x), y)
+            + rt.match_tangent(d[min] * ((x < min) & (y == min)), y)
+            + rt.match_tangent(d[max] * rt.clipped_to_max(x, min, max), y))
 
 
 def _clip_shape(x, *bounds, **kwargs):

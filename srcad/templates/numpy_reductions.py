@@ -337,3 +337,70 @@ shape_rule(_quantile_shape, np.quantile, np.percentile)
 shape_rule(lambda x, axis=shapes.Known(None), *rest, keepdims=shapes.Known(False), **kwargs:
            shapes.reduction(x, axis, keepdims=keepdims), np.median)
 facts(np.quantile, np.percentile, np.median, allocating=True)
+
+
+# nanvar, nanstd, nanprod, nancumsum, nancumprod: var, std, prod, cumsum, cumprod of the
+# elements that are not nan (NumPy's definitions: a nan counts as absent, as 1 in a product, as
+# 0 in a sum); a nan element gets no derivative
+@adjoint(np.nanvar)
+def nanvar(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[x] += np.where(np.isnan(x), 0.0, rt.expand_reduced(d[y], x, axis, keepdims) * (
+        (x - np.nanmean(x, axis=axis, keepdims=True)) * 2.0
+        / (np.sum(np.logical_not(np.isnan(x)), axis=axis, keepdims=True) - ddof)))
+
+
+@tangent(np.nanvar)
+def nanvar(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):  # noqa: F811
+    d[y] = np.sum(np.where(np.isnan(x), 0.0, d[x] * (x - np.nanmean(x, axis=axis, keepdims=True))),
+                  axis=axis, keepdims=keepdims) * 2.0 / (
+        np.sum(np.logical_not(np.isnan(x)), axis=axis, keepdims=keepdims) - ddof)
+
+
+# nanstd = sqrt(nanvar); where it is 0 its derivative is read as 0, as std's
+@adjoint(np.nanstd)
+def nanstd(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[x] += np.where(np.isnan(x), 0.0, rt.expand_reduced(d[y] / rt.nonzero(y), x, axis, keepdims)
+                     * (x - np.nanmean(x, axis=axis, keepdims=True))
+                     / (np.sum(np.logical_not(np.isnan(x)), axis=axis, keepdims=True) - ddof))
+
+
+@tangent(np.nanstd)
+def nanstd(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):  # noqa: F811
+    d[y] = np.sum(np.where(np.isnan(x), 0.0, d[x] * (x - np.nanmean(x, axis=axis, keepdims=True))),
+                  axis=axis, keepdims=keepdims) / (rt.nonzero(y) * (
+                      np.sum(np.logical_not(np.isnan(x)), axis=axis, keepdims=keepdims) - ddof))
+
+
+@adjoint(np.nanprod)
+def nanprod(y, x, axis=None, dtype=None, out=None, keepdims=False):
+    d[x] += np.where(np.isnan(x), 0.0, rt.expand_reduced(d[y], x, axis, keepdims)
+                     * rt.product_of_others(np.where(np.isnan(x), 1.0, x), axis))
+
+
+@tangent(np.nanprod)
+def nanprod(y, x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: F811
+    d[y] = np.sum(np.where(np.isnan(x), 0.0, d[x])
+                  * rt.product_of_others(np.where(np.isnan(x), 1.0, x), axis),
+                  axis=axis, keepdims=keepdims)
+
+
+linear(np.nancumsum, parameters="y, x, axis=None, dtype=None, out=None",
+       transpose="np.where(np.isnan(x), 0.0, rt.reverse_cumsum(g, x, axis))",
+       tangent="np.cumsum(np.where(np.isnan(x), 0.0, d[x]), axis=axis)")
+
+
+@adjoint(np.nancumprod)
+def nancumprod(y, x, axis=None, dtype=None, out=None):
+    d[x] += np.where(np.isnan(x), 0.0,
+                     rt.cumprod_adjoint(d[y], np.where(np.isnan(x), 1.0, x), axis))
+
+
+@tangent(np.nancumprod)
+def nancumprod(y, x, axis=None, dtype=None, out=None):  # noqa: F811
+    d[y] = rt.cumprod_tangent(np.where(np.isnan(x), 0.0, d[x]), np.where(np.isnan(x), 1.0, x),
+                              axis)
+
+
+shape_rule(shapes.reduction, np.nanvar, np.nanstd, np.nanprod)
+shape_rule(_cumulative_shape, np.nancumsum, np.nancumprod)
+facts(np.nanvar, np.nanstd, np.nanprod, np.nancumsum, np.nancumprod, allocating=True)

@@ -709,7 +709,7 @@ linear(rt.unpadded, parameters='y, a, x, pad_width, mode="constant"',
 multilinear(rt.joined, parameters="y, joiner, pieces",
             transposes={"pieces": "rt.unjoined(g, joiner, pieces)"})
 linear(rt.unjoined, parameters="parts, a, joiner, pieces", transpose="rt.joined(joiner, g)")
-nondifferentiable(rt.rollaxis_destination, rt.order_of)
+nondifferentiable(rt.rollaxis_destination, rt.order_of, rt.clipped_to_max)
 
 
 def _shape_of_second(g, x, *rest, **kwargs):
