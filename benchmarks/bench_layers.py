@@ -12,13 +12,14 @@ layer's forward pass (keeping its cache) and then its backward pass, as CS231n's
 ``layer_forward``/``layer_backward`` pairs do; srcad runs the gradient it generates,
 specialized for these arguments. Target: srcad within 1.5x of hand-written.
 
-Method (as bench_gradients.py): gradients are checked against the hand-written ones first;
-then both are timed interleaved in one process, 15 rounds, each round timing each callable
-over enough calls to take >= 20 ms; the ratio is the median of the per-round ratios. The
-last column counts the calls of srcad's shape-dispatching runtime helpers left in the
-specialized code (rt.unbroadcast, rt.expand_reduced, the dot/matmul adjoint helpers ...):
-0 means it is plain NumPy apart from helpers that do the work itself (rt.unindex, a max's
-rt.extremum_adjoint) and rt.owned_tuple. BLAS runs single-threaded unless
+Method: gradients are checked against the hand-written ones first; then both are timed
+interleaved in one process (in alternating order), 15 rounds, each round timing each
+callable over enough calls to take >= 20 ms; the ratio is that of the fastest round of each
+(on a shared machine other work only adds time: the minimum is the least disturbed
+measurement). The last column counts the calls of srcad's shape-dispatching runtime helpers
+left in the specialized code (rt.unbroadcast, rt.expand_reduced, the dot/matmul adjoint
+helpers ...): 0 means it is plain NumPy apart from helpers that do the work itself
+(rt.unindex, a max's rt.extremum_adjoint) and rt.owned_tuple. BLAS runs single-threaded unless
 OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / MKL_NUM_THREADS are set.
 """
 
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import os
 import re
-import statistics
 import sys
 import timeit
 
@@ -195,14 +195,18 @@ def measure(name, layer, hand, args, wrt):
     callables = {"srcad": lambda: gradient(*args), "hand": lambda: hand(*args)}
     numbers = {key: calls_per_sample(function) for key, function in callables.items()}
     samples = {key: [] for key in callables}
-    for _ in range(ROUNDS):
-        for key, function in callables.items():
-            samples[key].append(timeit.timeit(function, number=numbers[key]) / numbers[key])
+    for round_ in range(ROUNDS):
+        order = list(callables) if round_ % 2 == 0 else list(callables)[::-1]
+        for key in order:
+            samples[key].append(timeit.timeit(callables[key], number=numbers[key])
+                                / numbers[key])
+    # the least disturbed round of each: on a shared machine, other work only adds time
+    srcad_time, hand_time = min(samples["srcad"]), min(samples["hand"])
     return {
         "layer": name,
-        "srcad_us": statistics.median(samples["srcad"]) * 1e6,
-        "hand_us": statistics.median(samples["hand"]) * 1e6,
-        "ratio": statistics.median(s / h for s, h in zip(samples["srcad"], samples["hand"])),
+        "srcad_us": srcad_time * 1e6,
+        "hand_us": hand_time * 1e6,
+        "ratio": srcad_time / hand_time,
         "helpers": dispatching_calls(gradient.source_for(*args)),
     }
 
@@ -222,7 +226,7 @@ def main(argv) -> int:
         print("%-13s %10.1fus %12.1fus %10.2fx  %s%s" % (
             row["layer"], row["srcad_us"], row["hand_us"], row["ratio"],
             ", ".join(row["helpers"]) or "none", flag))
-    print("(median per call over %d interleaved rounds; ratio: median of per-round ratios; "
+    print("(fastest round of %d interleaved rounds, per call; "
           "BLAS threads: %s)" % (ROUNDS, os.environ["OPENBLAS_NUM_THREADS"]))
     return 0
 

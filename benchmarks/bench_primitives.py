@@ -16,9 +16,10 @@ times its inputs (so a new primitive is tried without a recipe, and one like np.
 never called on 10^6-element inputs). Python's scalar functions (math, builtins), srcad's
 own helpers and primitives no recipe fits are listed as not measured.
 
-Method: each primitive runs in this process, interleaved with its adjoint, 5 rounds, each
-round timing each over enough calls to take >= 20 ms; the ratio is the median of the
-per-round ratios. BLAS runs single-threaded unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS
+Method: each primitive runs in this process, interleaved with its adjoint (in alternating
+order), 7 rounds, each round timing each over enough calls to take >= 20 ms; the ratio is
+that of the fastest round of each (on a shared machine other work only adds time: the
+minimum is the least disturbed measurement). BLAS runs single-threaded unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS
 / MKL_NUM_THREADS are set.
 """
 
@@ -41,7 +42,7 @@ import numpy as np  # noqa: E402
 import srcad  # noqa: E402
 from srcad import docs_primitives, registry  # noqa: E402
 
-ROUNDS = 5
+ROUNDS = 7
 FLAG = 3.0
 # a primitive faster than this on 10^6 elements made a view; its adjoint's ratio measures
 # srcad.vjp's call overhead, not the adjoint (not counted among the flagged)
@@ -64,7 +65,125 @@ RECIPES = {
     "ndarray.astype": lambda x, y: (x, np.float64),
     "a[index] (operator.getitem)": lambda x, y: (x, slice(None, None, 2)),
     "numpy.linalg.norm": lambda x, y: (x,),
+    # primitives added since the first recipes (docs/primitives.md)
+    "numpy.where": lambda x, y: (x > 0.5, x, y),
+    "numpy.ldexp": lambda x, y: (x, 3),
+    "numpy.linalg.cholesky": lambda x, y: (_positive_definite(x),),
+    "numpy.cross": lambda x, y: (_rows_of_3(x), _rows_of_3(y)),
+    "numpy.linalg.svd": lambda x, y: (x, False),
+    "numpy.linalg.matrix_power": lambda x, y: (x / x.shape[0], 3),
+    "numpy.einsum": lambda x, y: ("ij,ij->i", x, y),
+    "numpy.quantile": lambda x, y: (x, 0.3),
+    "numpy.percentile": lambda x, y: (x, 30.0),
+    "numpy.roll": lambda x, y: (x, 3),
+    "numpy.swapaxes": lambda x, y: (x, 0, 1),
+    "ndarray.swapaxes": lambda x, y: (x, 0, 1),
+    "numpy.moveaxis": lambda x, y: (x, 0, 1),
+    "numpy.rollaxis": lambda x, y: (x, 1),
+    "numpy.tile": lambda x, y: (x, (1, 2)),
+    "numpy.repeat": lambda x, y: (x, 2),
+    "ndarray.repeat": lambda x, y: (x, 2),
+    "numpy.take": lambda x, y: (x, _positions(y, x.size)),
+    "ndarray.take": lambda x, y: (x, _positions(y, x.size)),
+    "numpy.take_along_axis": lambda x, y: (x, _positions(y, x.shape[1]), 1),
+    "numpy.pad": lambda x, y: (x, 1),
+    "numpy.array_split": lambda x, y: (x, 3),
+    "numpy.hsplit": lambda x, y: (x, 2),
+    "numpy.vsplit": lambda x, y: (x, 2),
+    "numpy.dsplit": lambda x, y: (x.reshape(x.shape[0], -1, 2), 2),
+    "numpy.partition": lambda x, y: (x, x.shape[1] // 2),
+    "numpy.select": lambda x, y: ([x > 0.6, x < 0.3], [x, y]),
+    "numpy.delete": lambda x, y: (x, np.arange(0, x.shape[1], 2), 1),
+    "numpy.insert": lambda x, y: (x, 1, y[:, 0], 1),
+    "numpy.compress": lambda x, y: (y[0] > 0.5, x, 1),
+    "ndarray.compress": lambda x, y: (x, y[0] > 0.5, 1),
+    "numpy.choose": lambda x, y: ((x > 0.5).astype(np.intp), [x, y]),
+    "scipy.special.polygamma": lambda x, y: (1, x),
+    "scipy.special.multigammaln": lambda x, y: (x + 3.0, 3),
+    "scipy.stats.beta.logpdf": lambda x, y: (x, 2.0, 3.0),
+    "scipy.stats.poisson.logpmf": lambda x, y: (np.floor(10 * x), 5.0 * y),
+    "scipy.stats.dirichlet.logpdf": lambda x, y: (x / x.sum(axis=0), 1.0 + y[:, 0]),
+    "scipy.stats.multivariate_normal.logpdf": lambda x, y: (
+        x, y[0], _positive_definite(y)),
 }
+
+
+# Why an adjoint stays above 3x where that is the nature of the derivative, not srcad's code
+# (the adjoint is timed as srcad.vjp's function, which first recomputes what it reads)
+_REDUCTION = ("a reduction reads 10^6 values and writes a few; its adjoint writes 10^6 (a "
+              "fresh array: page faults and at least one pass)")
+_EXTREMUM = _REDUCTION + ", after finding the extremes again (a comparison pass)"
+_TWO_ADJOINTS = ("one pass over the data; its adjoint writes two arrays (one per operand), "
+                 "each at least a pass, from a comparison or a derivative of its own")
+_DERIVATIVE = ("one pass; its adjoint recomputes it (the derivative reads it) or computes "
+               "a derivative costlier than the function, then multiplies by g")
+_FACTORIZATION = ("its adjoint needs solves with the factors or an inverse: several "
+                  "times the factorization's O(n^3)")
+_SCATTER = ("its adjoint scatters g through a permutation it recomputes (argsort costs "
+            "more than sort, and a scatter more than a gather)")
+WHY_ABOVE = {
+    **dict.fromkeys(("numpy.max", "numpy.min", "numpy.amax", "numpy.amin", "ndarray.max",
+                     "ndarray.min", "numpy.nanmax", "numpy.nanmin", "numpy.ptp"), _EXTREMUM),
+    **dict.fromkeys(("numpy.linalg.norm", "numpy.vdot", "numpy.prod", "ndarray.prod",
+                     "numpy.mean", "ndarray.mean", "numpy.average", "ndarray.std",
+                     "numpy.median", "numpy.quantile", "numpy.percentile", "numpy.std",
+                     "numpy.var", "ndarray.var", "numpy.nanmean", "numpy.nansum",
+                     "numpy.tensordot", "numpy.einsum", "numpy.inner"), _REDUCTION),
+    **dict.fromkeys(("numpy.maximum", "numpy.minimum", "numpy.fmax", "numpy.fmin",
+                     "numpy.multiply", "a * b (operator.mul)", "numpy.divide",
+                     "a / b (operator.truediv)", "numpy.power", "a ** b (operator.pow)",
+                     "numpy.arctan2", "numpy.copysign", "numpy.hypot", "numpy.where",
+                     "numpy.float_power", "numpy.cross"), _TWO_ADJOINTS),
+    **dict.fromkeys(("numpy.exp", "numpy.exp2", "numpy.expm1", "numpy.log2", "numpy.log10",
+                     "numpy.sqrt", "numpy.cbrt", "numpy.square", "numpy.reciprocal",
+                     "numpy.absolute", "numpy.negative", "numpy.tan", "numpy.arcsin",
+                     "numpy.arccos", "numpy.clip", "ndarray.clip", "numpy.rad2deg",
+                     "numpy.degrees", "numpy.log1p", "numpy.arctan", "numpy.sinh",
+                     "numpy.cosh", "numpy.tanh"), _DERIVATIVE),
+    **dict.fromkeys(("numpy.linalg.det", "numpy.linalg.slogdet", "scipy.linalg.det",
+                     "numpy.linalg.qr", "numpy.linalg.cholesky", "numpy.linalg.lstsq",
+                     "numpy.linalg.eigh", "numpy.linalg.svd", "numpy.linalg.pinv"),
+                    _FACTORIZATION),
+    "scipy.linalg.solve_triangular": "a triangular solve is n^3 flops; its adjoint is a "
+                                     "second solve and a full product g x^T (2 n^3 more)",
+    "scipy.linalg.expm": "its adjoint is the Frechet derivative, an expm of a 2n x 2n block "
+                         "matrix (8 times the flops)",
+    "numpy.linalg.matrix_power": "k - 1 products; its adjoint 2 (k - 1) products, after "
+                                 "recomputing the powers it reads",
+    **dict.fromkeys(("numpy.sort", "numpy.partition", "numpy.take_along_axis",
+                     "numpy.take", "ndarray.take"), _SCATTER),
+    **dict.fromkeys(("numpy.cumprod", "ndarray.cumprod"),
+                    "its adjoint is a backward linear recurrence with no division (exact "
+                    "where x has zeros): a Python loop over sqrt(n) blocks of the scan"),
+    **dict.fromkeys(("numpy.full_like", "numpy.full", "numpy.arange", "numpy.linspace"),
+                    "the primitive only writes 10^6 values; its adjoint reads g and "
+                    "reduces it against weights it builds as the primitive does"),
+}
+
+# name -> positions of the recipe's arguments held constant (srcad has no derivative in them)
+HELD = {
+    "numpy.linalg.svd": (1,),
+    "numpy.quantile": (1,),
+    "numpy.percentile": (1,),
+    "scipy.special.polygamma": (0,),
+    "scipy.special.multigammaln": (1,),
+    "scipy.stats.poisson.logpmf": (0,),
+    "scipy.stats.dirichlet.logpdf": (0,),
+}
+
+
+def _positive_definite(x):
+    return x @ x.T / x.shape[0] + np.eye(x.shape[0])
+
+
+def _rows_of_3(x):
+    return x.reshape(-1)[: x.size - x.size % 3].reshape(-1, 3)
+
+
+def _positions(y, size):
+    return (y * size).astype(np.intp) % size
+
+
 SKIPPED_MODULES = ("math", "builtins")
 
 
@@ -88,10 +207,29 @@ def recipe_for(primitive, name):
                 result = function(*make(small_x, small_y))
         except Exception:  # noqa: BLE001 - trying a call shape: any failure means "not this"
             continue
-        if np.size(result) <= 4 * small_x.size * len(make(small_x, small_y)):
+        if _size(result) <= 4 * small_x.size * len(make(small_x, small_y)):
             return make, None
         return None, "its result is much larger than its inputs"
     return None, "no recipe (add one to RECIPES)"
+
+
+def _size(result) -> int:
+    """The number of elements in a result: an array's, or a tuple's (np.linalg.eigh...) in all."""
+    if isinstance(result, (tuple, list)):
+        return sum(_size(part) for part in result)
+    return np.size(result)
+
+
+def _ones_like(output):
+    """A cotangent of ones for ``output``, of its structure (an array, a tuple, a namedtuple)."""
+    if isinstance(output, (tuple, list)):
+        parts = [_ones_like(part) for part in output]
+        if hasattr(output, "_fields"):
+            return type(output)(*parts)
+        return type(output)(parts)
+    if np.asarray(output).dtype.kind not in "fc":
+        return None  # an integer or bool output (lstsq's rank) has no cotangent
+    return np.ones_like(output)
 
 
 _module_counter = [0]
@@ -106,36 +244,41 @@ def calls_per_sample(function, minimum_seconds=0.02) -> int:
 
 def measure(primitive, name, make, size):
     x, y = inputs(size)
-    args = make(x, y)
-    parameters = ["a%d" % i for i in range(len(args))]
+    every = make(x, y)
+    held = HELD.get(name, ())
+    # a held argument is a literal of the call (srcad sees its value), or a constant global
+    names = [repr(a) if i in held and type(a) in (bool, int, float) else
+             "c%d" % i if i in held else "a%d" % i for i, a in enumerate(every)]
+    constants = {"c%d" % i: a for i, a in enumerate(every) if i in held}
+    args = tuple(a for i, a in enumerate(every) if i not in held)
+    parameters = [n for i, n in enumerate(names) if i not in held]
     method = _method_name(primitive.obj)
     if method is None:
-        called = "primitive(%s)" % ", ".join(parameters)
+        called = "primitive(%s)" % ", ".join(names)
     elif callable(primitive.obj):  # x.sum(), as users write it
-        called = "a0.%s(%s)" % (method, ", ".join(parameters[1:]))
+        called = "%s.%s(%s)" % (names[0], method, ", ".join(names[1:]))
     else:  # x.T
-        called = "a0.%s" % method
+        called = "%s.%s" % (names[0], method)
     source = "def call(%s):\n    return %s\n" % (", ".join(parameters), called)
-    call = _compiled_in_file(source, primitive.obj)
+    call = _compiled_in_file(source, primitive.obj, constants)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         output, vjp_fn = srcad.vjp(call, *args)
-        cotangent = (np.ones_like(output) if not isinstance(output, list)
-                     else [np.ones_like(part) for part in output])
+        cotangent = _ones_like(output)
         vjp_fn(cotangent)
         callables = {"primitive": lambda: call(*args),
                      "adjoint": lambda: vjp_fn(cotangent)}
         numbers = {key: calls_per_sample(function) for key, function in callables.items()}
         samples = {key: [] for key in callables}
-        for _ in range(ROUNDS):
-            for key, function in callables.items():
-                samples[key].append(timeit.timeit(function, number=numbers[key])
+        for round_ in range(ROUNDS):
+            order = list(callables) if round_ % 2 == 0 else list(callables)[::-1]
+            for key in order:
+                samples[key].append(timeit.timeit(callables[key], number=numbers[key])
                                     / numbers[key])
-    return {"name": name,
-            "primitive_ms": statistics.median(samples["primitive"]) * 1e3,
-            "adjoint_ms": statistics.median(samples["adjoint"]) * 1e3,
-            "ratio": statistics.median(a / p for a, p in zip(samples["adjoint"],
-                                                             samples["primitive"]))}
+    # the least disturbed round of each: on a shared machine, other work only adds time
+    primitive, adjoint = min(samples["primitive"]), min(samples["adjoint"])
+    return {"name": name, "primitive_ms": primitive * 1e3, "adjoint_ms": adjoint * 1e3,
+            "ratio": adjoint / primitive}
 
 
 def _method_name(obj):
@@ -144,7 +287,7 @@ def _method_name(obj):
     return name if name and getattr(np.ndarray, name, None) is obj else None
 
 
-def _compiled_in_file(source, obj):
+def _compiled_in_file(source, obj, constants):
     _module_counter[0] += 1
     directory = tempfile.mkdtemp(prefix="srcad-bench-primitives-")
     module_name = "srcad_bench_call_%d" % _module_counter[0]
@@ -154,6 +297,7 @@ def _compiled_in_file(source, obj):
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     module.primitive = obj
+    vars(module).update(constants)
     spec.loader.exec_module(module)
     return module.call
 
@@ -172,7 +316,8 @@ def main(argv) -> int:
         if options.names and not any(part in name for part in options.names):
             continue
         module = getattr(primitive.obj, "__module__", None) or "builtins"
-        if module in SKIPPED_MODULES and _method_name(primitive.obj) is None:
+        if module in SKIPPED_MODULES and _method_name(primitive.obj) is None and not isinstance(
+                primitive.obj, np.ufunc):  # (SciPy's ufuncs have no __module__)
             not_measured.append((name, "a function of Python scalars"))
             continue
         make, why = recipe_for(primitive, name)
@@ -182,8 +327,9 @@ def main(argv) -> int:
         try:
             rows.append(measure(primitive, name, make, options.size))
         except Exception as error:  # noqa: BLE001 - reported, the others still measured
-            not_measured.append((name, "%s: %s" % (type(error).__name__,
-                                                   str(error).splitlines()[0][:80])))
+            message = str(error).splitlines()[0]
+            message = message.split(" error: ", 1)[-1]  # (srcad's errors start with a location)
+            not_measured.append((name, "%s: %s" % (type(error).__name__, message[:100])))
     print("%-34s %12s %12s %9s" % ("primitive", "primitive", "adjoint", "ratio"))
     for row in sorted(rows, key=lambda r: -r["ratio"]):
         flag = "  above %.0fx" % FLAG if row["ratio"] > FLAG else ""
@@ -195,11 +341,16 @@ def main(argv) -> int:
                if row["ratio"] > FLAG and row["primitive_ms"] >= CONSTANT_TIME_MS]
     print("\n%d measured, %d above %.0fx (views aside)%s" % (len(rows), len(flagged), FLAG,
                                              (": " + ", ".join(flagged)) if flagged else ""))
+    if flagged:
+        print("why above %.0fx:" % FLAG)
+        for name in flagged:
+            print("  %-32s %s" % (name, WHY_ABOVE.get(name, "srcad's cost: not explained by "
+                                                            "the derivative (to improve)")))
     if not_measured:
         print("not measured:")
         for name, why in not_measured:
             print("  %-32s %s" % (name, why))
-    print("(inputs %d x %d; median of %d interleaved rounds; adjoint = srcad.vjp's function, "
+    print("(inputs %d x %d; fastest of %d interleaved rounds; adjoint = srcad.vjp's function, "
           "which recomputes the forward values it reads; BLAS threads: %s)"
           % (options.size, options.size, ROUNDS, os.environ["OPENBLAS_NUM_THREADS"]))
     return 0

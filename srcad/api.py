@@ -100,7 +100,7 @@ class Derivative:
         if kwargs or len(args) != self.nparams:
             args = arguments.bind(self.signature, args, kwargs)
         for position in self.wrt_positions:
-            if type(args[position]) is not float:  # anything else is checked
+            if not arguments.plainly_differentiable(args[position]):  # the rest is checked
                 self.check(args)
                 break
         generated = self.specializations.get(tuple(map(shapes.of_value, args)))

@@ -228,7 +228,8 @@ def _check_target(parsed, target) -> None:
 
 
 _CHECKED_EXPRESSIONS = frozenset([gast.Starred, gast.Lambda, gast.Dict, gast.Call, gast.ListComp,
-                                  gast.DictComp, gast.Constant]) | frozenset(_REJECTED_EXPRESSIONS)
+                                  gast.DictComp, gast.Constant, gast.Slice]) | frozenset(
+                                      _REJECTED_EXPRESSIONS)
 
 # srcad's templates are derivatives of real functions: a complex value inside would get
 # derivatives without the conjugates complex calculus needs
@@ -352,6 +353,7 @@ def _check_expressions(parsed, statement, loop=None) -> None:
             iter=statement.value, ifs=[], is_async=0)])
     checked = _CHECKED_EXPRESSIONS
     argument_lambdas = set()
+    slice_bounds = set()
     for node in syntax.walk(statement):  # breadth first: a call before its arguments
         if type(node) not in checked:
             continue
@@ -362,9 +364,11 @@ def _check_expressions(parsed, statement, loop=None) -> None:
         if isinstance(node, gast.Starred) and id(node) in starred_targets:
             continue
         if isinstance(node, gast.Constant):
-            if isinstance(node.value, complex):
+            if isinstance(node.value, complex) and id(node) not in slice_bounds:
                 _reject(parsed, node, "a complex number", _COMPLEX_HINT)
             continue
+        if isinstance(node, gast.Slice):  # np.mgrid[0:1:5j]: a count of points, no number
+            slice_bounds.update(id(part) for part in (node.lower, node.upper, node.step))
         if isinstance(node, gast.Call):  # f(*args): normalize spreads or binds them
             starred_targets.update(id(a) for a in node.args if isinstance(a, gast.Starred))
             # a lambda argument becomes a named local function (normalize/to_anf.py)

@@ -32,6 +32,7 @@ from .normalize.to_anf import to_anf
 from .optimize.accumulate_in_place import accumulate_in_place
 from .optimize.fold_constants import fold_constants
 from .optimize.fuse_single_use import fuse_single_use
+from .optimize.keep_broadcasts_implicit import keep_broadcasts_implicit
 from .optimize.propagate_copies import CopyFacts, propagate_copies
 from .optimize.remove_dead_code import remove_dead_code
 from .optimize.simplify_zeros import simplify_zeros
@@ -361,6 +362,8 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
         env = shapes.infer(tree, dict(zip(params, kinds)), resolve)
         tree = specialize_runtime_calls(tree, env, resolve, aliases)
         tree = checked("specialize_runtime_calls", tree, parsed, aliases)
+        tree = keep_broadcasts_implicit(tree, env, resolve, aliases)
+        tree = checked("keep_broadcasts_implicit", tree, parsed, aliases)
     # dropping zero tangent terms is not only faster: 0 * log(x) is nan for x < 0
     tree = simplify_zeros(tree, env, resolve, namer.primal_of,
                           aliases)

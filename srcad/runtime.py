@@ -91,6 +91,13 @@ def unbroadcast(g, x):
     ``unbroadcast(., g)``, which is what its adjoint template uses; so a
     smaller ``g`` (a scalar seed, a row of a matrix) is broadcast to x's shape.
     """
+    if type(g) is np.ndarray and type(x) is np.ndarray and g.ndim == x.ndim:
+        # the common case, without the general path's Python-level calls: sum where x has 1
+        summed = tuple(i for i, (n, m) in enumerate(zip(x.shape, g.shape)) if n != m)
+        if not summed:
+            return g
+        if all(x.shape[i] == 1 for i in summed):
+            return np.add.reduce(g, axis=summed, keepdims=True)
     if _is_ragged(x):
         return g
     x_shape = np.shape(x)
@@ -336,7 +343,11 @@ def unindex(g, x, index):
     """Adjoint of ``x[index]``: zeros of x's shape with ``g`` added at ``index``."""
     if _is_ragged(x):
         return add_at(zeros_like(x), index, g)
-    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
+    if type(x) is np.ndarray and (type(g) is float or (
+            type(g) is np.ndarray and g.dtype == np.float64)):
+        out = np.zeros(x.shape)  # (np.result_type is slow next to a small array's work)
+    else:
+        out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
     if _is_basic_index(index):
         out[index] += g
     else:  # fancy indexes may repeat positions: accumulate every occurrence
@@ -346,6 +357,8 @@ def unindex(g, x, index):
 
 def _is_basic_index(index):
     parts = index if isinstance(index, tuple) else (index,)
+    if type(parts[0] if parts else None) is np.ndarray:  # x[rows, cols]: the common fancy case
+        return False
     return all(
         isinstance(p, (int, np.integer, slice)) or p is None or p is Ellipsis for p in parts
     )
@@ -863,7 +876,10 @@ def without(g, index):
         else:
             out[index] = zeros_like(g[index])
         return out
-    out = np.array(g, dtype=np.result_type(g, np.float64), copy=True)
+    if type(g) is np.ndarray and g.dtype == np.float64:
+        out = g.copy()  # (what np.array below does, without its slower dispatch)
+    else:
+        out = np.array(g, dtype=np.result_type(g, np.float64), copy=True)
     out[index] = 0.0
     return out
 
@@ -876,8 +892,12 @@ def extremum_adjoint(g, x, y, axis=None, keepdims=False):
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
     mask = np.asarray(x) == y
-    count = np.sum(mask, axis=axis, keepdims=True)
-    return g * mask / count
+    if np.count_nonzero(mask) == np.size(y):  # no ties (the usual case): no count to divide by
+        return mask * g
+    # the ufunc's reduce, not np.sum (its Python-level dispatch costs more than the sum on
+    # small arrays); g / count first: the divide runs on the reduced shape
+    count = np.add.reduce(mask, axis=axis, keepdims=True)
+    return mask * (g / count)
 
 
 def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
@@ -891,7 +911,7 @@ def norm_adjoint(g, x, y, ord=None, axis=None, keepdims=False):
         axes = _normalize_axes(axis, np.ndim(x))
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
-    return g * np.asarray(x) / nonzero(y)
+    return np.asarray(x) * (g / nonzero(y))  # one pass over x: g / y is y's (reduced) size
 
 
 def nonzero(y):
@@ -1284,12 +1304,44 @@ def cumprod_adjoint(g, x, axis=None):
     x_(j+1) R_(j+1) (the transpose of cumprod_tangent)."""
     xs, gs = _scanned(x, np.shape(x), axis), _scanned(g, _scan_output_shape(x, axis), axis)
     before = np.cumprod(np.concatenate([np.ones((1,) + xs.shape[1:]), xs[:-1]]), axis=0)
-    result = np.empty(xs.shape)
-    rest = np.zeros(xs.shape[1:])
-    for j in range(xs.shape[0] - 1, -1, -1):
-        rest = gs[j] + (xs[j + 1] * rest if j + 1 < xs.shape[0] else 0.0)
-        result[j] = before[j] * rest
-    return _unscanned(result, x, axis, flat=False)
+    following = np.concatenate([xs[1:], np.zeros((1,) + xs.shape[1:])])  # R's factor
+    return _unscanned(before * _suffix_recurrence(gs, following), x, axis, flat=False)
+
+
+def _suffix_recurrence(g, a):
+    """R along axis 0 with R_j = g_j + a_j R_(j+1), R past the end 0 (a's last element is 0).
+
+    A long axis (np.cumprod(x) of a large x) runs in blocks of about sqrt(n) elements: a
+    Python loop over the positions in a block, vectorized over the blocks, gives each block's
+    R as if R after it were 0, and the product of its a's from each position to its end; a
+    loop over the blocks then carries R back from block to block (the same sums and
+    products, grouped otherwise: no division, exact where x has zeros)."""
+    count, others = g.shape[0], g.shape[1:]
+    if count <= 64:
+        result = np.empty(g.shape)
+        rest = np.zeros(others)
+        for j in range(count - 1, -1, -1):
+            rest = g[j] + a[j] * rest
+            result[j] = rest
+        return result
+    length = int(np.ceil(np.sqrt(count)))
+    blocks = -(-count // length)
+    padded = blocks * length  # padding: g and a 0 there, so R is 0 there and adds nothing
+    # (position in block, block, others...), each position's row contiguous
+    g_blocks, a_blocks = (np.ascontiguousarray(np.swapaxes(np.concatenate(
+        [v, np.zeros((padded - count,) + others)]).reshape((blocks, length) + others), 0, 1))
+        for v in (g, a))
+    local, carried = np.empty(g_blocks.shape), np.empty(g_blocks.shape)
+    rest, factor = np.zeros((blocks,) + others), np.ones((blocks,) + others)
+    for j in range(length - 1, -1, -1):
+        rest = g_blocks[j] + a_blocks[j] * rest
+        factor = a_blocks[j] * factor
+        local[j], carried[j] = rest, factor
+    starts = np.zeros((blocks + 1,) + others)  # R at each block's first element (0 past them)
+    for block in range(blocks - 1, -1, -1):
+        starts[block] = local[0, block] + carried[0, block] * starts[block + 1]
+    result = local + carried * starts[1:]
+    return np.swapaxes(result, 0, 1).reshape((padded,) + others)[:count]
 
 
 def cumprod_adjoint_tangent(g, x, s, axis=None):
@@ -1378,13 +1430,22 @@ def untaken(g, x, indices, axis=None, mode="raise"):
         indices = indices % size
     elif mode == "clip":
         indices = np.clip(indices, 0, size - 1)
+    # increasing indices (np.compress's, np.extract's, np.delete's kept ones) never repeat:
+    # assigned, not accumulated (np.add.at is many times slower on large arrays)
+    unique = indices.ndim == 1 and (indices.size < 2 or bool(np.all(indices[1:] > indices[:-1])))
     if axis is None:
         flat = np.zeros(np.size(x), dtype=np.result_type(g, np.float64))
-        np.add.at(flat, indices, g)
+        if unique:
+            flat[indices] = g
+        else:
+            np.add.at(flat, indices, g)
         return np.reshape(flat, np.shape(x))
     out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
-    # np.take(x, i, axis) puts i's axes where ``axis`` was: move them last for add.at
     axis = axis % np.ndim(x)
+    if unique:  # a 1-D index keeps x's axes in place: g has the shape of out[..., indices, ...]
+        out[(slice(None),) * axis + (indices,)] = g
+        return out
+    # np.take(x, i, axis) puts i's axes where ``axis`` was: move them last for add.at
     g = np.asarray(g)
     g = np.moveaxis(g, tuple(range(axis, axis + indices.ndim)),
                     tuple(range(g.ndim - indices.ndim, g.ndim)))
@@ -1639,9 +1700,19 @@ def _flat_positions(shape):
 def undeleted(g, arr, obj, axis=None):
     """Adjoint of ``np.delete(arr, obj, axis)``: ``g`` put back where the kept elements were
     (zeros where elements were deleted)."""
-    sources = np.ravel(np.delete(_flat_positions(np.shape(arr)), obj, axis))
-    flat = np.bincount(sources, weights=np.ravel(g), minlength=np.size(arr))
-    return np.reshape(flat, np.shape(arr))
+    # the kept positions along the axis (of the flattened arr for axis=None), by the same
+    # call on their indices: increasing, so g is assigned there, not accumulated
+    shape = np.shape(arr)
+    if axis is None:
+        kept = np.delete(np.arange(np.size(arr)), obj)
+        flat = np.zeros(np.size(arr), dtype=np.result_type(g, np.float64))
+        flat[kept] = np.ravel(g)
+        return np.reshape(flat, shape)
+    axis = axis % len(shape)
+    kept = np.delete(np.arange(shape[axis]), obj)
+    out = np.zeros(shape, dtype=np.result_type(g, np.float64))
+    out[(slice(None),) * axis + (kept,)] = g
+    return out
 
 
 def _insert_sources(arr, obj, values, axis):
@@ -1899,3 +1970,282 @@ def three_vectors(x, vector_axis=-1, axis=None):
             "srcad differentiates np.cross of 3-vectors only, not of an array of shape %s"
             % (np.shape(x),), None, "Append a zero component to 2-vectors.")
     return x
+
+
+# ---- np.linalg.norm of every order (srcad/templates/numpy_reductions.py)
+
+
+def _norm_axes(x, ord, axis):
+    """The axes np.linalg.norm(x, ord, axis) reduces: None for the 2-norm of x flattened,
+    one axis (a vector norm) or two (a matrix norm), as NumPy reads its arguments."""
+    ndim = np.ndim(x)
+    if axis is None:
+        return None if ord is None else tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    return tuple(int(a) % ndim for a in axes)
+
+
+def _power_of_ratio(magnitude, norm, exponent):
+    """(magnitude / norm) ** exponent, 0 where magnitude is 0 and the exponent negative
+    (and no warning): the slices' factors in a p-norm's derivatives."""
+    ratio = magnitude / norm
+    if exponent >= 0:
+        return np.power(ratio, exponent)
+    return np.power(np.where(magnitude == 0, 1.0, ratio), exponent) * (magnitude != 0)
+
+
+def _p_norm_gradient(x, p, axes, t=None):
+    """The gradient sign(x) (|x| / y) ** (p - 1) of y = (sum |x|^p) ** (1/p) over ``axes``
+    (None: all); with ``t``, the Hessian's product with t instead:
+    (p - 1) / y ((|x| / y) ** (p - 2) t - G <G, t>). Both 0 where y is 0."""
+    x = np.asarray(x, dtype=float)
+    magnitude = np.abs(x)
+    if p == 2:
+        y = np.sqrt(np.sum(x * x, axis=axes, keepdims=True))
+    else:
+        summed = np.sum(_power_of_ratio(magnitude, 1.0, p), axis=axes, keepdims=True)
+        y = nonzero(summed) ** (1.0 / p) * (summed != 0)
+        if p < 0:  # a zero element makes the sum of |x|^p infinite: y = 0
+            y = np.where(np.any(magnitude == 0, axis=axes, keepdims=True), 0.0, y)
+    divisor = nonzero(y)
+    gradient = np.sign(x) * _power_of_ratio(magnitude, divisor, p - 1) * (y != 0)
+    if t is None:
+        return gradient
+    along = np.sum(gradient * t, axis=axes, keepdims=True)
+    return (p - 1) / divisor * (_power_of_ratio(magnitude, divisor, p - 2) * t
+                                - gradient * along) * (y != 0)
+
+
+def _shared_extremes(x, sums, reduced, largest):
+    """sign(x) on the slices (``sums``: |x| summed, broadcasting against x) that reach the
+    max (``largest``) or min over ``reduced``, shared equally among tied slices."""
+    extreme = (np.max if largest else np.min)(sums, axis=reduced, keepdims=True)
+    tied = sums == extreme
+    return np.sign(x) * tied / np.sum(tied, axis=reduced, keepdims=True)
+
+
+def _reciprocal(v):
+    """1 / v, read as 0 where v is 0 (the Hessian of a matrix norm where it has none)."""
+    return np.where(v == 0, 0.0, 1.0 / nonzero(v))
+
+
+def _singular_pairs(x):
+    """x's reduced SVD, its matrices the last two axes."""
+    return np.linalg.svd(x, full_matrices=False)
+
+
+def _spectral_gradient(u, vh, index):
+    """u_i v_iᵀ, the gradient of the singular value s_i."""
+    return u[..., :, index:index + 1 or None] * vh[..., index:index + 1 or None, :]
+
+
+def _spectral_hessian_product(x, t, index):
+    """d(u_i v_iᵀ) in the direction t, s_i simple and nonzero: with R = uᵀ t v and
+    f_j = 1 / (s_i² - s_j²) (j ≠ i), du_i = u (f ∘ (R_{:,i} s_i + s ∘ R_{i,:})) + (1 - u uᵀ)
+    t v_i / s_i and dv_i the same with t transposed (svd's tangent, numpy_linalg.py, one
+    column)."""
+    u, s, vh = _singular_pairs(x)
+    v = matrix_transpose(vh)
+    k = np.shape(s)[-1]
+    index = index % k
+    rotated = np.matmul(matrix_transpose(u), np.matmul(t, v))
+    chosen = s[..., index:index + 1]
+    differences = chosen * chosen - s * s
+    gaps = _reciprocal(differences)
+    column, row = rotated[..., :, index], rotated[..., index, :]
+    moved_v = np.matmul(t, v[..., :, index:index + 1])[..., 0]
+    moved_u = np.matmul(matrix_transpose(t), u[..., :, index:index + 1])[..., 0]
+    inverse = _reciprocal(chosen)
+    u_dot = (np.matmul(u, np.expand_dims(gaps * (column * chosen + s * row), -1))[..., 0]
+             + (moved_v - np.matmul(u, np.expand_dims(column, -1))[..., 0]) * inverse)
+    v_dot = (np.matmul(v, np.expand_dims(gaps * (s * column + row * chosen), -1))[..., 0]
+             + (moved_u - np.matmul(v, np.expand_dims(row, -1))[..., 0]) * inverse)
+    return (np.expand_dims(u_dot, -1) * np.expand_dims(v[..., :, index], -2)
+            + np.expand_dims(u[..., :, index], -1) * np.expand_dims(v_dot, -2))
+
+
+def _nuclear_hessian_product(x, t):
+    """d(u vᵀ) in the direction t (the polar factor; singular values nonzero): with
+    R = uᵀ t v, u ((R - Rᵀ) / (s_i + s_j)) vᵀ + (1 - u uᵀ) t v s⁻¹ vᵀ + u s⁻¹ uᵀ t (1 - v vᵀ)
+    (svd's tangent, numpy_linalg.py, where the 1 / (s_j² - s_i²) terms cancel)."""
+    u, s, vh = _singular_pairs(x)
+    v = matrix_transpose(vh)
+    rotated = np.matmul(matrix_transpose(u), np.matmul(t, v))
+    sums = _reciprocal(np.expand_dims(s, -1) + np.expand_dims(s, -2))
+    inverse = _reciprocal(s)
+    moved_v = np.matmul(t, v)
+    moved_u = np.matmul(matrix_transpose(t), u)
+    beside_u = moved_v - np.matmul(u, rotated)
+    beside_v = moved_u - np.matmul(v, matrix_transpose(rotated))
+    return (np.matmul(u, np.matmul((rotated - matrix_transpose(rotated)) * sums, vh))
+            + np.matmul(beside_u * np.expand_dims(inverse, -2), vh)
+            + np.matmul(u * np.expand_dims(inverse, -2), matrix_transpose(beside_v)))
+
+
+def _matrix_norm_gradient(x, ord, t):
+    """A matrix norm's gradient (``t`` None) or Hessian's product with t, the matrices the
+    last two axes of x."""
+    if ord in (1, -1, np.inf, -np.inf):
+        if t is not None:
+            return np.zeros(np.shape(x))
+        summed = -2 if ord in (1, -1) else -1  # column sums (1) or row sums (inf)
+        sums = np.sum(np.abs(x), axis=summed, keepdims=True)
+        return _shared_extremes(x, sums, -1 if summed == -2 else -2, ord > 0)
+    if ord == "nuc":
+        if t is not None:
+            return _nuclear_hessian_product(x, t)
+        u, s, vh = _singular_pairs(x)
+        return np.matmul(u, vh)
+    index = 0 if ord == 2 else -1  # ord=-2: the smallest singular value
+    if t is not None:
+        return _spectral_hessian_product(x, t, index)
+    u, s, vh = _singular_pairs(x)
+    return _spectral_gradient(u, vh, index)
+
+
+def _norm_derivative(x, ord, axis, t):
+    axes = _norm_axes(x, ord, axis)
+    if ord in (None, "fro") or axes is None:
+        return _p_norm_gradient(x, 2, axes, t)
+    x = np.asarray(x, dtype=float)
+    if len(axes) == 2:
+        moved = np.moveaxis(x, axes, (-2, -1))
+        moved_t = None if t is None else np.moveaxis(t, axes, (-2, -1))
+        return np.moveaxis(_matrix_norm_gradient(moved, ord, moved_t), (-2, -1), axes)
+    if ord == 0 or ord in (1, np.inf, -np.inf) and t is not None:
+        return np.zeros(np.shape(x))
+    if ord == 1:
+        return np.sign(x)
+    if ord in (np.inf, -np.inf):
+        return _shared_extremes(x, np.abs(x), axes, ord > 0)
+    return _p_norm_gradient(x, float(ord), axes, t)
+
+
+def norm_gradient(x, ord=None, axis=None):
+    """The gradient of each norm np.linalg.norm(x, ord, axis) takes, shaped like x (its
+    adjoint is g, expanded over the reduced axes, times this). What it is at kinks and
+    ties: srcad/templates/numpy_reductions.py."""
+    return _norm_derivative(x, ord, axis, None)
+
+
+def norm_hessian_product(t, x, ord=None, axis=None):
+    """The derivative of ``norm_gradient(x, ord, axis)`` in the direction t: the Hessian of
+    each norm (symmetric: also the adjoint) applied to t's slices."""
+    return _norm_derivative(x, ord, axis, np.asarray(t, dtype=float))
+
+
+# ---- scipy.linalg's factorizations (srcad/templates/scipy_linalg.py)
+
+
+def uplo(lower):
+    """The triangle a factorization reads: "L" for lower=True, else "U"."""
+    return "L" if lower else "U"
+
+
+def lower_factor(c, lower):
+    """A Cholesky factor as the lower one: ``c`` itself (``lower``) or each matrix
+    transposed (an upper factor); its own inverse."""
+    return c if lower else matrix_transpose(c)
+
+
+def other_triangle(x, lower):
+    """The strict triangle opposite the one a factorization with ``lower`` reads: what
+    scipy.linalg.cho_factor leaves of its argument beside the factor."""
+    return np.triu(x, 1) if lower else np.tril(x, -1)
+
+
+def output_layout(condition, layout):
+    """``layout`` when ``condition`` holds, else None (the whole tuple). A layout says which
+    parts of a factorization's full result a call returns: None all (a tuple), an int k the
+    part k alone (not in a tuple), a tuple of ints those parts (in a tuple)."""
+    return layout if condition else None
+
+
+def output_part(y, index, layout=None, like=None):
+    """Part ``index`` of a factorization's full result, ``y`` returned in ``layout``
+    (output_layout); zeros like ``like`` for a part the call does not return."""
+    if layout is None:
+        part = y[index]
+    elif isinstance(layout, tuple):
+        part = y[layout.index(index)] if index in layout else 0.0
+    else:
+        part = y if index == layout else 0.0
+    if like is not None and np.ndim(part) == 0 and np.ndim(like) != 0:
+        return np.zeros(np.shape(like))  # a zero adjoint, written as a scalar
+    return part
+
+
+def output_part_adjoint(g, y, index, layout=None, like=None):
+    """The transpose of ``output_part`` in y: ``g`` at part ``index`` of y's layout."""
+    if layout is None or isinstance(layout, tuple):
+        count = len(y) if layout is None else len(layout)
+        position = index if layout is None else (layout.index(index) if index in layout
+                                                  else None)
+        return Parts(g if i == position else 0.0 for i in range(count))
+    return g if index == layout else np.zeros(np.shape(y))
+
+
+def outputs(parts, layout=None):
+    """A factorization's full result (or tangent) ``parts`` in ``layout`` (output_layout)."""
+    if layout is None:
+        return tuple(parts)
+    if isinstance(layout, tuple):
+        return tuple(parts[i] for i in layout)
+    return parts[layout]
+
+
+def rows_like(x, like):
+    """``x`` with zero rows appended to ``like``'s number of rows (scipy.linalg.qr's r of
+    mode 'r': zero rows below a tall matrix's k)."""
+    missing = np.shape(like)[-2] - np.shape(x)[-2]
+    if missing <= 0:
+        return x
+    zeros = np.zeros(np.shape(x)[:-2] + (missing, np.shape(x)[-1]))
+    return np.concatenate([x, zeros], axis=-2)
+
+
+def _band_diagonals(l_and_u, n):
+    """(row of the band form, diagonal offset) for each stored diagonal of an n×n matrix."""
+    lower, upper = l_and_u
+    return [(row, upper - row) for row in range(lower + upper + 1) if abs(upper - row) < n]
+
+
+def banded_dense(ab, l_and_u):
+    """The n×n matrix scipy.linalg.solve_banded reads from its band form ``ab``
+    (a[i, j] = ab[u + i - j, j]); ab's unused corners are not read."""
+    n = np.shape(ab)[-1]
+    dense = np.zeros((n, n), dtype=np.result_type(ab, 1.0))
+    steps = np.arange(n)
+    for row, offset in _band_diagonals(l_and_u, n):
+        length = n - abs(offset)
+        rows, columns = steps[:length] + max(-offset, 0), steps[:length] + max(offset, 0)
+        dense[rows, columns] = ab[row, columns]
+    return dense
+
+
+def band_of(dense, l_and_u):
+    """The band form (l + u + 1, n) of a matrix's band (corners zero): the transpose of
+    ``banded_dense``."""
+    n = np.shape(dense)[-1]
+    lower, upper = l_and_u
+    ab = np.zeros((lower + upper + 1, n), dtype=np.result_type(dense, 1.0))
+    steps = np.arange(n)
+    for row, offset in _band_diagonals(l_and_u, n):
+        length = n - abs(offset)
+        rows, columns = steps[:length] + max(-offset, 0), steps[:length] + max(offset, 0)
+        ab[row, columns] = dense[rows, columns]
+    return ab
+
+
+def item_index(x, args):
+    """The index ``x.item(*args)`` reads, as a tuple (for its adjoint, rt.unindex)."""
+    shape = np.shape(x)
+    if not args:
+        if np.size(x) != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return (0,) * len(shape)
+    if len(args) == 1 and isinstance(args[0], tuple):
+        return args[0]
+    if len(args) == 1:
+        return np.unravel_index(args[0] % max(np.size(x), 1), shape)
+    return tuple(args)

@@ -3033,6 +3033,190 @@ else:
     import tests.scipy_combos  # noqa: F401, E402
 
 
+# ---------------------------------- numpy_reductions.py: np.linalg.norm of every ord and axis
+# Inputs away from the kinks: no element near 0, distinct magnitudes (inf), distinct column
+# and row sums (matrix 1, inf), distinct nonzero singular values (2, -2, 'nuc').
+
+def distinct_magnitudes(shape, rng):
+    """Magnitudes at least 0.1 apart in [0.5, ...), random signs: no |x| ties, no zeros."""
+    count = int(np.prod(shape))
+    magnitudes = 0.5 + rng.permutation(count) * 0.15 + rng.uniform(0.0, 0.03, count)
+    return np.reshape(magnitudes * rng.choice([-1.0, 1.0], size=count), shape)
+
+
+def distinct_sums(args):
+    """The absolute column and row sums of each matrix (last two axes) at least 0.1 apart."""
+    magnitudes = np.abs(args[0])
+    for sums in (np.sum(magnitudes, axis=-2), np.sum(magnitudes, axis=-1)):
+        ordered = np.sort(sums, axis=-1)
+        if np.min(np.diff(ordered, axis=-1)) < 0.1:
+            return False
+    return True
+
+
+def norm_vector_orders(x):
+    return (np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf) * np.linalg.norm(x, -np.inf)
+            + np.linalg.norm(x, 0))
+
+
+def norm_p_along_axis(x):
+    return (np.linalg.norm(x, 3, axis=1) + np.linalg.norm(x, 0.5, axis=1)
+            * np.linalg.norm(x, -1.5, axis=-1))
+
+
+def norm_vector_keepdims(x):
+    return (np.linalg.norm(x, ord=1, axis=0, keepdims=True)
+            + np.linalg.norm(x, ord=-np.inf, axis=-1, keepdims=True)
+            * np.linalg.norm(x, ord=2, axis=-1, keepdims=True))
+
+
+def norm_matrix_sums(x):
+    return (np.linalg.norm(x, 1) + np.linalg.norm(x, -1) * np.linalg.norm(x, np.inf)
+            + np.linalg.norm(x, -np.inf))
+
+
+def norm_matrix_sums_stacked(x):
+    return (np.linalg.norm(x, 1, axis=(-2, -1)) * np.linalg.norm(x, -np.inf, axis=(2, 1))
+            + np.linalg.norm(x, np.inf, axis=(1, 2), keepdims=True)[:, 0, 0])
+
+
+def norm_singular(x):
+    return np.linalg.norm(x, 2) + np.linalg.norm(x, -2) * np.linalg.norm(x, "nuc")
+
+
+def norm_singular_stacked(x):
+    return (np.linalg.norm(x, 2, axis=(-2, -1)) * np.linalg.norm(x, -2, axis=(-1, -2))
+            + np.linalg.norm(x, "nuc", axis=(1, 2), keepdims=True)[:, 0, 0])
+
+
+def norm_frobenius_axes(x):
+    return (np.linalg.norm(x, "fro", axis=(0, 2)) + np.linalg.norm(x, axis=(2, 0), keepdims=True)
+            [0, :, 0] * np.linalg.norm(x, "nuc", axis=(0, 2)))
+
+
+def norm_gradient_orders(x):
+    return (rt.norm_gradient(x) + rt.norm_gradient(x, 3, 1) * rt.norm_gradient(x, -1.5, 0)
+            + rt.norm_gradient(x, "nuc") + rt.norm_gradient(x, 2, (1, 0)))
+
+
+_NORM_THIRD_ORDER = "norm's third derivatives: rt.norm_hessian_product has no template"
+case(norm_vector_orders, (distinct_magnitudes,), [(5,)])
+case(norm_p_along_axis, (distinct_magnitudes,), [THREE_D])
+case(norm_vector_keepdims, (distinct_magnitudes,), [FULL])
+case(norm_matrix_sums, (distinct_magnitudes,), [(3, 3), (3, 4)], accept=distinct_sums)
+case(norm_matrix_sums_stacked, (distinct_magnitudes,), [(2, 3, 4)], accept=distinct_sums)
+case(norm_singular, (separated_singular_values,), [(3, 3), (4, 2)])
+case(norm_singular_stacked, (separated_singular_values,), [(2, 3, 4), (2, 3, 3)])
+case(norm_frobenius_axes, (distinct_magnitudes,), [(3, 2, 4)])
+case(norm_gradient_orders, (distinct_magnitudes,), [(3, 4)],
+     second_order=_NORM_THIRD_ORDER)
+
+
+# ------------------------------------- scipy_linalg.py: the factorizations (if SciPy is)
+def banded(shape, rng):
+    """A band form (l + u + 1, n) with l = 1, u = 2, its diagonal (row u) far from zero."""
+    ab = rng.uniform(-1.0, 1.0, shape)
+    ab[2] += 4.0
+    return ab
+
+
+if scipy_linalg is not None:
+    def scipy_cholesky(a):
+        return scipy_linalg.cholesky(a)
+
+    def scipy_cholesky_lower(a):
+        return scipy_linalg.cholesky(a, lower=True)
+
+    def cho_factor_solve(a, b):
+        return scipy_linalg.cho_solve(scipy_linalg.cho_factor(a), b)
+
+    def cho_factor_lower_solve(a, b):
+        factor = scipy_linalg.cho_factor(a, lower=True)
+        return scipy_linalg.cho_solve(factor, b)
+
+    def cho_factor_whole(a):
+        c, lower = scipy_linalg.cho_factor(a)
+        return c
+
+    def scipy_eigh(a):
+        w, v = scipy_linalg.eigh(a)
+        return np.expand_dims(w, -2) * v * v
+
+    def scipy_eigh_upper_values(a):
+        return scipy_linalg.eigh(a, lower=False, eigvals_only=True)
+
+    def scipy_svd(a):
+        u, s, vh = scipy_linalg.svd(a, full_matrices=False)
+        return np.matmul(u * u * np.expand_dims(s, -2), vh * vh)
+
+    def scipy_svd_values(a):
+        return scipy_linalg.svd(a, compute_uv=False)
+
+    def scipy_qr(a):
+        q, r = scipy_linalg.qr(a, mode="economic")
+        return np.sum(q, axis=-1, keepdims=True) * r[..., :1, :]
+
+    def scipy_qr_r(a):
+        (r,) = scipy_linalg.qr(a, mode="r")
+        return r * r[..., :1, :]
+
+    def solve_sylvester(a, b, q):
+        return scipy_linalg.solve_sylvester(a, b, q)
+
+    def solve_banded(ab, b):
+        return scipy_linalg.solve_banded((1, 2), ab, b)
+
+    case(scipy_cholesky, (positive_definite,), [(3, 3)])
+    case(scipy_cholesky_lower, (positive_definite,), [(3, 3)])
+    case(cho_factor_solve, (positive_definite, anything), [((3, 3), (3,))], (0, 1))
+    case(cho_factor_lower_solve, (positive_definite, anything), [((3, 3), (3, 2))], (0, 1))
+    case(cho_factor_whole, (positive_definite,), [(3, 3)])
+    case(scipy_eigh, (positive_definite,), [(3, 3)])
+    case(scipy_eigh_upper_values, (positive_definite,), [(3, 3)])
+    case(scipy_svd, (separated_singular_values,), [(4, 2), (2, 4)])
+    case(scipy_svd_values, (separated_singular_values,), [(3, 3), (4, 3)])
+    case(scipy_qr, (separated_singular_values,), [(4, 2), (2, 4)])
+    case(scipy_qr_r, (separated_singular_values,), [(4, 2), (2, 4)])
+    case(solve_sylvester, (well_conditioned, well_conditioned, anything),
+         [((3, 3), (2, 2), (3, 2))], (0, 1, 2))
+    case(solve_banded, (banded, anything), [((4, 5), (5,))], (0, 1))
+
+
+# their runtime helpers
+def lower_factor(c):
+    return rt.lower_factor(c, True) * rt.lower_factor(c, False)
+
+
+def other_triangle(x):
+    return rt.other_triangle(x, True) + rt.other_triangle(x * x, False)
+
+
+def output_part(y0, y1):
+    return (rt.output_part((y0, y1), 1) + rt.output_part(y1, 0, 0)
+            * rt.output_part((y1,), 0, (1,), y0) + rt.output_part((y0,), 0, (0,)))
+
+
+def output_part_adjoint(g):
+    return (rt.output_part_adjoint(g, g, 0, 0) * rt.output_part_adjoint(g * g, (g, g), 1)[1]
+            + rt.output_part_adjoint(g, g, 1, 0))
+
+
+def banded_dense(ab):
+    return rt.banded_dense(ab, (1, 2))
+
+
+def band_of(dense):
+    return rt.band_of(dense, (2, 0))
+
+
+case(lower_factor, (anything,), [(2, 3, 3)])
+case(other_triangle, (anything,), [(2, 3, 3)])
+case(output_part, (anything, anything), [((2, 3), (2, 3))], (0, 1))
+case(output_part_adjoint, (anything,), [(2, 3)])
+case(banded_dense, (anything,), [(4, 5)])
+case(band_of, (anything,), [(4, 4)])
+
+
 # ---- nanvar, nanstd, nanprod, nancumsum, nancumprod (srcad/templates/numpy_reductions.py)
 
 _NANS = np.array([[True, False, False], [False, False, True]])
@@ -3088,3 +3272,47 @@ case(nancumsum_of_nans, (anything,), [FULL])
 case(nancumsum_flat, (anything,), [VECTOR, FULL])
 case(nancumprod_of_nans, (with_zeros,), [FULL])
 case(nancumprod_flat, (anything,), [VECTOR, FULL])
+
+
+# ---- x.item(...) (srcad/templates/numpy_shape.py)
+
+
+def item_flat(x):
+    return x.item(2) * x.item(-1)
+
+
+def item_position(x):
+    return x.item(1, 2) + x.item((0, 1)) ** 2
+
+
+def item_of_one(x):
+    return x.item() ** 3
+
+
+case(item_flat, (anything,), [VECTOR, FULL], wrap="math")
+case(item_position, (anything,), [FULL], wrap="math")
+case(item_of_one, (anything,), [(1,), (1, 1)], wrap="math")
+
+
+# ---- np.einsum of more than three operands: normalize/to_anf.einsum_in_steps chains einsums
+# of two (each operand's derivative through the chain)
+
+
+def einsum_chain_of_four(a, b, c, e):
+    return np.einsum("ij,jk,kl,lm->im", a, b, c, e)
+
+
+def einsum_implicit_of_four(a, b, c, e):
+    return np.einsum("ij,jk,kl,li", a, b, c, e)
+
+
+def einsum_ellipsis_of_five(a, b, c, e, f):
+    return np.einsum("...i,i,ij,j,jj->...", a, b, c, e, f)
+
+
+case(einsum_chain_of_four, (anything,) * 4, [((2, 3), (3, 3), (3, 2), (2, 2))],
+     differentiable=(1, 3))
+case(einsum_implicit_of_four, (anything,) * 4, [((2, 3), (3, 2), (2, 2), (2, 2))],
+     differentiable=(0, 2))
+case(einsum_ellipsis_of_five, (anything,) * 5, [((2, 3), (3,), (3, 2), (2,), (2, 2))],
+     differentiable=(0, 4))

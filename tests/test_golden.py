@@ -36,6 +36,7 @@ from srcad.normalize.lower_mutations import lower_mutations
 from srcad.normalize.rename_versions import rename_versions
 from srcad.normalize.to_anf import to_anf
 from srcad.optimize.fold_constants import fold_constants
+from srcad.optimize.keep_broadcasts_implicit import keep_broadcasts_implicit
 from srcad.optimize.propagate_copies import propagate_copies
 from srcad.optimize.remove_dead_code import remove_dead_code
 from srcad.optimize.specialize_runtime_calls import specialize_runtime_calls
@@ -960,6 +961,37 @@ def test_specialize_more_rules():
             v_bar = np.dot(M, M)
             return x_bar
         """)
+
+
+def test_keep_broadcasts_implicit_docstring_example():
+    source = """
+        def f(x, log_probs_bar, total_bar, exp, y, y_bar):
+            exp_bar = np.broadcast_to(total_bar, x.shape)
+            shifted_bar = log_probs_bar + exp_bar * exp
+            kept = np.broadcast_to(total_bar, y.shape)
+            z = kept * y_bar + np.sum(kept)
+            return shifted_bar, z
+        """
+    params = {"x": MATRIX, "log_probs_bar": MATRIX, "total_bar": shapes.Array((False, True)),
+              "exp": MATRIX, "y": MATRIX, "y_bar": MATRIX}
+    tree = function_tree(source)
+    env = shapes.infer(tree, params, resolve)
+    out = emit.to_source(keep_broadcasts_implicit(tree, env, resolve, FixedAliases()))
+    # exp has x's kind but not (as far as the pass can tell) x's shape: the view stays; the
+    # second is also read whole by np.sum
+    assert out == text("""
+        def f(x, log_probs_bar, total_bar, exp, y, y_bar):
+            exp_bar = np.broadcast_to(total_bar, x.shape)
+            shifted_bar = log_probs_bar + exp_bar * exp
+            kept = np.broadcast_to(total_bar, y.shape)
+            z = kept * y_bar + np.sum(kept)
+            return shifted_bar, z
+        """)
+    tree = function_tree(source.replace("exp_bar * exp", "exp_bar * x"))
+    env = shapes.infer(tree, params, resolve)
+    out = emit.to_source(keep_broadcasts_implicit(tree, env, resolve, FixedAliases()))
+    assert "shifted_bar = log_probs_bar + total_bar * x" in out
+    assert "z = kept * y_bar + np.sum(kept)" in out
 
 
 def test_specialize_keeps_calls_decided_at_run_time():

@@ -58,7 +58,8 @@ def test_srcad_works_without_scipy(tmp_path):
 
 special = pytest.importorskip("scipy.special")
 stats = pytest.importorskip("scipy.stats")
-from scipy.stats import norm  # after the skip
+from scipy import linalg  # after the skip
+from scipy.stats import norm
 
 
 def logsumexp_of_large(x):
@@ -192,3 +193,48 @@ def test_multivariate_normal():
         assert_close(gradient, numeric_grad(multivariate_normal_in_all, args, position))
     # scipy reads cov's lower triangle only: so does the gradient
     assert np.all(np.triu(gradients[2], 1) == 0.0)
+
+
+# ---- scipy.linalg's factorizations: keyword values srcad cannot differentiate
+
+
+def scipy_svd_full(a):
+    return np.sum(linalg.svd(a)[0])
+
+
+def scipy_qr_full(a):
+    return np.sum(linalg.qr(a)[1])
+
+
+def scipy_eigh_generalized(a):
+    return np.sum(linalg.eigh(a, a + 3.0 * np.eye(2), eigvals_only=True))
+
+
+def scipy_cholesky_overwriting(a):
+    return np.sum(linalg.cholesky(a, overwrite_a=True))
+
+
+@pytest.mark.parametrize("function, message", [
+    (scipy_svd_full, "full_matrices=False"), (scipy_qr_full, "mode in"),
+    (scipy_eigh_generalized, "b in"), (scipy_cholesky_overwriting, "overwrite_a=True")])
+def test_scipy_linalg_keywords_without_a_derivative_are_located_errors(function, message):
+    # the defaults of svd (full_matrices=True) and qr (mode='full') included: the extra
+    # columns of a tall matrix's full factors are not unique
+    with pytest.raises(UnsupportedOperationError, match=message) as error:
+        srcad.grad(function)(np.eye(2) * 2.0)
+    assert "test_scipy.py:" in str(error.value)
+
+
+def scipy_cho_solve_twice(a, b):
+    factor = linalg.cho_factor(a)
+    return np.sum(np.sin(linalg.cho_solve(factor, b)) * linalg.cho_solve(factor, b))
+
+
+def test_cho_factor_used_twice():
+    """One factor, two solves: the factor's adjoint (a tuple's) is the sum of both."""
+    rng = np.random.default_rng(5)
+    factor = rng.normal(size=(3, 3))
+    args = [factor @ factor.T + 3.0 * np.eye(3), rng.normal(size=3)]
+    gradients = srcad.grad(scipy_cho_solve_twice, wrt=(0, 1))(*args)
+    for position, gradient in enumerate(gradients):
+        assert_close(gradient, numeric_grad(scipy_cho_solve_twice, args, position))

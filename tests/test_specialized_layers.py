@@ -128,3 +128,17 @@ def test_reductions_over_constant_axes_specialize():
     assert "rt.expand_reduced" not in source and "rt.reduced_size" not in source, source
     for path in PATHS:
         check_gradient(mean_over_axes, [x], path=path)
+
+
+def test_softmax_loss_spreads_no_broadcast_its_readers_broadcast_anyway():
+    # optimize/keep_broadcasts_implicit.py: the sums' adjoints are read as they are
+    layer, args, wrt = _case("softmax_loss")
+    source = srcad.grad(layer, wrt=wrt).source_for(*args)
+    assert "broadcast_to" not in source, source
+
+
+def test_svm_loss_adjoint_of_a_new_axis_is_a_reshape():
+    # rt.unindex(g, correct, (slice(None, None), np.newaxis)) specialized
+    layer, args, wrt = _case("svm_loss")
+    source = srcad.grad(layer, wrt=wrt).source_for(*args)
+    assert "correct_item_bar.reshape(correct.shape)" in source, source

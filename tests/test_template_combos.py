@@ -548,8 +548,10 @@ AUDITED_NONDIFFERENTIABLE = {
     "numpy.isin": _BOOLEAN,
     "srcad.runtime.choice_masks": _BOOLEAN,
     "srcad.runtime.clipped_to_max": _BOOLEAN,
+    "srcad.runtime.item_index": _HELPER,
     **dict.fromkeys(["srcad.runtime.tensordot_adjoint_axes", "srcad.runtime.inner_axes",
                      "srcad.runtime.kron_plan", "srcad.runtime.einsum_specs"], _HELPER),
+    **dict.fromkeys(["srcad.runtime.uplo", "srcad.runtime.output_layout"], _HELPER),
 }
 
 

@@ -293,12 +293,22 @@ def max_norm(x):
     return np.linalg.norm(x, ord=np.inf)
 
 
-def test_a_constant_norm_order_srcad_cannot_differentiate_is_a_located_error():
-    # it was an UnsupportedOperationError without a location, raised by the gradient code
-    for function, order in ((one_norm, "ord=1"), (max_norm, "ord=inf")):
-        with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
-            srcad.grad(function)(np.ones(3))
-        assert order in str(error.value) and "test_template_regressions.py:" in str(error.value)
+def norm_of_a_differentiated_order(x, p):
+    return np.linalg.norm(x, p)
+
+
+def test_norm_orders_once_refused_are_differentiated():
+    # ord=1 and ord=inf were refused (a located error); every ord is now differentiated
+    x = np.array([0.5, -2.0, 1.5])
+    assert_close(srcad.grad(one_norm)(x), np.sign(x))
+    assert_close(srcad.grad(max_norm)(x), np.array([0.0, -1.0, 0.0]))
+
+
+def test_a_norm_differentiated_in_its_order_is_a_located_error():
+    with pytest.raises(srcad.errors.UnsupportedOperationError) as error:
+        srcad.grad(norm_of_a_differentiated_order, wrt=(0, 1))(np.ones(3), 3.0)
+    assert "not in ord" in str(error.value) and "test_template_regressions.py:" in str(
+        error.value)
 
 
 def joined_with_a_directive(x):
@@ -403,3 +413,30 @@ def test_derivatives_of_cumprod_with_zeros(zeros, shape, axis):
     adjoint_tangent = rt.cumprod_adjoint_tangent(g, x, s, axis)
     assert_close(adjoint_tangent, along(lambda v: rt.cumprod_adjoint(g, v, axis), s), atol=1e-6)
     assert np.isclose(np.sum(g * second), np.sum(adjoint_tangent * t))
+
+
+def zero_weighted_matrix_norms(x):
+    return 0.0 * np.linalg.norm(x, "nuc") + 0.0 * np.linalg.norm(x, -2) + np.sum(x ** 2)
+
+
+def test_hvp_through_matrix_norms_of_a_zero_matrix_is_finite():
+    # the spectral and nuclear norms' Hessians divide by singular values and their gaps:
+    # at a zero matrix they read 1 / 0 as 0 (documented), so a zero weight gives zero
+    x = np.zeros((2, 3))
+    assert_close(srcad.hvp(zero_weighted_matrix_norms)(x, np.ones((2, 3))), 2.0 * np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("zeros", [0, 3])
+@pytest.mark.parametrize("shape, axis", [((150,), None), ((3, 90), 1), ((70, 2), 0)])
+def test_cumprod_adjoint_of_a_long_axis_runs_in_blocks(zeros, shape, axis):
+    # more than 64 elements along the scan: rt._suffix_recurrence's blocked path, which
+    # groups the recurrence's products otherwise; against central differences of the loss
+    rng = np.random.default_rng(zlib.crc32(b"cumprod blocks %d %r %r" % (zeros, shape, axis)))
+    x = rng.uniform(0.8, 1.2, shape)
+    x.reshape(-1)[rng.choice(x.size, size=zeros, replace=False)] = 0.0
+    g = rng.uniform(-1.0, 1.0, np.shape(np.cumprod(x, axis=axis)))
+    expected = numeric_grad(lambda v: np.sum(g * np.cumprod(v, axis=axis)), (x,), 0)
+    assert_close(rt.cumprod_adjoint(g, x, axis), expected, atol=1e-6)
+    t = rng.uniform(-1.0, 1.0, shape)
+    assert np.isclose(np.sum(g * rt.cumprod_tangent(t, x, axis)),
+                      np.sum(rt.cumprod_adjoint(g, x, axis) * t))

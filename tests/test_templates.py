@@ -1227,6 +1227,13 @@ def _issue12_cases():
          wrt=(0, 1))
     for f in (combos.median_all, combos.quantiles_axis, combos.percentile_axis):
         case(f, combos.spread((3, 4), rng))
+    for f in (combos.nanvar_of_nans, combos.nanstd_of_nans, combos.nanprod_of_nans,
+              combos.nancumsum_of_nans, combos.nancumprod_of_nans, combos.item_position):
+        case(f, draw(combos.anything, (2, 3)))
+    for f in (combos.nanvar_all, combos.nanstd_all, combos.nanprod_all, combos.nancumsum_flat,
+              combos.nancumprod_flat, combos.item_flat):
+        case(f, draw(combos.anything))
+    case(combos.item_of_one, draw(combos.anything, (1, 1)))
     case(combos.quantile_adjoint, draw(combos.anything, (2, 3)), combos.spread((3, 4), rng),
          wrt=(0, 1))
     case(combos.quantile_tangent, draw(combos.anything), combos.spread((3, 4), rng), wrt=(0, 1))

@@ -88,7 +88,7 @@ def of_value(value) -> Abstract:
     if kind is bool:
         return Scalar("bool")
     if kind is np.ndarray:
-        return Array(tuple(n == 1 for n in value.shape))
+        return _array_kind(value.shape)
     if isinstance(value, np.generic) or isinstance(value, numbers.Number):
         return ANY_SCALAR
     if kind in _CONTAINERS:
@@ -97,6 +97,17 @@ def of_value(value) -> Abstract:
 
 
 _CONTAINERS = frozenset((tuple, list, dict, str, type(None)))
+# shape -> its Array kind: every call of a derivative looks its arguments' kinds up
+_ARRAY_KINDS: dict = {}
+
+
+def _array_kind(shape) -> Array:
+    kind = _ARRAY_KINDS.get(shape)
+    if kind is None:
+        kind = Array(tuple(n == 1 for n in shape))
+        if len(_ARRAY_KINDS) < 4096:  # bounded: a program with ever new shapes
+            _ARRAY_KINDS[shape] = kind
+    return kind
 
 
 def shape_kinds(kinds):

@@ -487,7 +487,7 @@ class _ToANF:
         packed = self.array_literal(node)
         if packed is not None:
             return packed
-        node = self.ufunc_displays_as_arrays(node)
+        node = self.ufunc_displays_as_arrays(self.einsum_in_steps(node))
         if not is_static_reference(func, self.locals):
             if isinstance(func, gast.Attribute):  # a method call: x.sum(axis=0)
                 func = _copy(func, gast.Attribute(value=self.atom(func.value), attr=func.attr,
@@ -653,6 +653,44 @@ class _ToANF:
                 items.append(self.atom(element))
         helper = syntax.attribute(self.aliases.name_for(runtime), "array_of")
         return _copy(call, gast.Call(func=helper, args=items, keywords=[]))
+
+    def einsum_in_steps(self, call):
+        """``np.einsum("ij,jk,kl,lm->im", a, b, c, e)`` of more than three operands (its
+        templates take one to three): a chain of einsums of two, each keeping the letters a
+        later operand or the output still needs (the same sum, grouped)."""
+        if (len(call.args) <= 4 or self.resolve(call.func) is not np.einsum
+                or not isinstance(call.args[0], gast.Constant)
+                or not isinstance(call.args[0].value, str)
+                or any(isinstance(a, gast.Starred) for a in call.args)
+                or any(k.arg != "optimize" for k in call.keywords)):
+            return call
+        text = call.args[0].value.replace(" ", "")
+        inputs, output = text.split("->") if "->" in text else (text, None)
+        specs = inputs.split(",")
+        if len(specs) != len(call.args) - 1:
+            return call  # NumPy's own error, when it runs
+        if output is None:  # implicit: the ellipsis, then the letters seen once, sorted
+            counts = Counter(inputs.replace("...", "").replace(",", ""))
+            output = ("..." if "..." in inputs else "") + "".join(
+                sorted(c for c, n in counts.items() if n == 1))
+        operands = list(call.args[1:])
+        merged, merged_spec = operands[0], specs[0]
+        for position in range(1, len(specs)):
+            later = specs[position + 1:] + [output]
+            if position == len(specs) - 1:
+                kept = output
+            else:
+                seen = merged_spec.replace("...", "") + specs[position].replace("...", "")
+                needed = "".join(later)
+                kept = "".join(dict.fromkeys(c for c in seen if c in needed))
+                if "..." in merged_spec + specs[position] and "..." in needed:
+                    kept = "..." + kept
+            step = "%s,%s->%s" % (merged_spec, specs[position], kept)
+            merged = _copy(call, gast.Call(func=syntax.deepcopy(call.func),
+                                           args=[syntax.constant(step), merged,
+                                                 operands[position]], keywords=[]))
+            merged_spec = kept
+        return merged
 
     def ufunc_displays_as_arrays(self, call):
         """``np.square([a, b])``: a ufunc converts a list or tuple it is given to an array,

@@ -52,6 +52,10 @@ def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -
 
 
 
+def shape_sources(tree: gast.FunctionDef, env: dict, resolve, aliases):
+    """``shape_source`` (below) for the names of ``tree``: name -> a name of the same shape."""
+    return _Specialize(env, resolve, aliases, tree).shape_source
+
 
 class _Specialize:
     """Rewrites calls bottom-up (arguments first), as a NodeTransformer would, without one:

@@ -330,7 +330,8 @@ def matrix_power(y, a, n):  # noqa: F811
     d[y] = rt.upper_right_block(np.linalg.matrix_power(rt.block_upper(a, d[a]), n))
 
 
-# np.einsum of one to three operands (subscripts first; not the interleaved form): the
+# np.einsum of one to three operands (subscripts first; not the interleaved form; more are
+# chained, two at a time, by normalize/to_anf.einsum_in_steps): the
 # adjoint of each operand contracts g with the others into its subscripts (rt.contract:
 # repeated letters as in "ii->i" put g on a diagonal, letters summed away spread it)
 @adjoint(np.einsum)

@@ -45,40 +45,47 @@ def nan_extremum(y, x, axis=None, out=None, keepdims=False):  # noqa: F811
                   keepdims=keepdims)
 
 
+# np.linalg.norm, every ord and axis NumPy accepts: the adjoint is ȳ (expanded over the
+# reduced axes) times each norm's gradient, rt.norm_gradient; its own derivative is each
+# norm's Hessian (rt.norm_hessian_product: second order; third order is not supported).
+# The gradient, per vector slice (one axis, or x flattened when ord and axis are None):
+#   2 (the default): x / y;  any other real p (fractional, negative): sign(x) (|x| / y)^(p-1);
+#   1: sign(x);  inf / -inf: sign(x) at the largest / smallest |x|, shared equally among
+#   ties;  0 (a count of nonzeros): 0.
+# per matrix (two axes, or a 2-D x with ord given; stacks over the other axes):
+#   'fro' (and ord None): x / y;  1 / -1: sign(x) on the column of largest / smallest
+#   absolute sum, shared equally among tied columns (inf / -inf: rows, the same);
+#   2 / -2: u vᵀ of the largest / smallest singular value;  'nuc': U Vᵀ (reduced SVD).
+# Kinks: where a vector norm or 'fro' is 0 (x = 0; for a negative p, any zero element) srcad
+# returns 0 for its gradient and Hessian; an element at 0 gets sign(0) = 0 (ord 1, inf,
+# matrix 1 and inf) and, for p < 1, 0; at ties (inf, -inf, matrix ±1 and ±inf) the derivative
+# is shared as above. 2 / -2 need the chosen singular value simple and nonzero, 'nuc' all
+# singular values nonzero: elsewhere (a zero matrix, a repeated extreme singular value, a
+# singular matrix) srcad returns the u vᵀ of NumPy's SVD, one subgradient, and a Hessian
+# that reads 1 / 0 as 0 (near there it grows like 1 / the gap).
 @adjoint(np.linalg.norm)
 def norm(y, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's parameter name
-    d[x] += rt.norm_adjoint(d[y], x, y, ord, axis, keepdims)
+    d[x] += rt.expand_reduced(d[y], x, axis, keepdims) * rt.norm_gradient(x, ord, axis)
 
 
 @tangent(np.linalg.norm)
 def norm(y, x, ord=None, axis=None, keepdims=False):  # noqa: A002, F811
-    d[y] = np.sum(rt.norm_adjoint(np.ones_like(y), x, y, ord, axis, keepdims) * d[x], axis=axis,
-                  keepdims=keepdims)
+    d[y] = np.sum(rt.norm_gradient(x, ord, axis) * d[x], axis=axis, keepdims=keepdims)
 
 
 shape_rule(shapes.reduction, np.amax, np.amin, np.nanmax, np.nanmin)
 
 
-def _two_norm(arguments, carries, resolve):
-    """A constant ord other than the 2-norm or Frobenius norm is an error at the call (an
-    ord=2 of a matrix, the spectral norm, only when the derivative runs: rt.norm_adjoint)."""
-    order = arguments["ord"]
-    if isinstance(order, gast.Constant):
-        value = order.value
-    elif isinstance(order, gast.UnaryOp) and isinstance(order.operand, gast.Constant):
-        value = -order.operand.value if isinstance(order.op, gast.USub) else None
-    else:  # a static reference (np.inf), or a value known only at run time
-        value = resolve(order)
-        if not isinstance(value, (int, float, str)):
-            return None
-    if value in (None, 2, "fro"):
-        return None
-    return ("srcad differentiates np.linalg.norm for the 2-norm of vectors and the Frobenius "
-            "norm of arrays, not ord=%r" % (value,),
-            "Write the norm out (e.g. np.sum(np.abs(x)) for ord=1).")
+def _order_without_derivative(arguments, carries, resolve):
+    """ord is a constant of the norm: a derivative with respect to it is not supported."""
+    order = arguments.get("ord")
+    if order is not None and carries(order):
+        return ("srcad differentiates np.linalg.norm in x, not in ord",
+                "Pass ord as a constant (or wrap it in srcad.stop_gradient).")
+    return None
 
 
-constraint(_two_norm, np.linalg.norm)
+constraint(_order_without_derivative, np.linalg.norm)
 
 
 def _norm_shape(x, ord=None, axis=shapes.Known(None), keepdims=shapes.Known(False), **kwargs):

@@ -533,3 +533,11 @@ def _choose_in_range(arguments, carries, resolve):
 constraint(_choose_in_range, np.choose)
 shape_rule(_probe(np.choose, arrays=(0, 1)), np.choose)
 nondifferentiable(rt.choice_masks)
+
+
+# x.item(*args): one element as a Python number (x.item() of a one-element array, x.item(i) by
+# flat index, x.item(i, j) or x.item((i, j)) by position)
+linear(np.ndarray.item, parameters="y, x, *args",
+       transpose="rt.unindex(g, x, rt.item_index(x, args))",
+       tangent="np.asarray(d[x]).item(*args)", shape=shapes.python_float)
+nondifferentiable(rt.item_index)

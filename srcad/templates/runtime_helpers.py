@@ -210,6 +210,19 @@ def norm_adjoint(out, g, x, y, ord=None, axis=None, keepdims=False):  # noqa: A0
               - rt.norm_adjoint(g * d[y] / rt.nonzero(y), x, y, ord, axis, keepdims))
 
 
+# norm_gradient(x) (np.linalg.norm's gradient): its derivative is each norm's Hessian,
+# symmetric, so its adjoint and tangent are the same map; that map, norm_hessian_product,
+# has no template (third derivatives of norm: not supported)
+@adjoint(rt.norm_gradient)
+def norm_gradient(out, x, ord=None, axis=None):  # noqa: A002
+    d[x] += rt.norm_hessian_product(d[out], x, ord, axis)
+
+
+@tangent(rt.norm_gradient)
+def norm_gradient(out, x, ord=None, axis=None):  # noqa: A002, F811
+    d[out] = rt.norm_hessian_product(d[x], x, ord, axis)
+
+
 # forward mode's in-place list operations: followed in forward mode only (reverse mode
 # needs every version of a list, so srcad refuses to reverse code that calls them)
 FORWARD_ONLY = (rt.append_in_place, rt.pop_in_place, rt.add_at)
@@ -403,6 +416,30 @@ def _expand_reduced(pass_, args, kinds):
     return syntax.call(pass_.np("broadcast_to"), g, shape)
 
 
+def _unindex(pass_, args, kinds):
+    """``rt.unindex(g, x, index)`` for an array x and an index of full slices and Nones
+    (``x[:, np.newaxis]``): ``x[index]`` is x with axes of size 1 put in, each element once,
+    so its adjoint is g reshaped to x's shape."""
+    if len(args) != 3 or not isinstance(kinds[1], Array) or not isinstance(kinds[0], Array):
+        return None
+    index = args[2]
+    parts = index.elts if type(index) is gast.Tuple else [index]
+    if not parts or not all(_inserts_or_keeps_axis(pass_, part) for part in parts):
+        return None
+    shape = syntax.attribute(pass_.shape_source(args[1]), "shape")
+    return syntax.call(syntax.attribute(args[0], "reshape"), shape)
+
+
+def _inserts_or_keeps_axis(pass_, part) -> bool:
+    """Whether an index part is None (np.newaxis) or a full slice (``:``, ``slice(None)``)."""
+    if type(part) is gast.Call and not part.keywords and all(
+            type(a) is gast.Constant and a.value is None for a in part.args) and len(
+            part.args) <= 3 and pass_.resolve(part.func) is slice:
+        return True
+    value = shapes.evaluate(part, pass_.env, pass_.resolve)
+    return value == shapes.FULL_SLICE or value == shapes.Known(None)
+
+
 def _reduced_size(pass_, args, kinds):
     """``rt.reduced_size(x, axis)`` for an array x and a constant axis: ``x.size``, or the
     product of the reduced sizes."""
@@ -570,6 +607,7 @@ specializer(_match_type, rt.match_type)
 specializer(_check_scalar_output, rt.check_scalar_output)
 specializer(_unit_seed, rt.unit_seed)
 specializer(_expand_reduced, rt.expand_reduced)
+specializer(_unindex, rt.unindex)
 specializer(_reduced_size, rt.reduced_size)
 specializer(_dot_adjoint_left, rt.dot_adjoint_left)
 specializer(_dot_adjoint_right, rt.dot_adjoint_right)
@@ -615,6 +653,9 @@ def product_of_others(p, x, axis=None):  # noqa: F811
 shape_rule(_like(0), rt.product_of_others)
 shape_rule(_like(1), rt.product_of_others_tangent)
 facts(rt.product_of_others, rt.product_of_others_tangent, allocating=True)
+shape_rule(_like(0), rt.norm_gradient)
+shape_rule(_like(1), rt.norm_hessian_product)
+facts(rt.norm_gradient, rt.norm_hessian_product, allocating=True)
 
 
 # np.average's weights laid over x (numpy_reductions.py): linear in the weights, x read for
@@ -794,3 +835,15 @@ linear(rt.residual_weights, parameters="y, h, like", transpose="rt.residuals_lik
 linear(rt.residuals_like, parameters="y, row, residuals",
        transpose="rt.residual_weights(g, row)")
 linear(rt.three_vectors, parameters="y, x, vector_axis=-1, axis=None", transpose="g")
+# scipy.linalg's factorizations (srcad/templates/scipy_linalg.py): a factor transposed or a
+# triangle kept (each its own transpose), and a part of a result picked (its transpose puts
+# g back in that part)
+linear(rt.lower_factor, parameters="y, c, lower", transpose="rt.lower_factor(g, lower)")
+linear(rt.other_triangle, parameters="y, x, lower", transpose="rt.other_triangle(g, lower)")
+linear(rt.output_part, parameters="part, y, index, layout=None, like=None",
+       transpose="rt.output_part_adjoint(g, y, index, layout, like)")
+linear(rt.output_part_adjoint, parameters="y, h, whole, index, layout=None, like=None",
+       transpose="rt.output_part(g, index, layout, h)")
+nondifferentiable(rt.uplo, rt.output_layout)
+linear(rt.banded_dense, parameters="y, ab, l_and_u", transpose="rt.band_of(g, l_and_u)")
+linear(rt.band_of, parameters="y, dense, l_and_u", transpose="rt.banded_dense(g, l_and_u)")

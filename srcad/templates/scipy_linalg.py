@@ -1,14 +1,21 @@
 """scipy.linalg: solve, inv, det (as np.linalg's, srcad/templates/numpy_linalg.py),
-solve_triangular and expm. Registered only when SciPy imports: srcad does not need it.
+solve_triangular, expm, cholesky, cho_factor and cho_solve, eigh, svd, qr, solve_sylvester and
+solve_banded. Registered only when SciPy imports: srcad does not need it.
 
-Not yet: scipy.linalg.cholesky, eigh, svd, qr (their defaults differ from NumPy's: an upper
-factor, full matrices) and cho_solve."""
+The factorizations' derivatives are np.linalg's (numpy_linalg.py: the same formulas, the same
+points without a derivative), written for SciPy's defaults: cholesky's upper factor, eigh's
+lower triangle; svd and qr in their reduced forms only (full_matrices=False, mode='economic'
+or 'r': the extra columns of the full ones are not unique). A call returning part of a
+factorization (eigh's eigvals_only=True, svd's compute_uv=False, qr's mode='r') recomputes
+the whole one in its derivatives (rt.output_layout, rt.output_part)."""
+
+import sys
 
 import gast
 import numpy as np
 
 from srcad import runtime as rt
-from srcad.registry import adjoint, constraint, d, tangent
+from srcad.registry import Template, adjoint, constraint, d, set_template, tangent
 
 try:
     from scipy import linalg
@@ -107,3 +114,290 @@ if linalg is not None:
     constraint(_general_matrix("solve"), linalg.solve)
     constraint(_general_matrix("inv"), linalg.inv)
     constraint(_plain_triangular, linalg.solve_triangular)
+
+
+def _paste(primitive, kind, parameters, lines):
+    """Register a template written as text: one formula shared by two primitives."""
+    name = primitive.__name__
+    source = "def %s(%s):\n%s" % (name, parameters, "".join("    %s\n" % s for s in lines))
+    scope = {}
+    exec(compile(source, "<%s template of scipy.linalg.%s>" % (kind, name), "exec"),
+         globals(), scope)
+    line = sys._getframe(1).f_lineno  # where the formula is registered: its documentation
+    set_template(primitive, Template(scope[name], kind, source=source,
+                                     origin="%s:%d" % (__file__, line)))
+
+
+# cholesky's formulas (numpy_linalg.py's), shared by scipy.linalg.cholesky and cho_factor
+_CHOLESKY_ADJOINT = [
+    "projected = np.matmul(rt.matrix_transpose(l), l_bar)",
+    "halved = np.tril(projected) - 0.5 * projected * np.eye(np.shape(l)[-1])",
+    "right = rt.matrix_transpose(linalg.solve_triangular(rt.matrix_transpose(l), "
+    "rt.matrix_transpose(halved)))",
+    "d[a] += rt.to_triangle(linalg.solve_triangular(rt.matrix_transpose(l), right), "
+    "rt.uplo(lower))"]
+_CHOLESKY_TANGENT = [
+    "left = rt.matrix_transpose(linalg.solve_triangular(l, rt.from_triangle(d[a], "
+    "rt.uplo(lower)), lower=True))",
+    "middle = linalg.solve_triangular(l, left, lower=True)",
+    "l_dot = rt.lower_factor(np.matmul(l, np.tril(middle) - 0.5 * middle * np.eye("
+    "np.shape(l)[-1])), lower)"]
+_CHOLESKY_PARAMETERS = "y, a, lower=False, overwrite_a=False, check_finite=True"
+
+
+def _no_overwrite(name, *flags):
+    """A call that overwrites its input loses the values its derivative reads."""
+    def check(arguments, carries, resolve):
+        for flag in flags:
+            value = arguments.get(flag)
+            if value is not None and not (isinstance(value, gast.Constant) and not value.value):
+                return ("srcad cannot differentiate scipy.linalg.%s with %s=True" % (name, flag),
+                        "Leave %s out." % flag)
+        return None
+    return check
+
+
+def _constant_keywords(name, allowed, hint):
+    """Each keyword in ``allowed`` left out or a constant among its allowed values."""
+    def check(arguments, carries, resolve):
+        for keyword, values in allowed.items():
+            value = arguments.get(keyword)
+            if value is None:
+                continue
+            if not (isinstance(value, gast.Constant) and value.value in values):
+                return ("srcad differentiates scipy.linalg.%s with %s only" % (name, ", ".join(
+                    "%s in %r" % (k, v) for k, v in allowed.items())), hint)
+        return None
+    return check
+
+
+if linalg is not None:
+    # cholesky, a = l lᵀ read from one triangle (numpy_linalg.py's formulas; lower=False, the
+    # default: the upper factor lᵀ, from the upper triangle): ā = l⁻ᵀ Φ(lᵀ l̄) l⁻¹ by two
+    # triangular solves
+    _paste(linalg.cholesky, "adjoint", _CHOLESKY_PARAMETERS,
+           ["l = rt.lower_factor(y, lower)", "l_bar = rt.lower_factor(d[y], lower)"]
+           + _CHOLESKY_ADJOINT)
+    _paste(linalg.cholesky, "tangent", _CHOLESKY_PARAMETERS,
+           ["l = rt.lower_factor(y, lower)"] + _CHOLESKY_TANGENT + ["d[y] = l_dot"])
+    # cho_factor returns (c, lower): c holds the factor in that triangle (cholesky's
+    # derivative) and a's entries in the other (copied: their derivative is the identity)
+    _paste(linalg.cho_factor, "adjoint", _CHOLESKY_PARAMETERS,
+           ["l = rt.lower_factor(rt.triangle(y[0], lower), lower)",
+            "l_bar = rt.lower_factor(rt.triangle(d[y][0], lower), lower)",
+            "d[a] += rt.other_triangle(d[y][0], lower)"] + _CHOLESKY_ADJOINT)
+    _paste(linalg.cho_factor, "tangent", _CHOLESKY_PARAMETERS,
+           ["l = rt.lower_factor(rt.triangle(y[0], lower), lower)"] + _CHOLESKY_TANGENT
+           + ["d[y] = (l_dot + rt.other_triangle(d[a], lower), 0.0)"])
+
+    # cho_solve, x = (l lᵀ)⁻¹ b with l the factor in c's triangle (lower_factor of it):
+    # b̄ = cho_solve(x̄), ā = -b̄ xᵀ, l̄ = tril((ā + āᵀ) l) in the factor's triangle; c's
+    # other triangle is not read
+    @adjoint(linalg.cho_solve)
+    def cho_solve(x, c_and_lower, b, overwrite_b=False, check_finite=True):
+        b_columns = linalg.cho_solve(c_and_lower, rt.solve_columns(d[x], x, c_and_lower[0]))
+        d[b] += np.reshape(b_columns, np.shape(b))
+        spread = np.matmul(b_columns, rt.matrix_transpose(rt.solve_columns(x, x,
+                                                                            c_and_lower[0])))
+        l_bar = -np.tril(np.matmul(spread + rt.matrix_transpose(spread), rt.lower_factor(
+            rt.triangle(c_and_lower[0], c_and_lower[1]), c_and_lower[1])))
+        d[c_and_lower] += rt.output_part_adjoint(rt.lower_factor(l_bar, c_and_lower[1]),
+                                                 c_and_lower, 0)
+
+    @tangent(linalg.cho_solve)
+    def cho_solve(x, c_and_lower, b, overwrite_b=False, check_finite=True):  # noqa: F811
+        factor = rt.lower_factor(rt.triangle(c_and_lower[0], c_and_lower[1]), c_and_lower[1])
+        factor_dot = rt.lower_factor(rt.triangle(d[c_and_lower][0], c_and_lower[1]),
+                                     c_and_lower[1])
+        x_columns = rt.solve_columns(x, x, c_and_lower[0])
+        moved = (np.matmul(factor_dot, np.matmul(rt.matrix_transpose(factor), x_columns))
+                 + np.matmul(factor, np.matmul(rt.matrix_transpose(factor_dot), x_columns)))
+        d[x] = np.reshape(linalg.cho_solve(c_and_lower, rt.solve_columns(
+            d[b], x, c_and_lower[0]) - moved), np.shape(x))
+
+    # eigh, a = v diag(w) vᵀ from one triangle (numpy_linalg.py's formulas and caveats:
+    # eigenvalues distinct). With eigvals_only=True the derivative recomputes v.
+    @adjoint(linalg.eigh)
+    def eigh(y, a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,
+             overwrite_b=False, type=1, check_finite=True, subset_by_index=None,
+             subset_by_value=None, driver=None):
+        layout = rt.output_layout(eigvals_only, 0)
+        factors = linalg.eigh(a, lower=lower)
+        identity = np.eye(np.shape(factors[0])[-1])
+        gaps = 1.0 / (np.expand_dims(factors[0], -2) - np.expand_dims(factors[0], -1)
+                      + identity) - identity
+        rotated = (gaps * np.matmul(rt.matrix_transpose(factors[1]),
+                                    rt.output_part(d[y], 1, layout, factors[1]))
+                   + np.expand_dims(rt.output_part(d[y], 0, layout, factors[0]), -2) * identity)
+        d[a] += rt.to_triangle(np.matmul(factors[1], np.matmul(
+            rotated, rt.matrix_transpose(factors[1]))), rt.uplo(lower))
+
+    @tangent(linalg.eigh)
+    def eigh(y, a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,  # noqa: F811
+             overwrite_b=False, type=1, check_finite=True, subset_by_index=None,  # noqa: A002
+             subset_by_value=None, driver=None):
+        factors = linalg.eigh(a, lower=lower)
+        identity = np.eye(np.shape(factors[0])[-1])
+        gaps = 1.0 / (np.expand_dims(factors[0], -2) - np.expand_dims(factors[0], -1)
+                      + identity) - identity
+        rotated = np.matmul(rt.matrix_transpose(factors[1]), np.matmul(
+            rt.from_triangle(d[a], rt.uplo(lower)), factors[1]))
+        d[y] = rt.outputs((np.sum(rotated * identity, axis=-1),
+                           np.matmul(factors[1], gaps * rotated)),
+                          rt.output_layout(eigvals_only, 0))
+
+    constraint(_constant_keywords(
+        "eigh", {"b": (None,), "type": (1,), "eigvals_only": (False, True),
+                 "subset_by_index": (None,), "subset_by_value": (None,)},
+        "Call scipy.linalg.eigh(a) (or with lower= and eigvals_only=): a standard problem, "
+        "every eigenvalue."), linalg.eigh)
+    constraint(_no_overwrite("eigh", "overwrite_a", "overwrite_b"), linalg.eigh)
+    constraint(_no_overwrite("cholesky", "overwrite_a"), linalg.cholesky)
+    constraint(_no_overwrite("cho_factor", "overwrite_a"), linalg.cho_factor)
+    constraint(_no_overwrite("cho_solve", "overwrite_b"), linalg.cho_solve)
+
+    # svd (full_matrices=False, or compute_uv=False), a = u diag(s) vh: numpy_linalg.py's
+    # formulas and caveats (singular values distinct and nonzero); compute_uv=False
+    # recomputes u and vh in the derivative
+    @adjoint(linalg.svd)
+    def svd(y, a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
+            lapack_driver="gesdd"):
+        layout = rt.output_layout(not compute_uv, 1)
+        factors = linalg.svd(a, full_matrices=False)
+        u_bar = rt.output_part(d[y], 0, layout, factors[0])
+        s_bar = rt.output_part(d[y], 1, layout, factors[1])
+        vh_bar = rt.output_part(d[y], 2, layout, factors[2])
+        identity = np.eye(np.shape(factors[1])[-1])
+        squares = factors[1] * factors[1]
+        gaps = 1.0 / (np.expand_dims(squares, -2) - np.expand_dims(squares, -1)
+                      + identity) - identity
+        left = np.matmul(rt.matrix_transpose(factors[0]), u_bar)
+        right = np.matmul(factors[2], rt.matrix_transpose(vh_bar))
+        core = (gaps * (left - rt.matrix_transpose(left)) * np.expand_dims(factors[1], -2)
+                + identity * np.expand_dims(s_bar, -1)
+                + np.expand_dims(factors[1], -1) * (gaps * (right - rt.matrix_transpose(right))))
+        beside_u = np.matmul((u_bar - np.matmul(factors[0], left))
+                             / np.expand_dims(factors[1], -2), factors[2])
+        beside_v = np.matmul(factors[0] / np.expand_dims(factors[1], -2),
+                             vh_bar - np.matmul(rt.matrix_transpose(right), factors[2]))
+        d[a] += np.matmul(factors[0], np.matmul(core, factors[2])) + beside_u + beside_v
+
+    @tangent(linalg.svd)
+    def svd(y, a, full_matrices=True, compute_uv=True, overwrite_a=False,  # noqa: F811
+            check_finite=True, lapack_driver="gesdd"):
+        factors = linalg.svd(a, full_matrices=False)
+        identity = np.eye(np.shape(factors[1])[-1])
+        squares = factors[1] * factors[1]
+        gaps = 1.0 / (np.expand_dims(squares, -2) - np.expand_dims(squares, -1)
+                      + identity) - identity
+        moved_v = np.matmul(d[a], rt.matrix_transpose(factors[2]))
+        moved_u = np.matmul(rt.matrix_transpose(d[a]), factors[0])
+        rotated = np.matmul(rt.matrix_transpose(factors[0]), moved_v)
+        scaled_right = rotated * np.expand_dims(factors[1], -2)
+        scaled_left = np.expand_dims(factors[1], -1) * rotated
+        u_dot = (np.matmul(factors[0], gaps * (scaled_right + rt.matrix_transpose(scaled_right)))
+                 + (moved_v - np.matmul(factors[0], rotated)) / np.expand_dims(factors[1], -2))
+        v_dot = (np.matmul(rt.matrix_transpose(factors[2]),
+                           gaps * (scaled_left + rt.matrix_transpose(scaled_left)))
+                 + (moved_u - np.matmul(rt.matrix_transpose(factors[2]),
+                                        rt.matrix_transpose(rotated)))
+                 / np.expand_dims(factors[1], -2))
+        d[y] = rt.outputs((u_dot, np.sum(rotated * identity, axis=-1),
+                           rt.matrix_transpose(v_dot)), rt.output_layout(not compute_uv, 1))
+
+    def _reduced_svd(arguments, carries, resolve):
+        """u and vh of full_matrices=True have extra columns that are not unique."""
+        compute_uv = arguments.get("compute_uv")
+        full = arguments.get("full_matrices")
+        if compute_uv is not None and not isinstance(compute_uv, gast.Constant):
+            return ("srcad differentiates scipy.linalg.svd with a constant compute_uv only",
+                    "Write compute_uv=True or compute_uv=False.")
+        if compute_uv is not None and not compute_uv.value:
+            return None
+        if full is None or not (isinstance(full, gast.Constant) and full.value is False):
+            return ("srcad differentiates scipy.linalg.svd with full_matrices=False (or "
+                    "compute_uv=False) only: the extra columns of full u and vh are not unique",
+                    "Call scipy.linalg.svd(a, full_matrices=False) (the same factors for a "
+                    "square matrix).")
+        return None
+
+    constraint(_reduced_svd, linalg.svd)
+    constraint(_no_overwrite("svd", "overwrite_a"), linalg.svd)
+
+    # qr in mode 'economic' (or 'r': r alone, with a tall matrix's zero rows below k),
+    # numpy_linalg.py's formulas and caveats (a's leading k columns of full rank)
+    @adjoint(linalg.qr)
+    def qr(y, a, overwrite_a=False, lwork=None, mode="full", pivoting=False,
+           check_finite=True):
+        layout = rt.output_layout(mode == "r", (1,))
+        factors = linalg.qr(a, mode="economic")
+        k = min(np.shape(a)[-2], np.shape(a)[-1])
+        r_bar = rt.output_part(d[y], 1, layout, factors[1])[..., :k, :]
+        u = factors[1][..., :k]
+        tall_bar = rt.output_part(d[y], 0, layout, factors[0]) + np.matmul(
+            a[..., k:], rt.matrix_transpose(r_bar[..., k:]))
+        middle = np.matmul(u, rt.matrix_transpose(r_bar[..., :k])) - np.matmul(
+            rt.matrix_transpose(tall_bar), factors[0])
+        x_bar = linalg.solve_triangular(u, rt.matrix_transpose(
+            tall_bar + np.matmul(factors[0], rt.from_triangle(middle, "L"))))
+        d[a] += np.concatenate([rt.matrix_transpose(x_bar),
+                                np.matmul(factors[0], r_bar[..., k:])], -1)
+
+    @tangent(linalg.qr)
+    def qr(y, a, overwrite_a=False, lwork=None, mode="full", pivoting=False,  # noqa: F811
+           check_finite=True):
+        layout = rt.output_layout(mode == "r", (1,))
+        factors = linalg.qr(a, mode="economic")
+        k = min(np.shape(a)[-2], np.shape(a)[-1])
+        u = factors[1][..., :k]
+        solved = rt.matrix_transpose(linalg.solve_triangular(rt.matrix_transpose(u),
+                                                             rt.matrix_transpose(d[a][..., :k]),
+                                                             lower=True))
+        c = np.matmul(rt.matrix_transpose(factors[0]), solved)
+        kept = c - np.tril(c, -1) + rt.matrix_transpose(np.tril(c, -1))
+        q_dot = solved - np.matmul(factors[0], kept)
+        w_dot = np.matmul(rt.matrix_transpose(factors[0]),
+                          d[a][..., k:] - np.matmul(q_dot, factors[1][..., k:]))
+        d[y] = rt.outputs((q_dot, rt.rows_like(np.concatenate([np.matmul(kept, u), w_dot], -1),
+                                               rt.output_part(y, 1, layout))), layout)
+
+    constraint(_constant_keywords(
+        "qr", {"mode": ("economic", "r"), "pivoting": (False,)},
+        "Call scipy.linalg.qr(a, mode='economic') (the same factors for a square matrix; "
+        "mode='full' gives a tall matrix's q extra columns that are not unique)."), linalg.qr)
+    constraint(_no_overwrite("qr", "overwrite_a"), linalg.qr)
+
+    # solve_sylvester, a x + x b = q: q̄ solves aᵀ q̄ + q̄ bᵀ = x̄, ā = -q̄ xᵀ, b̄ = -xᵀ q̄
+    @adjoint(linalg.solve_sylvester)
+    def solve_sylvester(x, a, b, q):
+        q_bar = linalg.solve_sylvester(rt.matrix_transpose(a), rt.matrix_transpose(b), d[x])
+        d[q] += q_bar
+        d[a] -= np.matmul(q_bar, rt.matrix_transpose(x))
+        d[b] -= np.matmul(rt.matrix_transpose(x), q_bar)
+
+    @tangent(linalg.solve_sylvester)
+    def solve_sylvester(x, a, b, q):  # noqa: F811
+        d[x] = linalg.solve_sylvester(a, b, d[q] - np.matmul(d[a], x) - np.matmul(x, d[b]))
+
+    # solve_banded, x = a⁻¹ b with a in band form ab (l below, u above the diagonal):
+    # b̄ = a⁻ᵀ x̄ (a band solve with aᵀ's band form, u below and l above), āb = -b̄ xᵀ on the
+    # band (ab's unused corners get none). rt.banded_dense and rt.band_of form n×n matrices.
+    @adjoint(linalg.solve_banded)
+    def solve_banded(x, l_and_u, ab, b, overwrite_ab=False, overwrite_b=False,
+                     check_finite=True):
+        b_columns = linalg.solve_banded(
+            (l_and_u[1], l_and_u[0]),
+            rt.band_of(rt.matrix_transpose(rt.banded_dense(ab, l_and_u)),
+                       (l_and_u[1], l_and_u[0])), rt.solve_columns(d[x], x, ab))
+        d[b] += np.reshape(b_columns, np.shape(b))
+        d[ab] -= rt.band_of(np.matmul(b_columns, rt.matrix_transpose(
+            rt.solve_columns(x, x, ab))), l_and_u)
+
+    @tangent(linalg.solve_banded)
+    def solve_banded(x, l_and_u, ab, b, overwrite_ab=False, overwrite_b=False,  # noqa: F811
+                     check_finite=True):
+        d[x] = np.reshape(linalg.solve_banded(
+            l_and_u, ab, rt.solve_columns(d[b], x, ab) - np.matmul(
+                rt.banded_dense(d[ab], l_and_u), rt.solve_columns(x, x, ab))), np.shape(x))
+
+    constraint(_no_overwrite("solve_banded", "overwrite_ab", "overwrite_b"), linalg.solve_banded)
