@@ -294,6 +294,8 @@ def field_key(x, name):
     if dataclasses.is_dataclass(x) and not isinstance(x, type) and name in {
             f.name for f in dataclasses.fields(x)}:
         return name
+    if isinstance(x, dict) and name in x and hasattr(type(x), "__getattr__"):
+        return name  # a dict whose keys read as attributes (SciPy's OdeResult: sol.y)
     raise UnsupportedOperationError(
         "srcad differentiates reading the attribute .%s of a namedtuple or a dataclass, "
         "not of a %s" % (name, type(x).__name__),

@@ -548,3 +548,62 @@ def valid_correlation(big, small):
 
 
 case(valid_correlation, (anything, anything), [((9, 9), (9, 8))], (0, 1))
+# ------------------------------------ scipy.integrate (srcad/templates/scipy_integrate.py)
+# Solved at tight tolerances, so the derivatives (accurate to about the tolerance) pass the
+# differences' and the dot-product test's tolerances. The adjoint sweeps the gradient calls
+# (odeint_adjoint, solve_ivp_adjoint) have a tangent only (hvp: forward over reverse), so
+# their cases are forward-only, without third derivatives.
+from scipy import integrate  # noqa: E402
+
+from srcad.templates.scipy_integrate import odeint_adjoint, solve_ivp_adjoint  # noqa: E402
+
+ODE_TIMES = np.array([0.0, 0.4, 1.0])
+ODE_TOLERANCE = 1e-12
+SAMPLES = (len(ODE_TIMES), 3)
+
+
+def _relaxation(y, t, k):
+    """A nonlinear relaxation, k broadcast against y (a float or one rate per component)."""
+    return -k * y + 0.5 * np.sin(y + t)
+
+
+def _relaxation_time_first(t, y, k):
+    return _relaxation(y, t, k)
+
+
+def integrate_odeint(y0, k):
+    return integrate.odeint(_relaxation, y0, ODE_TIMES, args=(k,), rtol=ODE_TOLERANCE,
+                            atol=ODE_TOLERANCE)
+
+
+def integrate_solve_ivp(y0, k):
+    return integrate.solve_ivp(_relaxation_time_first, (0.0, 1.0), y0, method="DOP853",
+                               t_eval=ODE_TIMES[1:], args=(k,), rtol=ODE_TOLERANCE,
+                               atol=ODE_TOLERANCE).y
+
+
+def integrate_odeint_adjoint(g, ys, k):
+    adjoints = odeint_adjoint(g, ys, _relaxation, ys[0], ODE_TIMES, (k,), ODE_TOLERANCE,
+                              ODE_TOLERANCE, 0.0, 0, False)
+    return adjoints[0] + adjoints[1][-1] + adjoints[2][0]
+
+
+def integrate_solve_ivp_adjoint(y_bar, k):
+    """The adjoint sweep of solve_ivp's gradient, for the cotangent y_bar of sol.y."""
+    sol = integrate.solve_ivp(_relaxation_time_first, (0.0, 1.0), np.ones(3), method="DOP853",
+                              t_eval=ODE_TIMES[1:], args=(k,), rtol=ODE_TOLERANCE,
+                              atol=ODE_TOLERANCE)
+    adjoints = solve_ivp_adjoint({"y": y_bar}, sol, _relaxation_time_first, (0.0, 1.0),
+                                 np.ones(3), "DOP853", (k,), ODE_TOLERANCE, ODE_TOLERANCE,
+                                 np.inf)
+    return adjoints[0] + adjoints[1][0]
+
+
+case(integrate_odeint, (anything, positive), [(VECTOR, SCALAR), (VECTOR, VECTOR)], (0, 1))
+case(integrate_solve_ivp, (anything, positive), [(VECTOR, SCALAR)], (0, 1))
+_THIRD_ORDER = "third derivatives through scipy.integrate are not written"
+case(integrate_odeint_adjoint, (anything, anything, positive),
+     [(SAMPLES, SAMPLES, SCALAR), (SAMPLES, SAMPLES, VECTOR)], (0, 1, 2), forward_only=True,
+     second_order=_THIRD_ORDER)
+case(integrate_solve_ivp_adjoint, (anything, positive), [((3, 2), VECTOR)], (0, 1),
+     forward_only=True, second_order=_THIRD_ORDER)

@@ -494,11 +494,12 @@ class _ToANF:
                                                   ctx=gast.Load()))
             else:
                 func = self.atom(func)
-        calls_by_value.check_nested_function_passed(self, node, None, ())
         args = [_copy(a, gast.Starred(value=self.atom(a.value), ctx=gast.Load()))
                 if isinstance(a, gast.Starred) else self.atom(a) for a in node.args]
         keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
         call = _copy(node, gast.Call(func=func, args=args, keywords=keywords))
+        # on the atoms: an argument that builds a nested def (make_rhs(k)) is one by now
+        calls_by_value.check_nested_function_passed(self, call, None, ())
         failure = failure or by_value
         if failure is not None:  # left as a call; an error only if a gradient flows in
             set_not_inlined(call, failure)
