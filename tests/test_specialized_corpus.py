@@ -43,7 +43,18 @@ CONVOLUTION_VALID = ("a 'valid' convolution's length (the longer less the shorte
 NUMERICAL = ("np.cov, np.corrcoef, np.trapezoid, np.logspace, np.interp and their helpers "
              "(and np.polyval's adjoint) have no shape rule yet")
 
+ODE = ("odeint and solve_ivp (and their adjoint helpers) have no shape rule yet: their results' "
+       "shapes come from the times asked for and the state's")
+
 ALLOWED = {
+    'integrate_odeint': (ODE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
+        'unit_seed', 'zeros_like'}),
+    'integrate_odeint_adjoint': (ODE, {'match_tangent', 'zeros_like'}),
+    'integrate_solve_ivp': (ODE, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
+        'unit_seed'}),
+    'integrate_solve_ivp_adjoint': (ODE, {'match_tangent', 'zeros_like'}),
     'cov_helpers': (NUMERICAL, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'interp_helpers': (NUMERICAL, {

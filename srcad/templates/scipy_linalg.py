@@ -204,14 +204,18 @@ if linalg is not None:
     _paste(linalg.cholesky, "tangent", _CHOLESKY_PARAMETERS,
            ["l = rt.lower_factor(y, lower)"] + _CHOLESKY_TANGENT + ["d[y] = l_dot"])
     # cho_factor returns (c, lower): c holds the factor in that triangle (cholesky's
-    # derivative) and a's entries in the other (copied: their derivative is the identity)
+    # derivative); in the other, SciPy before 1.18 leaves a's entries (copied: their
+    # derivative is the identity), SciPy 1.18 zeros (none). Which one is asked of SciPy once.
+    _copies = linalg.cho_factor(np.array([[4.0, 2.0], [2.0, 3.0]]))[0][1, 0] == 2.0
     _paste(linalg.cho_factor, "adjoint", _CHOLESKY_PARAMETERS,
            ["l = rt.lower_factor(rt.triangle(y[0], lower), lower)",
-            "l_bar = rt.lower_factor(rt.triangle(d[y][0], lower), lower)",
-            "d[a] += rt.other_triangle(d[y][0], lower)"] + _CHOLESKY_ADJOINT)
+            "l_bar = rt.lower_factor(rt.triangle(d[y][0], lower), lower)"]
+           + (["d[a] += rt.other_triangle(d[y][0], lower)"] if _copies else [])
+           + _CHOLESKY_ADJOINT)
     _paste(linalg.cho_factor, "tangent", _CHOLESKY_PARAMETERS,
            ["l = rt.lower_factor(rt.triangle(y[0], lower), lower)"] + _CHOLESKY_TANGENT
-           + ["d[y] = (l_dot + rt.other_triangle(d[a], lower), 0.0)"])
+           + ["d[y] = (l_dot + rt.other_triangle(d[a], lower), 0.0)" if _copies
+              else "d[y] = (l_dot, 0.0)"])
 
     # cho_solve, x = (l lᵀ)⁻¹ b with l the factor in c's triangle (lower_factor of it):
     # b̄ = cho_solve(x̄), ā = -b̄ xᵀ, l̄ = tril((ā + āᵀ) l) in the factor's triangle; c's
