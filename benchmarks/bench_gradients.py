@@ -38,6 +38,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import handwritten  # noqa: E402
+from timing import calls_per_sample  # noqa: E402
 import workloads  # noqa: E402
 
 import srcad  # noqa: E402
@@ -48,12 +49,6 @@ ROUNDS = 15
 class WrongGradient(Exception):
     pass
 
-
-def calls_per_sample(function, minimum_seconds=0.02) -> int:
-    number = 1
-    while timeit.timeit(function, number=number) < minimum_seconds:
-        number *= 2
-    return number
 
 
 def measure(name, function, make_args, wrt):

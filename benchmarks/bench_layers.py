@@ -28,7 +28,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import timeit
 
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")  # before NumPy is imported
@@ -36,6 +35,9 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 import srcad  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import interleaved_samples  # noqa: E402
 
 # the layers, as users write them (forward only): the same ones the tests pin
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
@@ -174,12 +176,6 @@ def layers(rng):
     }
 
 
-def calls_per_sample(function, minimum_seconds=0.02) -> int:
-    number = 1
-    while timeit.timeit(function, number=number) < minimum_seconds:
-        number *= 2
-    return number
-
 
 def dispatching_calls(source: str) -> list:
     return re.findall(r"\brt\.(%s)\(" % "|".join(DISPATCHING_HELPERS), source)
@@ -193,13 +189,7 @@ def measure(name, layer, hand, args, wrt):
             raise AssertionError("%s: srcad's gradient for argument %d differs from the "
                                  "hand-written one" % (name, position))
     callables = {"srcad": lambda: gradient(*args), "hand": lambda: hand(*args)}
-    numbers = {key: calls_per_sample(function) for key, function in callables.items()}
-    samples = {key: [] for key in callables}
-    for round_ in range(ROUNDS):
-        order = list(callables) if round_ % 2 == 0 else list(callables)[::-1]
-        for key in order:
-            samples[key].append(timeit.timeit(callables[key], number=numbers[key])
-                                / numbers[key])
+    samples = interleaved_samples(callables, ROUNDS)
     # the least disturbed round of each: on a shared machine, other work only adds time
     srcad_time, hand_time = min(samples["srcad"]), min(samples["hand"])
     return {

@@ -30,7 +30,6 @@ import importlib.util
 import os
 import sys
 import tempfile
-import timeit
 import warnings
 
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -39,6 +38,9 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 import srcad  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import interleaved_samples  # noqa: E402
 from srcad import docs_primitives, registry  # noqa: E402
 
 ROUNDS = 7
@@ -243,12 +245,6 @@ def _ones_like(output):
 _module_counter = [0]
 
 
-def calls_per_sample(function, minimum_seconds=0.02) -> int:
-    number = 1
-    while timeit.timeit(function, number=number) < minimum_seconds:
-        number *= 2
-    return number
-
 
 def measure(primitive, name, make, size):
     x, y = inputs(size)
@@ -276,13 +272,7 @@ def measure(primitive, name, make, size):
         vjp_fn(cotangent)
         callables = {"primitive": lambda: call(*args),
                      "adjoint": lambda: vjp_fn(cotangent)}
-        numbers = {key: calls_per_sample(function) for key, function in callables.items()}
-        samples = {key: [] for key in callables}
-        for round_ in range(ROUNDS):
-            order = list(callables) if round_ % 2 == 0 else list(callables)[::-1]
-            for key in order:
-                samples[key].append(timeit.timeit(callables[key], number=numbers[key])
-                                    / numbers[key])
+        samples = interleaved_samples(callables, ROUNDS)
     # the least disturbed round of each: on a shared machine, other work only adds time
     primitive, adjoint = min(samples["primitive"]), min(samples["adjoint"])
     return {"name": name, "primitive_ms": primitive * 1e3, "adjoint_ms": adjoint * 1e3,

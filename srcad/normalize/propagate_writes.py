@@ -122,10 +122,10 @@ _NEW_RUNTIME = {"zeros_like", "unindex", "without", "array_of", "reduced_size", 
                 "extremum_adjoint", "norm_adjoint", "dot_adjoint_left", "dot_adjoint_right",
                 "matmul_adjoint_left", "matmul_adjoint_right", "method_axes",
                 "inverse_transpose_axes", "check_unshared"}
-_CONTAINER_RUNTIME = {"updated", "appended", "all_but_last", "added_at"}
-_COPIES_WITH_ITEMS = (runtime.updated, runtime.appended, runtime.all_but_last, runtime.added_at)
+# (a new list, dict or array holding the first argument's elements and the items given)
+_WITH_ITEMS_RUNTIME = {"updated", "appended", "all_but_last", "added_at"}
 
-NEW, ALIAS, CONTAINER, ELEMENTS = "new", "alias", "container", "elements"
+NEW, ALIAS, CONTAINER, ELEMENTS, WITH_ITEMS = "new", "alias", "container", "elements", "items"
 
 
 def _call_effect(call, callee) -> str:
@@ -133,7 +133,9 @@ def _call_effect(call, callee) -> str:
 
     NEW: a new object; ALIAS: may be an argument, a view of one, or hold one;
     CONTAINER: a new container holding arguments and their parts (list(X));
-    ELEMENTS: a new container holding the arguments' elements (xs.copy()).
+    ELEMENTS: a new container holding the arguments' elements (xs.copy());
+    WITH_ITEMS: a new container holding the first argument's elements and the other
+    arguments (rt.appended(xs, v), rt.updated(xs, i, v)).
     """
     keywords = {k.arg for k in call.keywords}
     func = call.func
@@ -155,7 +157,7 @@ def _call_effect(call, callee) -> str:
         name = getattr(callee, "__name__", "")
         if name in _NEW_RUNTIME:
             return NEW
-        return CONTAINER if name in _CONTAINER_RUNTIME else ALIAS
+        return WITH_ITEMS if name in _WITH_ITEMS_RUNTIME else ALIAS
     if isinstance(callee, types.BuiltinFunctionType) and getattr(callee, "__module__",
                                                                  None) == "math":
         return NEW
@@ -562,9 +564,7 @@ class _Aliasing:
                 arguments.append(value.func.value)  # the object a method is called on
             if effect == NEW:
                 return frozenset([site])
-            if callee in _COPIES_WITH_ITEMS and value.args and not value.keywords:
-                # a new list (dict, array) holding the first argument's elements and the
-                # items given (appended, put at an index): not the first argument itself
+            if effect == WITH_ITEMS:  # not the first argument itself: its elements
                 self.add_contents(site, self.elements(self.operands(value.args[:1], state))
                                   | self.operands(value.args[1:], state))
                 return frozenset([site])

@@ -459,17 +459,24 @@ def _trace_shape(a, offset=shapes.Known(0), axis1=shapes.Known(0), axis2=shapes.
                  *rest, **kwargs):
     """np.trace and .trace: a without the two axes summed over (a NumPy scalar for a
     matrix)."""
+    ones = _without_axes(a, axis1, axis2)
+    if ones is None:
+        return shapes.UNKNOWN
+    return shapes.Array(ones) if ones else shapes.ANY_SCALAR
+
+
+def _without_axes(a, axis1, axis2):
+    """The ones of array ``a`` without the two distinct constant axes; None if not known."""
     a = shapes.plain(a)
     if not isinstance(a, shapes.Array) or not all(
             isinstance(k, shapes.Known) and type(k.value) is int for k in (axis1, axis2)):
-        return shapes.UNKNOWN
+        return None
     if not all(-a.ndim <= k.value < a.ndim for k in (axis1, axis2)):
-        return shapes.UNKNOWN
-    summed = {axis1.value % a.ndim, axis2.value % a.ndim}
-    if len(summed) != 2:
-        return shapes.UNKNOWN
-    ones = tuple(one for i, one in enumerate(a.ones) if i not in summed)
-    return shapes.Array(ones) if ones else shapes.ANY_SCALAR
+        return None
+    taken = {axis1.value % a.ndim, axis2.value % a.ndim}
+    if len(taken) != 2:
+        return None
+    return tuple(one for i, one in enumerate(a.ones) if i not in taken)
 
 
 def _matrices(a, *rest, **kwargs):
@@ -524,16 +531,8 @@ def _diagonal_shape(a, offset=shapes.Known(0), axis1=shapes.Known(0), axis2=shap
                     *rest, **kwargs):
     """np.diagonal and .diagonal: a without the two axes, then the diagonal's axis (its
     length, the shorter size less the offset, may be 1)."""
-    a = shapes.plain(a)
-    if not isinstance(a, shapes.Array) or not all(
-            isinstance(k, shapes.Known) and type(k.value) is int for k in (axis1, axis2)):
-        return shapes.UNKNOWN
-    if not all(-a.ndim <= k.value < a.ndim for k in (axis1, axis2)):
-        return shapes.UNKNOWN
-    taken = {axis1.value % a.ndim, axis2.value % a.ndim}
-    if len(taken) != 2:
-        return shapes.UNKNOWN
-    return shapes.Array(tuple(one for i, one in enumerate(a.ones) if i not in taken) + (None,))
+    ones = _without_axes(a, axis1, axis2)
+    return shapes.UNKNOWN if ones is None else shapes.Array(ones + (None,))
 
 
 def _diag_shape(v, k=shapes.Known(0), *rest, **kwargs):
