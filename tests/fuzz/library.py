@@ -202,6 +202,15 @@ class LibraryForms:
             lambda: "math.fsum([%s, %s, %s])" % (e(SCALAR), e(SCALAR), e(SCALAR)),
             lambda: "pow(%s, 2)" % e(SCALAR),
             lambda: "float(%s)" % e(SCALAR),
+            lambda: "np.nanvar(%s)" % any_array(),
+            lambda: "np.nanstd(%s + %s)" % (e((3,)), OFFSETS[3]),
+            lambda: "np.nanprod(%s)" % e(self.pick([(2,), (3,)])),
+            lambda: "%s.item(%d)" % (e((3,)), self.rng.randrange(3)),
+            lambda: "max(%s, %s + 0.9, %s - 0.8)" % (e(SCALAR), e(SCALAR), e(SCALAR)),
+            lambda: "np.einsum(\"ij,jk,kl,li->\", %s, %s, %s, %s)" % (
+                e((2, 3)), e((3, 2)), self._square(ctx, depth, 2), self._square(ctx, depth, 2)),
+            lambda: "np.sum(np.square([%s, %s]))" % (e(SCALAR), e(SCALAR)),
+            lambda: "np.sum(np.clip(%s, 0.3, -0.2))" % e((3,)),
         ]
         if HAS_SCIPY:
             forms += [
@@ -266,6 +275,8 @@ class LibraryForms:
         forms = [
             lambda: "np.cumsum(%s)" % e((3,)),
             lambda: "%s.cumsum()" % e((3,)),
+            lambda: "np.nancumsum(%s)" % e((3,)),
+            lambda: "np.nancumprod(%s)" % self._bounded(ctx, (3,), depth),
             lambda: "np.cumprod(%s)" % self._bounded(ctx, (3,), depth),
             lambda: "np.cumsum(%s, axis=0)[1]" % e((2, 3)),
             lambda: "np.cumprod(%s, axis=1)[:, 0]" % e((3, 2)),
