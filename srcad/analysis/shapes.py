@@ -9,7 +9,10 @@ then turns runtime broadcasting helpers into plain expressions, or removes them.
 
 Abstract values:
   ``Scalar(kind)``  kind is "float" (exactly a Python float), "int", "bool",
-                    or "scalar" (any other scalar: a NumPy scalar, a mix)
+                    "numpy" (certainly no Python scalar: a NumPy scalar, or the 0-d array
+                    a few NumPy functions give for scalars; shape () either way),
+                    or "scalar" (any scalar: a mix the kinds cannot tell, e.g. a
+                    Python float at one point and a NumPy scalar at another)
   ``Array(ones)``   an ndarray; ``ones[i]`` is True if dimension i has size 1,
                     False if not, None if unknown; ``len(ones)`` is the rank
   ``Known(value)``  a compile-time constant (used for axes, keepdims, shapes)
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import heapq
 import numbers
+import operator
 from dataclasses import dataclass
 
 import gast
@@ -75,6 +79,9 @@ class _Unknown(Abstract):
 
 UNKNOWN = _Unknown()
 FLOAT = Scalar("float")
+# a NumPy scalar (np.float64...) or a 0-d result of NumPy: never a Python float, so a
+# specializer knows float() is not wanted; joined with a Python scalar, ANY_SCALAR
+NUMPY_SCALAR = Scalar("numpy")
 ANY_SCALAR = Scalar("scalar")
 
 
@@ -89,8 +96,10 @@ def of_value(value) -> Abstract:
         return Scalar("bool")
     if kind is np.ndarray:
         return _array_kind(value.shape)
-    if isinstance(value, np.generic) or isinstance(value, numbers.Number):
-        return ANY_SCALAR
+    if isinstance(value, np.generic):
+        return NUMPY_SCALAR
+    if isinstance(value, numbers.Number):
+        return ANY_SCALAR  # a complex, a Fraction...
     if kind in _CONTAINERS:
         return (sequence_kind(value) or UNKNOWN) if kind is list or kind is tuple else UNKNOWN
     return by_value_kind(value, UNKNOWN)
@@ -188,10 +197,11 @@ def _broadcast(values):
 
 
 def elementwise(*args, **kwargs):
-    """A NumPy ufunc-like function: broadcast of the arguments; scalars give a NumPy scalar."""
+    """A NumPy ufunc-like function: broadcast of the arguments; scalars give a NumPy scalar
+    (np.sin(0.5) is an np.float64; np.where of scalars a 0-d array)."""
     shape = _broadcast(args)
     if shape is None:
-        return ANY_SCALAR
+        return NUMPY_SCALAR
     return shape
 
 
@@ -205,6 +215,8 @@ def operator_elementwise(*args, **kwargs):
         return Scalar("int")
     if all(k in ("float", "int", "bool") for k in kinds):
         return FLOAT
+    if "numpy" in kinds:
+        return NUMPY_SCALAR  # np.float64(1) + 1.0, -np.float64(1): NumPy's operators win
     return ANY_SCALAR
 
 
@@ -223,8 +235,11 @@ def comparison(*args, **kwargs):
     shape = _broadcast(args)
     if shape is not None:
         return shape
-    if all(plain(a).kind in ("float", "int", "bool") for a in args):
+    kinds = [plain(a).kind for a in args]
+    if all(k in ("float", "int", "bool") for k in kinds):
         return Scalar("bool")
+    if "numpy" in kinds:
+        return NUMPY_SCALAR  # an np.bool_
     return ANY_SCALAR
 
 
@@ -240,7 +255,7 @@ def reduction(x, axis=Known(None), *rest, keepdims=Known(False), **kwargs):
     """sum / mean / max ...: drop (or keep as size 1) the reduced axes."""
     x = plain(x)
     if isinstance(x, Scalar):
-        return ANY_SCALAR
+        return NUMPY_SCALAR  # np.sum(0.5) is an np.float64
     if not isinstance(x, Array) or not isinstance(axis, Known) or not isinstance(keepdims, Known):
         return UNKNOWN
     axes = axis.value
@@ -255,7 +270,7 @@ def reduction(x, axis=Known(None), *rest, keepdims=Known(False), **kwargs):
     if keepdims.value:
         return Array(tuple(True if i in axes else f for i, f in enumerate(x.ones)))
     kept = tuple(f for i, f in enumerate(x.ones) if i not in axes)
-    return Array(kept) if kept else ANY_SCALAR
+    return Array(kept) if kept else NUMPY_SCALAR
 
 
 def dot(a, b, *rest, **kwargs):
@@ -268,7 +283,7 @@ def dot(a, b, *rest, **kwargs):
         ones = a.ones[:-1]
     else:
         ones = a.ones[:-1] + b.ones[:-2] + b.ones[-1:]
-    return Array(ones) if ones else ANY_SCALAR
+    return Array(ones) if ones else NUMPY_SCALAR
 
 
 def matmul(a, b, *rest, **kwargs):
@@ -276,7 +291,7 @@ def matmul(a, b, *rest, **kwargs):
     if not isinstance(a, Array) or not isinstance(b, Array):
         return UNKNOWN
     if a.ndim == 1 and b.ndim == 1:
-        return ANY_SCALAR
+        return NUMPY_SCALAR
     if a.ndim == 1:
         return Array(b.ones[:-2] + b.ones[-1:])
     if b.ndim == 1:
@@ -288,7 +303,7 @@ def matmul(a, b, *rest, **kwargs):
 def transpose(x, axes=Known(None), *rest, **kwargs):
     x = plain(x)
     if isinstance(x, Scalar):
-        return x
+        return NUMPY_SCALAR  # np.transpose(0.5) is a 0-d array; np.float64(0.5).T itself
     if not isinstance(x, Array):
         return UNKNOWN
     if isinstance(axes, Known) and axes.value is None:
@@ -392,7 +407,7 @@ def getitem(x, index):
         else:
             return UNKNOWN
     result.extend(ones[position:])
-    return Array(tuple(result)) if result else ANY_SCALAR
+    return Array(tuple(result)) if result else NUMPY_SCALAR  # an element: a NumPy scalar
 
 
 def _advanced_getitem(x, parts):
@@ -535,6 +550,10 @@ def _evaluate(node, env: dict, resolve, operator_rules: dict) -> Abstract:
         if all(isinstance(p, Known) for p in parts) and kind is gast.Tuple:
             return Known(tuple(p.value for p in parts))
         return IndexTuple(tuple(parts))
+    if kind is gast.IfExp:  # one of the two values: what covers both
+        body = _evaluate(node.body, env, resolve, operator_rules)
+        orelse = _evaluate(node.orelse, env, resolve, operator_rules)
+        return None if body is None or orelse is None else join(body, orelse)
     if kind is gast.Attribute:
         obj = resolve(node)
         if obj is not UNRESOLVED:
@@ -548,6 +567,11 @@ def _evaluate(node, env: dict, resolve, operator_rules: dict) -> Abstract:
         else:
             entry = registry.lookup(primitive)
             rule = operator_rules[primitive] = entry.shape_rule if entry is not None else None
+        if primitive is np.square:
+            # x * x is np.square for its derivative (one term), but its value is the
+            # product's: a Python float of a Python float
+            primitive = operator.mul
+            operands = operands + operands
     else:
         operation = operation_of(node, resolve)
         primitive, operands, keywords = operation.primitive, operation.args, operation.keywords

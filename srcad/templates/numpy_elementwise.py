@@ -83,6 +83,19 @@ elementwise(np.real, np.conj, np.conjugate, np.ndarray.real, np.ndarray.conj,
 elementwise(np.imag, np.ndarray.imag, derivative="0.0 * g")
 
 
+def _part_of_number(x, *rest, **kwargs):
+    """np.real(x), x.conj() ...: of a scalar, the scalar's own attribute (0.5.real is a Python
+    float, True.real an int: no NumPy scalar); of an array, an array like it."""
+    x = shapes.plain(x)
+    if isinstance(x, shapes.Scalar):
+        return shapes.Scalar("int") if x.kind == "bool" else x
+    return shapes.elementwise(x)
+
+
+shape_rule(_part_of_number, np.real, np.imag, np.ndarray.real, np.ndarray.imag,
+           np.ndarray.conj, np.ndarray.conjugate)
+
+
 # where(condition, x, y): each element from x or y; the condition carries no derivative
 @adjoint(np.where)
 def where(z, condition, x, y):
@@ -216,9 +229,14 @@ def _filled_array(shape, *rest, **kwargs):
 
 
 def _array_like(x, *rest, **kwargs):
-    """np.zeros_like(x) and its twins: an array of x's shape (unless given another)."""
+    """np.zeros_like(x) and its twins: an array of x's shape (unless given another); of a
+    scalar, a 0-d array."""
     x = shapes.plain(x)
-    return x if isinstance(x, shapes.Array) and "shape" not in kwargs else shapes.UNKNOWN
+    if "shape" in kwargs:
+        return shapes.UNKNOWN
+    if isinstance(x, shapes.Scalar):
+        return shapes.Array(())
+    return x if isinstance(x, shapes.Array) else shapes.UNKNOWN
 
 
 shape_rule(_filled_array, np.zeros, np.ones, np.empty)

@@ -432,7 +432,7 @@ def _inner_shape(a, b, *rest, **kwargs):
         return shapes.elementwise(a if a.ndim else shapes.ANY_SCALAR,
                                   b if b.ndim else shapes.ANY_SCALAR)
     ones = a.ones[:-1] + b.ones[:-1]
-    return shapes.Array(ones) if ones else shapes.ANY_SCALAR
+    return shapes.Array(ones) if ones else shapes.NUMPY_SCALAR
 
 
 def _kron_shape(a, b, *rest, **kwargs):
@@ -452,7 +452,7 @@ def _kron_shape(a, b, *rest, **kwargs):
 
 def _vdot_shape(a, b, *rest, **kwargs):
     """np.vdot: the sum of the products of the flattened operands, a NumPy scalar."""
-    return shapes.ANY_SCALAR if _arrays(a, b) is not None else shapes.UNKNOWN
+    return shapes.NUMPY_SCALAR if _arrays(a, b) is not None else shapes.UNKNOWN
 
 
 def _trace_shape(a, offset=shapes.Known(0), axis1=shapes.Known(0), axis2=shapes.Known(1),
@@ -462,7 +462,7 @@ def _trace_shape(a, offset=shapes.Known(0), axis1=shapes.Known(0), axis2=shapes.
     ones = _without_axes(a, axis1, axis2)
     if ones is None:
         return shapes.UNKNOWN
-    return shapes.Array(ones) if ones else shapes.ANY_SCALAR
+    return shapes.Array(ones) if ones else shapes.NUMPY_SCALAR
 
 
 def _without_axes(a, axis1, axis2):
@@ -498,7 +498,7 @@ def _det_shape(a, *rest, **kwargs):
     a = _matrices(a)
     if not isinstance(a, shapes.Array):
         return shapes.UNKNOWN
-    return shapes.Array(a.ones[:-2]) if a.ndim > 2 else shapes.ANY_SCALAR
+    return shapes.Array(a.ones[:-2]) if a.ndim > 2 else shapes.NUMPY_SCALAR
 
 
 def _pinv_shape(a, *rest, **kwargs):

@@ -117,7 +117,7 @@ def no_derivative_in(*names, why):
 
 def _shape_of_second(first, second, *rest, **kwargs):
     second = shapes.plain(second)
-    return shapes.ANY_SCALAR if isinstance(second, shapes.Scalar) else second
+    return shapes.NUMPY_SCALAR if isinstance(second, shapes.Scalar) else second
 
 
 # y = p[0] x^(N-1) + ... + p[N-1]: linear in p (its adjoint: g against x's powers,

@@ -309,7 +309,7 @@ def _probe(function, arrays=(0,), indices=(), indices_like_arrays=False, free=()
         if type(first) is float:
             return shapes.FLOAT
         if isinstance(first, np.generic):
-            return shapes.ANY_SCALAR
+            return shapes.NUMPY_SCALAR  # a NumPy function's scalar: never a Python float
         if not isinstance(first, np.ndarray) or np.ndim(second) != first.ndim:
             return shapes.UNKNOWN
         ones = []

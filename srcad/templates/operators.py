@@ -141,7 +141,25 @@ def sum_of_items(y, items, start=0):  # noqa: F811
     d[y] = rt.sum_tangent(d[items], items) + rt.match_tangent(d[start], y)
 
 
-shape_rule(shapes.operator_elementwise, builtins.max, builtins.min)
+
+
+def _one_of_shape(*args, **kwargs):
+    """max(a, b), min(a, b): one of the two itself, so of scalars the join of their kinds
+    (a NumPy scalar and a Python float: either, as the values decide)."""
+    result = shapes.operator_elementwise(*args)
+    kinds = [shapes.plain(a) for a in args]
+    if not isinstance(result, shapes.Scalar) or not all(
+            isinstance(k, shapes.Scalar) for k in kinds):
+        return result
+    if all(k.kind in ("int", "bool") for k in kinds):
+        return shapes.Scalar("int")  # (True counts as the int 1 where it matters)
+    joined = None
+    for kind in kinds:
+        joined = shapes.join(joined, kind)
+    return joined
+
+
+shape_rule(_one_of_shape, builtins.max, builtins.min)
 
 # list(items) and tuple(items): the same elements in a new list or tuple (an array's rows,
 # a dict's keys, which carry no derivative)
@@ -152,7 +170,23 @@ linear(builtins.list, builtins.tuple, parameters="y, items",
 # code may look varied to forward mode over that code)
 nondifferentiable(builtins.range, builtins.slice)
 nondifferentiable(FORMATTED)  # an f-string is text (printed, logged, in a message)
-shape_rule(lambda items, start=None, **kw: shapes.reduction(items, shapes.Known(0)), builtins.sum)
+
+
+def _sum_of_items_shape(items, start=None, **kwargs):
+    """sum(items, start) adds items along the first axis to ``start`` (0): an array's row
+    sum. Of a vector, a NumPy scalar, unless it has no element (then ``start`` itself,
+    a Python int or float): the kinds say "not 1", never "not 0", so only a vector of one
+    element is known to give a NumPy scalar."""
+    rows = shapes.reduction(items, shapes.Known(0))
+    if start is None or start == shapes.Known(0):
+        start = shapes.Scalar("int")
+    total = shapes.operator_elementwise(rows, start)
+    if isinstance(total, shapes.Scalar) and shapes.plain(items) != shapes.Array((True,)):
+        return shapes.join(total, shapes.plain(start))
+    return total
+
+
+shape_rule(_sum_of_items_shape, builtins.sum)
 
 
 # A list's adjoint is an array stacking its elements' adjoints (lists of equal-shaped values).

@@ -45,8 +45,8 @@ def _zeros_like_shape(x, *rest, **kwargs):
 
 def _unbroadcast_shape(g, x, *rest, **kwargs):
     g, x = plain(g), plain(x)
-    if isinstance(x, Scalar):
-        return g if isinstance(g, Scalar) else ANY_SCALAR
+    if isinstance(x, Scalar):  # g itself, or g summed (np.sum: a NumPy scalar)
+        return g if isinstance(g, Scalar) else shapes.NUMPY_SCALAR
     return x
 
 
@@ -356,11 +356,12 @@ def _match_type(pass_, args, kinds):
     if isinstance(x_kind, Scalar) and x_kind.kind in ("float", "int", "bool"):
         if g_kind == shapes.FLOAT:
             return g
-        if isinstance(g_kind, Scalar):
+        if isinstance(g_kind, Scalar) or x_kind.kind != "bool":
+            # float(g) for any other g, as at run time (a float's own float() is itself)
             return syntax.call(syntax.name("float"), g)
         return None
-    if isinstance(x_kind, Array):
-        return g
+    if isinstance(x_kind, Array) or x_kind == shapes.NUMPY_SCALAR:
+        return g  # no Python scalar: its gradient as it is
     if x_kind == shapes.ANY_SCALAR and pass_.exact_parameter(x):
         return g  # an argument that is a scalar but no Python one (np.float64): g as it is
     return None  # a name that held a Python float at one point and a NumPy scalar at another
@@ -583,6 +584,8 @@ def _match_tangent(pass_, args, kinds):
     tangent, value = kinds
     if tangent == value and isinstance(value, Array) and None not in value.ones:
         return args[0]
+    if value == Array(()) and isinstance(tangent, Scalar):
+        return args[0]  # shape () both: nothing to broadcast, as at run time
     if isinstance(value, Array) and None not in value.ones and (
             isinstance(tangent, Scalar) or isinstance(tangent, Array) and tangent.ndim
             <= value.ndim and None not in tangent.ones):
@@ -590,8 +593,9 @@ def _match_tangent(pass_, args, kinds):
         shape = syntax.attribute(pass_.shape_source(args[1]), "shape")
         broadcast = syntax.call(pass_.np("broadcast_to"), args[0], shape)
         return syntax.call(syntax.attribute(broadcast, "copy"))
-    if isinstance(value, Scalar) and isinstance(tangent, Scalar):
-        if value.kind == "float" and tangent.kind != "float":
+    if isinstance(value, Scalar) and (isinstance(tangent, Scalar) or tangent == Array(())):
+        # (a 0-d array tangent, np.ones_like(x) of a scalar's: shape () as well)
+        if value.kind == "float" and tangent != shapes.FLOAT:
             return syntax.call(syntax.name("float"), args[0])
         # a Python float tangent is kept for any scalar; any scalar tangent for a value
         # that is no Python float (shape () both: nothing to broadcast)
@@ -1077,3 +1081,42 @@ linear(rt.cov_variables, parameters="y, m, rowvar=True",
 linear(rt.cov_variables_adjoint, parameters="y, cotangent, m, rowvar=True",
        transpose="rt.cov_variables(g, rowvar)")
 nondifferentiable(rt.cov_shape, rt.cov_divisor, rt.logspace_log_base)
+
+
+# ---- shape rules of helpers forward mode calls, so that what follows them stays specialized
+
+
+def _sum_tangent_shape(t, items, *rest, **kwargs):
+    """sum_tangent(t, items): an array tangent's rows summed (np.sum(t, axis=0)); a zero
+    scalar tangent itself; a list's tangents added (nothing known)."""
+    t = plain(t)
+    if isinstance(t, Array):
+        return shapes.reduction(t, shapes.Known(0))
+    return t if isinstance(t, Scalar) else UNKNOWN
+
+
+def _order_shape(y, x, axis=shapes.Known(-1), *rest, **kwargs):
+    """order_of(y, x, axis): indices of x's shape (np.argsort's); of the flattened x for axis
+    None (one element if x has one; more if any axis has more; else unknown)."""
+    x = plain(x)
+    if not isinstance(x, Array) or not isinstance(axis, shapes.Known):
+        return UNKNOWN
+    if axis.value is None:
+        return Array((True if all(one is True for one in x.ones) else
+                      False if False in x.ones else None,))
+    return x
+
+
+def _same_array_as_first(total, *rest, **kwargs):
+    """add_at and added_at: total's array (itself or a copy); a list or dict: a Parts or an
+    Entries (no array kind)."""
+    total = plain(total)
+    return total if isinstance(total, Array) else UNKNOWN
+
+
+shape_rule(_sum_tangent_shape, rt.sum_tangent)
+shape_rule(_order_shape, rt.order_of)
+shape_rule(_same_array_as_first, rt.add_at, rt.added_at)
+shape_rule(_like(1), rt.cumprod_adjoint_tangent)  # x's shape, as cumprod_adjoint's
+shape_rule(lambda t, s, x, axis=shapes.Known(None), *rest, **kwargs: registry.lookup(
+    np.cumprod).shape_rule(x, axis), rt.cumprod_second)  # cumprod's own shape, as its tangent's

@@ -60,7 +60,7 @@ def _one_matrix_like(a, *rest, **kwargs):
 
 
 def _one_matrix_determinant(a, *rest, **kwargs):
-    return shapes.ANY_SCALAR if _one_matrix(a) else shapes.UNKNOWN
+    return shapes.NUMPY_SCALAR if _one_matrix(a) else shapes.UNKNOWN
 
 
 def _one_matrix_solution(a, b, *rest, **kwargs):

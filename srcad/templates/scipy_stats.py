@@ -67,7 +67,7 @@ def _dirichlet_shape(x, alpha):
     """One value per sample: a scalar for one x (a vector), a vector for x of shape (k, n)."""
     x = shapes.plain(x)
     if isinstance(x, shapes.Array) and x.ndim == 1:
-        return shapes.ANY_SCALAR
+        return shapes.NUMPY_SCALAR
     if isinstance(x, shapes.Array) and x.ndim == 2:
         return shapes.Array((x.ones[1],))
     return shapes.UNKNOWN
@@ -89,7 +89,7 @@ def _multivariate_normal_shape(x, *rest, **kwargs):
     """One value per sample, squeezed: a scalar for one sample (x of shape (k,))."""
     x = shapes.plain(x)
     if isinstance(x, shapes.Array) and x.ndim == 1:
-        return shapes.ANY_SCALAR
+        return shapes.NUMPY_SCALAR
     return shapes.UNKNOWN
 
 
