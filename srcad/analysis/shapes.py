@@ -562,16 +562,16 @@ def _evaluate(node, env: dict, resolve, operator_rules: dict) -> Abstract:
     if operator_operation is not None:
         primitive, operands = operator_operation
         keywords = _NO_KEYWORDS
-        if primitive in operator_rules:
-            rule = operator_rules[primitive]
-        else:
-            entry = registry.lookup(primitive)
-            rule = operator_rules[primitive] = entry.shape_rule if entry is not None else None
         if primitive is np.square:
             # x * x is np.square for its derivative (one term), but its value is the
             # product's: a Python float of a Python float
             primitive = operator.mul
             operands = operands + operands
+        if primitive in operator_rules:
+            rule = operator_rules[primitive]
+        else:
+            entry = registry.lookup(primitive)
+            rule = operator_rules[primitive] = entry.shape_rule if entry is not None else None
     else:
         operation = operation_of(node, resolve)
         primitive, operands, keywords = operation.primitive, operation.args, operation.keywords

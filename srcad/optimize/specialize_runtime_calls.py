@@ -139,8 +139,11 @@ class _Specialize:
             return False
         function = operation_of(value, self.resolve).primitive
         if getattr(np.ndarray, getattr(function, "__name__", ""), None) is function:
-            # an array's method: its reductions give NumPy scalars; .item and .tolist do not
-            return function.__name__ not in ("item", "tolist")
+            # an array's method: its reductions give NumPy scalars; .item and .tolist do not,
+            # nor a Python float's own .conjugate()
+            return function.__name__ not in ("item", "tolist", "conj", "conjugate")
+        if function is np.real or function is np.imag:
+            return False  # np.real(0.5) is 0.5.real: a Python float
         module = getattr(function, "__module__", None) or ""
         return isinstance(function, np.ufunc) or (
             callable(function) and (module == "numpy" or module.startswith("numpy.")))

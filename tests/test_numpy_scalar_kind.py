@@ -1,0 +1,167 @@
+"""The kind ``Scalar("numpy")`` (analysis/shapes.py): a NumPy scalar or 0-d result, never a
+Python float, kept apart from ``Scalar("scalar")``, a mix the kinds cannot tell from a Python
+float. A rule claiming "numpy" where a Python float flows would give a gradient or tangent
+the wrong type (specializers drop float() for it): these tests hold the claims to what NumPy
+returns, and the types of what specialized code returns to what the generic code returns.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+import zlib
+
+import gast
+import numpy as np
+import pytest
+
+import srcad
+from srcad import registry
+from srcad.analysis import shapes
+from srcad.analysis.shapes import ANY_SCALAR, FLOAT, NUMPY_SCALAR, Array, Known, Scalar
+from tests.gradcheck import PATHS, check_gradient, reverse_gradient
+from tests.test_template_combos import _generic_forward
+
+
+def test_numpy_scalars_have_their_own_kind():
+    assert shapes.of_value(np.float64(0.5)) == NUMPY_SCALAR
+    assert shapes.of_value(np.float32(0.5)) == NUMPY_SCALAR
+    assert shapes.of_value(np.int64(2)) == NUMPY_SCALAR
+    assert shapes.of_value(0.5) == FLOAT
+    assert shapes.of_value(0.5 + 1j) == ANY_SCALAR  # a Python number that is no float
+    assert shapes.of_value(np.array(0.5)) == Array(())
+    assert shapes.plain(Known(np.float64(0.5))) == NUMPY_SCALAR  # a module's constant
+
+
+def test_join_of_numpy_and_python_scalars_is_the_mix():
+    assert shapes.join(NUMPY_SCALAR, NUMPY_SCALAR) == NUMPY_SCALAR
+    assert shapes.join(NUMPY_SCALAR, FLOAT) == ANY_SCALAR
+    assert shapes.join(FLOAT, NUMPY_SCALAR) == ANY_SCALAR
+    assert shapes.join(NUMPY_SCALAR, Scalar("int")) == ANY_SCALAR
+    assert shapes.join(NUMPY_SCALAR, Known(1.0)) == ANY_SCALAR
+    assert shapes.join(NUMPY_SCALAR, ANY_SCALAR) == ANY_SCALAR
+    assert shapes.join(NUMPY_SCALAR, Array(())) == shapes.UNKNOWN
+
+
+def _kind_of(expression, **env):
+    def resolve(node):
+        if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+            module = {"np": np, "math": math}.get(node.value.id)
+            if module is not None:
+                return getattr(module, node.attr)
+        if isinstance(node, gast.Name):
+            return {"max": max, "min": min, "sum": sum, "abs": abs, "float": float}.get(
+                node.id, shapes.UNRESOLVED)
+        return shapes.UNRESOLVED
+    return shapes.evaluate(gast.parse(expression).body[0].value, env, resolve)
+
+
+@pytest.mark.parametrize("expression, env, expected", [
+    # x * x is np.square to differentiate, but a Python float's product is a Python float
+    ("x * x", {"x": FLOAT}, FLOAT),
+    ("x * x", {"x": NUMPY_SCALAR}, NUMPY_SCALAR),
+    ("x * x - 1.0", {"x": FLOAT}, FLOAT),
+    ("x + y", {"x": NUMPY_SCALAR, "y": FLOAT}, NUMPY_SCALAR),
+    ("y - x", {"x": NUMPY_SCALAR, "y": Scalar("int")}, NUMPY_SCALAR),
+    ("-x", {"x": NUMPY_SCALAR}, NUMPY_SCALAR),
+    ("x ** y", {"x": Scalar("int"), "y": Scalar("int")}, ANY_SCALAR),
+    ("x < y", {"x": NUMPY_SCALAR, "y": FLOAT}, NUMPY_SCALAR),
+    ("np.sin(x)", {"x": FLOAT}, NUMPY_SCALAR),
+    ("math.sin(x)", {"x": NUMPY_SCALAR}, FLOAT),
+    ("np.sum(x)", {"x": Array((False,))}, NUMPY_SCALAR),
+    ("x[0]", {"x": Array((False,))}, NUMPY_SCALAR),
+    ("float(x)", {"x": NUMPY_SCALAR}, FLOAT),
+    # a float's own attributes and methods: no NumPy scalar
+    ("np.real(x)", {"x": FLOAT}, FLOAT),
+    ("np.imag(x)", {"x": NUMPY_SCALAR}, NUMPY_SCALAR),
+    ("x.conjugate()", {"x": FLOAT}, FLOAT),
+    ("x.real", {"x": FLOAT}, FLOAT),
+    # max and min give one of their operands: of a NumPy and a Python scalar, either
+    ("max(x, y)", {"x": NUMPY_SCALAR, "y": FLOAT}, ANY_SCALAR),
+    ("min(x, y)", {"x": NUMPY_SCALAR, "y": NUMPY_SCALAR}, NUMPY_SCALAR),
+    ("max(x, y)", {"x": Scalar("int"), "y": FLOAT}, ANY_SCALAR),
+    # sum() of a vector is its start (0) when the vector is empty
+    ("sum(x)", {"x": Array((False,))}, ANY_SCALAR),
+    ("sum(x)", {"x": Array((True,))}, NUMPY_SCALAR),
+    ("x if c else y", {"x": NUMPY_SCALAR, "y": FLOAT, "c": Scalar("bool")}, ANY_SCALAR),
+    ("x if c else y", {"x": FLOAT, "y": FLOAT, "c": Scalar("bool")}, FLOAT),
+    ("np.ones_like(x)", {"x": FLOAT}, Array(())),
+])
+def test_rules_claim_a_numpy_scalar_only_where_numpy_gives_one(expression, env, expected):
+    assert _kind_of(expression, **env) == expected
+
+
+def _calls_on_python_scalars(function):
+    """Calls of ``function`` on Python floats (and ints where it wants one), as many
+    arguments as it takes."""
+    for count in (1, 2, 3):
+        for arguments in ((0.25,) * count, (0.25,) * (count - 1) + (2,), (2,) + (0.25,) * (
+                count - 1)):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    yield arguments, function(*arguments)
+                return
+            except (TypeError, ValueError):
+                continue
+
+
+def test_every_function_of_the_elementwise_rule_gives_numpy_scalars_for_python_ones():
+    # shapes.elementwise says "numpy" of scalar operands: a function under it returning a
+    # Python float (as np.real does: 0.5.real) would get its tangents' float() dropped
+    checked = 0
+    for primitive in registry.registered():
+        if primitive.shape_rule is not shapes.elementwise:
+            continue
+        for arguments, value in _calls_on_python_scalars(primitive.obj):
+            assert isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0, (
+                registry.describe(primitive.obj), arguments, type(value))
+            checked += 1
+    assert checked > 80
+
+
+# ---- end to end: the specialized code returns what the generic code returns
+
+
+def square_of_a_float(x):
+    return np.sin(x * x - 1.0)
+
+
+def max_of_mixed(x, y):
+    return max(x, y) * 2.0
+
+
+def real_part(x):
+    return np.real(x) * x.conjugate()
+
+
+def norm_of_scalars(x, y):
+    return np.linalg.norm(np.array([x, y])) + np.sum(x) * y
+
+
+@pytest.mark.parametrize("function, args", [
+    (square_of_a_float, (0.7,)),
+    (square_of_a_float, (np.float64(0.7),)),
+    (max_of_mixed, (np.float64(0.7), 0.2)),
+    (max_of_mixed, (0.1, np.float64(0.7))),
+    (real_part, (0.6,)),
+    (real_part, (np.float64(0.6),)),
+    (norm_of_scalars, (0.3, np.float64(0.8))),
+    (norm_of_scalars, (np.float64(0.3), 0.8)),
+])
+def test_specialized_gradients_and_tangents_have_the_generic_types(function, args):
+    positions = tuple(range(len(args)))
+    for path in PATHS:
+        check_gradient(function, list(args), wrt=positions, path=path)
+    specialized = reverse_gradient(function, args, positions, "specialized")
+    generic = reverse_gradient(function, args, positions, "generic")
+    assert [type(g) for g in specialized] == [type(g) for g in generic]
+    rng = np.random.default_rng(zlib.crc32(function.__name__.encode()))
+    tangents = tuple(type(a)(rng.normal()) for a in args)
+    names = tuple(inspect.signature(function).parameters)
+    value, tangent = srcad.jvp(function, args, tangents)
+    expected_value, expected_tangent = _generic_forward(function, names)(*args, *tangents)
+    assert type(value) is type(expected_value)
+    assert type(tangent) is type(expected_tangent), (type(tangent), type(expected_tangent))
+    assert np.allclose(tangent, expected_tangent)
