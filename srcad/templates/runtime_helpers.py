@@ -290,6 +290,7 @@ def _parts_like(position, scalar_part):
 shape_rule(_parts_like(2, Array(())), rt.pieces_of, rt.unjoined)
 shape_rule(_parts_like(1, Array(())), rt.split_along)
 shape_rule(_parts_like(1, ANY_SCALAR), rt.unstacked)
+shape_rule(_parts_like(2, ANY_SCALAR), rt.select_adjoint)  # each summed to its choice's shape
 
 
 # ``for x in items`` iterates over rt.iterated(items): the items themselves, or a dict's keys
