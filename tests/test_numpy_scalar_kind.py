@@ -84,6 +84,9 @@ def _kind_of(expression, **env):
     # sum() of a vector is its start (0) when the vector is empty
     ("sum(x)", {"x": Array((False,))}, ANY_SCALAR),
     ("sum(x)", {"x": Array((True,))}, NUMPY_SCALAR),
+    ("sum([x, y])", {"x": FLOAT, "y": NUMPY_SCALAR}, NUMPY_SCALAR),
+    ("sum([x, y])", {"x": FLOAT, "y": FLOAT}, FLOAT),
+    ("sum([x, y], z)", {"x": FLOAT, "y": Array((False,)), "z": Array((True,))}, Array((False,))),
     ("x if c else y", {"x": NUMPY_SCALAR, "y": FLOAT, "c": Scalar("bool")}, ANY_SCALAR),
     ("x if c else y", {"x": FLOAT, "y": FLOAT, "c": Scalar("bool")}, FLOAT),
     ("np.ones_like(x)", {"x": FLOAT}, Array(())),

@@ -72,7 +72,8 @@ nondifferentiable(
     operator.floordiv, np.floor_divide,
 )
 
-shape_rule(shapes.operator_elementwise, operator.add, operator.sub, operator.mul,
+shape_rule(shapes.add, operator.add)
+shape_rule(shapes.operator_elementwise, operator.sub, operator.mul,
            operator.mod, operator.neg, operator.pos, operator.floordiv)
 shape_rule(shapes.true_divide, operator.truediv)
 shape_rule(shapes.power, operator.pow, builtins.pow)
@@ -176,10 +177,17 @@ def _sum_of_items_shape(items, start=None, **kwargs):
     """sum(items, start) adds items along the first axis to ``start`` (0): an array's row
     sum. Of a vector, a NumPy scalar, unless it has no element (then ``start`` itself,
     a Python int or float): the kinds say "not 1", never "not 0", so only a vector of one
-    element is known to give a NumPy scalar."""
-    rows = shapes.reduction(items, shapes.Known(0))
+    element is known to give a NumPy scalar. Of a list of known length, start + each item."""
     if start is None or start == shapes.Known(0):
         start = shapes.Scalar("int")
+    if isinstance(items, shapes.IndexTuple) and not items.adds_items:
+        if None in items.parts:
+            return None  # an item not known yet
+        total = start
+        for item in items.parts:
+            total = shapes.operator_elementwise(total, item)
+        return total
+    rows = shapes.reduction(items, shapes.Known(0))
     total = shapes.operator_elementwise(rows, start)
     if isinstance(total, shapes.Scalar) and shapes.plain(items) != shapes.Array((True,)):
         return shapes.join(total, shapes.plain(start))
