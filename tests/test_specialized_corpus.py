@@ -82,7 +82,6 @@ ALLOWED = {
     'np_convolve_and_correlate': (CONVOLUTION_VALID, {'match_tangent', 'unbroadcast'}),
     'signal_convolve2d_and_correlate2d': (CONVOLUTION_VALID, {'match_tangent', 'unbroadcast'}),
     'signal_convolve_and_correlate': (CONVOLUTION_VALID, {'match_tangent', 'unbroadcast'}),
-    'added_at_fancy': (NO_RULE, {'unbroadcast'}),
     'all_but_last_directly': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'appended_directly': (NO_RULE, {
@@ -246,6 +245,7 @@ ALLOWED = {
     'diagonal': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal_adjoint': (DIAGONAL, {'unbroadcast', 'zeros_like'}),
     'percentiles_keepdims': (LIST_OPERAND, {'match_tangent'}),
+    'added_at_fancy': (SIZE, {'unbroadcast'}),
     'arange_by': (SIZE, {'match_tangent', 'unbroadcast'}),
     'arange_from': (SIZE, {'match_tangent', 'unbroadcast'}),
     'arange_to': (SIZE, {'match_tangent', 'unbroadcast'}),
