@@ -515,6 +515,23 @@ if registry.lookup(st.multivariate_normal.logpdf) is not None:
          [(FULL, VECTOR, SQUARE)], (0, 1, 2))
 
 
+def variances(shape, rng):
+    """Positive variances: a diagonal covariance (a vector) or a multiple of the identity."""
+    return rng.uniform(0.5, 2.0, shape)
+
+
+def multivariate_normal_logpdf_diagonal(x, mean, cov):
+    return st.multivariate_normal.logpdf(x, mean, cov)
+
+
+if registry.lookup(st.multivariate_normal.logpdf) is not None:
+    # a vector cov is the diagonal, a number the identity's multiple; for a mean of size 1, a
+    # vector x is that many samples (was a silently wrong gradient for a vector cov)
+    case(multivariate_normal_logpdf_diagonal, (anything, anything, variances),
+         [(VECTOR, VECTOR, VECTOR), (FULL, VECTOR, SCALAR), (VECTOR, SCALAR, SCALAR),
+          (VECTOR, (1,), (1,))], (0, 1, 2))
+
+
 # ------------------------------------------------------------------ scipy.signal
 # each mode at once (the 'same' windows differ for even lengths; 'valid' swaps the
 # operands when the second is the larger)

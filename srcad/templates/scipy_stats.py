@@ -85,12 +85,22 @@ def _mean_and_covariance_given(arguments, carries, resolve):
     return None
 
 
-def _multivariate_normal_shape(x, *rest, **kwargs):
-    """One value per sample, squeezed: a scalar for one sample (x of shape (k,))."""
-    x = shapes.plain(x)
-    if isinstance(x, shapes.Array) and x.ndim == 1:
-        return shapes.ANY_SCALAR
-    return shapes.UNKNOWN
+def _multivariate_normal_shape(x, mean=shapes.UNKNOWN, *rest, **kwargs):
+    """One value per sample, the sizes of 1 squeezed out (a scalar for one sample): x's
+    axes but the last, or x's own for samples of one number (a mean of size 1)."""
+    x, mean = shapes.plain(x), shapes.plain(mean)
+    if isinstance(mean, shapes.Scalar) or mean == shapes.Array((True,)):
+        samples = x.ones if isinstance(x, shapes.Array) and x.ndim == 1 else None
+    elif isinstance(mean, shapes.Array) and mean.ndim == 1 and mean.ones[0] is False:
+        samples = x.ones[:-1] if isinstance(x, shapes.Array) and x.ndim else None
+    else:
+        return shapes.UNKNOWN
+    if isinstance(x, shapes.Scalar):
+        samples = ()
+    if samples is None or None in samples:
+        return shapes.UNKNOWN
+    kept = tuple(one for one in samples if one is False)
+    return shapes.Array(kept) if kept else shapes.ANY_SCALAR
 
 
 if stats is not None:
@@ -358,8 +368,11 @@ if stats is not None:
                stats.dirichlet.logpdf)
     shape_rule(_dirichlet_shape, stats.dirichlet.logpdf)
 
-# ---- multivariate_normal.logpdf(x, mean, cov) with a full covariance: x of shape (k,) or
-# (..., k), one value per sample (squeezed, as scipy does). scipy reads cov's lower
+# ---- multivariate_normal.logpdf(x, mean, cov): x of shape (k,) or (..., k) (k = the mean's
+# size; for k = 1 a vector x is k samples), one value per sample (squeezed, as scipy does).
+# The covariance is a matrix, a vector (its diagonal) or a number (times the identity):
+# rt.full_covariance makes the matrix, rt.covariance_part takes its gradient's diagonal or
+# trace back. scipy reads a matrix cov's lower
 # triangle only (an eigendecomposition of it), so the covariance used is
 # S = tril(cov) + tril(cov, -1).T, and cov's gradient is that of S folded onto the lower
 # triangle: for a symmetric cov, every symmetric change of cov gets the usual
@@ -369,24 +382,29 @@ if stats is not None and all(getattr(registry.lookup(np.linalg.solve), kind, Non
                              for kind in ("adjoint", "tangent")):
     @adjoint(stats.multivariate_normal.logpdf)
     def multivariate_normal_logpdf(y, x, mean=None, cov=1, allow_singular=False):
-        size = np.shape(cov)[-1]
+        size = np.size(mean)
+        full = rt.full_covariance(cov, size)
         lower = np.tril(np.ones((size, size)))
         folded = 2.0 * lower - np.eye(size)
-        symmetric = cov * lower + np.transpose(cov * (lower - np.eye(size)))
+        symmetric = full * lower + np.transpose(full * (lower - np.eye(size)))
         differences = np.reshape(x - mean, (-1, size))
         solved = np.transpose(np.linalg.solve(symmetric, np.transpose(differences)))
         weights = np.reshape(d[y], (-1, 1))
         d[x] -= rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), x)
         d[mean] += rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), mean)
-        d[cov] += 0.5 * folded * (np.dot(np.transpose(weights * solved), solved) - np.sum(
-            weights) * np.linalg.solve(symmetric, np.eye(size)))
+        d[cov] += rt.covariance_part(0.5 * folded * (np.dot(np.transpose(
+            weights * solved), solved) - np.sum(weights) * np.linalg.solve(
+            symmetric, np.eye(size))), cov)
 
     @tangent(stats.multivariate_normal.logpdf)
     def multivariate_normal_logpdf(y, x, mean=None, cov=1, allow_singular=False):  # noqa: F811
-        size = np.shape(cov)[-1]
+        size = np.size(mean)
+        full = rt.full_covariance(cov, size)
+        full_tangent = rt.full_covariance(d[cov], size)
         lower = np.tril(np.ones((size, size)))
-        symmetric = cov * lower + np.transpose(cov * (lower - np.eye(size)))
-        symmetric_tangent = d[cov] * lower + np.transpose(d[cov] * (lower - np.eye(size)))
+        symmetric = full * lower + np.transpose(full * (lower - np.eye(size)))
+        symmetric_tangent = full_tangent * lower + np.transpose(
+            full_tangent * (lower - np.eye(size)))
         differences = np.reshape(x - mean, (-1, size))
         solved = np.transpose(np.linalg.solve(symmetric, np.transpose(differences)))
         d[y] = np.reshape(
