@@ -2514,3 +2514,12 @@ def covariance_part(g, cov):
     if np.ndim(cov) == 1:
         return np.diagonal(g).copy()
     return g
+
+
+def simplex_point(x, alpha):
+    """scipy.stats.dirichlet's x with all its components: as given, or, with one fewer than
+    alpha has, completed by the last one (1 less the others' sum) as scipy does."""
+    x = np.asarray(x)
+    if x.ndim and x.shape[0] + 1 == np.size(alpha):
+        return np.concatenate([x, 1.0 - np.sum(x, axis=0, keepdims=True)], axis=0)
+    return x

@@ -487,6 +487,10 @@ def dirichlet_logpdf(x, alpha):
 case(dirichlet_logpdf, (fixed(SIMPLEX_POINT), positive), [(None, VECTOR)], (1,))
 case(dirichlet_logpdf, (fixed(SIMPLEX_POINTS), positive), [(None, VECTOR)], (1,),
      name="dirichlet_logpdf_of_samples")
+# one component fewer than alpha's: scipy completes x to the simplex (was an internal
+# ValueError, a shape mismatch, in the derivative)
+case(dirichlet_logpdf, (fixed(SIMPLEX_POINT[:-1]), positive), [(None, VECTOR)], (1,),
+     name="dirichlet_logpdf_completed")
 
 
 # multivariate_normal.logpdf is registered with np.linalg.solve's templates (its own use

@@ -1191,3 +1191,9 @@ shape_rule(lambda cov, size, **kwargs: Array((None, None)) if isinstance(
     else UNKNOWN, rt.full_covariance)
 shape_rule(lambda g, cov, **kwargs: ANY_SCALAR if isinstance(plain(cov), Scalar) else (
     plain(cov) if isinstance(plain(cov), Array) else UNKNOWN), rt.covariance_part)
+
+# dirichlet's x completed to the simplex: alpha only tells how many components (x itself
+# carries no derivative: dirichlet.logpdf refuses one in x)
+nondifferentiable(rt.simplex_point)
+shape_rule(lambda x, alpha, **kwargs: Array((None,) + plain(x).ones[1:]) if isinstance(
+    plain(x), Array) and plain(x).ndim else UNKNOWN, rt.simplex_point)

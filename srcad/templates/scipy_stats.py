@@ -12,11 +12,11 @@ s = (log f)'(z): d logpdf / dx = s / scale, d / dloc = -s / scale and
 d / dscale = -(1 + s z) / scale. Outside a density's support (x < loc for expon,
 scale <= 0) scipy returns -inf or nan, and so do these derivatives.
 
-Not differentiable: ``poisson.logpmf``'s k and loc (integers), ``dirichlet.logpdf``'s x
-(scipy refuses a point off the simplex) and the x of fewer components than alpha's that
-scipy completes: srcad raises UnsupportedOperationError at a call where a derivative
-would flow into them (a shorter x with a derivative in alpha fails when the derivative
-runs, as a shape mismatch).
+Not differentiable: ``poisson.logpmf``'s k and loc (integers) and ``dirichlet.logpdf``'s x
+(scipy refuses a point off the simplex): srcad raises UnsupportedOperationError at a call
+where a derivative would flow into them. An x of one component fewer than alpha's, which
+scipy completes to the simplex, is completed the same way (rt.simplex_point) for the
+derivative in alpha.
 """
 
 import gast
@@ -73,15 +73,14 @@ def _dirichlet_shape(x, alpha):
     return shapes.UNKNOWN
 
 
-def _mean_and_covariance_given(arguments, carries, resolve):
-    """multivariate_normal.logpdf: srcad differentiates it given a mean and a full
-    covariance matrix (scipy's defaults: a zero mean, the identity)."""
-    for name in ("mean", "cov"):
-        if isinstance(arguments[name], gast.Constant):
-            return ("srcad differentiates scipy.stats.multivariate_normal.logpdf given its "
-                    "mean and a full covariance matrix, not %s=%r"
-                    % (name, arguments[name].value),
-                    "Pass both: multivariate_normal.logpdf(x, mean, cov), cov of shape (k, k).")
+def _mean_given(arguments, carries, resolve):
+    """multivariate_normal.logpdf: srcad differentiates it given a mean (its size is the
+    dimension; scipy's default None takes it from cov instead)."""
+    mean = arguments["mean"]
+    if isinstance(mean, gast.Constant) and mean.value is None:
+        return ("srcad differentiates scipy.stats.multivariate_normal.logpdf given its mean, "
+                "not mean=None",
+                "Pass the mean: multivariate_normal.logpdf(x, np.zeros(k), cov).")
     return None
 
 
@@ -351,16 +350,17 @@ if stats is not None:
     constraint(no_derivative_in("k", "loc", why="an integer count"), stats.poisson.logpmf)
 
     # ---- dirichlet: logpdf(x, alpha) = sum((alpha - 1) log x) - sum(gammaln(alpha))
-    # + gammaln(sum(alpha)), x's first axis the components (one column per sample). In
-    # alpha only: scipy refuses an x off the simplex, so no derivative in x is defined.
+    # + gammaln(sum(alpha)), x's first axis the components (one column per sample; one
+    # fewer than alpha's: completed to sum to 1, as scipy does). In alpha only: scipy
+    # refuses an x off the simplex, so no derivative in x is defined.
     @adjoint(stats.dirichlet.logpdf)
     def dirichlet_logpdf(y, x, alpha):
-        d[alpha] += np.dot(np.log(x), d[y]) - np.sum(d[y]) * (
+        d[alpha] += np.dot(np.log(rt.simplex_point(x, alpha)), d[y]) - np.sum(d[y]) * (
             special.digamma(alpha) - special.digamma(np.sum(alpha)))
 
     @tangent(stats.dirichlet.logpdf)
     def dirichlet_logpdf(y, x, alpha):  # noqa: F811
-        d[y] = np.dot(d[alpha], np.log(x)) - np.sum(d[alpha] * (
+        d[y] = np.dot(d[alpha], np.log(rt.simplex_point(x, alpha))) - np.sum(d[alpha] * (
             special.digamma(alpha) - special.digamma(np.sum(alpha))))
 
     constraint(no_derivative_in("x", why="a point of the simplex: scipy refuses any other, "
@@ -413,7 +413,7 @@ if stats is not None and all(getattr(registry.lookup(np.linalg.solve), kind, Non
             - 0.5 * np.sum(np.linalg.solve(symmetric, np.eye(size)) * symmetric_tangent),
             np.shape(y))
 
-    constraint(_mean_and_covariance_given, stats.multivariate_normal.logpdf)
+    constraint(_mean_given, stats.multivariate_normal.logpdf)
     shape_rule(_multivariate_normal_shape, stats.multivariate_normal.logpdf)
 
     shape_rule(_location_scale_shape, stats.norm.logpdf, stats.norm.pdf, stats.norm.cdf,
