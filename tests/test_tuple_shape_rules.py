@@ -290,3 +290,46 @@ def test_choose_claims_hold():
         shapes.of_value(g), shapes.UNKNOWN,
         shapes.IndexTuple(tuple(shapes.of_value(c) for c in choices)))
     assert claim.adds_items and _holds(claim, rt.select_adjoint(g, masks, choices))
+
+
+def test_linear_algebra_helper_claims_hold():
+    def check(helper, *args):
+        claim = registry.lookup(helper).shape_rule(*(
+            shapes.of_value(a) if isinstance(a, (np.ndarray, float)) else shapes.Known(a)
+            for a in args))
+        assert claim is not shapes.UNKNOWN and _holds(claim, helper(*args)), helper
+
+    for shape in ((1, 1), (2, 2), (3, 3), (2, 1, 1), (1, 3, 3)):
+        a = np.ones(shape)
+        check(rt.block_upper, a, a)
+        check(rt.block_upper, a, np.ones(shape[-2:]))
+        check(rt.block_diagonal_sum, rt.block_upper(a, a))
+        check(rt.upper_right_block, rt.block_upper(a, a))
+        for lower in (True, False):
+            check(rt.lower_factor, a, lower)
+            check(rt.other_triangle, a, lower)
+    for n in (1, 2, 3):
+        ab = np.ones((3, n))
+        check(rt.banded_dense, ab, (1, 1))
+        check(rt.band_of, np.ones((n, n)), (1, 1))
+        check(rt.band_of, np.ones((n, n)), (0, 0))
+        like = np.ones((2, n))
+        check(rt.residual_weights, np.ones(n), like)
+        check(rt.residual_weights, np.ones(0), like)
+        check(rt.residuals_like, np.ones((1, n)), np.ones(n))
+        check(rt.added_at, np.ones((n, 2)), 0, np.ones(2))
+    check(rt.gradient_of, np.ones((3, 4)), (), None, 1)
+    check(rt.gradient_of, np.ones((3, 4)), (), 1, 1)
+
+
+@pytest.mark.skipif(scipy_linalg is None, reason="SciPy is not installed")
+def test_multivariate_normal_claims_hold():
+    import scipy.stats as st
+
+    logpdf = st.multivariate_normal.logpdf
+    for k in (1, 2, 3):
+        mean = np.zeros(k)
+        for shape in ((k,), (1, k), (2, k), (2, 1, k), (1, 2, k), (3,), (4, 1), ()):
+            for m in (mean, 0.0) if k == 1 else (mean,):
+                for cov in (np.eye(k), np.ones(k), 2.0):
+                    _check(logpdf, np.ones(shape), m, cov)

@@ -680,7 +680,7 @@ def gradient(y, f, *varargs, axis=None, edge_order=1):  # noqa: F811
     d[y] = rt.gradient_of(d[f], varargs, axis, edge_order)
 
 
-def _gradient_shape(f, *varargs, axis=shapes.Known(None), edge_order=None, **kwargs):
+def gradient_shape(f, *varargs, axis=shapes.Known(None), edge_order=None, **kwargs):
     """np.gradient: f's shape, one array per axis differentiated (a tuple of them when
     ``axis`` is None or a tuple and f has several axes)."""
     f = shapes.plain(f)
@@ -695,7 +695,7 @@ def _gradient_shape(f, *varargs, axis=shapes.Known(None), edge_order=None, **kwa
     return f if count == 1 else shapes.IndexTuple((f,) * count)
 
 
-shape_rule(_gradient_shape, np.gradient)
+shape_rule(gradient_shape, np.gradient)
 
 
 def _constant_spacing(arguments, carries, resolve):
