@@ -528,12 +528,18 @@ def multivariate_normal_logpdf_diagonal(x, mean, cov):
     return st.multivariate_normal.logpdf(x, mean, cov)
 
 
+def multivariate_normal_pdf(x, mean, cov):
+    return st.multivariate_normal.pdf(x, mean, cov)
+
+
 if registry.lookup(st.multivariate_normal.logpdf) is not None:
     # a vector cov is the diagonal, a number the identity's multiple; for a mean of size 1, a
     # vector x is that many samples (was a silently wrong gradient for a vector cov)
     case(multivariate_normal_logpdf_diagonal, (anything, anything, variances),
          [(VECTOR, VECTOR, VECTOR), (FULL, VECTOR, SCALAR), (VECTOR, SCALAR, SCALAR),
           (VECTOR, (1,), (1,))], (0, 1, 2))
+    case(multivariate_normal_pdf, (anything, anything, covariance),
+         [(VECTOR, VECTOR, SQUARE), (FULL, VECTOR, SQUARE)], (0, 1, 2))
 
 
 # ------------------------------------------------------------------ scipy.signal
