@@ -11,6 +11,8 @@ stages up to the transform, for their errors.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -169,14 +171,15 @@ def check(request: Request) -> None:
     its location (unsupported syntax, a call without a gradient template),
     and generates code only when a call (or ``.source``) needs it.
     """
-    registry.load_templates()
-    front = _front(request.function, request, None, None)
-    context = _context(front, None, request.enabled)  # the transform below changes front
-    name = front.namer.fresh("checked_" + front.parsed.name)
-    if request.mode == "reverse":
-        reverse(front.tree, context, request, name, check_only=True)
-    else:
-        forward(front.tree, context, request, name)
+    with collector_paused():
+        registry.load_templates()
+        front = _front(request.function, request, None, None)
+        context = _context(front, None, request.enabled)  # the transform changes front
+        name = front.namer.fresh("checked_" + front.parsed.name)
+        if request.mode == "reverse":
+            reverse(front.tree, context, request, name, check_only=True)
+        else:
+            forward(front.tree, context, request, name)
 
 
 def generate(request: Request, keep_stages: bool = False) -> Generated:
@@ -188,7 +191,26 @@ def generate(request: Request, keep_stages: bool = False) -> Generated:
     ``request.wrt``, and returns ``(output, output_tangent)``; ``kinds`` then covers the
     parameters followed by the tangents.
     """
-    return _generate(request, keep_stages)
+    with collector_paused():
+        return _generate(request, keep_stages)
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off while the stages run (back on after, if it was
+    on). The stages make and drop many small tree nodes, freed by reference counting; the
+    collections their allocations would trigger free next to nothing, and each of the
+    oldest generation's scans every tracked object of the process: 10-25% of the time of a
+    generation (benchmarks/bench_codegen_scaling.py). Cycles left behind wait for the next
+    collection after the stages."""
+    if not gc.isenabled():
+        yield  # off already: by the user, or by an enclosing generation
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def generate_reverse(function, request: Request, kinds=None, *, name=None,
