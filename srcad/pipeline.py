@@ -173,11 +173,18 @@ def check(request: Request) -> None:
     """
     with collector_paused():
         registry.load_templates()
-        front = _front(request.function, request, None, None)
-        context = _context(front, None, request.enabled)  # the transform changes front
+        # reverse's check_only reads the tree and changes nothing in it: the tree kept for
+        # the first call is checked as it is (the transform in forward mode changes it)
+        front = _front(request.function, request, None, None,
+                       changes_tree=request.mode != "reverse")
+        context = _context(front, None, request.enabled)
         name = front.namer.fresh("checked_" + front.parsed.name)
         if request.mode == "reverse":
+            before = gast.dump(front.tree) if invariants.enabled() else None
             reverse(front.tree, context, request, name, check_only=True)
+            if before is not None and gast.dump(front.tree) != before:
+                raise invariants.BrokenInvariantError(
+                    "reverse (check_only)", "the normalized tree it reads changed")
         else:
             forward(front.tree, context, request, name)
 
@@ -257,21 +264,26 @@ class _Front:
     callees: list  # the user functions inlined into it
     activity: object  # analysis/activity.Activity
 
-    def copy(self) -> "_Front":
-        """A front the transform can take over while this one stays as it is."""
+    def copy(self, share_tree: bool = False) -> "_Front":
+        """A front the transform can take over while this one stays as it is (``share_tree``:
+        with the same tree, for a caller that only reads it; the names it makes are its own
+        all the same)."""
         namer = self.namer.copy()
         aliases = self.aliases.copy(namer)
         resolve = Resolver(self.parsed, aliases, namer, extra_locals=self.resolve.extra_locals)
-        return _Front(self.parsed, namer, aliases, resolve, syntax.deepcopy(self.tree),
-                      list(self.callees), self.activity)
+        tree = self.tree if share_tree else syntax.deepcopy(self.tree)
+        return _Front(self.parsed, namer, aliases, resolve, tree, list(self.callees),
+                      self.activity)
 
 
-def _front(function, request, kinds, stages: dict | None) -> _Front:
+def _front(function, request, kinds, stages: dict | None, changes_tree: bool = True
+           ) -> _Front:
     """parse, fence, normalize and analyze activity (``stages``, if given, records them).
 
     A front made without ``kinds`` for which normalize asked no kind question is the same
     for arguments of every kind: kept with the function, later requests with the same
     function, wrt and has_aux take a copy of it (grad()'s check, then the first call).
+    ``changes_tree=False``: the caller only reads the front's tree (it may be the kept one).
     """
     key = ("front", request.wrt, request.has_aux, request.extra_params)
     by_value = request.kinds is not None and any(
@@ -279,7 +291,7 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
     if stages is None and not by_value:
         kept = memory.lookup(function, key, counted=False)
         if kept is not None:
-            return kept.copy()
+            return kept.copy(share_tree=not changes_tree)
     parsed = read(function)
     checked("parse", parsed.tree, parsed, None)
     if stages is not None:
@@ -310,6 +322,9 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
         stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
     front = _Front(parsed, namer, aliases, resolve, tree, callees, activity)
     if kinds is None and not asked and not by_value:
+        if not changes_tree:
+            memory.store(function, key, front)
+            return front.copy(share_tree=True)
         memory.store(function, key, front.copy())
     return front
 
