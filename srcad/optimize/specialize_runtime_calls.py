@@ -159,8 +159,8 @@ def _single_definitions(tree, stored=None):
     in ``tree``, if counted already."""
     if stored is None:
         stored = {}
-        for node in syntax.walk(tree):
-            if type(node) is gast.Name and type(node.ctx) in (gast.Store, gast.Del):
+        for node in syntax.names(tree):
+            if type(node.ctx) in (gast.Store, gast.Del):
                 stored[node.id] = stored.get(node.id, 0) + 1
     definitions = {}
     for statement in tree.body:
