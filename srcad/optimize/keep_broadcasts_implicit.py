@@ -38,7 +38,7 @@ def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases
     # stand for a broadcast's operand: (holder, field, name, the other operand or the call)
     stores, loads, reads = Counter(), Counter(), []
     Name, BinOp, Call, Load = gast.Name, gast.BinOp, gast.Call, gast.Load
-    for node in syntax.walk(tree):
+    for node in syntax.nodes(tree):
         kind = type(node)
         if kind is Name:
             context = type(node.ctx)

@@ -46,7 +46,7 @@ def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -
     read = set()
     for statement in statements:
         if any(type(node) is gast.Call and specialize.rule_for(node) is not None
-               for node in syntax.walk(statement)):
+               for node in syntax.nodes(statement)):
             statement = specialize.visit(syntax.deepcopy(statement))
         read |= syntax.load_names(statement)
     return read
