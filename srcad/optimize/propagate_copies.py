@@ -182,7 +182,7 @@ def _block(statements, params, reads, changes, facts, dropped_statements, change
         kind = type(statement)
         stored = stores(statement)  # replacing never changes them
         blocked = sorted({t for name in stored for t in blocking.get(name, ())}) \
-            if blocking else ()
+            if blocking and not blocking.keys().isdisjoint(stored) else ()
         if kind in _COMPOUND:
             for target in blocked:
                 end(target, False)
