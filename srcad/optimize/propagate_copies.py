@@ -186,7 +186,7 @@ def _block(statements, params, reads, changes, facts, dropped_statements, change
         if kind in _COMPOUND:
             for target in blocked:
                 end(target, False)
-            if active:
+            if active and not active.keys().isdisjoint(syntax.load_names(statement)):
                 counts = [replaced for _, _, replaced in active.values()]
                 _substitute(statement, active)
                 if counts != [replaced for _, _, replaced in active.values()]:
