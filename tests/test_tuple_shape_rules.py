@@ -320,3 +320,16 @@ def test_linear_algebra_helper_claims_hold():
         check(rt.added_at, np.ones((n, 2)), 0, np.ones(2))
     check(rt.gradient_of, np.ones((3, 4)), (), None, 1)
     check(rt.gradient_of, np.ones((3, 4)), (), 1, 1)
+
+
+@pytest.mark.skipif(scipy_linalg is None, reason="SciPy is not installed")
+def test_multivariate_normal_claims_hold():
+    import scipy.stats as st
+
+    logpdf = st.multivariate_normal.logpdf
+    for k in (1, 2, 3):
+        mean = np.zeros(k)
+        for shape in ((k,), (1, k), (2, k), (2, 1, k), (1, 2, k), (3,), (4, 1), ()):
+            for m in (mean, 0.0) if k == 1 else (mean,):
+                for cov in (np.eye(k), np.ones(k), 2.0):
+                    _check(logpdf, np.ones(shape), m, cov)

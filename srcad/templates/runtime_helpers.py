@@ -1180,3 +1180,20 @@ shape_rule(_band_of_shape, rt.band_of)
 shape_rule(_residual_weights_shape, rt.residual_weights)
 shape_rule(_shape_of_second, rt.residuals_like)
 shape_rule(_gradient_of_shape, rt.gradient_of)
+
+
+# scipy.stats.multivariate_normal's covariance: a number, a vector or a matrix made a matrix
+linear(rt.full_covariance, parameters="y, c, size", transpose="rt.covariance_part(g, c)")
+linear(rt.covariance_part, parameters="y, a, c",
+       transpose="rt.full_covariance(g, np.shape(a)[-1])")
+shape_rule(lambda cov, size, **kwargs: Array((None, None)) if isinstance(
+    plain(cov), (Scalar, Array)) and (isinstance(plain(cov), Scalar) or plain(cov).ndim < 3)
+    else UNKNOWN, rt.full_covariance)
+shape_rule(lambda g, cov, **kwargs: ANY_SCALAR if isinstance(plain(cov), Scalar) else (
+    plain(cov) if isinstance(plain(cov), Array) else UNKNOWN), rt.covariance_part)
+
+# dirichlet's x completed to the simplex: alpha only tells how many components (x itself
+# carries no derivative: dirichlet.logpdf refuses one in x)
+nondifferentiable(rt.simplex_point)
+shape_rule(lambda x, alpha, **kwargs: Array((None,) + plain(x).ones[1:]) if isinstance(
+    plain(x), Array) and plain(x).ndim else UNKNOWN, rt.simplex_point)
