@@ -26,6 +26,7 @@ from srcad import registry
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
+from srcad.vocabulary import exp_of, formula
 from srcad.templates.scipy_special import INVERSE_SQRT_2PI, SQRT_2PI, no_derivative_in
 
 try:
@@ -368,53 +369,75 @@ if stats is not None:
                stats.dirichlet.logpdf)
     shape_rule(_dirichlet_shape, stats.dirichlet.logpdf)
 
-# ---- multivariate_normal.logpdf(x, mean, cov): x of shape (k,) or (..., k) (k = the mean's
-# size; for k = 1 a vector x is k samples), one value per sample (squeezed, as scipy does).
-# The covariance is a matrix, a vector (its diagonal) or a number (times the identity):
-# rt.full_covariance makes the matrix, rt.covariance_part takes its gradient's diagonal or
-# trace back. scipy reads a matrix cov's lower
-# triangle only (an eigendecomposition of it), so the covariance used is
-# S = tril(cov) + tril(cov, -1).T, and cov's gradient is that of S folded onto the lower
-# triangle: for a symmetric cov, every symmetric change of cov gets the usual
-# 0.5 * (a a.T - inv(S)) summed over samples, a = S^-1 (x - mean). The templates need
-# np.linalg.solve's own (second order differentiates them): registered with them.
+    _PAIRS = [(dist.pdf, dist.logpdf) for dist in (
+        stats.gamma, stats.beta, stats.expon, stats.laplace, stats.cauchy, stats.logistic,
+        stats.dirichlet)]
+    # the density (the mass function) of a distribution with a log density: exp of it, its
+    # derivatives the log density's times y; the same points without a derivative
+    exp_of(*_PAIRS, (stats.poisson.pmf, stats.poisson.logpmf))
+
+def _multivariate_normal_common(tangent: bool) -> list:
+    """The covariance matrix scipy uses (S), its inverse applied to each sample's difference
+    from the mean (``solved``): shared by the adjoint and the tangent."""
+    lines = ["size = np.size(mean)",
+             "full = rt.full_covariance(cov, size)",
+             "lower = np.tril(np.ones((size, size)))",
+             "symmetric = full * lower + np.transpose(full * (lower - np.eye(size)))",
+             "differences = np.reshape(x - mean, (-1, size))",
+             "solved = np.transpose(np.linalg.solve(symmetric, np.transpose(differences)))"]
+    if tangent:
+        lines += ["full_tangent = rt.full_covariance(d[cov], size)",
+                  "symmetric_tangent = full_tangent * lower + np.transpose("
+                  "full_tangent * (lower - np.eye(size)))"]
+    return lines
+
+
+def _multivariate_normal_adjoint(weight: str) -> list:
+    """The adjoint of logpdf (``weight`` d[y]) or of pdf = exp(logpdf) (y * d[y])."""
+    return _multivariate_normal_common(False) + [
+        "folded = 2.0 * lower - np.eye(size)",
+        "weights = np.reshape(%s, (-1, 1))" % weight,
+        "d[x] -= rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), x)",
+        "d[mean] += rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), mean)",
+        "d[cov] += rt.covariance_part(0.5 * folded * (np.dot(np.transpose(weights * solved), "
+        "solved) - np.sum(weights) * np.linalg.solve(symmetric, np.eye(size))), cov)"]
+
+
+def _multivariate_normal_tangent(factor: str) -> list:
+    """The tangent of logpdf (``factor`` "") or of pdf (y times logpdf's: "y * ")."""
+    return _multivariate_normal_common(True) + [
+        "d[y] = %snp.reshape(np.sum(solved * (0.5 * np.dot(solved, symmetric_tangent) - "
+        "np.reshape(d[x] - d[mean], (-1, size))), axis=1) - 0.5 * np.sum(np.linalg.solve("
+        "symmetric, np.eye(size)) * symmetric_tangent), np.shape(y))" % factor]
+
+
 if stats is not None and all(getattr(registry.lookup(np.linalg.solve), kind, None) is not None
                              for kind in ("adjoint", "tangent")):
-    @adjoint(stats.multivariate_normal.logpdf)
-    def multivariate_normal_logpdf(y, x, mean=None, cov=1, allow_singular=False):
-        size = np.size(mean)
-        full = rt.full_covariance(cov, size)
-        lower = np.tril(np.ones((size, size)))
-        folded = 2.0 * lower - np.eye(size)
-        symmetric = full * lower + np.transpose(full * (lower - np.eye(size)))
-        differences = np.reshape(x - mean, (-1, size))
-        solved = np.transpose(np.linalg.solve(symmetric, np.transpose(differences)))
-        weights = np.reshape(d[y], (-1, 1))
-        d[x] -= rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), x)
-        d[mean] += rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), mean)
-        d[cov] += rt.covariance_part(0.5 * folded * (np.dot(np.transpose(
-            weights * solved), solved) - np.sum(weights) * np.linalg.solve(
-            symmetric, np.eye(size))), cov)
+    _MULTIVARIATE_NORMAL = "y, x, mean=None, cov=1, allow_singular=False"
+    # ---- multivariate_normal
+    # logpdf(x, mean, cov): x of shape (k,) or (..., k) (k = the mean's
+    # size; for k = 1 a vector x is k samples), one value per sample (squeezed, as scipy does).
+    # The covariance is a matrix, a vector (its diagonal) or a number (times the identity):
+    # rt.full_covariance makes the matrix, rt.covariance_part takes its gradient's diagonal or
+    # trace back. scipy reads a matrix cov's lower
+    # triangle only (an eigendecomposition of it), so the covariance used is
+    # S = tril(cov) + tril(cov, -1).T, and cov's gradient is that of S folded onto the lower
+    # triangle: for a symmetric cov, every symmetric change of cov gets the usual
+    # 0.5 * (a a.T - inv(S)) summed over samples, a = S^-1 (x - mean). The templates need
+    # np.linalg.solve's own (second order differentiates them): registered with them.
+    formula(stats.multivariate_normal.logpdf, kind="adjoint", parameters=_MULTIVARIATE_NORMAL,
+            lines=_multivariate_normal_adjoint("d[y]"))
+    formula(stats.multivariate_normal.logpdf, kind="tangent", parameters=_MULTIVARIATE_NORMAL,
+            lines=_multivariate_normal_tangent(""))
+    # pdf = exp(logpdf): logpdf's formulas, the derivative flowing in multiplied by y
+    formula(stats.multivariate_normal.pdf, kind="adjoint", parameters=_MULTIVARIATE_NORMAL,
+            lines=_multivariate_normal_adjoint("y * d[y]"))
+    formula(stats.multivariate_normal.pdf, kind="tangent", parameters=_MULTIVARIATE_NORMAL,
+            lines=_multivariate_normal_tangent("y * "))
 
-    @tangent(stats.multivariate_normal.logpdf)
-    def multivariate_normal_logpdf(y, x, mean=None, cov=1, allow_singular=False):  # noqa: F811
-        size = np.size(mean)
-        full = rt.full_covariance(cov, size)
-        full_tangent = rt.full_covariance(d[cov], size)
-        lower = np.tril(np.ones((size, size)))
-        symmetric = full * lower + np.transpose(full * (lower - np.eye(size)))
-        symmetric_tangent = full_tangent * lower + np.transpose(
-            full_tangent * (lower - np.eye(size)))
-        differences = np.reshape(x - mean, (-1, size))
-        solved = np.transpose(np.linalg.solve(symmetric, np.transpose(differences)))
-        d[y] = np.reshape(
-            np.sum(solved * (0.5 * np.dot(solved, symmetric_tangent)
-                             - np.reshape(d[x] - d[mean], (-1, size))), axis=1)
-            - 0.5 * np.sum(np.linalg.solve(symmetric, np.eye(size)) * symmetric_tangent),
-            np.shape(y))
-
-    constraint(_mean_given, stats.multivariate_normal.logpdf)
-    shape_rule(_multivariate_normal_shape, stats.multivariate_normal.logpdf)
+    constraint(_mean_given, stats.multivariate_normal.logpdf, stats.multivariate_normal.pdf)
+    shape_rule(_multivariate_normal_shape, stats.multivariate_normal.logpdf,
+               stats.multivariate_normal.pdf)
 
     shape_rule(_location_scale_shape, stats.norm.logpdf, stats.norm.pdf, stats.norm.cdf,
                stats.norm.sf, stats.norm.logcdf, stats.norm.logsf, stats.expon.logpdf,
