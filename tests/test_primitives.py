@@ -178,3 +178,15 @@ def test_exp_of_refuses_a_log_density_template_that_reads_its_own_value():
     vocabulary.elementwise(log_twice, derivative="g * y / x")  # reads y itself
     with pytest.raises(ValueError, match="reads y itself"):
         vocabulary.exp_of((twice, log_twice))
+
+
+def test_scipy_densities_have_their_log_densities_shape_rules():
+    # exp_of copies the shape rule the log density has when it is called: registered after
+    # it, the densities had none, and their specialized code stayed generic
+    stats = pytest.importorskip("scipy.stats")
+    pairs = [(dist.pdf, dist.logpdf) for dist in (
+        stats.gamma, stats.beta, stats.expon, stats.laplace, stats.cauchy, stats.logistic,
+        stats.dirichlet)] + [(stats.poisson.pmf, stats.poisson.logpmf)]
+    for density, log_density in pairs:
+        rule = registry.lookup(log_density).shape_rule
+        assert rule is not None and registry.lookup(density).shape_rule is rule, density
