@@ -24,7 +24,6 @@ SIZE = ("a size the kinds do not tell (a slice, an index array or mask, a comput
 SCALAR_OR_SIZE = ("a result or argument of kind Scalar('scalar') (a NumPy scalar or a mix "
                   "the kinds cannot tell from a Python float: float() or not is decided at "
                   "run time), or a result of a size the kinds do not tell")
-DTYPE = "a zero adjoint of an array (rt.zeros_like): its dtype is no kind"
 JOIN = ("a join's adjoint is a list of parts (rt.split_along, rt.unstacked, rt.unjoined) no "
         "shape rule follows, or a join, insert or delete of sizes the kinds do not tell")
 LOGSUMEXP = ("scipy.special.logsumexp's adjoint reshapes with a computed shape "
@@ -54,7 +53,7 @@ ALLOWED = {
     'integrate_solve_ivp': (ODE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
         'unit_seed'}),
-    'integrate_solve_ivp_adjoint': (ODE, {'match_tangent', 'zeros_like'}),
+    'integrate_solve_ivp_adjoint': (ODE, {'match_tangent'}),
     'cov_helpers': (NUMERICAL, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'interp_helpers': (NUMERICAL, {
@@ -72,8 +71,7 @@ ALLOWED = {
     'np_trapezoid': (NUMERICAL, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'polyval_adjoint': (NUMERICAL, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed',
-        'zeros_like'}),
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'signal_convolve2d_and_correlate2d': (CONVOLUTION_VALID, {
         'match_tangent', 'unbroadcast'}),
     'signal_convolve_and_correlate': (CONVOLUTION_VALID, {
@@ -277,8 +275,7 @@ ALLOWED = {
     'residual_weights': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'residuals_like': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent',
-        'unbroadcast', 'unit_seed', 'zeros_like'}),
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'scipy_cholesky': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'scipy_cholesky_lower': (NO_RULE, {
@@ -301,11 +298,9 @@ ALLOWED = {
     'select_adjoint': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'sequence_adjoint': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent',
-        'unbroadcast', 'unit_seed', 'zeros_like'}),
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'sequence_tangent': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent',
-        'unbroadcast', 'unit_seed', 'zeros_like'}),
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'slogdet': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'solve_banded': (NO_RULE, {
@@ -321,8 +316,7 @@ ALLOWED = {
     'split_unequal': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'sum_adjoint': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent',
-        'unbroadcast', 'unit_seed', 'zeros_like'}),
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'sum_tangent': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'svd': (NO_RULE, {
@@ -377,11 +371,10 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'logsumexp_weighted_all': (LOGSUMEXP, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'diag_adjoint': (DIAGONAL, {'zeros_like'}),
     'diag_matrix': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diag_vector': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
-    'diagonal_adjoint': (DIAGONAL, {'unbroadcast', 'zeros_like'}),
+    'diagonal_adjoint': (DIAGONAL, {'unbroadcast'}),
     'percentiles_keepdims': (LIST_OPERAND, {'match_tangent'}),
     'arange_by': (SIZE, {'match_tangent', 'unbroadcast'}),
     'arange_from': (SIZE, {'match_tangent', 'unbroadcast'}),
@@ -471,42 +464,19 @@ ALLOWED = {
     'tile': (SCALAR_OR_SIZE, {'match_type'}),
     'tile_reps': (SCALAR_OR_SIZE, {'match_type'}),
     'to_float': (SCALAR_OR_SIZE, {'match_tangent'}),
-    'extremum_adjoint_all': (DTYPE, {'zeros_like'}),
-    'extremum_adjoint_axis': (DTYPE, {'zeros_like'}),
-    'extremum_adjoint_keepdims': (DTYPE, {'zeros_like'}),
-    'full_like': (DTYPE, {'zeros_like'}),
-    'iterated_adjoint': (DTYPE, {'zeros_like'}),
-    'iterated_tangent': (DTYPE, {'zeros_like'}),
-    'np_copysign': (DTYPE, {'zeros_like'}),
-    'np_heaviside': (DTYPE, {'zeros_like'}),
-    'np_imag': (DTYPE, {'zeros_like'}),
-    'quantile_adjoint': (DTYPE, {'zeros_like'}),
-    'quantile_tangent': (DTYPE, {'zeros_like'}),
-    'real_attribute': (DTYPE, {'zeros_like'}),
-    'reverse_cumsum_axis': (DTYPE, {'zeros_like'}),
-    'reverse_cumsum_flat': (DTYPE, {'zeros_like'}),
-    'solve_columns': (DTYPE, {'zeros_like'}),
-    'std_of_equal_values': (DTYPE, {'zeros_like'}),
-    'unindex_fancy': (DTYPE, {'zeros_like'}),
-    'unindex_int': (DTYPE, {'zeros_like'}),
-    'unindex_slice': (DTYPE, {'zeros_like'}),
-    'weights_along': (DTYPE, {'zeros_like'}),
-    'weights_along_adjoint': (DTYPE, {'zeros_like'}),
     'matmul': (MATMUL_VECTOR, {'match_tangent', 'matmul_adjoint_left', 'matmul_adjoint_right'}),
     'np_matmul': (MATMUL_VECTOR, {'matmul_adjoint_left', 'matmul_adjoint_right'}),
     'check_scalar_output': (HELPER_ITSELF, {'check_scalar_output', 'match_tangent'}),
-    'dot_adjoint_left': (HELPER_ITSELF, {'dot_adjoint_left', 'match_tangent', 'zeros_like'}),
-    'dot_adjoint_right': (HELPER_ITSELF, {'dot_adjoint_right', 'match_tangent', 'zeros_like'}),
-    'expand_reduced_all': (HELPER_ITSELF, {'expand_reduced', 'zeros_like'}),
-    'expand_reduced_axis': (HELPER_ITSELF, {'expand_reduced', 'zeros_like'}),
-    'expand_reduced_keepdims': (HELPER_ITSELF, {'expand_reduced', 'zeros_like'}),
-    'match_tangent': (HELPER_ITSELF, {'match_tangent', 'zeros_like'}),
-    'match_type': (HELPER_ITSELF, {'match_type', 'zeros_like'}),
-    'matmul_adjoint_left': (HELPER_ITSELF, {
-        'matmul_adjoint_left', 'matmul_adjoint_right', 'zeros_like'}),
-    'matmul_adjoint_right': (HELPER_ITSELF, {
-        'matmul_adjoint_left', 'matmul_adjoint_right', 'zeros_like'}),
-    'unbroadcast': (HELPER_ITSELF, {'unbroadcast', 'zeros_like'}),
+    'dot_adjoint_left': (HELPER_ITSELF, {'dot_adjoint_left', 'match_tangent'}),
+    'dot_adjoint_right': (HELPER_ITSELF, {'dot_adjoint_right', 'match_tangent'}),
+    'expand_reduced_all': (HELPER_ITSELF, {'expand_reduced'}),
+    'expand_reduced_axis': (HELPER_ITSELF, {'expand_reduced'}),
+    'expand_reduced_keepdims': (HELPER_ITSELF, {'expand_reduced'}),
+    'match_tangent': (HELPER_ITSELF, {'match_tangent'}),
+    'match_type': (HELPER_ITSELF, {'match_type'}),
+    'matmul_adjoint_left': (HELPER_ITSELF, {'matmul_adjoint_left', 'matmul_adjoint_right'}),
+    'matmul_adjoint_right': (HELPER_ITSELF, {'matmul_adjoint_left', 'matmul_adjoint_right'}),
+    'unbroadcast': (HELPER_ITSELF, {'unbroadcast'}),
     'weighted': (HELPER_ITSELF, {'match_tangent', 'weighted'}),
     'weighted_by_none': (HELPER_ITSELF, {'match_tangent', 'weighted'}),
 }

@@ -29,7 +29,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from .. import registry, syntax
+from .. import registry, runtime, syntax
 from ..analysis import shapes
 from ..analysis.operations import operation_of
 
@@ -53,6 +53,14 @@ def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -
 
 
 
+def specialize_zeros(tree: gast.FunctionDef, env: dict, resolve, aliases):
+    """The ``rt.zeros_like`` calls of ``tree`` replaced by what they reduce to for the known
+    kinds. simplify_zeros reads such a call as a zero (a product with it is dropped), so the
+    pass above leaves an array's for it, and simplify_zeros calls this once it is done."""
+    _Specialize(env, resolve, aliases, tree, zeros_simplified=True).visit(tree)
+    return tree
+
+
 def shape_sources(tree: gast.FunctionDef, env: dict, resolve, aliases):
     """``shape_source`` (below) for the names of ``tree``: name -> a name of the same shape."""
     return _Specialize(env, resolve, aliases, tree).shape_source
@@ -62,12 +70,14 @@ class _Specialize:
     """Rewrites calls bottom-up (arguments first), as a NodeTransformer would, without one:
     a walk that looks each node type's fields up once and skips names and constants."""
 
-    def __init__(self, env, resolve, aliases, tree=None):
+    def __init__(self, env, resolve, aliases, tree=None, zeros_simplified=False):
         self.env = env
         self.resolve = resolve
         self.aliases = aliases
         self.tree = tree
         self._definitions = None
+        # True after simplify_zeros: only rt.zeros_like calls are left to specialize
+        self.zeros_simplified = zeros_simplified
 
     def shape_source(self, node):
         """A name whose array has the same shape as ``node``'s (a name), read for its
@@ -95,7 +105,10 @@ class _Specialize:
 
     def rule_for(self, node):
         """The specializer on the record of the function ``node`` calls, or None."""
-        return registry.fact(self.resolve(node.func), "specializer")
+        function = self.resolve(node.func)
+        if self.zeros_simplified and function is not runtime.zeros_like:
+            return None
+        return registry.fact(function, "specializer")
 
     def visit(self, node):
         """``node`` with its calls specialized (in place); the node to put where it stood."""

@@ -345,9 +345,19 @@ def _unbroadcast(pass_, args, kinds):
 
 
 def _zeros_like(pass_, args, kinds):
+    """0.0 for a scalar; for an array, zeros of its shape in its dtype when inexact, float64
+    otherwise (an integer or bool array's adjoint is a float array), as rt.zeros_like does:
+    the dtype is no kind, so the choice stays in the code, without the helper's type tests."""
     if isinstance(kinds[0], Scalar):
         return syntax.constant(0.0)
-    return None
+    x = args[0]
+    if not (pass_.zeros_simplified and isinstance(kinds[0], Array) and type(x) is gast.Name):
+        return None  # (before simplify_zeros, which reads rt.zeros_like as a zero)
+    inexact = gast.Compare(left=syntax.attribute(syntax.attribute(x.id, "dtype"), "kind"),
+                           ops=[gast.In()], comparators=[syntax.constant("fc")])
+    shape = syntax.attribute(syntax.name(pass_.shape_source(x).id), "shape")
+    return syntax.call(pass_.np("zeros"), shape, gast.IfExp(
+        test=inexact, body=syntax.attribute(x.id, "dtype"), orelse=pass_.np("float64")))
 
 
 def _match_type(pass_, args, kinds):
