@@ -17,7 +17,7 @@ from srcad.analysis import shapes
 from srcad.analysis.shapes import ANY_SCALAR, FLOAT, UNKNOWN, Array, Scalar, plain
 from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, specializer,
                             tangent)
-from srcad.templates import numpy_shape
+from srcad.templates import numpy_numerical, numpy_shape
 from srcad.vocabulary import binary, elementwise, linear, multilinear
 
 
@@ -39,6 +39,8 @@ def _match_type_shape(g, x, *rest, **kwargs):
 
 
 def _zeros_like_shape(x, *rest, **kwargs):
+    if x == shapes.Known(None):
+        return FLOAT  # (no number: 0.0, the zero tangent of an argument given as None)
     x = plain(x)
     return FLOAT if isinstance(x, Scalar) else x
 
@@ -1087,3 +1089,80 @@ linear(rt.cov_variables, parameters="y, m, rowvar=True",
 linear(rt.cov_variables_adjoint, parameters="y, cotangent, m, rowvar=True",
        transpose="rt.cov_variables(g, rowvar)")
 nondifferentiable(rt.cov_shape, rt.cov_divisor, rt.logspace_log_base)
+
+
+def _cov_variables_shape(m, rowvar=shapes.Known(True), *rest, **kwargs):
+    """rt.cov_variables(m, rowvar): m as a matrix (a number 1 x 1, a vector one row),
+    transposed when rowvar is False and m is a matrix."""
+    m = plain(m)
+    if isinstance(m, Scalar):
+        return Array((True, True))
+    if not isinstance(m, Array) or m.ndim > 2:
+        return UNKNOWN
+    if m.ndim < 2:
+        return Array((True,) * (2 - m.ndim) + m.ones)
+    if not isinstance(rowvar, shapes.Known):
+        return Array((None, None)) if m.ones[0] != m.ones[1] else m
+    return m if rowvar.value else Array(m.ones[::-1])
+
+
+def _cov_variables_adjoint_shape(cotangent, m, *rest, **kwargs):
+    """rt.cov_variables_adjoint(cotangent, m, rowvar): np.reshape to m's shape (a 0-d array for
+    a number m)."""
+    m = plain(m)
+    return Array(()) if isinstance(m, Scalar) else m if isinstance(m, Array) else UNKNOWN
+
+
+shape_rule(_cov_variables_shape, rt.cov_variables)
+shape_rule(_cov_variables_adjoint_shape, rt.cov_variables_adjoint)
+
+
+def _polyval_adjoint_shape(g, x, like, *rest, **kwargs):
+    """rt.polyval_adjoint(g, x, like) and rt.polynomial_exponents(like): a vector of like's
+    length (one entry per coefficient)."""
+    like = plain(like)
+    return like if isinstance(like, Array) and like.ndim == 1 else UNKNOWN
+
+
+def _trapezoid_weights_shape(x, dx, samples, axis=shapes.Known(-1), *rest, **kwargs):
+    """rt.trapezoid_weights(x, dx, samples, axis): x's pattern for an array x; for x None or a
+    vector, size 1 but along ``axis`` (samples' size there, or x's), of the larger rank."""
+    x, samples = (None if x == shapes.Known(None) else plain(x)), plain(samples)
+    if isinstance(x, Scalar):
+        x = None  # (the zero tangent of an x given as None; a number x raises)
+    if isinstance(x, Array) and x.ndim > 1:
+        return x
+    if not (isinstance(samples, Array) and (x is None or isinstance(x, Array))):
+        return UNKNOWN
+    ndim = max(samples.ndim, x.ndim if x is not None else 0)
+    if not (isinstance(axis, shapes.Known) and type(axis.value) is int
+            and -ndim <= axis.value < ndim and -samples.ndim <= axis.value < samples.ndim):
+        return UNKNOWN
+    along = samples.ones[axis.value] if x is None else x.ones[0]
+    return Array(tuple(along if i == axis.value % ndim else True for i in range(ndim)))
+
+
+def _logspace_log_base_shape(base, y, axis=shapes.Known(0), *rest, **kwargs):
+    """rt.logspace_log_base(base, y, axis): a NumPy scalar for a scalar base; an array base's
+    pattern, of y's rank less one, with a new axis of size 1 at ``axis``."""
+    base, y = plain(base), plain(y)
+    if isinstance(base, Scalar):
+        return ANY_SCALAR
+    if not (isinstance(base, Array) and isinstance(y, Array) and base.ndim < y.ndim
+            and isinstance(axis, shapes.Known) and type(axis.value) is int
+            and -y.ndim <= axis.value < y.ndim):
+        return UNKNOWN
+    ones = (True,) * (y.ndim - 1 - base.ndim) + base.ones
+    where = axis.value % y.ndim
+    return Array(ones[:where] + (True,) + ones[where:])
+
+
+shape_rule(_polyval_adjoint_shape, rt.polyval_adjoint)
+shape_rule(lambda p, *rest, **kwargs: _polyval_adjoint_shape(None, None, p), rt.polynomial_exponents)
+shape_rule(numpy_numerical.interpolated_shape, rt.interp_slope, rt.interp_linear)
+shape_rule(lambda c, x, knots, *rest, **kwargs: numpy_numerical.knots_shape(knots),
+           rt.interp_slope_transpose, rt.interp_transpose)
+shape_rule(_trapezoid_weights_shape, rt.trapezoid_weights)
+shape_rule(lambda c, x, *rest, **kwargs: plain(x) if isinstance(plain(x), Array) else UNKNOWN,
+           rt.trapezoid_weights_transpose)
+shape_rule(_logspace_log_base_shape, rt.logspace_log_base)
