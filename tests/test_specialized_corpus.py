@@ -343,10 +343,8 @@ ALLOWED = {
     'logsumexp_axes': (LOGSUMEXP, {'match_tangent', 'unbroadcast'}),
     'logsumexp_first_axis_kept': (LOGSUMEXP, {'match_tangent', 'unbroadcast'}),
     'logsumexp_last_axis': (LOGSUMEXP, {'match_tangent', 'unbroadcast'}),
-    'logsumexp_weighted': (LOGSUMEXP, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'logsumexp_weighted_all': (LOGSUMEXP, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'logsumexp_weighted': (LOGSUMEXP, {'match_tangent', 'unbroadcast'}),
+    'logsumexp_weighted_all': (LOGSUMEXP, {'match_tangent', 'unbroadcast'}),
     'diag_matrix': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diag_vector': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal': (DIAGONAL, {'match_tangent', 'unbroadcast'}),

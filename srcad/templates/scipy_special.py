@@ -76,10 +76,12 @@ _NONE, _FALSE = shapes.Known(None), shapes.Known(False)
 
 
 def _logsumexp_shape(a, axis=_NONE, b=_NONE, keepdims=_FALSE, **kwargs):
-    """A reduction of a (of a broadcast with b: unknown)."""
-    if b != _NONE:
+    """A reduction of a (of its broadcast with b, when b is given). (SciPy 1.17 keeps the
+    dims of a 0-d input as shape (1,): unknown then.)"""
+    whole = shapes.elementwise(a, b) if b != _NONE else shapes.plain(a)
+    if keepdims != _FALSE and not (isinstance(whole, shapes.Array) and whole.ndim):
         return shapes.UNKNOWN
-    return shapes.reduction(a, axis, keepdims=keepdims)
+    return shapes.reduction(whole, axis, keepdims=keepdims)
 
 
 if special is not None:
