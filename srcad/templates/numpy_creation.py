@@ -114,7 +114,7 @@ shape_rule(_full_like_shape, np.full_like)
 
 
 def spaced_shape(start, stop, num=shapes.Known(50), axis=shapes.Known(0), *others):
-    """np.linspace's and np.logspace's result: start's, stop's (and the ``others``')
+    """np.logspace's result (numpy_numerical.py): start's, stop's (and the ``others``')
     broadcast pattern, with the num samples' axis put in at ``axis``."""
     shape = shapes.elementwise(start, stop, *others)
     if shape == shapes.ANY_SCALAR:
@@ -134,11 +134,22 @@ def spaced_shape(start, stop, num=shapes.Known(50), axis=shapes.Known(0), *other
     return shapes.Array(shape.ones[:where] + (samples,) + shape.ones[where:])
 
 
-def _linspace_shape(start, stop, num=shapes.Known(50), endpoint=None,
-                    retstep=shapes.Known(False), dtype=None, axis=shapes.Known(0)):
-    if retstep != shapes.Known(False):
-        return shapes.UNKNOWN  # (the samples and the step: a pair)
-    return spaced_shape(start, stop, num, axis)
+def _linspace_shape(start, stop, num=shapes.Known(50), endpoint=shapes.Known(True),
+                    retstep=shapes.Known(False), dtype=None, axis=shapes.Known(0), **kwargs):
+    """np.linspace: start and stop broadcast, with the ``num`` samples' axis put in at
+    ``axis`` (1 when num is the constant 1)."""
+    ends = shapes.elementwise(start, stop)
+    if retstep != shapes.Known(False) or not isinstance(axis, shapes.Known) or type(
+            axis.value) is not int:
+        return shapes.UNKNOWN
+    if isinstance(ends, shapes.Scalar):
+        ends = shapes.Array(())
+    if not isinstance(ends, shapes.Array) or not -ends.ndim - 1 <= axis.value <= ends.ndim:
+        return shapes.UNKNOWN
+    count = num.value if isinstance(num, shapes.Known) and type(num.value) is int else None
+    ones = list(ends.ones)
+    ones.insert(axis.value % (ends.ndim + 1), None if count is None else count == 1)
+    return shapes.Array(tuple(ones))
 
 
 shape_rule(_linspace_shape, np.linspace)

@@ -265,6 +265,35 @@ linear(rt.split_along, parameters="parts, a, pieces, axis=0",
 linear(rt.unstacked, parameters="parts, a, pieces, axis=0", transpose="np.stack(g, axis=axis)")
 
 
+def _parts_like(position, scalar_part):
+    """The shape rule of a helper cutting an adjoint into one part per piece (the list in
+    argument ``position``): each part has its piece's shape; a scalar piece's part is
+    ``scalar_part`` (a 0-d array where the helper reshapes, a NumPy scalar where it takes
+    an item)."""
+
+    def rule(*args, **kwargs):
+        pieces = args[position] if len(args) > position else UNKNOWN
+        if not isinstance(pieces, shapes.IndexTuple):
+            return UNKNOWN
+        parts = []
+        for piece in pieces.parts:
+            piece = plain(piece)
+            if isinstance(piece, Scalar):
+                parts.append(scalar_part)
+            elif isinstance(piece, Array):
+                parts.append(piece)
+            else:
+                return UNKNOWN
+        return shapes.IndexTuple(tuple(parts), adds_items=True)
+
+    return rule
+
+
+shape_rule(_parts_like(2, Array(())), rt.pieces_of, rt.unjoined)
+shape_rule(_parts_like(1, Array(())), rt.split_along)
+shape_rule(_parts_like(1, ANY_SCALAR), rt.unstacked)
+
+
 # ``for x in items`` iterates over rt.iterated(items): the items themselves, or a dict's keys
 linear(rt.iterated, parameters="y, items", transpose="rt.iterated_adjoint(g, items)",
        tangent="rt.iterated_tangent(d[items], items)")
@@ -278,7 +307,15 @@ shape_rule(_like(1), rt.dot_adjoint_left, rt.matmul_adjoint_left)
 # the adjoints of max/min and norm: x's shape (g and y broadcast over it)
 shape_rule(_like(1), rt.extremum_adjoint, rt.norm_adjoint)
 shape_rule(_like(2), rt.dot_adjoint_right, rt.matmul_adjoint_right)
-shape_rule(lambda g, x, index: plain(x) if isinstance(plain(x), Array) else UNKNOWN, rt.unindex)
+def _unindex_shape(g, x, index):
+    """x's pattern; for a list or tuple x (an item's adjoint), a Parts of one part per item:
+    zeros of its shape, g added at ``index`` (a scalar item's part: 0.0, or g's scalar)."""
+    if isinstance(x, shapes.IndexTuple):
+        return _parts_like(0, ANY_SCALAR)(x)
+    return plain(x) if isinstance(plain(x), Array) else UNKNOWN
+
+
+shape_rule(_unindex_shape, rt.unindex)
 shape_rule(_match_type_shape, rt.match_type)
 shape_rule(shapes.same_as_first, rt.owned)
 shape_rule(lambda t, value, *a, **k: plain(value) if plain(value) != UNKNOWN else plain(t),
@@ -368,7 +405,7 @@ def _match_type(pass_, args, kinds):
     if isinstance(x_kind, Scalar) and x_kind.kind in ("float", "int", "bool"):
         if g_kind == shapes.FLOAT:
             return g
-        if isinstance(g_kind, Scalar):
+        if isinstance(g_kind, Scalar) or g_kind == Array(()):  # (a 0-d array too)
             return syntax.call(syntax.name("float"), g)
         return None
     if isinstance(x_kind, Array):
