@@ -30,6 +30,7 @@ import gast
 import numpy as np
 
 from .. import registry, runtime, syntax
+from ..annotations import is_placeholder
 from ..analysis import shapes
 from ..analysis.operations import operation_of
 
@@ -76,6 +77,7 @@ class _Specialize:
         self.aliases = aliases
         self.tree = tree
         self._definitions = None
+        self._placeholders = None
         # True after simplify_zeros: only rt.zeros_like calls are left to specialize
         self.zeros_simplified = zeros_simplified
 
@@ -126,6 +128,18 @@ class _Specialize:
         kinds = [shapes.plain(shapes.evaluate(a, self.env, self.resolve)) for a in node.args]
         replacement = rule(self, node.args, kinds)
         return node if replacement is None else gast.copy_location(replacement, node)
+
+    def bound_everywhere(self, node):
+        """True if ``node`` names a value no placeholder binds (``y = None`` at the top of the
+        function, for a name only some paths assign: its kind is that of the other paths')."""
+        if self.tree is None or type(node) is not gast.Name:
+            return False
+        if self._placeholders is None:
+            self._placeholders = {
+                target.id for statement in syntax.walk(self.tree)
+                if type(statement) is gast.Assign and is_placeholder(statement)
+                for target in statement.targets if type(target) is gast.Name}
+        return node.id not in self._placeholders
 
     def np(self, attr):
         """``np.attr`` under the alias generated code uses for NumPy."""

@@ -395,8 +395,11 @@ def _zeros_like(pass_, args, kinds):
     if isinstance(kinds[0], Scalar):
         return syntax.constant(0.0)
     x = args[0]
-    if not (pass_.zeros_simplified and isinstance(kinds[0], Array) and type(x) is gast.Name):
-        return None  # (before simplify_zeros, which reads rt.zeros_like as a zero)
+    if not (pass_.zeros_simplified and isinstance(kinds[0], Array) and type(x) is gast.Name
+            and pass_.bound_everywhere(x)):
+        # (before simplify_zeros, which reads rt.zeros_like as a zero; a name a placeholder
+        # binds may hold None where a zero adjoint is made for it: rt.zeros_like gives 0.0)
+        return None
     inexact = gast.Compare(left=syntax.attribute(syntax.attribute(x.id, "dtype"), "kind"),
                            ops=[gast.In()], comparators=[syntax.constant("fc")])
     shape = syntax.attribute(syntax.name(pass_.shape_source(x).id), "shape")
