@@ -134,12 +134,12 @@ ALLOWED = {
         'unit_seed'}),
     'merged_tangent': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'meshgrid': (NO_RULE, {'match_tangent', 'match_type', 'zeros_like'}),
-    'meshgrid_ij': (NO_RULE, {'match_tangent', 'zeros_like'}),
-    'meshgrid_one_used': (NO_RULE, {'match_tangent', 'zeros_like'}),
+    'meshgrid': (NO_RULE, {'match_tangent', 'match_type'}),
+    'meshgrid_ij': (NO_RULE, {'match_tangent'}),
+    'meshgrid_one_used': (NO_RULE, {'match_tangent'}),
     'meshgrid_part': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'meshgrid_sparse': (NO_RULE, {'match_tangent', 'zeros_like'}),
+    'meshgrid_sparse': (NO_RULE, {'match_tangent'}),
     'meshgrid_tangent': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'meshgrid_tangent_adjoint': (NO_RULE, {

@@ -41,3 +41,4 @@ def test_a_name_a_placeholder_binds_keeps_the_helper():
     assert "rt.zeros_like(y)" in grad.source_for(x)
     np.testing.assert_allclose(grad(x), 2.0 * x)
     np.testing.assert_allclose(grad(-x), -8.0 * x)
+

@@ -392,9 +392,9 @@ def _zeros_like(pass_, args, kinds):
     """0.0 for a scalar; for an array, zeros of its shape in its dtype when inexact, float64
     otherwise (an integer or bool array's adjoint is a float array), as rt.zeros_like does:
     the dtype is no kind, so the choice stays in the code, without the helper's type tests."""
-    if isinstance(kinds[0], Scalar):
-        return syntax.constant(0.0)
     x = args[0]
+    if isinstance(kinds[0], Scalar) or (type(x) is gast.Constant and x.value is None):
+        return syntax.constant(0.0)  # (None: no number, 0.0 as rt.zeros_like gives)
     if not (pass_.zeros_simplified and isinstance(kinds[0], Array) and type(x) is gast.Name
             and pass_.bound_everywhere(x)):
         # (before simplify_zeros, which reads rt.zeros_like as a zero; a name a placeholder
