@@ -242,3 +242,94 @@ def test_parts_claims_hold():
     claim = registry.lookup(rt.unindex).shape_rule(
         shapes.of_value(np.ones(3)), kinds, shapes.Known(1))
     assert _holds(claim, rt.unindex(np.ones((1, 3)), pieces, 1))
+
+
+def test_gathers_of_counts_not_told_claim_only_the_rank():
+    for ndim in (1, 2):
+        for x in _arrays(ndim, (1, 2, 3)):
+            for axis in (None, 0, -1):
+                keywords = {} if axis is None else {"axis": axis}
+                for repeats in (0, 1, 2, [1] * x.shape[0 if axis is None else axis]):
+                    known = shapes.Known(repeats) if type(repeats) is int else (
+                        shapes.IndexTuple(tuple(shapes.Known(r) for r in repeats)))
+                    if axis is None and type(repeats) is list:
+                        continue
+                    _check(np.repeat, x, known, **keywords)
+                mask = np.arange(x.shape[0 if axis is None else axis]) % 2 == 0
+                if axis is None:
+                    mask = np.arange(x.size) % 2 == 0
+                _check(np.compress, mask, x, **keywords)
+            _check(np.extract, x > 0, x)
+            _check(np.searchsorted, np.arange(3.0), x)
+    for items in ([[0, 1], [1, 0]], [[[1.0]], [[2.0]]]):
+        claim = registry.lookup(np.array).shape_rule(shapes.IndexTuple(tuple(
+            shapes.IndexTuple(tuple(shapes.Known(v) for v in row)) if isinstance(row[0], int)
+            else shapes.IndexTuple(tuple(shapes.IndexTuple((shapes.Known(v[0]),)) for v in row))
+            for row in items)))
+        assert isinstance(claim, shapes.Array) and _holds(claim, np.array(items))
+
+
+def test_lstsq_claims_hold():
+    for m, n in ((3, 2), (2, 3), (3, 3), (1, 2), (2, 1)):
+        a = np.eye(m, n) + 0.1
+        for b in (np.ones(m), np.ones((m, 1)), np.ones((m, 2))):
+            claim = _check(np.linalg.lstsq, a, b)
+            assert isinstance(claim, shapes.IndexTuple)
+
+
+def test_choose_claims_hold():
+    for a in (np.array([0, 1, 0]), np.array([[0], [1]]), np.array([1])):
+        for choices in ([np.ones(3), 2.0], [np.ones((2, 1)), np.ones((1, 3))], [np.ones(1), 1.0]):
+            claim = registry.lookup(np.choose).shape_rule(
+                shapes.of_value(a), shapes.IndexTuple(tuple(shapes.of_value(c) for c in choices)))
+            assert _holds(claim, np.choose(a, choices))
+    g = np.ones((2, 3))
+    choices = [np.ones(3), np.ones((2, 1)), 1.5]
+    masks = [np.eye(2, 3, dtype=bool), ~np.eye(2, 3, dtype=bool), np.zeros((2, 3), bool)]
+    claim = registry.lookup(rt.select_adjoint).shape_rule(
+        shapes.of_value(g), shapes.UNKNOWN,
+        shapes.IndexTuple(tuple(shapes.of_value(c) for c in choices)))
+    assert claim.adds_items and _holds(claim, rt.select_adjoint(g, masks, choices))
+
+
+def test_linear_algebra_helper_claims_hold():
+    def check(helper, *args):
+        claim = registry.lookup(helper).shape_rule(*(
+            shapes.of_value(a) if isinstance(a, (np.ndarray, float)) else shapes.Known(a)
+            for a in args))
+        assert claim is not shapes.UNKNOWN and _holds(claim, helper(*args)), helper
+
+    for shape in ((1, 1), (2, 2), (3, 3), (2, 1, 1), (1, 3, 3)):
+        a = np.ones(shape)
+        check(rt.block_upper, a, a)
+        check(rt.block_upper, a, np.ones(shape[-2:]))
+        check(rt.block_diagonal_sum, rt.block_upper(a, a))
+        check(rt.upper_right_block, rt.block_upper(a, a))
+        for lower in (True, False):
+            check(rt.lower_factor, a, lower)
+            check(rt.other_triangle, a, lower)
+    for n in (1, 2, 3):
+        ab = np.ones((3, n))
+        check(rt.banded_dense, ab, (1, 1))
+        check(rt.band_of, np.ones((n, n)), (1, 1))
+        check(rt.band_of, np.ones((n, n)), (0, 0))
+        like = np.ones((2, n))
+        check(rt.residual_weights, np.ones(n), like)
+        check(rt.residual_weights, np.ones(0), like)
+        check(rt.residuals_like, np.ones((1, n)), np.ones(n))
+        check(rt.added_at, np.ones((n, 2)), 0, np.ones(2))
+    check(rt.gradient_of, np.ones((3, 4)), (), None, 1)
+    check(rt.gradient_of, np.ones((3, 4)), (), 1, 1)
+
+
+@pytest.mark.skipif(scipy_linalg is None, reason="SciPy is not installed")
+def test_multivariate_normal_claims_hold():
+    import scipy.stats as st
+
+    logpdf = st.multivariate_normal.logpdf
+    for k in (1, 2, 3):
+        mean = np.zeros(k)
+        for shape in ((k,), (1, k), (2, k), (2, 1, k), (1, 2, k), (3,), (4, 1), ()):
+            for m in (mean, 0.0) if k == 1 else (mean,):
+                for cov in (np.eye(k), np.ones(k), 2.0):
+                    _check(logpdf, np.ones(shape), m, cov)

@@ -47,7 +47,7 @@ def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -
     read = set()
     for statement in statements:
         if any(type(node) is gast.Call and specialize.rule_for(node) is not None
-               for node in syntax.walk(statement)):
+               for node in syntax.nodes(statement)):
             statement = specialize.visit(syntax.deepcopy(statement))
         read |= syntax.load_names(statement)
     return read
@@ -62,9 +62,13 @@ def specialize_zeros(tree: gast.FunctionDef, env: dict, resolve, aliases):
     return tree
 
 
-def shape_sources(tree: gast.FunctionDef, env: dict, resolve, aliases):
-    """``shape_source`` (below) for the names of ``tree``: name -> a name of the same shape."""
-    return _Specialize(env, resolve, aliases, tree).shape_source
+def shape_sources(tree: gast.FunctionDef, env: dict, resolve, aliases, stored=None):
+    """``shape_source`` (below) for the names of ``tree``: name -> a name of the same shape.
+    ``stored``: how often each name is assigned (Store or Del) in ``tree``, if counted."""
+    specialize = _Specialize(env, resolve, aliases, tree)
+    if stored is not None:
+        specialize._definitions = _single_definitions(tree, stored)
+    return specialize.shape_source
 
 
 class _Specialize:
@@ -176,13 +180,15 @@ class _Specialize:
 _ELEMENTWISE_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.Mod)
 
 
-def _single_definitions(tree):
+def _single_definitions(tree, stored=None):
     """({name: value} for names assigned once, at the top level of the function, and never
-    elsewhere; the parameters never assigned)."""
-    stored = {}
-    for node in syntax.walk(tree):
-        if type(node) is gast.Name and type(node.ctx) in (gast.Store, gast.Del):
-            stored[node.id] = stored.get(node.id, 0) + 1
+    elsewhere; the parameters never assigned). ``stored``: how often each name is assigned
+    in ``tree``, if counted already."""
+    if stored is None:
+        stored = {}
+        for node in syntax.names(tree):
+            if type(node.ctx) in (gast.Store, gast.Del):
+                stored[node.id] = stored.get(node.id, 0) + 1
     definitions = {}
     for statement in tree.body:
         if type(statement) is gast.Assign and len(statement.targets) == 1 and type(

@@ -714,6 +714,19 @@ def _contract_shape(specs, target, shape, *operands, **kwargs):
     return shapes.made_of_shape(shape)
 
 
+def _lstsq_shape(a, b, rcond=None, **kwargs):
+    """np.linalg.lstsq: (x: a's columns by b's, the residuals (none, or one per column of
+    b: a size not told), the rank, the singular values)."""
+    a, b = shapes.plain(a), shapes.plain(b)
+    if not (isinstance(a, shapes.Array) and isinstance(b, shapes.Array)) or a.ndim != 2 or (
+            b.ndim not in (1, 2)):
+        return shapes.UNKNOWN
+    x = shapes.Array(a.ones[1:] + b.ones[1:])
+    values = factors_shape(a, ("k",))
+    return shapes.IndexTuple((x, shapes.Array((None,)), shapes.ANY_SCALAR, values))
+
+
+shape_rule(_lstsq_shape, np.linalg.lstsq)
 shape_rule(_eigh_shape, np.linalg.eigh)
 shape_rule(_eigvalsh_shape, np.linalg.eigvalsh)
 shape_rule(_svd_shape, np.linalg.svd)

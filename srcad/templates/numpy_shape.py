@@ -185,7 +185,10 @@ def _array_shape(x, *rest, ndmin=shapes.Known(0), **kwargs):
 
 
 def _stacked_items(items):
-    patterns = [shapes.plain(item) for item in items]
+    patterns = [_stacked_items(item.parts) if isinstance(item, shapes.IndexTuple) else (
+        _stacked_items([shapes.Known(v) for v in item.value])
+        if isinstance(item, shapes.Known) and isinstance(item.value, tuple)
+        else shapes.plain(item)) for item in items]  # (a nested list: its own array)
     if not patterns:
         return shapes.UNKNOWN
     if all(isinstance(p, shapes.Scalar) for p in patterns):
@@ -442,9 +445,36 @@ for _atleast in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
 # copies: the transpose adds the copies up
 linear(np.tile, parameters="y, A, reps", transpose="rt.untiled(g, A, reps)",
        shape=_tile_shape)
+def _along_axis_unknown(x, axis):
+    """x's pattern with the size along ``axis`` unknown (flattened when axis is None): what
+    a gather of a count the kinds do not tell leaves (a mask, repeats per element)."""
+    x = shapes.plain(x)
+    if isinstance(x, shapes.Scalar):
+        x = shapes.Array(())
+    if not isinstance(x, shapes.Array) or not isinstance(axis, shapes.Known):
+        return shapes.UNKNOWN
+    if axis.value is None:
+        return shapes.Array((None,))
+    if type(axis.value) is not int or not -x.ndim <= axis.value < x.ndim:
+        return shapes.UNKNOWN
+    ones = list(x.ones)
+    ones[axis.value % x.ndim] = None
+    return shapes.Array(tuple(ones))
+
+
+_repeat_probed = _probe(np.repeat)
+
+
+def _repeat_shape(a, repeats, axis=shapes.Known(None), **kwargs):
+    """np.repeat: probed (a constant count); with counts per element, the axis's size is
+    unknown."""
+    probed = _repeat_probed(a, repeats, axis, **kwargs)
+    return probed if probed is not shapes.UNKNOWN else _along_axis_unknown(a, axis)
+
+
 linear(np.repeat, np.ndarray.repeat, parameters="y, a, repeats, axis=None",
        transpose="rt.unrepeated(g, a, repeats, axis)",
-       tangent="np.repeat(d[a], repeats, axis)", shape=_probe(np.repeat))
+       tangent="np.repeat(d[a], repeats, axis)", shape=_repeat_shape)
 linear(np.take, np.ndarray.take, parameters='y, a, indices, axis=None, out=None, mode="raise"',
        transpose="rt.untaken(g, a, indices, axis, mode)",
        tangent="np.take(d[a], indices, axis, mode=mode)", shape=_probe(np.take, indices=(1,)))
@@ -602,6 +632,15 @@ shape_rule(_probe(np.partition), np.partition)
 nondifferentiable(np.searchsorted, np.ndarray.searchsorted)  # indices
 
 
+def _searchsorted_shape(a, v, *rest, **kwargs):
+    """np.searchsorted: an index per value of v."""
+    v = shapes.plain(v)
+    return shapes.ANY_SCALAR if isinstance(v, shapes.Scalar) else v
+
+
+shape_rule(_searchsorted_shape, np.searchsorted)
+
+
 # np.select takes each element from the first choice whose condition holds, or the default:
 # linear in the choices and the default together; the conditions carry no derivative
 @adjoint(np.select)
@@ -641,7 +680,7 @@ def gradient(y, f, *varargs, axis=None, edge_order=1):  # noqa: F811
     d[y] = rt.gradient_of(d[f], varargs, axis, edge_order)
 
 
-def _gradient_shape(f, *varargs, axis=shapes.Known(None), edge_order=None, **kwargs):
+def gradient_shape(f, *varargs, axis=shapes.Known(None), edge_order=None, **kwargs):
     """np.gradient: f's shape, one array per axis differentiated (a tuple of them when
     ``axis`` is None or a tuple and f has several axes)."""
     f = shapes.plain(f)
@@ -656,7 +695,7 @@ def _gradient_shape(f, *varargs, axis=shapes.Known(None), edge_order=None, **kwa
     return f if count == 1 else shapes.IndexTuple((f,) * count)
 
 
-shape_rule(_gradient_shape, np.gradient)
+shape_rule(gradient_shape, np.gradient)
 
 
 def _constant_spacing(arguments, carries, resolve):
@@ -749,6 +788,12 @@ linear(np.ndarray.compress, parameters="y, a, condition, axis=None, out=None",  
 multilinear(np.extract, parameters="y, condition, arr",
             transposes={"arr": "rt.untaken(g, arr, np.flatnonzero(condition), None)"},
             tangent="np.extract(condition, d[arr])")
+shape_rule(lambda condition, a, axis=shapes.Known(None), *rest, **kwargs: _along_axis_unknown(
+    a, axis), np.compress)
+shape_rule(lambda a, condition, axis=shapes.Known(None), *rest, **kwargs: _along_axis_unknown(
+    a, axis), np.ndarray.compress)
+shape_rule(lambda condition, arr, **kwargs: _along_axis_unknown(arr, shapes.Known(None)),
+           np.extract)
 
 
 # functions of an array's values that give indices, or counts
@@ -779,7 +824,15 @@ def _choose_in_range(arguments, carries, resolve):
 
 
 constraint(_choose_in_range, np.choose)
-shape_rule(_probe(np.choose, arrays=(0, 1)), np.choose)
+def _choose_shape(a, choices, *rest, **kwargs):
+    """np.choose: the indices and every choice broadcast together."""
+    if not isinstance(choices, shapes.IndexTuple) or not choices.parts:
+        return shapes.UNKNOWN
+    result = shapes.elementwise(a, *choices.parts)
+    return shapes.Array(()) if isinstance(result, shapes.Scalar) else result
+
+
+shape_rule(_choose_shape, np.choose)
 nondifferentiable(rt.choice_masks)
 
 

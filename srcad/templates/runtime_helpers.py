@@ -292,6 +292,7 @@ def _parts_like(position, scalar_part):
 shape_rule(_parts_like(2, Array(())), rt.pieces_of, rt.unjoined)
 shape_rule(_parts_like(1, Array(())), rt.split_along)
 shape_rule(_parts_like(1, ANY_SCALAR), rt.unstacked)
+shape_rule(_parts_like(2, ANY_SCALAR), rt.select_adjoint)  # each summed to its choice's shape
 
 
 # ``for x in items`` iterates over rt.iterated(items): the items themselves, or a dict's keys
@@ -1321,3 +1322,85 @@ def _reduced_kept(pass_, args, kinds):
 
 shape_rule(_reduced_kept_shape, rt.reduced_kept)
 specializer(_reduced_kept, rt.reduced_kept)
+
+
+# ---- shape rules of the linear algebra and gather helpers' results
+
+
+def _block_upper_shape(a, e, *rest, **kwargs):
+    """[[a, e], [0, a]]: a and e broadcast, each matrix twice as large (never 1)."""
+    both = shapes.elementwise(a, e)
+    if not isinstance(both, Array) or both.ndim < 2:
+        return UNKNOWN
+    return Array(both.ones[:-2] + (False, False))
+
+
+def _half_blocks_shape(g, *rest, **kwargs):
+    """A block of half of g's last size, of each matrix of g: its size not told."""
+    g = plain(g)
+    return Array(g.ones[:-2] + (None, None)) if isinstance(g, Array) and g.ndim >= 2 else UNKNOWN
+
+
+def _factor_or_transposed_shape(c, lower=UNKNOWN, *rest, **kwargs):
+    """c, or each matrix of c transposed (as ``lower`` says at run time)."""
+    c = plain(c)
+    if not isinstance(c, Array) or c.ndim < 2:
+        return UNKNOWN
+    return shapes.join(c, Array(c.ones[:-2] + (c.ones[-1], c.ones[-2])))
+
+
+def _banded_dense_shape(ab, l_and_u, *rest, **kwargs):
+    """The n×n matrix of a band form (l + u + 1, n)."""
+    ab = plain(ab)
+    return Array((ab.ones[-1],) * 2) if isinstance(ab, Array) and ab.ndim == 2 else UNKNOWN
+
+
+def _band_of_shape(dense, l_and_u, *rest, **kwargs):
+    """A band form (l + u + 1, n) of an n×n matrix (l + u + 1 may be 1)."""
+    dense = plain(dense)
+    return Array((None, dense.ones[-1])) if isinstance(dense, Array) and dense.ndim == 2 else (
+        UNKNOWN)
+
+
+def _residual_weights_shape(g, like, *rest, **kwargs):
+    """One row of like's columns."""
+    like = plain(like)
+    return Array((True, like.ones[-1])) if isinstance(like, Array) and like.ndim else UNKNOWN
+
+
+def _array_copy_shape(total, *rest, **kwargs):
+    """An array like ``total`` (a copy of it, written into)."""
+    total = plain(total)
+    return total if isinstance(total, Array) else UNKNOWN
+
+
+def _gradient_of_shape(f, spacing=UNKNOWN, axis=shapes.Known(None), edge_order=None, **kwargs):
+    return numpy_shape.gradient_shape(f, axis=axis)
+
+
+shape_rule(_block_upper_shape, rt.block_upper)
+shape_rule(_half_blocks_shape, rt.block_diagonal_sum, rt.upper_right_block)
+shape_rule(_factor_or_transposed_shape, rt.lower_factor)
+shape_rule(_array_copy_shape, rt.other_triangle, rt.three_vectors, rt.added_at)
+shape_rule(_banded_dense_shape, rt.banded_dense)
+shape_rule(_band_of_shape, rt.band_of)
+shape_rule(_residual_weights_shape, rt.residual_weights)
+shape_rule(_shape_of_second, rt.residuals_like)
+shape_rule(_gradient_of_shape, rt.gradient_of)
+
+
+# scipy.stats.multivariate_normal's covariance: a number, a vector or a matrix made a matrix
+linear(rt.full_covariance, parameters="y, c, size", transpose="rt.covariance_part(g, c)")
+linear(rt.covariance_part, parameters="y, a, c",
+       transpose="rt.full_covariance(g, np.shape(a)[-1])")
+shape_rule(lambda cov, size, **kwargs: Array((None, None)) if isinstance(
+    plain(cov), (Scalar, Array)) and (isinstance(plain(cov), Scalar) or plain(cov).ndim < 3)
+    else UNKNOWN, rt.full_covariance)
+shape_rule(lambda g, cov, **kwargs: ANY_SCALAR if isinstance(plain(cov), Scalar) else (
+    plain(cov) if isinstance(plain(cov), Array) else UNKNOWN), rt.covariance_part)
+
+# dirichlet's x completed to the simplex: alpha only tells how many components (x itself
+# carries no derivative: dirichlet.logpdf refuses one in x)
+nondifferentiable(rt.simplex_point)
+shape_rule(lambda x, alpha, **kwargs: Array((None,) + plain(x).ones[1:]) if isinstance(
+    plain(x), Array) and plain(x).ndim else UNKNOWN, rt.simplex_point)
