@@ -115,10 +115,7 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'meshgrid_tangent_adjoint': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'multivariate_normal_logpdf': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'multivariate_normal_logpdf_keywords': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'multivariate_normal_logpdf': (NO_RULE, {'match_tangent'}),
     'nancumprod_of_nans': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'nancumsum_of_nans': (NO_RULE, {
@@ -142,7 +139,6 @@ ALLOWED = {
     'r_with_range': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
         'unit_seed', 'zeros_like'}),
-    'residuals_like': (NO_RULE, {'zeros_like'}),
     'scipy_eigh': (NO_RULE, {'match_tangent'}),
     'scipy_eigh_upper_values': (NO_RULE, {'match_tangent'}),
     'scipy_qr': (NO_RULE, {'match_tangent', 'unbroadcast'}),
@@ -301,6 +297,12 @@ ALLOWED = {
     'unbroadcast': (HELPER_ITSELF, {'unbroadcast'}),
     'weighted': (HELPER_ITSELF, {'match_tangent', 'weighted'}),
     'weighted_by_none': (HELPER_ITSELF, {'match_tangent', 'weighted'}),
+    # (the 0-d operands with keepdims: y reshaped to 0-d, a NumPy scalar or a 0-d array)
+    'reduced_kept_all': (HELPER_ITSELF, {'reduced_kept'}),
+    'reduced_kept_axis': (HELPER_ITSELF, {'reduced_kept'}),
+    'reduced_kept_keepdims': (HELPER_ITSELF, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'reduced_kept', 'unbroadcast',
+        'unit_seed'}),
 }
 
 
