@@ -29,7 +29,8 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from .. import registry, syntax
+from .. import registry, runtime, syntax
+from ..annotations import is_placeholder
 from ..analysis import shapes
 from ..analysis.operations import operation_of
 
@@ -53,6 +54,14 @@ def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -
 
 
 
+def specialize_zeros(tree: gast.FunctionDef, env: dict, resolve, aliases):
+    """The ``rt.zeros_like`` calls of ``tree`` replaced by what they reduce to for the known
+    kinds. simplify_zeros reads such a call as a zero (a product with it is dropped), so the
+    pass above leaves an array's for it, and simplify_zeros calls this once it is done."""
+    _Specialize(env, resolve, aliases, tree, zeros_simplified=True).visit(tree)
+    return tree
+
+
 def shape_sources(tree: gast.FunctionDef, env: dict, resolve, aliases, stored=None):
     """``shape_source`` (below) for the names of ``tree``: name -> a name of the same shape.
     ``stored``: how often each name is assigned (Store or Del) in ``tree``, if counted."""
@@ -66,12 +75,15 @@ class _Specialize:
     """Rewrites calls bottom-up (arguments first), as a NodeTransformer would, without one:
     a walk that looks each node type's fields up once and skips names and constants."""
 
-    def __init__(self, env, resolve, aliases, tree=None):
+    def __init__(self, env, resolve, aliases, tree=None, zeros_simplified=False):
         self.env = env
         self.resolve = resolve
         self.aliases = aliases
         self.tree = tree
         self._definitions = None
+        self._placeholders = None
+        # True after simplify_zeros: only rt.zeros_like calls are left to specialize
+        self.zeros_simplified = zeros_simplified
 
     def shape_source(self, node):
         """A name whose array has the same shape as ``node``'s (a name), read for its
@@ -99,7 +111,10 @@ class _Specialize:
 
     def rule_for(self, node):
         """The specializer on the record of the function ``node`` calls, or None."""
-        return registry.fact(self.resolve(node.func), "specializer")
+        function = self.resolve(node.func)
+        if self.zeros_simplified and function is not runtime.zeros_like:
+            return None
+        return registry.fact(function, "specializer")
 
     def visit(self, node):
         """``node`` with its calls specialized (in place); the node to put where it stood."""
@@ -117,6 +132,18 @@ class _Specialize:
         kinds = [shapes.plain(shapes.evaluate(a, self.env, self.resolve)) for a in node.args]
         replacement = rule(self, node.args, kinds)
         return node if replacement is None else gast.copy_location(replacement, node)
+
+    def bound_everywhere(self, node):
+        """True if ``node`` names a value no placeholder binds (``y = None`` at the top of the
+        function, for a name only some paths assign: its kind is that of the other paths')."""
+        if self.tree is None or type(node) is not gast.Name:
+            return False
+        if self._placeholders is None:
+            self._placeholders = {
+                target.id for statement in syntax.walk(self.tree)
+                if type(statement) is gast.Assign and is_placeholder(statement)
+                for target in statement.targets if type(target) is gast.Name}
+        return node.id not in self._placeholders
 
     def np(self, attr):
         """``np.attr`` under the alias generated code uses for NumPy."""
