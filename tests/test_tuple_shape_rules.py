@@ -333,3 +333,16 @@ def test_multivariate_normal_claims_hold():
             for m in (mean, 0.0) if k == 1 else (mean,):
                 for cov in (np.eye(k), np.ones(k), 2.0):
                     _check(logpdf, np.ones(shape), m, cov)
+
+
+def test_covariance_helper_claims_hold():
+    for cov in (2.0, np.ones(1), np.ones(3), np.eye(3), np.eye(1)):
+        size = np.shape(cov)[-1] if np.ndim(cov) else 3
+        for known in (True, False):
+            claim = registry.lookup(rt.full_covariance).shape_rule(
+                shapes.of_value(cov), shapes.Known(size) if known else shapes.Scalar("int"))
+            assert _holds(claim, rt.full_covariance(cov, size))
+        g = np.ones((size, size))
+        claim = registry.lookup(rt.covariance_part).shape_rule(
+            shapes.of_value(g), shapes.of_value(cov))
+        assert _holds(claim, rt.covariance_part(g, cov))
