@@ -26,11 +26,8 @@ SIZE = ("a size the kinds do not tell (a slice, an index array or mask, a comput
 SCALAR_OR_SIZE = ("a result or argument of kind Scalar('scalar') (a NumPy scalar or a mix "
                   "the kinds cannot tell from a Python float: float() or not is decided at "
                   "run time), or a result of a size the kinds do not tell")
-JOIN = ("a join's adjoint is a list of parts (rt.split_along, rt.unstacked, rt.unjoined) no "
-        "shape rule follows, or a join, insert or delete of sizes the kinds do not tell")
-LIST_OPERAND = ("an operand that is a list of numbers (np.percentile's q = [20, 90], divided "
-                "by 100 in its tangent): NumPy makes a vector of it, the kinds (shapes."
-                "_broadcast) do not")
+JOIN = ("a join, insert or delete of sizes the kinds do not tell: joined along an axis, a "
+        "piece of size 1 and one not of size 1 (0 included) may make a size of 1")
 DIAGONAL = ("a diagonal's length may be 1 (an offset diagonal of any sizes; np.diag(v, 1) of "
             "a vector v of size other than 1, which may be 0): the kinds do not tell")
 HELPER_ITSELF = ("the case checks a generic helper itself (its template case), on "
@@ -252,7 +249,6 @@ ALLOWED = {
     'diag_vector': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal_adjoint': (DIAGONAL, {'unbroadcast'}),
-    'percentiles_keepdims': (LIST_OPERAND, {'match_tangent'}),
     'arange_by': (SIZE, {'match_tangent', 'unbroadcast'}),
     'arange_from': (SIZE, {'match_tangent', 'unbroadcast'}),
     'arange_to': (SIZE, {'match_tangent', 'unbroadcast'}),

@@ -346,3 +346,21 @@ def test_covariance_helper_claims_hold():
         claim = registry.lookup(rt.covariance_part).shape_rule(
             shapes.of_value(g), shapes.of_value(cov))
         assert _holds(claim, rt.covariance_part(g, cov))
+
+
+def test_a_list_operand_is_the_array_numpy_makes_of_it_but_for_python_operators():
+    numbers = shapes.IndexTuple((shapes.Known(20), shapes.Known(90)))
+    rows = shapes.IndexTuple((shapes.of_value(np.ones(3)), shapes.of_value(np.ones(3))))
+    for operand, value, others in (
+            (numbers, [20, 90], (100.0, np.ones((3, 1)), np.ones((1, 1)))),
+            (rows, [np.ones(3), np.ones(3)], (100.0, np.ones(3), np.ones((1, 1))))):
+        for other in others:
+            claim = shapes.elementwise(operand, shapes.of_value(other))
+            assert claim is not shapes.UNKNOWN and _holds(claim, np.true_divide(value, other))
+    # [a] * 3 repeats the list and [a] + [b] concatenates: nothing claimed; with an array
+    # among the operands NumPy makes an array of the list
+    assert shapes.operator_elementwise(rows, shapes.Known(3)) is shapes.UNKNOWN
+    assert shapes.comparison(rows, rows) is shapes.UNKNOWN
+    assert shapes.add(rows, rows) is shapes.UNKNOWN
+    claim = shapes.operator_elementwise(rows, shapes.of_value(np.ones((2, 3))))
+    assert _holds(claim, [np.ones(3), np.ones(3)] * np.ones((2, 3)))
