@@ -97,14 +97,9 @@ ALLOWED = {
         'unit_seed'}),
     'merged_tangent': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'meshgrid': (NO_RULE, {'match_tangent', 'match_type'}),
-    'meshgrid_ij': (NO_RULE, {'match_tangent'}),
-    'meshgrid_one_used': (NO_RULE, {'match_tangent'}),
     'meshgrid_part': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'meshgrid_sparse': (NO_RULE, {'match_tangent'}),
-    'meshgrid_tangent': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'meshgrid_tangent': (NO_RULE, {'unbroadcast'}),
     'meshgrid_tangent_adjoint': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'multivariate_normal_logpdf': (NO_RULE, {'match_tangent'}),

@@ -713,7 +713,7 @@ def meshgrid(y, x1, x2=None, x3=None, x4=None, copy=True, sparse=False,  # noqa:
                                indexing)
 
 
-def _meshgrid_shape(*arrays, copy=None, sparse=shapes.Known(False),
+def meshgrid_shape(*arrays, copy=None, sparse=shapes.Known(False),
                     indexing=shapes.Known("xy")):
     """np.meshgrid: one grid per array (each flattened): of every array's length, the first
     two swapped with indexing "xy"; with sparse=True, 1 but along the grid's own axis."""
@@ -743,7 +743,7 @@ def _meshgrid_shape(*arrays, copy=None, sparse=shapes.Known(False),
     return shapes.IndexTuple(tuple(grids))
 
 
-shape_rule(_meshgrid_shape, np.meshgrid)
+shape_rule(meshgrid_shape, np.meshgrid)
 
 
 # np.delete and np.insert move the elements they keep: the adjoint finds where each came
