@@ -23,17 +23,17 @@ NO_RULE = ("a value on the way has no shape rule (a runtime helper of the case, 
 SIZE = ("a size the kinds do not tell (a slice, an index array or mask, a computed length, a "
         "join's, a split's piece's or a delete's size): whether it is 1, so whether to sum, "
         "is decided at run time")
+SCALAR_OR_SIZE = ("a result or argument of kind Scalar('scalar') (a NumPy scalar or a mix "
+                  "the kinds cannot tell from a Python float: float() or not is decided at "
+                  "run time), or a result of a size the kinds do not tell")
 MIXED_SCALARS = ("max or min of a NumPy scalar and a Python float is either one, as the values "
                  "decide: whether the tangent is made a Python float is decided at run time")
 EMPTY_SUM = ("sum() of a vector: a NumPy scalar, or sum's start (a Python int or float) when "
              "the vector is empty; the kinds say 'not 1', never 'not 0'")
 BLOCK_HALF = ("the tangent is the corner of a power of the block matrix [[a, da], [0, a]]: "
               "half its size, whether 1 or not, is more than the kinds tell")
-JOIN = ("a join's adjoint is a list of parts (rt.split_along, rt.unstacked, rt.unjoined) no "
-        "shape rule follows, or a join, insert or delete of sizes the kinds do not tell")
-LIST_OPERAND = ("an operand that is a list of numbers (np.percentile's q = [20, 90], divided "
-                "by 100 in its tangent): NumPy makes a vector of it, the kinds (shapes."
-                "_broadcast) do not")
+JOIN = ("a join, insert or delete of sizes the kinds do not tell: joined along an axis, a "
+        "piece of size 1 and one not of size 1 (0 included) may make a size of 1")
 DIAGONAL = ("a diagonal's length may be 1 (an offset diagonal of any sizes; np.diag(v, 1) of "
             "a vector v of size other than 1, which may be 0): the kinds do not tell")
 HELPER_ITSELF = ("the case checks a generic helper itself (its template case), on "
@@ -56,11 +56,11 @@ ALLOWED = {
     'integrate_solve_ivp_adjoint': (ODE, {'match_tangent'}),
     'interp_helpers': (KNOTS_GLOBAL, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'valid_correlation': (CONVOLUTION_VALID, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'np_convolve_and_correlate': (CONVOLUTION_VALID, {'match_tangent', 'unbroadcast'}),
     'signal_convolve2d_and_correlate2d': (CONVOLUTION_VALID, {'match_tangent', 'unbroadcast'}),
     'signal_convolve_and_correlate': (CONVOLUTION_VALID, {'match_tangent', 'unbroadcast'}),
+    'valid_correlation': (CONVOLUTION_VALID, {
+        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'all_but_last_directly': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'appended_directly': (NO_RULE, {
@@ -68,16 +68,12 @@ ALLOWED = {
     'attribute_of_pair': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
         'unit_seed'}),
-    'band_of': (NO_RULE, {'match_tangent', 'unbroadcast'}),
-    'block_diagonal_sum': (NO_RULE, {'match_tangent', 'unbroadcast'}),
-    'block_upper': (NO_RULE, {'unbroadcast'}),
     'c_of': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'cross': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'cross_axes': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'eigh_upper': (NO_RULE, {'unbroadcast'}),
     'einsum_implicit': (NO_RULE, {'unbroadcast'}),
     'entries_of': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
@@ -102,14 +98,9 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'merged_tangent': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'meshgrid': (NO_RULE, {'match_tangent'}),
-    'meshgrid_ij': (NO_RULE, {'match_tangent'}),
-    'meshgrid_one_used': (NO_RULE, {'match_tangent'}),
     'meshgrid_part': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'meshgrid_sparse': (NO_RULE, {'match_tangent'}),
-    'meshgrid_tangent': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'meshgrid_tangent': (NO_RULE, {'unbroadcast'}),
     'meshgrid_tangent_adjoint': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'nancumprod_of_nans': (NO_RULE, {
@@ -128,8 +119,6 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'pop_items': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'qr_rectangular': (NO_RULE, {'match_tangent', 'unbroadcast'}),
-    'qr_square': (NO_RULE, {'match_tangent', 'unbroadcast'}),
     'r_of': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'r_with_range': (NO_RULE, {
@@ -153,7 +142,6 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'unfield': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'upper_right_block': (NO_RULE, {'match_tangent', 'unbroadcast'}),
     'append_axis': (JOIN, {'match_tangent', 'unbroadcast'}),
     'append_flat': (JOIN, {'match_tangent', 'unbroadcast'}),
     'append_in_place': (JOIN, {'match_tangent'}),
@@ -176,22 +164,33 @@ ALLOWED = {
     'inserted_part': (JOIN, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'vstack': (JOIN, {'match_tangent', 'unbroadcast'}),
+    'builtin_max': (MIXED_SCALARS, {'match_tangent'}),
+    'builtin_min': (MIXED_SCALARS, {'match_tangent'}),
+    'builtin_sum': (EMPTY_SUM, {'match_tangent'}),
+    'builtin_sum_start': (EMPTY_SUM, {'match_tangent'}),
+    'covariance_part_of': (SCALAR_OR_SIZE, {'match_tangent'}),
+    'matrix_power': (BLOCK_HALF, {'match_tangent'}),
+    'matrix_power_negative': (BLOCK_HALF, {'match_tangent'}),
+    'pop_in_place': (NO_RULE, {'match_tangent'}),
     'diag_vector': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal_adjoint': (DIAGONAL, {'unbroadcast'}),
-    'percentiles_keepdims': (LIST_OPERAND, {'match_tangent'}),
     'added_at_fancy': (SIZE, {'unbroadcast'}),
     'arange_by': (SIZE, {'match_tangent', 'unbroadcast'}),
     'arange_from': (SIZE, {'match_tangent', 'unbroadcast'}),
     'arange_to': (SIZE, {'match_tangent', 'unbroadcast'}),
     'array_split': (SIZE, {'match_tangent', 'unbroadcast'}),
     'array_split_axis': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'band_of': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'block_diagonal_sum': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'block_upper': (SIZE, {'unbroadcast'}),
     'compress': (SIZE, {'match_tangent', 'unbroadcast'}),
     'compress_method': (SIZE, {'match_tangent', 'unbroadcast'}),
     'diff_keyword': (SIZE, {'match_tangent', 'unbroadcast'}),
     'diff_last': (SIZE, {'match_tangent', 'unbroadcast'}),
     'diff_twice': (SIZE, {'match_tangent', 'unbroadcast'}),
     'dsplit': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'eigh_upper': (SIZE, {'unbroadcast'}),
     'extract': (SIZE, {'match_tangent', 'unbroadcast'}),
     'hsplit': (SIZE, {'match_tangent', 'unbroadcast'}),
     'item_block': (SIZE, {'match_tangent', 'unbroadcast'}),
@@ -203,6 +202,8 @@ ALLOWED = {
     'item_step': (SIZE, {'match_tangent', 'unbroadcast'}),
     'math_fsum': (SIZE, {'unbroadcast'}),
     'np_fmod': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'qr_rectangular': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'qr_square': (SIZE, {'match_tangent', 'unbroadcast'}),
     'repeat_axis': (SIZE, {'match_tangent', 'unbroadcast'}),
     'repeat_each': (SIZE, {'match_tangent', 'unbroadcast'}),
     'repeat_flat': (SIZE, {'match_tangent', 'unbroadcast'}),
@@ -216,14 +217,8 @@ ALLOWED = {
     'split_sections': (SIZE, {'match_tangent', 'unbroadcast'}),
     'split_unequal': (SIZE, {'match_tangent', 'unbroadcast'}),
     'updated_directly': (SIZE, {'unbroadcast'}),
+    'upper_right_block': (SIZE, {'match_tangent', 'unbroadcast'}),
     'vsplit': (SIZE, {'match_tangent', 'unbroadcast'}),
-    'builtin_max': (MIXED_SCALARS, {'match_tangent'}),
-    'builtin_min': (MIXED_SCALARS, {'match_tangent'}),
-    'builtin_sum': (EMPTY_SUM, {'match_tangent'}),
-    'builtin_sum_start': (EMPTY_SUM, {'match_tangent'}),
-    'matrix_power': (BLOCK_HALF, {'match_tangent'}),
-    'matrix_power_negative': (BLOCK_HALF, {'match_tangent'}),
-    'pop_in_place': (NO_RULE, {'match_tangent'}),
     'check_scalar_output': (HELPER_ITSELF, {'check_scalar_output'}),
     'dot_adjoint_left': (HELPER_ITSELF, {'dot_adjoint_left', 'match_tangent'}),
     'dot_adjoint_right': (HELPER_ITSELF, {'dot_adjoint_right', 'match_tangent'}),
@@ -234,15 +229,14 @@ ALLOWED = {
     'match_type': (HELPER_ITSELF, {'match_type'}),
     'matmul_adjoint_left': (HELPER_ITSELF, {'matmul_adjoint_left'}),
     'matmul_adjoint_right': (HELPER_ITSELF, {'matmul_adjoint_right'}),
-    'unbroadcast': (HELPER_ITSELF, {'unbroadcast'}),
-    'weighted': (HELPER_ITSELF, {'weighted'}),
-    'weighted_by_none': (HELPER_ITSELF, {'weighted'}),
-    # (the 0-d operands with keepdims: y reshaped to 0-d, a NumPy scalar or a 0-d array)
     'reduced_kept_all': (HELPER_ITSELF, {'reduced_kept'}),
     'reduced_kept_axis': (HELPER_ITSELF, {'reduced_kept'}),
     'reduced_kept_keepdims': (HELPER_ITSELF, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'reduced_kept', 'unbroadcast',
         'unit_seed'}),
+    'unbroadcast': (HELPER_ITSELF, {'unbroadcast'}),
+    'weighted': (HELPER_ITSELF, {'weighted'}),
+    'weighted_by_none': (HELPER_ITSELF, {'weighted'}),
 }
 
 

@@ -185,19 +185,7 @@ def _array_shape(x, *rest, ndmin=shapes.Known(0), **kwargs):
 
 
 def _stacked_items(items):
-    patterns = [_stacked_items(item.parts) if isinstance(item, shapes.IndexTuple) else (
-        _stacked_items([shapes.Known(v) for v in item.value])
-        if isinstance(item, shapes.Known) and isinstance(item.value, tuple)
-        else shapes.plain(item)) for item in items]  # (a nested list: its own array)
-    if not patterns:
-        return shapes.UNKNOWN
-    if all(isinstance(p, shapes.Scalar) for p in patterns):
-        return shapes.Array((len(patterns) == 1,))
-    if not all(isinstance(p, shapes.Array) for p in patterns) or len(
-            {p.ndim for p in patterns}) != 1:
-        return shapes.UNKNOWN  # a mix, or ragged items (NumPy refuses them)
-    return shapes.Array((len(patterns) == 1,) + tuple(
-        _same_size([p.ones[i] for p in patterns]) for i in range(patterns[0].ndim)))
+    return shapes.stacked(items)
 
 
 # the tangent of a list of values is a list: make it an array
@@ -725,7 +713,7 @@ def meshgrid(y, x1, x2=None, x3=None, x4=None, copy=True, sparse=False,  # noqa:
                                indexing)
 
 
-def _meshgrid_shape(*arrays, copy=None, sparse=shapes.Known(False),
+def meshgrid_shape(*arrays, copy=None, sparse=shapes.Known(False),
                     indexing=shapes.Known("xy")):
     """np.meshgrid: one grid per array (each flattened): of every array's length, the first
     two swapped with indexing "xy"; with sparse=True, 1 but along the grid's own axis."""
@@ -755,7 +743,7 @@ def _meshgrid_shape(*arrays, copy=None, sparse=shapes.Known(False),
     return shapes.IndexTuple(tuple(grids))
 
 
-shape_rule(_meshgrid_shape, np.meshgrid)
+shape_rule(meshgrid_shape, np.meshgrid)
 
 
 # np.delete and np.insert move the elements they keep: the adjoint finds where each came

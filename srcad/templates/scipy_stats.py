@@ -369,7 +369,6 @@ if stats is not None:
                stats.dirichlet.logpdf)
     shape_rule(_dirichlet_shape, stats.dirichlet.logpdf)
 
-    # the log densities' shape rules, before exp_of copies them to the densities
     shape_rule(_location_scale_shape, stats.norm.logpdf, stats.norm.pdf, stats.norm.cdf,
                stats.norm.sf, stats.norm.logcdf, stats.norm.logsf, stats.expon.logpdf,
                stats.laplace.logpdf, stats.cauchy.logpdf, stats.logistic.logpdf)
@@ -385,6 +384,7 @@ if stats is not None:
     # the density (the mass function) of a distribution with a log density: exp of it, its
     # derivatives the log density's times y; the same points without a derivative
     exp_of(*_PAIRS, (stats.poisson.pmf, stats.poisson.logpmf))
+
 
 def _multivariate_normal_common(tangent: bool) -> list:
     """The covariance matrix scipy uses (S), its inverse applied to each sample's difference
@@ -448,3 +448,4 @@ if stats is not None and all(getattr(registry.lookup(np.linalg.solve), kind, Non
     constraint(_mean_given, stats.multivariate_normal.logpdf, stats.multivariate_normal.pdf)
     shape_rule(_multivariate_normal_shape, stats.multivariate_normal.logpdf,
                stats.multivariate_normal.pdf)
+
