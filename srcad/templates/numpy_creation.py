@@ -35,13 +35,13 @@ def full(y, shape, fill_value, dtype=None, order="C"):  # noqa: F811
     d[y] = rt.if_inexact(rt.match_tangent(d[fill_value], y), y)
 
 
-# y = start (1 - t) + stop t, t = 0, 1/(num - 1), ..., 1 along the new axis
+# y = start (1 - t) + stop t, t = 0, 1/(num - 1), ..., 1 along the new axis: start's share
+# is sum(g) - sum(g t) (one weighted sum, not two)
 @adjoint(np.linspace)
 def linspace(y, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    d[start] += rt.unbroadcast(np.sum(d[y] * rt.linspace_weights(y, num, endpoint, axis, 0),
-                                      axis=axis), start)
-    d[stop] += rt.unbroadcast(np.sum(d[y] * rt.linspace_weights(y, num, endpoint, axis, 1),
-                                     axis=axis), stop)
+    toward_stop = np.sum(d[y] * rt.linspace_weights(y, num, endpoint, axis, 1), axis=axis)
+    d[start] += rt.unbroadcast(np.sum(rt.if_inexact(d[y], y), axis=axis) - toward_stop, start)
+    d[stop] += rt.unbroadcast(toward_stop, stop)
 
 
 @tangent(np.linspace)
