@@ -1572,6 +1572,12 @@ def _joined_layout(joiner, shape):
 def unjoined(g, joiner, pieces):
     """Adjoint of ``joined(joiner, pieces)``: ``g`` cut back into one part per piece."""
     g = np.asarray(g)
+    if isinstance(pieces, np.ndarray) and pieces.ndim and len(pieces) and g.ndim:
+        # the rows of one array (np.vstack(x)): g's joined axis split into (piece, its
+        # length), that first: an array shaped like pieces, not a loop over its rows
+        shape, axis = _joined_layout(joiner, pieces.shape[1:])
+        split = g.shape[:axis] + (len(pieces), shape[axis]) + g.shape[axis + 1:]
+        return np.reshape(np.moveaxis(np.reshape(g, split), axis, 0), pieces.shape)
     parts = Parts()
     start = 0
     for piece in pieces:

@@ -3421,3 +3421,12 @@ case(einsum_implicit_of_four, (anything,) * 4, [((2, 3), (3, 2), (2, 2), (2, 2))
      differentiable=(0, 2))
 case(einsum_ellipsis_of_five, (anything,) * 5, [((2, 3), (3,), (3, 2), (2,), (2, 2))],
      differentiable=(0, 4))
+
+
+# ------------------------------------------- numpy_shape.py: one array's rows joined (i12c)
+def joined_rows_of_an_array(x):
+    """np.hstack(x) of an array (not a list): its adjoint is g reshaped, not cut row by row."""
+    return np.hstack(x) * np.ravel(np.vstack(x * x)) + np.ravel(np.column_stack(x))
+
+
+case(joined_rows_of_an_array, (anything,), [VECTOR, FULL])
