@@ -349,7 +349,7 @@ def unindex(g, x, index):
     else:
         out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
     if _is_basic_index(index):
-        out[index] += g
+        out[index] = g  # (a basic index never repeats a position: no need to add)
     else:  # fancy indexes may repeat positions: accumulate every occurrence
         np.add.at(out, index, g)
     return out
@@ -1430,9 +1430,11 @@ def unrepeated(g, x, repeats, axis=None):
         runs = np.reshape(g, outer + (count, copies) + inner)
         if copies > 16:
             return np.reshape(np.sum(runs, axis=axis + 1), shape)
+        if copies == 1:
+            return np.reshape(g, shape)
         index = (slice(None),) * (axis + 1)
-        total = runs[index + (0,)].copy()
-        for copy in range(1, copies):
+        total = runs[index + (0,)] + runs[index + (1,)]
+        for copy in range(2, copies):
             total += runs[index + (copy,)]
         return np.reshape(total, shape)
     # runs of different lengths: each summed from its start (an empty run gets 0)

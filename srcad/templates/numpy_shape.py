@@ -455,6 +455,9 @@ def _joined_shape(joiner):
     promoted = _probe(joiner)
 
     def rule(pieces, **kwargs):
+        array = shapes.plain(pieces)
+        if isinstance(array, shapes.Array) and array.ndim:
+            return _rows_joined(array)
         if not isinstance(pieces, shapes.IndexTuple) or not pieces.parts:
             return shapes.UNKNOWN
         patterns = [promoted(shapes.IndexTuple((piece,))) for piece in pieces.parts]
@@ -473,6 +476,19 @@ def _joined_shape(joiner):
             else:
                 known = flags - {None}
                 ones.append(known.pop() if len(known) == 1 else None)
+        return shapes.Array(tuple(ones))
+
+    def _rows_joined(array):
+        """The pieces are the rows of one array: as many as its first axis holds, alike."""
+        pattern = promoted(shapes.IndexTuple((shapes.Array(array.ones[1:]),)))
+        if not isinstance(pattern, shapes.Array):
+            return shapes.UNKNOWN
+        axis = {np.vstack: 0, np.dstack: 2, np.column_stack: 1}.get(
+            joiner, 0 if joiner is not np.hstack or pattern.ndim == 1 else 1)
+        ones, count, size = list(pattern.ones), array.ones[0], pattern.ones[axis]
+        # count x size is 1 only for one row of size 1 there (0 or >= 2 otherwise)
+        ones[axis] = size if count is True else (
+            False if count is False or size is False else None)
         return shapes.Array(tuple(ones))
 
     return rule

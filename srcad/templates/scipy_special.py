@@ -136,10 +136,30 @@ if special is not None:
            shape=shapes.elementwise)
     binary(special.rel_entr, dx="g * (np.log(x / y) + 1.0)", dy="-g * x / y",
            shape=shapes.elementwise)
-    binary(special.betaln, dx="g * (special.digamma(x) - special.digamma(x + y))",
-           dy="g * (special.digamma(y) - special.digamma(x + y))", shape=shapes.elementwise)
-    binary(special.beta, dx="g * z * (special.digamma(x) - special.digamma(x + y))",
-           dy="g * z * (special.digamma(y) - special.digamma(x + y))", shape=shapes.elementwise)
+    # betaln and beta: digamma(x + y), shared by both arguments' shares, computed once
+    @adjoint(special.betaln)
+    def betaln(z, x, y):
+        of_sum = special.digamma(x + y)
+        d[x] += rt.unbroadcast(d[z] * (special.digamma(x) - of_sum), x)
+        d[y] += rt.unbroadcast(d[z] * (special.digamma(y) - of_sum), y)
+
+    @tangent(special.betaln)
+    def betaln(z, x, y):  # noqa: F811
+        of_sum = special.digamma(x + y)
+        d[z] = d[x] * (special.digamma(x) - of_sum) + d[y] * (special.digamma(y) - of_sum)
+
+    @adjoint(special.beta)
+    def beta(z, x, y):
+        of_sum = special.digamma(x + y)
+        d[x] += rt.unbroadcast(d[z] * z * (special.digamma(x) - of_sum), x)
+        d[y] += rt.unbroadcast(d[z] * z * (special.digamma(y) - of_sum), y)
+
+    @tangent(special.beta)
+    def beta(z, x, y):  # noqa: F811
+        of_sum = special.digamma(x + y)
+        d[z] = z * (d[x] * (special.digamma(x) - of_sum) + d[y] * (special.digamma(y) - of_sum))
+
+    shape_rule(shapes.elementwise, special.betaln, special.beta)
 
     # ---- an order (or shape parameter) first, differentiable in x only
     @adjoint(special.polygamma)
