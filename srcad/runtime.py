@@ -2558,3 +2558,29 @@ def item_index(x, args):
     if len(args) == 1:
         return np.unravel_index(args[0] % max(np.size(x), 1), shape)
     return tuple(args)
+
+
+# ---- scipy.special (srcad/templates/scipy_special.py)
+
+
+def _over_x(y, x, sign):
+    """y / x for y = J1(x) (``sign`` -1) or I1(x) (+1), by the series 1/2 + sign x^2/16 +
+    x^4/384 + sign x^6/18432 where |x| < 0.01 (exact in floats there; y / x is 0 / 0 at 0)."""
+    x = np.asarray(x, dtype=np.result_type(x, 1.0))
+    quotient = np.array(y / nonzero(x), dtype=x.dtype)
+    near = np.abs(x) < 0.01
+    if np.any(near):
+        squared = x[near] * x[near]
+        quotient[near] = 0.5 + squared * (sign * 0.0625 + squared * (
+            1.0 / 384.0 + sign * squared / 18432.0))
+    return quotient
+
+
+def j1_over_x(y, x):
+    """J1(x) / x, given y = scipy.special.j1(x): 1/2 at 0 (the series near 0)."""
+    return _over_x(y, x, -1.0)
+
+
+def i1_over_x(y, x):
+    """I1(x) / x, given y = scipy.special.i1(x): 1/2 at 0 (the series near 0)."""
+    return _over_x(y, x, 1.0)

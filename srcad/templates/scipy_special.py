@@ -104,17 +104,33 @@ if special is not None:
     elementwise(special.entr, derivative="-g * (np.log(x) + 1.0)")
     # Order-1 Bessel functions by the recurrence Z1' = Z0 - Z1 / x (K1' = -K0 - K1 / x),
     # from the result: 0.5 (Z0 - Z2) costs an order-2 evaluation, 10 to 35 times Z1's own.
-    # Near 0, J1(x) / x and I1(x) / x by their series (1/2 -+ x^2/16 + x^4/384 -+ x^6/18432,
-    # exact in floats for |x| < 0.01): the quotient is 0 / 0 at 0, and its own derivative
-    # (second order) cancels near 0, losing 1e-16 / x^2 relative (i1e's is not small: 1e-4).
+    # J1(x) / x and I1(x) / x by rt.j1_over_x and rt.i1_over_x: 1/2 at 0, their series near
+    # 0, and their own derivatives (second order) -J2(x) / x and I2(x) / x, which do not
+    # cancel near 0 as the quotient's would (relative 1e-16 / x^2).
     elementwise(special.i0, derivative="g * special.i1(x)")
-    elementwise(special.i1, derivative="g * (special.i0(x) - np.where(x * x < 1e-4, 0.5 + x * x"
-                                       " * (0.0625 + x * x * (1.0 / 384.0 + x * x / 18432.0)),"
-                                       " y / rt.nonzero(x)))")
+    elementwise(special.i1, derivative="g * (special.i0(x) - rt.i1_over_x(y, x))")
     elementwise(special.j0, derivative="-g * special.j1(x)")
-    elementwise(special.j1, derivative="g * (special.j0(x) - np.where(x * x < 1e-4, 0.5 + x * x"
-                                       " * (x * x * (1.0 / 384.0 - x * x / 18432.0) - 0.0625),"
-                                       " y / rt.nonzero(x)))")
+    elementwise(special.j1, derivative="g * (special.j0(x) - rt.j1_over_x(y, x))")
+
+    # d/dx (x^-1 J1(x)) = -x^-1 J2(x), d/dx (x^-1 I1(x)) = x^-1 I2(x) (J2(x)/x, I2(x)/x are 0
+    # at 0); y = J1(x) (I1(x)) is a function of x: its derivative is in these, none in y
+    @adjoint(rt.j1_over_x)
+    def j1_over_x(q, y, x):
+        d[x] -= d[q] * special.jv(2, x) / rt.nonzero(x)
+
+    @tangent(rt.j1_over_x)
+    def j1_over_x(q, y, x):  # noqa: F811
+        d[q] = -d[x] * special.jv(2, x) / rt.nonzero(x)
+
+    @adjoint(rt.i1_over_x)
+    def i1_over_x(q, y, x):
+        d[x] += d[q] * special.iv(2, x) / rt.nonzero(x)
+
+    @tangent(rt.i1_over_x)
+    def i1_over_x(q, y, x):  # noqa: F811
+        d[q] = d[x] * special.iv(2, x) / rt.nonzero(x)
+
+    shape_rule(shapes.elementwise, rt.j1_over_x, rt.i1_over_x)
     elementwise(special.y0, derivative="-g * special.y1(x)")
     elementwise(special.y1, derivative="g * (special.y0(x) - y / x)")
     # exponentially scaled: i0e(x) = i0(x) exp(-|x|), erfcx(x) = exp(x^2) erfc(x)
