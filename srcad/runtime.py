@@ -2573,7 +2573,7 @@ def _over_x(y, x, sign):
         squared = x[near] * x[near]
         quotient[near] = 0.5 + squared * (sign * 0.0625 + squared * (
             1.0 / 384.0 + sign * squared / 18432.0))
-    return quotient
+    return quotient[()] if quotient.ndim == 0 else quotient  # (a NumPy scalar for a scalar)
 
 
 def j1_over_x(y, x):

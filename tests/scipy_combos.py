@@ -620,5 +620,5 @@ def bessel_over_x(x):
     return rt.j1_over_x(special.j1(x), x) * rt.i1_over_x(special.i1(x), x)
 
 
-case(bessel_near_zero, (anything,), [SCALAR, VECTOR, FULL])
-case(bessel_over_x, (anything,), [SCALAR, FULL])
+case(bessel_near_zero, (anything,), [VECTOR, FULL])
+case(bessel_over_x, (anything,), [VECTOR, FULL])

@@ -102,14 +102,14 @@ if special is not None:
     # phi(x) / Phi(x) as exp(-x^2 / 2 - log Phi(x)): finite far into the left tail
     elementwise(special.log_ndtr, derivative="g * INVERSE_SQRT_2PI * np.exp(-0.5 * x * x - y)")
     elementwise(special.entr, derivative="-g * (np.log(x) + 1.0)")
+    elementwise(special.i0, derivative="g * special.i1(x)")
+    elementwise(special.j0, derivative="-g * special.j1(x)")
     # Order-1 Bessel functions by the recurrence Z1' = Z0 - Z1 / x (K1' = -K0 - K1 / x),
     # from the result: 0.5 (Z0 - Z2) costs an order-2 evaluation, 10 to 35 times Z1's own.
     # J1(x) / x and I1(x) / x by rt.j1_over_x and rt.i1_over_x: 1/2 at 0, their series near
     # 0, and their own derivatives (second order) -J2(x) / x and I2(x) / x, which do not
     # cancel near 0 as the quotient's would (relative 1e-16 / x^2).
-    elementwise(special.i0, derivative="g * special.i1(x)")
     elementwise(special.i1, derivative="g * (special.i0(x) - rt.i1_over_x(y, x))")
-    elementwise(special.j0, derivative="-g * special.j1(x)")
     elementwise(special.j1, derivative="g * (special.j0(x) - rt.j1_over_x(y, x))")
 
     # d/dx (x^-1 J1(x)) = -x^-1 J2(x), d/dx (x^-1 I1(x)) = x^-1 I2(x) (J2(x)/x, I2(x)/x are 0
