@@ -2560,6 +2560,35 @@ def item_index(x, args):
     return tuple(args)
 
 
+def full_covariance(cov, size):
+    """scipy.stats.multivariate_normal's covariance as a (size, size) matrix: a number times
+    the identity, a vector on the diagonal, a matrix as it is."""
+    if np.ndim(cov) == 0:
+        return cov * np.eye(size)
+    if np.ndim(cov) == 1:
+        return np.diag(cov)
+    return cov
+
+
+def covariance_part(g, cov):
+    """The transpose of ``full_covariance(cov, size)``: a matrix's adjoint ``g`` as cov's:
+    its trace (a number), its diagonal (a vector), itself (a matrix)."""
+    if np.ndim(cov) == 0:
+        return np.trace(g)
+    if np.ndim(cov) == 1:
+        return np.diagonal(g).copy()
+    return g
+
+
+def simplex_point(x, alpha):
+    """scipy.stats.dirichlet's x with all its components: as given, or, with one fewer than
+    alpha has, completed by the last one (1 less the others' sum) as scipy does."""
+    x = np.asarray(x)
+    if x.ndim and x.shape[0] + 1 == np.size(alpha):
+        return np.concatenate([x, 1.0 - np.sum(x, axis=0, keepdims=True)], axis=0)
+    return x
+
+
 # ---- scipy.special (srcad/templates/scipy_special.py)
 
 

@@ -142,6 +142,15 @@ def reduction(*primitives: object, transpose: str) -> None:
 # ---- helpers of the helpers
 
 
+def formula(*primitives: object, kind: str, parameters: str, lines: list) -> None:
+    """A template written as text (``kind`` "adjoint" or "tangent", with ``d[...]`` as in a
+    decorated one): one formula for several primitives, or a family of formulas made by a
+    function (a density and its log share all but a factor)."""
+    origin, caller = _caller()
+    for primitive in primitives:
+        _register(primitive, kind, parameters, lines, _namespace(caller, primitive), origin)
+
+
 def _names(parameters: str) -> list:
     return [p.split("=")[0].strip(" *") for p in parameters.split(",")]
 

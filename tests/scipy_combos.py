@@ -487,6 +487,10 @@ def dirichlet_logpdf(x, alpha):
 case(dirichlet_logpdf, (fixed(SIMPLEX_POINT), positive), [(None, VECTOR)], (1,))
 case(dirichlet_logpdf, (fixed(SIMPLEX_POINTS), positive), [(None, VECTOR)], (1,),
      name="dirichlet_logpdf_of_samples")
+# one component fewer than alpha's: scipy completes x to the simplex (was an internal
+# ValueError, a shape mismatch, in the derivative)
+case(dirichlet_logpdf, (fixed(SIMPLEX_POINT[:-1]), positive), [(None, VECTOR)], (1,),
+     name="dirichlet_logpdf_completed")
 
 
 # multivariate_normal.logpdf is registered with np.linalg.solve's templates (its own use
@@ -513,6 +517,29 @@ if registry.lookup(st.multivariate_normal.logpdf) is not None:
          (0, 1, 2))
     case(multivariate_normal_logpdf_keywords, (anything, anything, covariance),
          [(FULL, VECTOR, SQUARE)], (0, 1, 2))
+
+
+def variances(shape, rng):
+    """Positive variances: a diagonal covariance (a vector) or a multiple of the identity."""
+    return rng.uniform(0.5, 2.0, shape)
+
+
+def multivariate_normal_logpdf_diagonal(x, mean, cov):
+    return st.multivariate_normal.logpdf(x, mean, cov)
+
+
+def multivariate_normal_pdf(x, mean, cov):
+    return st.multivariate_normal.pdf(x, mean, cov)
+
+
+if registry.lookup(st.multivariate_normal.logpdf) is not None:
+    # a vector cov is the diagonal, a number the identity's multiple; for a mean of size 1, a
+    # vector x is that many samples (was a silently wrong gradient for a vector cov)
+    case(multivariate_normal_logpdf_diagonal, (anything, anything, variances),
+         [(VECTOR, VECTOR, VECTOR), (FULL, VECTOR, SCALAR), (VECTOR, SCALAR, SCALAR),
+          (VECTOR, (1,), (1,))], (0, 1, 2))
+    case(multivariate_normal_pdf, (anything, anything, covariance),
+         [(VECTOR, VECTOR, SQUARE), (FULL, VECTOR, SQUARE)], (0, 1, 2))
 
 
 # ------------------------------------------------------------------ scipy.signal

@@ -177,14 +177,23 @@ def multivariate_normal_in_all(x, mean, cov):
     return np.sum(stats.multivariate_normal.logpdf(x, mean, cov))
 
 
+def multivariate_normal_of_identity(x, mean):
+    return np.sum(stats.multivariate_normal.logpdf(x, mean))
+
+
 def test_multivariate_normal():
-    """Registered with np.linalg.solve's templates: given a mean and a full covariance."""
+    """Registered with np.linalg.solve's templates: given a mean (a covariance matrix, a
+    vector of variances, a number times the identity, or the identity)."""
     from srcad import registry
 
     if registry.lookup(stats.multivariate_normal.logpdf) is None:
         pytest.skip("np.linalg.solve has no templates here")
-    with pytest.raises(UnsupportedOperationError, match="given its mean and a full covariance"):
+    with pytest.raises(UnsupportedOperationError, match="given its mean"):
         srcad.grad(standard_multivariate_normal)(np.array([0.5, 1.0]))
+    args = [np.array([[0.5, 1.0], [-0.2, 0.3]]), np.array([0.1, -0.4])]
+    gradients = srcad.grad(multivariate_normal_of_identity, wrt=(0, 1))(*args)
+    for position, gradient in enumerate(gradients):
+        assert_close(gradient, numeric_grad(multivariate_normal_of_identity, args, position))
     rng = np.random.default_rng(3)
     factor = rng.normal(size=(3, 3))
     args = [rng.normal(size=(4, 3)), rng.normal(size=3), factor @ factor.T + 3.0 * np.eye(3)]

@@ -155,6 +155,9 @@ def join(a, b):
         return ANY_SCALAR
     if isinstance(a, Array) and isinstance(b, Array) and a.ndim == b.ndim:
         return Array(tuple(x if x == y else None for x, y in zip(a.ones, b.ones)))
+    if isinstance(a, IndexTuple) and isinstance(b, IndexTuple) and len(a.parts) == len(
+            b.parts) and a.adds_items == b.adds_items:
+        return IndexTuple(tuple(join(x, y) for x, y in zip(a.parts, b.parts)), a.adds_items)
     return UNKNOWN
 
 
@@ -206,6 +209,18 @@ def operator_elementwise(*args, **kwargs):
     if all(k in ("float", "int", "bool") for k in kinds):
         return FLOAT
     return ANY_SCALAR
+
+
+def add(a, b, **kwargs):
+    """``a + b``: ``operator_elementwise``; two adjoints of one list (``IndexTuple``s that
+    add item by item: rt.Parts) add up part by part."""
+    if isinstance(a, IndexTuple) or isinstance(b, IndexTuple):
+        if isinstance(a, IndexTuple) and isinstance(b, IndexTuple) and a.adds_items and (
+                b.adds_items) and len(a.parts) == len(b.parts):
+            return IndexTuple(tuple(operator_elementwise(x, y) for x, y in zip(
+                a.parts, b.parts)), adds_items=True)
+        return UNKNOWN  # a list concatenated, an array added to a Parts...
+    return operator_elementwise(a, b)
 
 
 def true_divide(*args, **kwargs):
@@ -358,6 +373,11 @@ def getitem(x, index):
             return _known_or_unknown(x.value[index.value])
         except (IndexError, TypeError):
             return UNKNOWN
+    if isinstance(x, IndexTuple):  # an item of a list or tuple of known length
+        if isinstance(index, Known) and type(index.value) is int and -len(
+                x.parts) <= index.value < len(x.parts):
+            return x.parts[index.value]
+        return UNKNOWN
     if isinstance(x, ShapeTuple):
         is_int = isinstance(index, Known) and isinstance(index.value, int)
         if is_int and x.ones is not None and -len(x.ones) <= index.value < len(x.ones):
@@ -370,6 +390,13 @@ def getitem(x, index):
         parts = tuple(Known(value) for value in index.value)  # x[:, None]: each part a constant
     else:
         parts = index.parts if isinstance(index, IndexTuple) else (index,)
+    ellipses = [i for i, part in enumerate(parts) if part == _ELLIPSIS]
+    if ellipses:  # x[..., 1]: as many full slices as the dimensions the other parts leave
+        consumed = sum(1 for part in parts if part != _ELLIPSIS and part != Known(None))
+        if len(ellipses) > 1 or consumed > len(x.ones):
+            return UNKNOWN
+        at = ellipses[0]
+        parts = parts[:at] + (FULL_SLICE,) * (len(x.ones) - consumed) + parts[at + 1:]
     if any(isinstance(part, Abstract) and isinstance(plain(part), Array) for part in parts):
         return _advanced_getitem(x, parts)
     ones = list(x.ones)
@@ -473,11 +500,19 @@ class SliceAbstract(Abstract):
 
 
 FULL_SLICE = Known(slice(None))
+_ELLIPSIS = Known(Ellipsis)
 
 
 @dataclass(frozen=True)
 class IndexTuple(Abstract):
+    """A tuple or list of known length, by the abstract values of its items: an index
+    (``x[i, :]``), a shape (``(n, -1)``), a list of arrays (``[x, y]``, np.split's pieces,
+    np.linalg.eigh's pair). ``adds_items``: an adjoint of a list (rt.Parts, from the helpers
+    that cut an adjoint into parts), whose ``+`` adds item by item instead of
+    concatenating."""
+
     parts: tuple
+    adds_items: bool = False
 
 
 def made_of_shape(shape):
@@ -630,6 +665,15 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
                 if new != old:
                     env[target.id] = new
                     changed.append(target.id)
+            elif (type(target) in (gast.Tuple, gast.List) and isinstance(value, IndexTuple)
+                  and len(target.elts) == len(value.parts)
+                  and all(type(e) is gast.Name for e in target.elts)):
+                for element, part in zip(target.elts, value.parts):  # a, b = (x, y)
+                    old = env.get(element.id)
+                    new = part if old is None else join(old, part)
+                    if new is not None and new != old:
+                        env[element.id] = new
+                        changed.append(element.id)
             else:  # unpacking: nothing known about the parts
                 for n in syntax.walk(target):
                     if isinstance(n, gast.Name) and env.get(n.id) is not UNKNOWN:

@@ -111,3 +111,24 @@ def _full_like_shape(a, fill_value=None, dtype=None, order=None, subok=None,
 
 shape_rule(_full_shape, np.full)
 shape_rule(_full_like_shape, np.full_like)
+
+
+def _linspace_shape(start, stop, num=shapes.Known(50), endpoint=shapes.Known(True),
+                    retstep=shapes.Known(False), dtype=None, axis=shapes.Known(0), **kwargs):
+    """np.linspace: start and stop broadcast, with the ``num`` samples' axis put in at
+    ``axis`` (1 when num is the constant 1)."""
+    ends = shapes.elementwise(start, stop)
+    if retstep != shapes.Known(False) or not isinstance(axis, shapes.Known) or type(
+            axis.value) is not int:
+        return shapes.UNKNOWN
+    if isinstance(ends, shapes.Scalar):
+        ends = shapes.Array(())
+    if not isinstance(ends, shapes.Array) or not -ends.ndim - 1 <= axis.value <= ends.ndim:
+        return shapes.UNKNOWN
+    count = num.value if isinstance(num, shapes.Known) and type(num.value) is int else None
+    ones = list(ends.ones)
+    ones.insert(axis.value % (ends.ndim + 1), None if count is None else count == 1)
+    return shapes.Array(tuple(ones))
+
+
+shape_rule(_linspace_shape, np.linspace)

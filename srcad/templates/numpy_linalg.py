@@ -596,3 +596,117 @@ shape_rule(_matrices, np.linalg.inv, np.linalg.cholesky, np.linalg.matrix_power)
 shape_rule(_det_shape, np.linalg.det)
 shape_rule(_pinv_shape, np.linalg.pinv)
 shape_rule(solve_shape, np.linalg.solve)
+
+
+# ---- factorizations: a tuple of results (shapes.IndexTuple), each by its axes' patterns.
+# A matrix's sizes m, n: min(m, n) (the count of singular values) is 1 when one of them is
+# and the other is not 0; other than 1 when both are
+
+
+def _smaller_size(m, n):
+    if m is False and n is False:
+        return False
+    if m is True and n is True:
+        return True
+    return None
+
+
+def factors_shape(a, results):
+    """The results of a factorization of ``a`` (a matrix, a stack of them), each spelled with
+    'm', 'n' (a's last two sizes), 'k' (the smaller) after a's stack axes; a result of no
+    letters is a number per matrix. One result: its pattern, not a tuple."""
+    a = shapes.plain(a)
+    if not isinstance(a, shapes.Array) or a.ndim < 2:
+        return shapes.UNKNOWN
+    stack, (m, n) = a.ones[:-2], a.ones[-2:]
+    sizes = {"m": m, "n": n, "k": _smaller_size(m, n)}
+    parts = []
+    for letters in results:
+        ones = stack + tuple(sizes[letter] for letter in letters)
+        parts.append(shapes.Array(ones) if ones else shapes.ANY_SCALAR)
+    return parts[0] if len(parts) == 1 else shapes.IndexTuple(tuple(parts))
+
+
+def _eigh_shape(a, UPLO=shapes.Known("L"), **kwargs):
+    return factors_shape(a, ("n", "mn"))
+
+
+def _eigvalsh_shape(a, UPLO=shapes.Known("L"), **kwargs):
+    return factors_shape(a, ("n",))
+
+
+def _svd_shape(a, full_matrices=shapes.Known(True), compute_uv=shapes.Known(True),
+               hermitian=shapes.Known(False), **kwargs):
+    if not (isinstance(full_matrices, shapes.Known) and isinstance(compute_uv, shapes.Known)):
+        return shapes.UNKNOWN
+    if not compute_uv.value:
+        return factors_shape(a, ("k",))
+    return factors_shape(a, ("mm", "k", "nn") if full_matrices.value else ("mk", "k", "kn"))
+
+
+def _qr_shape(a, mode=shapes.Known("reduced"), **kwargs):
+    results = {"reduced": ("mk", "kn"), "complete": ("mm", "mn"), "r": ("kn",)}
+    if not isinstance(mode, shapes.Known) or mode.value not in results:
+        return shapes.UNKNOWN
+    return factors_shape(a, results[mode.value])
+
+
+def _slogdet_shape(a, **kwargs):
+    return factors_shape(a, ("", ""))
+
+
+def _einsum_shape(subscripts, *operands, **kwargs):
+    """np.einsum: the output's letters, each of the pattern its axes in the operands
+    broadcast to (NumPy broadcasts a size of 1 under any letter); no letters: a number."""
+    kinds = [shapes.plain(x) for x in operands]
+    if not isinstance(subscripts, shapes.Known) or not isinstance(subscripts.value, str) or (
+            not kinds or not all(isinstance(x, shapes.Array) for x in kinds)):
+        return shapes.UNKNOWN
+    try:
+        specs, output = rt.einsum_specs(subscripts.value,
+                                        *(np.empty((0,) * x.ndim) for x in kinds))
+    except Exception:  # subscripts NumPy refuses: it fails at run time, not here
+        return shapes.UNKNOWN
+    specs = [spec for spec in specs if spec is not None]
+    if len(specs) != len(kinds):
+        return shapes.UNKNOWN
+    flags = {}
+    for spec, x in zip(specs, kinds):
+        if len(spec) != x.ndim:
+            return shapes.UNKNOWN
+        for letter, one in zip(spec, x.ones):
+            flags.setdefault(letter, []).append(one)
+    if any(letter not in flags for letter in output):
+        return shapes.UNKNOWN
+    if not output:
+        return shapes.ANY_SCALAR
+    return shapes.Array(tuple(
+        shapes.elementwise(*(shapes.Array((one,)) for one in flags[letter])).ones[0]
+        for letter in output))
+
+
+def _contract_shape(specs, target, shape, *operands, **kwargs):
+    """rt.contract: an array of ``shape`` (an operand's, for its adjoint)."""
+    return shapes.made_of_shape(shape)
+
+
+def _lstsq_shape(a, b, rcond=None, **kwargs):
+    """np.linalg.lstsq: (x: a's columns by b's, the residuals (none, or one per column of
+    b: a size not told), the rank, the singular values)."""
+    a, b = shapes.plain(a), shapes.plain(b)
+    if not (isinstance(a, shapes.Array) and isinstance(b, shapes.Array)) or a.ndim != 2 or (
+            b.ndim not in (1, 2)):
+        return shapes.UNKNOWN
+    x = shapes.Array(a.ones[1:] + b.ones[1:])
+    values = factors_shape(a, ("k",))
+    return shapes.IndexTuple((x, shapes.Array((None,)), shapes.ANY_SCALAR, values))
+
+
+shape_rule(_lstsq_shape, np.linalg.lstsq)
+shape_rule(_eigh_shape, np.linalg.eigh)
+shape_rule(_eigvalsh_shape, np.linalg.eigvalsh)
+shape_rule(_svd_shape, np.linalg.svd)
+shape_rule(_qr_shape, np.linalg.qr)
+shape_rule(_slogdet_shape, np.linalg.slogdet)
+shape_rule(_einsum_shape, np.einsum)
+shape_rule(_contract_shape, rt.contract)

@@ -168,8 +168,41 @@ shape_rule(_concatenate_shape, np.concatenate)
 shape_rule(_stack_shape, np.stack)
 
 
+def _array_shape(x, *rest, ndmin=shapes.Known(0), **kwargs):
+    """np.array / np.asarray: an array's pattern; a scalar's 0-d array; a list or tuple of
+    scalars, or of arrays of one rank (NumPy makes them one array of equal-shaped items),
+    stacked along a new first axis."""
+    if ndmin != shapes.Known(0):
+        return shapes.UNKNOWN
+    if isinstance(x, shapes.IndexTuple):
+        return _stacked_items(x.parts)
+    if isinstance(x, shapes.Known) and isinstance(x.value, tuple):
+        return _stacked_items([shapes.Known(item) for item in x.value])
+    x = shapes.plain(x)
+    if isinstance(x, shapes.Scalar):
+        return shapes.Array(())
+    return x if isinstance(x, shapes.Array) else shapes.UNKNOWN
+
+
+def _stacked_items(items):
+    patterns = [_stacked_items(item.parts) if isinstance(item, shapes.IndexTuple) else (
+        _stacked_items([shapes.Known(v) for v in item.value])
+        if isinstance(item, shapes.Known) and isinstance(item.value, tuple)
+        else shapes.plain(item)) for item in items]  # (a nested list: its own array)
+    if not patterns:
+        return shapes.UNKNOWN
+    if all(isinstance(p, shapes.Scalar) for p in patterns):
+        return shapes.Array((len(patterns) == 1,))
+    if not all(isinstance(p, shapes.Array) for p in patterns) or len(
+            {p.ndim for p in patterns}) != 1:
+        return shapes.UNKNOWN  # a mix, or ragged items (NumPy refuses them)
+    return shapes.Array((len(patterns) == 1,) + tuple(
+        _same_size([p.ones[i] for p in patterns]) for i in range(patterns[0].ndim)))
+
+
 # the tangent of a list of values is a list: make it an array
-linear(np.array, np.asarray, parameters="y, x", transpose="g", tangent="np.asarray(d[x])")
+linear(np.array, np.asarray, parameters="y, x", transpose="g", tangent="np.asarray(d[x])",
+       shape=_array_shape)
 
 
 shape_rule(shapes.reshape, np.reshape)
@@ -212,12 +245,42 @@ linear(np.broadcast_to, parameters="y, x, shape, subok=False",
        transpose="rt.unbroadcast(g, x)", tangent="np.broadcast_to(d[x], shape)")
 
 
+def _split_shape(default_axis):
+    """np.split and the like: as many pieces as the sections (an int) or the indices (a
+    constant list) make, each x's pattern but along the split axis, whose size the kinds do
+    not tell (but for one piece: x itself)."""
+
+    def rule(x, indices_or_sections, axis=shapes.Known(default_axis), **kwargs):
+        x = shapes.plain(x)
+        if not isinstance(x, shapes.Array) or not x.ndim or not isinstance(axis, shapes.Known):
+            return shapes.UNKNOWN
+        split_axis = axis.value
+        if split_axis is None:  # np.hsplit: the columns, but a vector's only axis
+            split_axis = 0 if x.ndim == 1 else 1
+        if type(split_axis) is not int or not -x.ndim <= split_axis < x.ndim:
+            return shapes.UNKNOWN
+        sections = _probed(indices_or_sections)
+        if type(sections) is int and sections > 0:
+            count = sections
+        elif isinstance(sections, (list, tuple)) and all(type(i) is int for i in sections):
+            count = len(sections) + 1
+        else:
+            return shapes.UNKNOWN
+        if count == 1:
+            return shapes.IndexTuple((x,))
+        ones = list(x.ones)
+        ones[split_axis % x.ndim] = None
+        return shapes.IndexTuple((shapes.Array(tuple(ones)),) * count)
+
+    return rule
+
+
 # the result is a list: its adjoint is a list of one adjoint per part (rt.Parts, or one
 # stacked array when the parts have equal shapes), joined back along the axis; parts of
-# unequal shapes included. No shape rule: shape inference does not follow a list's parts.
+# unequal shapes included
 linear(np.split, parameters="y, x, indices_or_sections, axis=0",
        transpose="np.concatenate(g, axis=axis)",
-       tangent="np.split(d[x], indices_or_sections, axis=axis)")
+       tangent="np.split(d[x], indices_or_sections, axis=axis)", shape=_split_shape(0))
 
 
 # ---- more shape functions: flips, rolls, axis moves, tiles, repeats, gathers, pads, joins.
@@ -382,9 +445,36 @@ for _atleast in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
 # copies: the transpose adds the copies up
 linear(np.tile, parameters="y, A, reps", transpose="rt.untiled(g, A, reps)",
        shape=_tile_shape)
+def _along_axis_unknown(x, axis):
+    """x's pattern with the size along ``axis`` unknown (flattened when axis is None): what
+    a gather of a count the kinds do not tell leaves (a mask, repeats per element)."""
+    x = shapes.plain(x)
+    if isinstance(x, shapes.Scalar):
+        x = shapes.Array(())
+    if not isinstance(x, shapes.Array) or not isinstance(axis, shapes.Known):
+        return shapes.UNKNOWN
+    if axis.value is None:
+        return shapes.Array((None,))
+    if type(axis.value) is not int or not -x.ndim <= axis.value < x.ndim:
+        return shapes.UNKNOWN
+    ones = list(x.ones)
+    ones[axis.value % x.ndim] = None
+    return shapes.Array(tuple(ones))
+
+
+_repeat_probed = _probe(np.repeat)
+
+
+def _repeat_shape(a, repeats, axis=shapes.Known(None), **kwargs):
+    """np.repeat: probed (a constant count); with counts per element, the axis's size is
+    unknown."""
+    probed = _repeat_probed(a, repeats, axis, **kwargs)
+    return probed if probed is not shapes.UNKNOWN else _along_axis_unknown(a, axis)
+
+
 linear(np.repeat, np.ndarray.repeat, parameters="y, a, repeats, axis=None",
        transpose="rt.unrepeated(g, a, repeats, axis)",
-       tangent="np.repeat(d[a], repeats, axis)", shape=_probe(np.repeat))
+       tangent="np.repeat(d[a], repeats, axis)", shape=_repeat_shape)
 linear(np.take, np.ndarray.take, parameters='y, a, indices, axis=None, out=None, mode="raise"',
        transpose="rt.untaken(g, a, indices, axis, mode)",
        tangent="np.take(d[a], indices, axis, mode=mode)", shape=_probe(np.take, indices=(1,)))
@@ -520,10 +610,13 @@ def append(y, arr, values, axis=None):  # noqa: F811
 
 # the other splits, as np.split: the adjoint joins the parts' adjoints back
 linear(np.array_split, parameters="y, ary, indices_or_sections, axis=0",
-       transpose="np.concatenate(g, axis=axis)")
-linear(np.hsplit, parameters="y, ary, indices_or_sections", transpose="np.hstack(g)")
-linear(np.vsplit, parameters="y, ary, indices_or_sections", transpose="np.vstack(g)")
-linear(np.dsplit, parameters="y, ary, indices_or_sections", transpose="np.dstack(g)")
+       transpose="np.concatenate(g, axis=axis)", shape=_split_shape(0))
+linear(np.hsplit, parameters="y, ary, indices_or_sections", transpose="np.hstack(g)",
+       shape=_split_shape(None))
+linear(np.vsplit, parameters="y, ary, indices_or_sections", transpose="np.vstack(g)",
+       shape=_split_shape(0))
+linear(np.dsplit, parameters="y, ary, indices_or_sections", transpose="np.dstack(g)",
+       shape=_split_shape(2))
 
 
 # np.sort and np.partition permute their array along the axis: the adjoint puts d[y] back
@@ -553,6 +646,15 @@ shape_rule(_probe(np.append, arrays=(0, 1)), np.append)
 shape_rule(_probe(np.sort), np.sort)
 shape_rule(_probe(np.partition), np.partition)
 nondifferentiable(np.searchsorted, np.ndarray.searchsorted)  # indices
+
+
+def _searchsorted_shape(a, v, *rest, **kwargs):
+    """np.searchsorted: an index per value of v."""
+    v = shapes.plain(v)
+    return shapes.ANY_SCALAR if isinstance(v, shapes.Scalar) else v
+
+
+shape_rule(_searchsorted_shape, np.searchsorted)
 
 
 # np.select takes each element from the first choice whose condition holds, or the default:
@@ -594,6 +696,24 @@ def gradient(y, f, *varargs, axis=None, edge_order=1):  # noqa: F811
     d[y] = rt.gradient_of(d[f], varargs, axis, edge_order)
 
 
+def gradient_shape(f, *varargs, axis=shapes.Known(None), edge_order=None, **kwargs):
+    """np.gradient: f's shape, one array per axis differentiated (a tuple of them when
+    ``axis`` is None or a tuple and f has several axes)."""
+    f = shapes.plain(f)
+    if not isinstance(f, shapes.Array) or not f.ndim or not isinstance(axis, shapes.Known):
+        return shapes.UNKNOWN
+    if type(axis.value) is int:
+        return f
+    count = f.ndim if axis.value is None else len(axis.value) if isinstance(
+        axis.value, tuple) else None
+    if count is None:
+        return shapes.UNKNOWN
+    return f if count == 1 else shapes.IndexTuple((f,) * count)
+
+
+shape_rule(gradient_shape, np.gradient)
+
+
 def _constant_spacing(arguments, carries, resolve):
     if carries(arguments["varargs"]):
         return ("srcad differentiates np.gradient in f, not in its spacing",
@@ -619,6 +739,39 @@ def meshgrid(y, x1, x2=None, x3=None, x4=None, copy=True, sparse=False,  # noqa:
              indexing="xy"):
     d[y] = rt.meshgrid_tangent((d[x1], d[x2], d[x3], d[x4]), (x1, x2, x3, x4), sparse,
                                indexing)
+
+
+def _meshgrid_shape(*arrays, copy=None, sparse=shapes.Known(False),
+                    indexing=shapes.Known("xy")):
+    """np.meshgrid: one grid per array (each flattened): of every array's length, the first
+    two swapped with indexing "xy"; with sparse=True, 1 but along the grid's own axis."""
+    kinds = [shapes.plain(x) for x in arrays]
+    if not kinds or not isinstance(sparse, shapes.Known) or indexing not in (
+            shapes.Known("xy"), shapes.Known("ij")):
+        return shapes.UNKNOWN
+    lengths = []
+    for x in kinds:
+        if isinstance(x, shapes.Scalar):
+            lengths.append(True)
+        elif isinstance(x, shapes.Array):
+            lengths.append(_size_is_one(x.ones))
+        else:
+            return shapes.UNKNOWN
+    order = list(range(len(lengths)))
+    if indexing.value == "xy" and len(order) > 1:
+        order[0], order[1] = order[1], order[0]
+    full = tuple(lengths[i] for i in order)
+    grids = []
+    for position in range(len(lengths)):
+        if sparse.value:
+            grids.append(shapes.Array(tuple(
+                lengths[i] if i == position else True for i in order)))
+        else:
+            grids.append(shapes.Array(full))
+    return shapes.IndexTuple(tuple(grids))
+
+
+shape_rule(_meshgrid_shape, np.meshgrid)
 
 
 # np.delete and np.insert move the elements they keep: the adjoint finds where each came
@@ -651,6 +804,12 @@ linear(np.ndarray.compress, parameters="y, a, condition, axis=None, out=None",  
 multilinear(np.extract, parameters="y, condition, arr",
             transposes={"arr": "rt.untaken(g, arr, np.flatnonzero(condition), None)"},
             tangent="np.extract(condition, d[arr])")
+shape_rule(lambda condition, a, axis=shapes.Known(None), *rest, **kwargs: _along_axis_unknown(
+    a, axis), np.compress)
+shape_rule(lambda a, condition, axis=shapes.Known(None), *rest, **kwargs: _along_axis_unknown(
+    a, axis), np.ndarray.compress)
+shape_rule(lambda condition, arr, **kwargs: _along_axis_unknown(arr, shapes.Known(None)),
+           np.extract)
 
 
 # functions of an array's values that give indices, or counts
@@ -681,7 +840,15 @@ def _choose_in_range(arguments, carries, resolve):
 
 
 constraint(_choose_in_range, np.choose)
-shape_rule(_probe(np.choose, arrays=(0, 1)), np.choose)
+def _choose_shape(a, choices, *rest, **kwargs):
+    """np.choose: the indices and every choice broadcast together."""
+    if not isinstance(choices, shapes.IndexTuple) or not choices.parts:
+        return shapes.UNKNOWN
+    result = shapes.elementwise(a, *choices.parts)
+    return shapes.Array(()) if isinstance(result, shapes.Scalar) else result
+
+
+shape_rule(_choose_shape, np.choose)
 nondifferentiable(rt.choice_masks)
 
 

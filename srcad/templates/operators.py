@@ -72,7 +72,8 @@ nondifferentiable(
     operator.floordiv, np.floor_divide,
 )
 
-shape_rule(shapes.operator_elementwise, operator.add, operator.sub, operator.mul,
+shape_rule(shapes.add, operator.add)
+shape_rule(shapes.operator_elementwise, operator.sub, operator.mul,
            operator.mod, operator.neg, operator.pos, operator.floordiv)
 shape_rule(shapes.true_divide, operator.truediv)
 shape_rule(shapes.power, operator.pow, builtins.pow)

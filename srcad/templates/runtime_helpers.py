@@ -263,6 +263,36 @@ linear(rt.split_along, parameters="parts, a, pieces, axis=0",
 linear(rt.unstacked, parameters="parts, a, pieces, axis=0", transpose="np.stack(g, axis=axis)")
 
 
+def _parts_like(position, scalar_part):
+    """The shape rule of a helper cutting an adjoint into one part per piece (the list in
+    argument ``position``): each part has its piece's shape; a scalar piece's part is
+    ``scalar_part`` (a 0-d array where the helper reshapes, a NumPy scalar where it takes
+    an item)."""
+
+    def rule(*args, **kwargs):
+        pieces = args[position] if len(args) > position else UNKNOWN
+        if not isinstance(pieces, shapes.IndexTuple):
+            return UNKNOWN
+        parts = []
+        for piece in pieces.parts:
+            piece = plain(piece)
+            if isinstance(piece, Scalar):
+                parts.append(scalar_part)
+            elif isinstance(piece, Array):
+                parts.append(piece)
+            else:
+                return UNKNOWN
+        return shapes.IndexTuple(tuple(parts), adds_items=True)
+
+    return rule
+
+
+shape_rule(_parts_like(2, Array(())), rt.pieces_of, rt.unjoined)
+shape_rule(_parts_like(1, Array(())), rt.split_along)
+shape_rule(_parts_like(1, ANY_SCALAR), rt.unstacked)
+shape_rule(_parts_like(2, ANY_SCALAR), rt.select_adjoint)  # each summed to its choice's shape
+
+
 # ``for x in items`` iterates over rt.iterated(items): the items themselves, or a dict's keys
 linear(rt.iterated, parameters="y, items", transpose="rt.iterated_adjoint(g, items)",
        tangent="rt.iterated_tangent(d[items], items)")
@@ -276,7 +306,15 @@ shape_rule(_like(1), rt.dot_adjoint_left, rt.matmul_adjoint_left)
 # the adjoints of max/min and norm: x's shape (g and y broadcast over it)
 shape_rule(_like(1), rt.extremum_adjoint, rt.norm_adjoint)
 shape_rule(_like(2), rt.dot_adjoint_right, rt.matmul_adjoint_right)
-shape_rule(lambda g, x, index: plain(x) if isinstance(plain(x), Array) else UNKNOWN, rt.unindex)
+def _unindex_shape(g, x, index):
+    """x's pattern; for a list or tuple x (an item's adjoint), a Parts of one part per item:
+    zeros of its shape, g added at ``index`` (a scalar item's part: 0.0, or g's scalar)."""
+    if isinstance(x, shapes.IndexTuple):
+        return _parts_like(0, ANY_SCALAR)(x)
+    return plain(x) if isinstance(plain(x), Array) else UNKNOWN
+
+
+shape_rule(_unindex_shape, rt.unindex)
 shape_rule(_match_type_shape, rt.match_type)
 shape_rule(shapes.same_as_first, rt.owned)
 shape_rule(lambda t, value, *a, **k: plain(value) if plain(value) != UNKNOWN else plain(t),
@@ -356,7 +394,7 @@ def _match_type(pass_, args, kinds):
     if isinstance(x_kind, Scalar) and x_kind.kind in ("float", "int", "bool"):
         if g_kind == shapes.FLOAT:
             return g
-        if isinstance(g_kind, Scalar):
+        if isinstance(g_kind, Scalar) or g_kind == Array(()):  # (a 0-d array too)
             return syntax.call(syntax.name("float"), g)
         return None
     if isinstance(x_kind, Array):
@@ -1077,3 +1115,85 @@ linear(rt.cov_variables, parameters="y, m, rowvar=True",
 linear(rt.cov_variables_adjoint, parameters="y, cotangent, m, rowvar=True",
        transpose="rt.cov_variables(g, rowvar)")
 nondifferentiable(rt.cov_shape, rt.cov_divisor, rt.logspace_log_base)
+
+
+# ---- shape rules of the linear algebra and gather helpers' results
+
+
+def _block_upper_shape(a, e, *rest, **kwargs):
+    """[[a, e], [0, a]]: a and e broadcast, each matrix twice as large (never 1)."""
+    both = shapes.elementwise(a, e)
+    if not isinstance(both, Array) or both.ndim < 2:
+        return UNKNOWN
+    return Array(both.ones[:-2] + (False, False))
+
+
+def _half_blocks_shape(g, *rest, **kwargs):
+    """A block of half of g's last size, of each matrix of g: its size not told."""
+    g = plain(g)
+    return Array(g.ones[:-2] + (None, None)) if isinstance(g, Array) and g.ndim >= 2 else UNKNOWN
+
+
+def _factor_or_transposed_shape(c, lower=UNKNOWN, *rest, **kwargs):
+    """c, or each matrix of c transposed (as ``lower`` says at run time)."""
+    c = plain(c)
+    if not isinstance(c, Array) or c.ndim < 2:
+        return UNKNOWN
+    return shapes.join(c, Array(c.ones[:-2] + (c.ones[-1], c.ones[-2])))
+
+
+def _banded_dense_shape(ab, l_and_u, *rest, **kwargs):
+    """The n×n matrix of a band form (l + u + 1, n)."""
+    ab = plain(ab)
+    return Array((ab.ones[-1],) * 2) if isinstance(ab, Array) and ab.ndim == 2 else UNKNOWN
+
+
+def _band_of_shape(dense, l_and_u, *rest, **kwargs):
+    """A band form (l + u + 1, n) of an n×n matrix (l + u + 1 may be 1)."""
+    dense = plain(dense)
+    return Array((None, dense.ones[-1])) if isinstance(dense, Array) and dense.ndim == 2 else (
+        UNKNOWN)
+
+
+def _residual_weights_shape(g, like, *rest, **kwargs):
+    """One row of like's columns."""
+    like = plain(like)
+    return Array((True, like.ones[-1])) if isinstance(like, Array) and like.ndim else UNKNOWN
+
+
+def _array_copy_shape(total, *rest, **kwargs):
+    """An array like ``total`` (a copy of it, written into)."""
+    total = plain(total)
+    return total if isinstance(total, Array) else UNKNOWN
+
+
+def _gradient_of_shape(f, spacing=UNKNOWN, axis=shapes.Known(None), edge_order=None, **kwargs):
+    return numpy_shape.gradient_shape(f, axis=axis)
+
+
+shape_rule(_block_upper_shape, rt.block_upper)
+shape_rule(_half_blocks_shape, rt.block_diagonal_sum, rt.upper_right_block)
+shape_rule(_factor_or_transposed_shape, rt.lower_factor)
+shape_rule(_array_copy_shape, rt.other_triangle, rt.three_vectors, rt.added_at)
+shape_rule(_banded_dense_shape, rt.banded_dense)
+shape_rule(_band_of_shape, rt.band_of)
+shape_rule(_residual_weights_shape, rt.residual_weights)
+shape_rule(_shape_of_second, rt.residuals_like)
+shape_rule(_gradient_of_shape, rt.gradient_of)
+
+
+# scipy.stats.multivariate_normal's covariance: a number, a vector or a matrix made a matrix
+linear(rt.full_covariance, parameters="y, c, size", transpose="rt.covariance_part(g, c)")
+linear(rt.covariance_part, parameters="y, a, c",
+       transpose="rt.full_covariance(g, np.shape(a)[-1])")
+shape_rule(lambda cov, size, **kwargs: Array((None, None)) if isinstance(
+    plain(cov), (Scalar, Array)) and (isinstance(plain(cov), Scalar) or plain(cov).ndim < 3)
+    else UNKNOWN, rt.full_covariance)
+shape_rule(lambda g, cov, **kwargs: ANY_SCALAR if isinstance(plain(cov), Scalar) else (
+    plain(cov) if isinstance(plain(cov), Array) else UNKNOWN), rt.covariance_part)
+
+# dirichlet's x completed to the simplex: alpha only tells how many components (x itself
+# carries no derivative: dirichlet.logpdf refuses one in x)
+nondifferentiable(rt.simplex_point)
+shape_rule(lambda x, alpha, **kwargs: Array((None,) + plain(x).ones[1:]) if isinstance(
+    plain(x), Array) and plain(x).ndim else UNKNOWN, rt.simplex_point)

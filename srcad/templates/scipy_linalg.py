@@ -17,6 +17,7 @@ import numpy as np
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import Template, adjoint, constraint, d, set_template, shape_rule, tangent
+from srcad.templates import numpy_linalg
 
 try:
     from scipy import linalg
@@ -61,6 +62,61 @@ def _one_matrix_like(a, *rest, **kwargs):
 
 def _one_matrix_determinant(a, *rest, **kwargs):
     return shapes.ANY_SCALAR if _one_matrix(a) else shapes.UNKNOWN
+
+
+def _cho_factor_shape(a, lower=shapes.Known(False), *rest, **kwargs):
+    """cho_factor: the pair (c of a's shape, lower)."""
+    return shapes.IndexTuple((_one_matrix(a), shapes.Scalar("bool"))) if _one_matrix(
+        a) else shapes.UNKNOWN
+
+
+def _scipy_eigh_shape(a, b=shapes.Known(None), *rest, eigvals_only=shapes.Known(False),
+                      **kwargs):
+    if not _one_matrix(a) or b != shapes.Known(None) or not isinstance(
+            eigvals_only, shapes.Known):
+        return shapes.UNKNOWN
+    return numpy_linalg.factors_shape(a, ("n",) if eigvals_only.value else ("n", "mn"))
+
+
+def _scipy_svd_shape(a, full_matrices=shapes.Known(True), compute_uv=shapes.Known(True),
+                     *rest, **kwargs):
+    if not _one_matrix(a) or not (isinstance(full_matrices, shapes.Known) and isinstance(
+            compute_uv, shapes.Known)):
+        return shapes.UNKNOWN
+    if not compute_uv.value:
+        return numpy_linalg.factors_shape(a, ("k",))
+    return numpy_linalg.factors_shape(
+        a, ("mm", "k", "nn") if full_matrices.value else ("mk", "k", "kn"))
+
+
+def _scipy_qr_shape(a, overwrite_a=shapes.Known(False), lwork=shapes.Known(None),
+                    mode=shapes.Known("full"), pivoting=shapes.Known(False), *rest, **kwargs):
+    results = {"full": ("mm", "mn"), "economic": ("mk", "kn")}
+    if not _one_matrix(a) or pivoting != shapes.Known(False) or not isinstance(
+            mode, shapes.Known):
+        return shapes.UNKNOWN
+    if mode.value == "r":  # a tuple of one: (r,)
+        return shapes.IndexTuple((numpy_linalg.factors_shape(a, ("mn",)),))
+    if mode.value not in results:
+        return shapes.UNKNOWN
+    return numpy_linalg.factors_shape(a, results[mode.value])
+
+
+def _sylvester_shape(a, b, q, *rest, **kwargs):
+    """solve_sylvester: x has q's shape."""
+    q = shapes.plain(q)
+    return q if isinstance(q, shapes.Array) and q.ndim == 2 else shapes.UNKNOWN
+
+
+def _banded_shape(l_and_u, ab, b, *rest, **kwargs):
+    """solve_banded: x has b's shape (a vector or columns)."""
+    b = shapes.plain(b)
+    return b if isinstance(b, shapes.Array) and b.ndim in (1, 2) else shapes.UNKNOWN
+
+
+def _cho_solve_shape(c_and_lower, b, *rest, **kwargs):
+    """cho_solve: x has b's shape (a vector or columns)."""
+    return _banded_shape(None, None, b)
 
 
 def _one_matrix_solution(a, b, *rest, **kwargs):
@@ -433,3 +489,11 @@ if linalg is not None:
     shape_rule(_one_matrix_like, linalg.inv, linalg.expm)
     shape_rule(_one_matrix_determinant, linalg.det)
     shape_rule(_one_matrix_solution, linalg.solve, linalg.solve_triangular)
+    shape_rule(_one_matrix_like, linalg.cholesky)
+    shape_rule(_cho_factor_shape, linalg.cho_factor)
+    shape_rule(_scipy_eigh_shape, linalg.eigh)
+    shape_rule(_scipy_svd_shape, linalg.svd)
+    shape_rule(_scipy_qr_shape, linalg.qr)
+    shape_rule(_sylvester_shape, linalg.solve_sylvester)
+    shape_rule(_banded_shape, linalg.solve_banded)
+    shape_rule(_cho_solve_shape, linalg.cho_solve)

@@ -12,11 +12,11 @@ s = (log f)'(z): d logpdf / dx = s / scale, d / dloc = -s / scale and
 d / dscale = -(1 + s z) / scale. Outside a density's support (x < loc for expon,
 scale <= 0) scipy returns -inf or nan, and so do these derivatives.
 
-Not differentiable: ``poisson.logpmf``'s k and loc (integers), ``dirichlet.logpdf``'s x
-(scipy refuses a point off the simplex) and the x of fewer components than alpha's that
-scipy completes: srcad raises UnsupportedOperationError at a call where a derivative
-would flow into them (a shorter x with a derivative in alpha fails when the derivative
-runs, as a shape mismatch).
+Not differentiable: ``poisson.logpmf``'s k and loc (integers) and ``dirichlet.logpdf``'s x
+(scipy refuses a point off the simplex): srcad raises UnsupportedOperationError at a call
+where a derivative would flow into them. An x of one component fewer than alpha's, which
+scipy completes to the simplex, is completed the same way (rt.simplex_point) for the
+derivative in alpha.
 """
 
 import gast
@@ -26,6 +26,7 @@ from srcad import registry
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
+from srcad.vocabulary import formula
 from srcad.templates.scipy_special import INVERSE_SQRT_2PI, SQRT_2PI, no_derivative_in
 
 try:
@@ -73,24 +74,33 @@ def _dirichlet_shape(x, alpha):
     return shapes.UNKNOWN
 
 
-def _mean_and_covariance_given(arguments, carries, resolve):
-    """multivariate_normal.logpdf: srcad differentiates it given a mean and a full
-    covariance matrix (scipy's defaults: a zero mean, the identity)."""
-    for name in ("mean", "cov"):
-        if isinstance(arguments[name], gast.Constant):
-            return ("srcad differentiates scipy.stats.multivariate_normal.logpdf given its "
-                    "mean and a full covariance matrix, not %s=%r"
-                    % (name, arguments[name].value),
-                    "Pass both: multivariate_normal.logpdf(x, mean, cov), cov of shape (k, k).")
+def _mean_given(arguments, carries, resolve):
+    """multivariate_normal.logpdf: srcad differentiates it given a mean (its size is the
+    dimension; scipy's default None takes it from cov instead)."""
+    mean = arguments["mean"]
+    if isinstance(mean, gast.Constant) and mean.value is None:
+        return ("srcad differentiates scipy.stats.multivariate_normal.logpdf given its mean, "
+                "not mean=None",
+                "Pass the mean: multivariate_normal.logpdf(x, np.zeros(k), cov).")
     return None
 
 
-def _multivariate_normal_shape(x, *rest, **kwargs):
-    """One value per sample, squeezed: a scalar for one sample (x of shape (k,))."""
-    x = shapes.plain(x)
-    if isinstance(x, shapes.Array) and x.ndim == 1:
-        return shapes.ANY_SCALAR
-    return shapes.UNKNOWN
+def _multivariate_normal_shape(x, mean=shapes.UNKNOWN, *rest, **kwargs):
+    """One value per sample, the sizes of 1 squeezed out (a scalar for one sample): x's
+    axes but the last, or x's own for samples of one number (a mean of size 1)."""
+    x, mean = shapes.plain(x), shapes.plain(mean)
+    if isinstance(mean, shapes.Scalar) or mean == shapes.Array((True,)):
+        samples = x.ones if isinstance(x, shapes.Array) and x.ndim == 1 else None
+    elif isinstance(mean, shapes.Array) and mean.ndim == 1 and mean.ones[0] is False:
+        samples = x.ones[:-1] if isinstance(x, shapes.Array) and x.ndim else None
+    else:
+        return shapes.UNKNOWN
+    if isinstance(x, shapes.Scalar):
+        samples = ()
+    if samples is None or None in samples:
+        return shapes.UNKNOWN
+    kept = tuple(one for one in samples if one is False)
+    return shapes.Array(kept) if kept else shapes.ANY_SCALAR
 
 
 if stats is not None:
@@ -341,16 +351,17 @@ if stats is not None:
     constraint(no_derivative_in("k", "loc", why="an integer count"), stats.poisson.logpmf)
 
     # ---- dirichlet: logpdf(x, alpha) = sum((alpha - 1) log x) - sum(gammaln(alpha))
-    # + gammaln(sum(alpha)), x's first axis the components (one column per sample). In
-    # alpha only: scipy refuses an x off the simplex, so no derivative in x is defined.
+    # + gammaln(sum(alpha)), x's first axis the components (one column per sample; one
+    # fewer than alpha's: completed to sum to 1, as scipy does). In alpha only: scipy
+    # refuses an x off the simplex, so no derivative in x is defined.
     @adjoint(stats.dirichlet.logpdf)
     def dirichlet_logpdf(y, x, alpha):
-        d[alpha] += np.dot(np.log(x), d[y]) - np.sum(d[y]) * (
+        d[alpha] += np.dot(np.log(rt.simplex_point(x, alpha)), d[y]) - np.sum(d[y]) * (
             special.digamma(alpha) - special.digamma(np.sum(alpha)))
 
     @tangent(stats.dirichlet.logpdf)
     def dirichlet_logpdf(y, x, alpha):  # noqa: F811
-        d[y] = np.dot(d[alpha], np.log(x)) - np.sum(d[alpha] * (
+        d[y] = np.dot(d[alpha], np.log(rt.simplex_point(x, alpha))) - np.sum(d[alpha] * (
             special.digamma(alpha) - special.digamma(np.sum(alpha))))
 
     constraint(no_derivative_in("x", why="a point of the simplex: scipy refuses any other, "
@@ -358,45 +369,68 @@ if stats is not None:
                stats.dirichlet.logpdf)
     shape_rule(_dirichlet_shape, stats.dirichlet.logpdf)
 
-# ---- multivariate_normal.logpdf(x, mean, cov) with a full covariance: x of shape (k,) or
-# (..., k), one value per sample (squeezed, as scipy does). scipy reads cov's lower
-# triangle only (an eigendecomposition of it), so the covariance used is
-# S = tril(cov) + tril(cov, -1).T, and cov's gradient is that of S folded onto the lower
-# triangle: for a symmetric cov, every symmetric change of cov gets the usual
-# 0.5 * (a a.T - inv(S)) summed over samples, a = S^-1 (x - mean). The templates need
-# np.linalg.solve's own (second order differentiates them): registered with them.
+def _multivariate_normal_common(tangent: bool) -> list:
+    """The covariance matrix scipy uses (S), its inverse applied to each sample's difference
+    from the mean (``solved``): shared by the adjoint and the tangent."""
+    lines = ["size = np.size(mean)",
+             "full = rt.full_covariance(cov, size)",
+             "lower = np.tril(np.ones((size, size)))",
+             "symmetric = full * lower + np.transpose(full * (lower - np.eye(size)))",
+             "differences = np.reshape(x - mean, (-1, size))",
+             "solved = np.transpose(np.linalg.solve(symmetric, np.transpose(differences)))"]
+    if tangent:
+        lines += ["full_tangent = rt.full_covariance(d[cov], size)",
+                  "symmetric_tangent = full_tangent * lower + np.transpose("
+                  "full_tangent * (lower - np.eye(size)))"]
+    return lines
+
+
+def _multivariate_normal_adjoint(weight: str) -> list:
+    """The adjoint of logpdf (``weight`` d[y]) or of pdf = exp(logpdf) (y * d[y])."""
+    return _multivariate_normal_common(False) + [
+        "folded = 2.0 * lower - np.eye(size)",
+        "weights = np.reshape(%s, (-1, 1))" % weight,
+        "d[x] -= rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), x)",
+        "d[mean] += rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), mean)",
+        "d[cov] += rt.covariance_part(0.5 * folded * (np.dot(np.transpose(weights * solved), "
+        "solved) - np.sum(weights) * np.linalg.solve(symmetric, np.eye(size))), cov)"]
+
+
+def _multivariate_normal_tangent(factor: str) -> list:
+    """The tangent of logpdf (``factor`` "") or of pdf (y times logpdf's: "y * ")."""
+    return _multivariate_normal_common(True) + [
+        "d[y] = %snp.reshape(np.sum(solved * (0.5 * np.dot(solved, symmetric_tangent) - "
+        "np.reshape(d[x] - d[mean], (-1, size))), axis=1) - 0.5 * np.sum(np.linalg.solve("
+        "symmetric, np.eye(size)) * symmetric_tangent), np.shape(y))" % factor]
+
+
 if stats is not None and all(getattr(registry.lookup(np.linalg.solve), kind, None) is not None
                              for kind in ("adjoint", "tangent")):
-    @adjoint(stats.multivariate_normal.logpdf)
-    def multivariate_normal_logpdf(y, x, mean=None, cov=1, allow_singular=False):
-        size = np.shape(cov)[-1]
-        lower = np.tril(np.ones((size, size)))
-        folded = 2.0 * lower - np.eye(size)
-        symmetric = cov * lower + np.transpose(cov * (lower - np.eye(size)))
-        differences = np.reshape(x - mean, (-1, size))
-        solved = np.transpose(np.linalg.solve(symmetric, np.transpose(differences)))
-        weights = np.reshape(d[y], (-1, 1))
-        d[x] -= rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), x)
-        d[mean] += rt.unbroadcast(np.reshape(weights * solved, np.shape(x - mean)), mean)
-        d[cov] += 0.5 * folded * (np.dot(np.transpose(weights * solved), solved) - np.sum(
-            weights) * np.linalg.solve(symmetric, np.eye(size)))
+    _MULTIVARIATE_NORMAL = "y, x, mean=None, cov=1, allow_singular=False"
+    # ---- multivariate_normal
+    # logpdf(x, mean, cov): x of shape (k,) or (..., k) (k = the mean's
+    # size; for k = 1 a vector x is k samples), one value per sample (squeezed, as scipy does).
+    # The covariance is a matrix, a vector (its diagonal) or a number (times the identity):
+    # rt.full_covariance makes the matrix, rt.covariance_part takes its gradient's diagonal or
+    # trace back. scipy reads a matrix cov's lower
+    # triangle only (an eigendecomposition of it), so the covariance used is
+    # S = tril(cov) + tril(cov, -1).T, and cov's gradient is that of S folded onto the lower
+    # triangle: for a symmetric cov, every symmetric change of cov gets the usual
+    # 0.5 * (a a.T - inv(S)) summed over samples, a = S^-1 (x - mean). The templates need
+    # np.linalg.solve's own (second order differentiates them): registered with them.
+    formula(stats.multivariate_normal.logpdf, kind="adjoint", parameters=_MULTIVARIATE_NORMAL,
+            lines=_multivariate_normal_adjoint("d[y]"))
+    formula(stats.multivariate_normal.logpdf, kind="tangent", parameters=_MULTIVARIATE_NORMAL,
+            lines=_multivariate_normal_tangent(""))
+    # pdf = exp(logpdf): logpdf's formulas, the derivative flowing in multiplied by y
+    formula(stats.multivariate_normal.pdf, kind="adjoint", parameters=_MULTIVARIATE_NORMAL,
+            lines=_multivariate_normal_adjoint("y * d[y]"))
+    formula(stats.multivariate_normal.pdf, kind="tangent", parameters=_MULTIVARIATE_NORMAL,
+            lines=_multivariate_normal_tangent("y * "))
 
-    @tangent(stats.multivariate_normal.logpdf)
-    def multivariate_normal_logpdf(y, x, mean=None, cov=1, allow_singular=False):  # noqa: F811
-        size = np.shape(cov)[-1]
-        lower = np.tril(np.ones((size, size)))
-        symmetric = cov * lower + np.transpose(cov * (lower - np.eye(size)))
-        symmetric_tangent = d[cov] * lower + np.transpose(d[cov] * (lower - np.eye(size)))
-        differences = np.reshape(x - mean, (-1, size))
-        solved = np.transpose(np.linalg.solve(symmetric, np.transpose(differences)))
-        d[y] = np.reshape(
-            np.sum(solved * (0.5 * np.dot(solved, symmetric_tangent)
-                             - np.reshape(d[x] - d[mean], (-1, size))), axis=1)
-            - 0.5 * np.sum(np.linalg.solve(symmetric, np.eye(size)) * symmetric_tangent),
-            np.shape(y))
-
-    constraint(_mean_and_covariance_given, stats.multivariate_normal.logpdf)
-    shape_rule(_multivariate_normal_shape, stats.multivariate_normal.logpdf)
+    constraint(_mean_given, stats.multivariate_normal.logpdf, stats.multivariate_normal.pdf)
+    shape_rule(_multivariate_normal_shape, stats.multivariate_normal.logpdf,
+               stats.multivariate_normal.pdf)
 
     shape_rule(_location_scale_shape, stats.norm.logpdf, stats.norm.pdf, stats.norm.cdf,
                stats.norm.sf, stats.norm.logcdf, stats.norm.logsf, stats.expon.logpdf,

@@ -216,6 +216,10 @@ VIEW_FUNCTIONS = {"reshape", "ravel", "transpose", "squeeze", "expand_dims", "fl
                   "broadcast_to", "atleast_1d", "atleast_2d", "atleast_3d", "split",
                   "array_split", "hsplit", "vsplit", "asarray", "real", "imag", "diag"}
 VIEW_METHODS = {"reshape", "ravel", "transpose", "squeeze", "swapaxes", "diagonal", "view"}
+# views NumPy makes read-only: never written into (the name below is no variable: a value
+# that may share it is never owned)
+READ_ONLY_VIEWS = {"diagonal", "broadcast_to"}
+READ_ONLY = "<read-only view>"
 
 
 def alias_sources(text: str) -> set:
@@ -240,10 +244,12 @@ def alias_sources(text: str) -> set:
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                     and func.value.id == "np":
                 if func.attr in VIEW_FUNCTIONS and node.args:  # may return a view
-                    return walk(node.args[0])
+                    read_only = {READ_ONLY} if func.attr in READ_ONLY_VIEWS else set()
+                    return walk(node.args[0]) | read_only
                 return set()
             if isinstance(func, ast.Attribute) and func.attr in VIEW_METHODS:
-                return walk(func.value)
+                read_only = {READ_ONLY} if func.attr in READ_ONLY_VIEWS else set()
+                return walk(func.value) | read_only
             if isinstance(func, ast.Name) and func.id == "sum":
                 return set()
             names = set()
