@@ -464,6 +464,13 @@ def linspace_weights(y, num, endpoint, axis, which):
     return if_inexact(np.broadcast_to(weights, np.shape(y)), y)
 
 
+def linspace_fractions(num, endpoint):
+    """The t of ``np.linspace(start, stop, num, endpoint)`` = start (1 - t) + stop t: 0,
+    1/(num - 1), ..., 1 (1/num ..., (num - 1)/num without the endpoint), as a vector."""
+    count = int(num)
+    return np.arange(count, dtype=float) / ((count - 1 if endpoint else count) or 1)
+
+
 def arange_weights(y, stop, which):
     """d y / d start (``which`` 0) or d y / d step (1) of ``y = np.arange(start, stop, step)``.
 
