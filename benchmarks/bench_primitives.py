@@ -177,9 +177,9 @@ WHY_ABOVE = {
     "scipy.special.psi": ("its derivative polygamma(1, x) is SciPy's Hurwitz zeta(2, x): about "
                           "20 times psi's own time on these inputs, by itself"),
     "scipy.special.j1": ("j1 is the cheapest Bessel function here (~10 ns an element): its "
-                         "derivative j0 - j1/x adds j0 (as costly) and j1 recomputed, and the "
-                         "exact series of j1/x near 0 is evaluated everywhere (np.where): ~15 "
-                         "elementwise passes"),
+                         "derivative j0 - j1/x adds j0 (as costly) to j1 recomputed (2x "
+                         "already), then j1/x (0 at 0 replaced, the series near 0) and the "
+                         "product with g: a few passes over 10^6 values"),
     "numpy.sinc": ("its derivative (cos(pi x) - sinc(x)) / x adds cos(pi x) (as costly as "
                    "sinc's own sin) and sinc recomputed, and the exact series near 0 is "
                    "evaluated everywhere (np.where): ~15 elementwise passes"),
