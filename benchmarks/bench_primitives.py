@@ -187,6 +187,9 @@ WHY_ABOVE = {
                      "ndarray.trace"),
                     "its result is a small part of x; its adjoint writes all of x (zeros, g "
                     "where the part was): an array of x's size against a copy of the part"),
+    **dict.fromkeys(("numpy.compress", "ndarray.compress"),
+                    "its result is the kept part of x (half here); its adjoint writes all of x "
+                    "(zeros, then g at the kept positions): twice the gather's size, two passes"),
     "a[index] (operator.getitem)": ("x[::2] is half of x; its adjoint writes all of x "
                                     "(zeros, then g every other row): twice the copy's size, "
                                     "two passes"),
