@@ -152,6 +152,7 @@ def stage_times(function, args, rounds) -> dict:
         ("  rename_versions", "rename_versions"), ("activity", "analyze_activity"),
         ("reverse", "reverse"), ("lower_accumulations", "lower_accumulations"),
         ("optimize", "optimize"), ("  specialize_calls", "specialize_runtime_calls"),
+        ("  keep_broadcasts_implicit", "keep_broadcasts_implicit"),
         ("  simplify_zeros", "simplify_zeros"), ("  fold_constants", "fold_constants"),
         ("  propagate_copies", "propagate_copies"), ("  remove_dead_code", "remove_dead_code"),
         ("  accumulate_in_place", "accumulate_in_place"),
@@ -225,9 +226,9 @@ def main(argv) -> int:
         per_size = {size: stage_times(function, args, rounds)
                     for size, (function, _) in functions.items()}
         stages = list(next(iter(per_size.values())))
-        print("%-24s %s" % ("stage", "".join("%10d" % s for s in sizes)))
+        print("%-28s %s" % ("stage", "".join("%10d" % s for s in sizes)))
         for stage in stages:
-            print("%-24s %s" % (stage, "".join("%10.1f" % per_size[s][stage] for s in sizes)))
+            print("%-28s %s" % (stage, "".join("%10.1f" % per_size[s][stage] for s in sizes)))
     return 0
 
 

@@ -11,6 +11,8 @@ stages up to the transform, for their errors.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -169,14 +171,22 @@ def check(request: Request) -> None:
     its location (unsupported syntax, a call without a gradient template),
     and generates code only when a call (or ``.source``) needs it.
     """
-    registry.load_templates()
-    front = _front(request.function, request, None, None)
-    context = _context(front, None, request.enabled)  # the transform below changes front
-    name = front.namer.fresh("checked_" + front.parsed.name)
-    if request.mode == "reverse":
-        reverse(front.tree, context, request, name, check_only=True)
-    else:
-        forward(front.tree, context, request, name)
+    with collector_paused():
+        registry.load_templates()
+        # reverse's check_only reads the tree and changes nothing in it: the tree kept for
+        # the first call is checked as it is (the transform in forward mode changes it)
+        front = _front(request.function, request, None, None,
+                       changes_tree=request.mode != "reverse")
+        context = _context(front, None, request.enabled)
+        name = front.namer.fresh("checked_" + front.parsed.name)
+        if request.mode == "reverse":
+            before = gast.dump(front.tree) if invariants.enabled() else None
+            reverse(front.tree, context, request, name, check_only=True)
+            if before is not None and gast.dump(front.tree) != before:
+                raise invariants.BrokenInvariantError(
+                    "reverse (check_only)", "the normalized tree it reads changed")
+        else:
+            forward(front.tree, context, request, name)
 
 
 def generate(request: Request, keep_stages: bool = False) -> Generated:
@@ -188,7 +198,26 @@ def generate(request: Request, keep_stages: bool = False) -> Generated:
     ``request.wrt``, and returns ``(output, output_tangent)``; ``kinds`` then covers the
     parameters followed by the tangents.
     """
-    return _generate(request, keep_stages)
+    with collector_paused():
+        return _generate(request, keep_stages)
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off while the stages run (back on after, if it was
+    on). The stages make and drop many small tree nodes, freed by reference counting; the
+    collections their allocations would trigger free next to nothing, and each of the
+    oldest generation's scans every tracked object of the process: 10-25% of the time of a
+    generation (benchmarks/bench_codegen_scaling.py). Cycles left behind wait for the next
+    collection after the stages."""
+    if not gc.isenabled():
+        yield  # off already: by the user, or by an enclosing generation
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def generate_reverse(function, request: Request, kinds=None, *, name=None,
@@ -235,21 +264,26 @@ class _Front:
     callees: list  # the user functions inlined into it
     activity: object  # analysis/activity.Activity
 
-    def copy(self) -> "_Front":
-        """A front the transform can take over while this one stays as it is."""
+    def copy(self, share_tree: bool = False) -> "_Front":
+        """A front the transform can take over while this one stays as it is (``share_tree``:
+        with the same tree, for a caller that only reads it; the names it makes are its own
+        all the same)."""
         namer = self.namer.copy()
         aliases = self.aliases.copy(namer)
         resolve = Resolver(self.parsed, aliases, namer, extra_locals=self.resolve.extra_locals)
-        return _Front(self.parsed, namer, aliases, resolve, syntax.deepcopy(self.tree),
-                      list(self.callees), self.activity)
+        tree = self.tree if share_tree else syntax.deepcopy(self.tree)
+        return _Front(self.parsed, namer, aliases, resolve, tree, list(self.callees),
+                      self.activity)
 
 
-def _front(function, request, kinds, stages: dict | None) -> _Front:
+def _front(function, request, kinds, stages: dict | None, changes_tree: bool = True
+           ) -> _Front:
     """parse, fence, normalize and analyze activity (``stages``, if given, records them).
 
     A front made without ``kinds`` for which normalize asked no kind question is the same
     for arguments of every kind: kept with the function, later requests with the same
     function, wrt and has_aux take a copy of it (grad()'s check, then the first call).
+    ``changes_tree=False``: the caller only reads the front's tree (it may be the kept one).
     """
     key = ("front", request.wrt, request.has_aux, request.extra_params)
     by_value = request.kinds is not None and any(
@@ -257,7 +291,7 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
     if stages is None and not by_value:
         kept = memory.lookup(function, key, counted=False)
         if kept is not None:
-            return kept.copy()
+            return kept.copy(share_tree=not changes_tree)
     parsed = read(function)
     checked("parse", parsed.tree, parsed, None)
     if stages is not None:
@@ -288,6 +322,9 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
         stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
     front = _Front(parsed, namer, aliases, resolve, tree, callees, activity)
     if kinds is None and not asked and not by_value:
+        if not changes_tree:
+            memory.store(function, key, front)
+            return front.copy(share_tree=True)
         memory.store(function, key, front.copy())
     return front
 

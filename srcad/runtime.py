@@ -1100,6 +1100,21 @@ def weighted(values, weights):
     """``values * weights``, or ``values`` when ``weights`` is None (an optional weight, such
     as scipy.special.logsumexp's b)."""
     return values if weights is None else values * weights
+
+
+def reduced_kept(y, a, b=None, axis=None, keepdims=False):
+    """``y``, a reduction over ``axis`` of ``a`` (broadcast with ``b`` when b is not None),
+    with the reduced axes back as size 1 (as keepdims=True gives them), so that it broadcasts
+    against a: y itself for a reduction of all axes without keepdims (a scalar). (SciPy's
+    logsumexp keeps the dims of a 0-d input as shape (1,): cut back to 0-d.)"""
+    if axis is None and not keepdims:
+        return y
+    ndim = max(np.ndim(a), np.ndim(b) if b is not None else 0)
+    if ndim == 0:
+        return np.reshape(y, ())
+    if not keepdims:
+        return np.expand_dims(y, _normalize_axes(axis, ndim))
+    return y if np.ndim(y) == ndim else np.reshape(y, np.shape(y)[np.ndim(y) - ndim:])
 # ---- scans and differences (their adjoints: srcad/templates/numpy_reductions.py)
 
 

@@ -254,6 +254,31 @@ def walk(node):
                         push(item)
 
 
+def nodes(node):
+    """Every node inside ``node`` but contexts and operators (``Load``, ``Add``...: they hold
+    nothing), in the order ``walk`` gives them, at about twice its speed: for walks looking
+    for statements, calls or names (a context or an operator is its node's field)."""
+    queue = collections.deque((node,))
+    AST = gast.AST
+    child_fields = _CHILD_FIELDS
+    pop, push = queue.popleft, queue.append
+    while queue:
+        current = pop()
+        yield current
+        kind = type(current)
+        fields = child_fields.get(kind)
+        if fields is None:
+            fields = child_fields[kind] = _node_fields(kind, _LEAF_FIELDS)
+        for field in fields:
+            value = getattr(current, field, None)
+            if isinstance(value, AST):
+                push(value)
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+
+
 def _identifiers(node, contexts) -> set[str]:
     """The identifiers of the Name nodes inside ``node`` whose context is one of ``contexts``
     (the Names ``names`` yields, collected without a generator)."""

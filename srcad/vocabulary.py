@@ -34,10 +34,12 @@ Anything these do not fit is written as a pair of templates with ``@adjoint`` an
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 import sys
 
+import gast
 import numpy as np
 
 from . import registry, runtime
@@ -149,6 +151,58 @@ def formula(*primitives: object, kind: str, parameters: str, lines: list) -> Non
     origin, caller = _caller()
     for primitive in primitives:
         _register(primitive, kind, parameters, lines, _namespace(caller, primitive), origin)
+
+
+def exp_of(*pairs: tuple) -> None:
+    """Each ``(density, log_density)`` pair, density = exp(log_density) (a pdf and its
+    logpdf): the log density's templates, the derivative flowing in multiplied by y in the
+    adjoint, the tangent multiplied by y; its shape rule and constraints. The log density's
+    templates may read y only in d[y]."""
+    origin, _ = _caller()
+    for density, log_density in pairs:
+        entry = registry.lookup(log_density)
+        for kind in ("adjoint", "tangent"):
+            template = getattr(entry, kind)
+            result = next(iter(template.signature.parameters))
+            lines = [ast.unparse(_ScaledByResult(result, kind).visit(gast.gast_to_ast(
+                statement))) for statement in template.body]
+            _register(density, kind, str(template.signature)[1:-1], lines,
+                      _namespace(template.function.__globals__, density), origin)
+        if entry.shape_rule is not None:
+            registry.shape_rule(entry.shape_rule, density)
+        for check in entry.constraints:
+            registry.constraint(check, density)
+
+
+class _ScaledByResult(ast.NodeTransformer):
+    """A log density's template statement as its density's: d[y] read becomes y * d[y]
+    (adjoint); d[y] = e becomes d[y] = y * (e) (tangent)."""
+
+    def __init__(self, result: str, kind: str):
+        self.result, self.kind = result, kind
+
+    def _is_derivative(self, node) -> bool:
+        return (type(node) is ast.Subscript and type(node.value) is ast.Name
+                and node.value.id == "d" and type(node.slice) is ast.Name
+                and node.slice.id == self.result)
+
+    def visit_Assign(self, node):
+        if self.kind == "tangent" and len(node.targets) == 1 and self._is_derivative(
+                node.targets[0]):
+            node.value = ast.BinOp(ast.Name(self.result, ast.Load()), ast.Mult(),
+                                   self.visit(node.value))
+            return node
+        return self.generic_visit(node)
+
+    def visit_Subscript(self, node):
+        if self._is_derivative(node) and type(node.ctx) is ast.Load:
+            return ast.BinOp(ast.Name(self.result, ast.Load()), ast.Mult(), node)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if node.id == self.result:  # the log density's own value: not the density's
+            raise ValueError("exp_of: the template reads %s itself" % self.result)
+        return node
 
 
 def _names(parameters: str) -> list:

@@ -476,6 +476,49 @@ case(poisson_logpmf, (positive,), [SCALAR, VECTOR, FULL])
 case(poisson_logpmf_shifted, (fixed(4), positive), [(None, k) for k in KINDS], (1,))
 
 
+# the densities of those with a log density (vocabulary.exp_of): two shape combinations each
+def expon_pdf(x, loc, scale):
+    return st.expon.pdf(x, loc, scale)
+
+
+def laplace_pdf(x, loc, scale):
+    return st.laplace.pdf(x, loc, scale)
+
+
+def cauchy_pdf(x, loc, scale):
+    return st.cauchy.pdf(x, loc, scale)
+
+
+def logistic_pdf(x, loc, scale):
+    return st.logistic.pdf(x, loc, scale)
+
+
+def gamma_pdf(x, a, loc, scale):
+    return st.gamma.pdf(x, a, loc, scale)
+
+
+def beta_pdf(x, a, b):
+    return st.beta.pdf(x, a, b)
+
+
+def poisson_pmf(mu):
+    return st.poisson.pmf(np.array([0.0, 1.0, 3.0]), mu)
+
+
+PAIR_OF_LOCATION_SCALES = [(VECTOR, SCALAR, SCALAR), (FULL, VECTOR, COLUMN)]
+for _f, _domains, _accept in [
+        (expon_pdf, (positive, _draw(-0.4, 0.2), positive), None),
+        (laplace_pdf, (anything, anything, positive), far_apart(0, 1)),
+        (cauchy_pdf, (anything, anything, positive), None),
+        (logistic_pdf, (anything, anything, positive), None)]:
+    case(_f, _domains, PAIR_OF_LOCATION_SCALES, (0, 1, 2), accept=_accept)
+case(gamma_pdf, (positive, positive, _draw(-0.4, 0.2), positive),
+     [(VECTOR, SCALAR, SCALAR, SCALAR), (FULL, VECTOR, SCALAR, COLUMN)], (0, 1, 2, 3))
+case(beta_pdf, (_draw(0.2, 0.8), positive, positive), [(VECTOR, SCALAR, SCALAR),
+                                                       (FULL, VECTOR, COLUMN)], (0, 1, 2))
+case(poisson_pmf, (positive,), [SCALAR, VECTOR])
+
+
 SIMPLEX_POINT = np.array([0.2, 0.5, 0.3])
 SIMPLEX_POINTS = np.array([[0.2, 0.3], [0.5, 0.3], [0.3, 0.4]])  # one sample per column
 
@@ -485,6 +528,13 @@ def dirichlet_logpdf(x, alpha):
 
 
 case(dirichlet_logpdf, (fixed(SIMPLEX_POINT), positive), [(None, VECTOR)], (1,))
+
+
+def dirichlet_pdf(x, alpha):
+    return st.dirichlet.pdf(x, alpha)
+
+
+case(dirichlet_pdf, (fixed(SIMPLEX_POINT), positive), [(None, VECTOR)], (1,))
 case(dirichlet_logpdf, (fixed(SIMPLEX_POINTS), positive), [(None, VECTOR)], (1,),
      name="dirichlet_logpdf_of_samples")
 # one component fewer than alpha's: scipy completes x to the simplex (was an internal

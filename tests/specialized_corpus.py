@@ -50,6 +50,8 @@ GENERIC = {
     "match_tangent": "broadcasts or converts from the output's shape and type",
     # an optional weight: values * weights unless weights is None
     "weighted": "tests the weights for None",
+    # a reduction's result with its reduced axes back as size 1: which axes, from the rank
+    "reduced_kept": "expands the reduced axes, from the operands' rank",
 }
 # Not generic (what they do is the derivative itself, or depends on something no kind
 # tells): rt.unindex and rt.add_at (scatter an adjoint into zeros), rt.extremum_adjoint,

@@ -3423,6 +3423,27 @@ case(einsum_ellipsis_of_five, (anything,) * 5, [((2, 3), (3,), (3, 2), (2,), (2,
      differentiable=(0, 4))
 
 
+# ---- rt.reduced_kept (srcad/runtime.py): a reduction's result with the reduced axes back as
+# size 1 (scipy.special.logsumexp's derivatives), linear in it; a and b tell the rank only
+def reduced_kept_all(y, a):
+    return rt.reduced_kept(y, a)
+
+
+def reduced_kept_axis(y, a):
+    return rt.reduced_kept(y, a, None, 1)
+
+
+def reduced_kept_keepdims(y, a, b):
+    return rt.reduced_kept(y, a, b, (0, -1), True)
+
+
+case(reduced_kept_all, (anything, anything), [(SCALAR, FULL), (SCALAR, SCALAR)], (0,))
+case(reduced_kept_axis, (anything, anything), [(VECTOR, (3, 2)), (FULL, THREE_D)], (0,))
+# (a 0-d a with keepdims: SciPy's result has shape (1,), made 0-d)
+case(reduced_kept_keepdims, (anything, anything, anything),
+     [((1, 1), FULL, VECTOR), ((1, 3, 1), (3, 1), (2, 3, 3)), ((1,), SCALAR, SCALAR)], (0,))
+
+
 # ------------------------------------------- numpy_shape.py: one array's rows joined (i12c)
 def joined_rows_of_an_array(x):
     """np.hstack(x) of an array (not a list): its adjoint is g reshaped, not cut row by row."""

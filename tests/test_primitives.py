@@ -142,3 +142,39 @@ def test_a_malformed_rule_is_a_template_error_when_first_used():
     template._body = None
     with pytest.raises(TemplateError, match="cannot paste"):
         template.body
+
+
+def log_gaussian(x):
+    return -0.5 * x * x
+
+
+def gaussian(x):
+    return np.exp(-0.5 * x * x)
+
+
+def gaussian_sum(x):
+    return np.sum(gaussian(x))
+
+
+def test_exp_of_makes_a_density_from_its_log_density():
+    if registry.lookup(log_gaussian) is None:
+        vocabulary.elementwise(log_gaussian, derivative="-g * x")
+        vocabulary.exp_of((gaussian, log_gaussian))
+    x = np.array([0.5, -1.0, 2.0])
+    assert_close(srcad.grad(gaussian_sum)(x), numeric_grad(gaussian_sum, (x,), 0))
+    t = np.array([1.0, 0.5, -2.0])
+    _, forward = srcad.jvp(gaussian_sum, (x,), (t,))
+    assert_close(forward, np.dot(-x * gaussian(x), t))
+    assert registry.lookup(gaussian).shape_rule is registry.lookup(log_gaussian).shape_rule
+
+
+def test_exp_of_refuses_a_log_density_template_that_reads_its_own_value():
+    def log_twice(x):
+        return 2.0 * x
+
+    def twice(x):
+        return np.exp(2.0 * x)
+
+    vocabulary.elementwise(log_twice, derivative="g * y / x")  # reads y itself
+    with pytest.raises(ValueError, match="reads y itself"):
+        vocabulary.exp_of((twice, log_twice))

@@ -158,6 +158,22 @@ def test_walk_walks_as_gast_walk_does():
         assert list(syntax.walk(tree)) == list(gast.walk(tree))
 
 
+def test_nodes_walk_as_gast_walk_does_but_contexts_and_operators():
+    def leaves(tree):  # the contexts and operators: what a node's ctx, op or ops holds
+        found = set()
+        for node in gast.walk(tree):
+            for field in ("ctx", "op"):
+                if isinstance(getattr(node, field, None), gast.AST):
+                    found.add(id(getattr(node, field)))
+            found.update(id(op) for op in getattr(node, "ops", ()))
+        return found
+
+    for tree in list(_trees()) + _generated_trees():
+        left_out = leaves(tree)
+        assert list(syntax.nodes(tree)) == [
+            node for node in gast.walk(tree) if id(node) not in left_out]
+
+
 def _reference_names(node):
     """The Name nodes of ``node`` (not those inside a Name: a parameter's annotation)."""
     if isinstance(node, gast.Name):

@@ -354,7 +354,7 @@ def note_assignments(normalizer, statements):
     literals = {}
     other_reads = set()
     spread_or_indexed = set()
-    for node in syntax.walk(module):
+    for node in syntax.nodes(module):
         kind = type(node)
         if kind is gast.Name and type(node.ctx) is gast.Store:
             counts[node.id] += 1
@@ -377,7 +377,7 @@ def note_assignments(normalizer, statements):
             spread_or_indexed.add(id(node.value))
         elif kind is gast.Call and type(node.func) is gast.Name and node.func.id == "len":
             spread_or_indexed.update(id(a) for a in node.args)
-    for node in syntax.walk(module):
+    for node in syntax.nodes(module):
         if type(node) is gast.Name and type(node.ctx) is gast.Load \
                 and id(node) not in spread_or_indexed:
             other_reads.add(node.id)

@@ -34,30 +34,48 @@ _ELEMENTWISE_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases
                              ) -> gast.FunctionDef:
-    stores = Counter(node.id for node in syntax.names(tree)
-                     if type(node.ctx) in (gast.Store, gast.Del))
+    # one walk: how often each name is assigned and read, and the reads of names that may
+    # stand for a broadcast's operand: (holder, field, name, the other operand or the call)
+    stores, loads, reads = Counter(), Counter(), []
+    Name, BinOp, Call, Load = gast.Name, gast.BinOp, gast.Call, gast.Load
+    for node in syntax.nodes(tree):
+        kind = type(node)
+        if kind is Name:
+            context = type(node.ctx)
+            if context is Load:
+                loads[node.id] += 1
+            elif context is gast.Store or context is gast.Del:
+                stores[node.id] += 1
+        elif kind is BinOp and isinstance(node.op, _ELEMENTWISE_OPERATORS):
+            for field, other in (("left", node.right), ("right", node.left)):
+                operand = getattr(node, field)
+                if type(operand) is Name:
+                    reads.append((node, field, operand.id, other))
+        elif kind is Call and node.args and type(node.args[0]) is Name and len(
+                node.args) == 3 and not node.keywords:
+            reads.append((node.args, 0, node.args[0].id, node))  # maybe rt.unindex(v, x, i)
     broadcasts = _broadcasts(tree, stores, resolve)
     if not broadcasts:
         return tree
-    shape_source = shape_sources(tree, env, resolve, aliases)
-    loads = Counter(node.id for node in syntax.names(tree)
-                    if type(node.ctx) is gast.Load and node.id in broadcasts)
+    shape_source = shape_sources(tree, env, resolve, aliases, stores)
+    sources = {}  # name -> the name shape_source gives (the tree is not changed meanwhile)
+
+    def source_of(identifier):
+        if identifier not in sources:
+            sources[identifier] = shape_source(syntax.name(identifier)).id
+        return sources[identifier]
+
     # the reads of each broadcast that broadcast its operand themselves: (node, field, index)
     replaceable = {name: [] for name in broadcasts}
-    for node in syntax.walk(tree):
-        kind = type(node)
-        if kind is gast.BinOp and isinstance(node.op, _ELEMENTWISE_OPERATORS):
-            for field, other in (("left", node.right), ("right", node.left)):
-                operand = getattr(node, field)
-                if (type(operand) is gast.Name and operand.id in broadcasts
-                        and _has_shape_of(other, broadcasts[operand.id][1], env,
-                                          shape_source)):
-                    replaceable[operand.id].append((node, field))
-        elif kind is gast.Call and node.args and type(node.args[0]) is gast.Name and (
-                node.args[0].id in broadcasts) and len(node.args) == 3 and (
-                not node.keywords) and resolve(node.func) is runtime.unindex and isinstance(
-                shapes.plain(shapes.evaluate(node.args[1], env, resolve)), shapes.Array):
-            replaceable[node.args[0].id].append((node.args, 0))
+    for holder, field, name, other in reads:
+        if name not in broadcasts:
+            continue
+        if type(holder) is list:  # other: the call
+            if resolve(other.func) is runtime.unindex and isinstance(
+                    shapes.plain(shapes.evaluate(holder[1], env, resolve)), shapes.Array):
+                replaceable[name].append((holder, field))
+        elif _has_shape_of(other, broadcasts[name][1], env, source_of):
+            replaceable[name].append((holder, field))
     for name, (operand, _) in broadcasts.items():
         places = replaceable[name]
         if not places or len(places) != loads[name]:
@@ -92,8 +110,9 @@ def _broadcasts(tree, stores, resolve) -> dict:
     return found
 
 
-def _has_shape_of(node, name, env, shape_source) -> bool:
-    """Whether ``node`` is known to have the shape of the array ``name``."""
+def _has_shape_of(node, name, env, source_of) -> bool:
+    """Whether ``node`` is known to have the shape of the array ``name`` (``source_of``:
+    a name -> the name of its shape source)."""
     if type(node) is not gast.Name:
         return False
     if node.id == name:
@@ -102,5 +121,5 @@ def _has_shape_of(node, name, env, shape_source) -> bool:
     if not isinstance(kind, shapes.Array) or None in kind.ones or kind != shapes.plain(
             env.get(name)):
         return False
-    source = shape_source(node)
-    return source.id == name or source.id == shape_source(syntax.name(name)).id
+    source = source_of(node.id)
+    return source == name or source == source_of(name)

@@ -182,11 +182,11 @@ def _block(statements, params, reads, changes, facts, dropped_statements, change
         kind = type(statement)
         stored = stores(statement)  # replacing never changes them
         blocked = sorted({t for name in stored for t in blocking.get(name, ())}) \
-            if blocking else ()
+            if blocking and not blocking.keys().isdisjoint(stored) else ()
         if kind in _COMPOUND:
             for target in blocked:
                 end(target, False)
-            if active:
+            if active and not active.keys().isdisjoint(syntax.load_names(statement)):
                 counts = [replaced for _, _, replaced in active.values()]
                 _substitute(statement, active)
                 if counts != [replaced for _, _, replaced in active.values()]:

@@ -200,7 +200,7 @@ def _top_level(statements, facts, dropped):
 
 
 def _pure(node, resolve) -> bool:
-    for sub in syntax.walk(node):
+    for sub in syntax.nodes(node):
         if isinstance(sub, (gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr)):
             return False
         if isinstance(sub, gast.Call) and not _pure_callee(sub.func, resolve):

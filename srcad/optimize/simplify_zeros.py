@@ -11,7 +11,10 @@ keeps its shape: shape inference decides that. After this pass::
     result_dot = z_dot * 2.0 * z + 0.0 * result * rt.log_of_base(z)
  -> result_dot = z_dot * 2.0 * z
 
-A tangent that is zero as a whole becomes ``rt.zeros_like(value)``.
+A tangent that is zero as a whole becomes ``rt.zeros_like(value)``; in code specialized on
+known kinds, every ``rt.zeros_like`` call left then becomes what it reduces to for its
+argument's kind (``0.0``, or ``np.zeros(x.shape, ...)``: specialize_runtime_calls leaves
+an array's for this pass, which reads the call as a zero).
 """
 
 from __future__ import annotations
@@ -20,15 +23,19 @@ import gast
 
 from .. import registry, runtime, syntax
 from ..analysis import shapes
+from .specialize_runtime_calls import specialize_zeros
+
 
 def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
                    aliases) -> gast.FunctionDef:
     """``primal_of(name)`` gives the value a tangent variable belongs to (None otherwise)."""
     simplify = _Simplify(env, resolve, primal_of, aliases)
     simplify.visit(tree)
-    if not simplify.zeros:
-        return tree
-    return _Restore().visit(tree)  # zeros outside an assignment (a returned tuple) stay as written
+    if simplify.zeros:
+        tree = _Restore().visit(tree)  # zeros outside an assignment (a returned tuple) stay
+    if env:  # specialized code: the zeros left, as what rt.zeros_like reduces to for their kinds
+        tree = specialize_zeros(tree, env, resolve, aliases)
+    return tree
 
 
 _SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return, gast.Delete)

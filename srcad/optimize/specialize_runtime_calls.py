@@ -29,7 +29,8 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from .. import registry, syntax
+from .. import registry, runtime, syntax
+from ..annotations import is_placeholder
 from ..analysis import shapes
 from ..analysis.operations import operation_of
 
@@ -46,28 +47,43 @@ def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -
     read = set()
     for statement in statements:
         if any(type(node) is gast.Call and specialize.rule_for(node) is not None
-               for node in syntax.walk(statement)):
+               for node in syntax.nodes(statement)):
             statement = specialize.visit(syntax.deepcopy(statement))
         read |= syntax.load_names(statement)
     return read
 
 
 
-def shape_sources(tree: gast.FunctionDef, env: dict, resolve, aliases):
-    """``shape_source`` (below) for the names of ``tree``: name -> a name of the same shape."""
-    return _Specialize(env, resolve, aliases, tree).shape_source
+def specialize_zeros(tree: gast.FunctionDef, env: dict, resolve, aliases):
+    """The ``rt.zeros_like`` calls of ``tree`` replaced by what they reduce to for the known
+    kinds. simplify_zeros reads such a call as a zero (a product with it is dropped), so the
+    pass above leaves an array's for it, and simplify_zeros calls this once it is done."""
+    _Specialize(env, resolve, aliases, tree, zeros_simplified=True).visit(tree)
+    return tree
+
+
+def shape_sources(tree: gast.FunctionDef, env: dict, resolve, aliases, stored=None):
+    """``shape_source`` (below) for the names of ``tree``: name -> a name of the same shape.
+    ``stored``: how often each name is assigned (Store or Del) in ``tree``, if counted."""
+    specialize = _Specialize(env, resolve, aliases, tree)
+    if stored is not None:
+        specialize._definitions = _single_definitions(tree, stored)
+    return specialize.shape_source
 
 
 class _Specialize:
     """Rewrites calls bottom-up (arguments first), as a NodeTransformer would, without one:
     a walk that looks each node type's fields up once and skips names and constants."""
 
-    def __init__(self, env, resolve, aliases, tree=None):
+    def __init__(self, env, resolve, aliases, tree=None, zeros_simplified=False):
         self.env = env
         self.resolve = resolve
         self.aliases = aliases
         self.tree = tree
         self._definitions = None
+        self._placeholders = None
+        # True after simplify_zeros: only rt.zeros_like calls are left to specialize
+        self.zeros_simplified = zeros_simplified
 
     def shape_source(self, node):
         """A name whose array has the same shape as ``node``'s (a name), read for its
@@ -95,7 +111,10 @@ class _Specialize:
 
     def rule_for(self, node):
         """The specializer on the record of the function ``node`` calls, or None."""
-        return registry.fact(self.resolve(node.func), "specializer")
+        function = self.resolve(node.func)
+        if self.zeros_simplified and function is not runtime.zeros_like:
+            return None
+        return registry.fact(function, "specializer")
 
     def visit(self, node):
         """``node`` with its calls specialized (in place); the node to put where it stood."""
@@ -113,6 +132,18 @@ class _Specialize:
         kinds = [shapes.plain(shapes.evaluate(a, self.env, self.resolve)) for a in node.args]
         replacement = rule(self, node.args, kinds)
         return node if replacement is None else gast.copy_location(replacement, node)
+
+    def bound_everywhere(self, node):
+        """True if ``node`` names a value no placeholder binds (``y = None`` at the top of the
+        function, for a name only some paths assign: its kind is that of the other paths')."""
+        if self.tree is None or type(node) is not gast.Name:
+            return False
+        if self._placeholders is None:
+            self._placeholders = {
+                target.id for statement in syntax.walk(self.tree)
+                if type(statement) is gast.Assign and is_placeholder(statement)
+                for target in statement.targets if type(target) is gast.Name}
+        return node.id not in self._placeholders
 
     def np(self, attr):
         """``np.attr`` under the alias generated code uses for NumPy."""
@@ -149,13 +180,15 @@ class _Specialize:
 _ELEMENTWISE_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.Mod)
 
 
-def _single_definitions(tree):
+def _single_definitions(tree, stored=None):
     """({name: value} for names assigned once, at the top level of the function, and never
-    elsewhere; the parameters never assigned)."""
-    stored = {}
-    for node in syntax.walk(tree):
-        if type(node) is gast.Name and type(node.ctx) in (gast.Store, gast.Del):
-            stored[node.id] = stored.get(node.id, 0) + 1
+    elsewhere; the parameters never assigned). ``stored``: how often each name is assigned
+    in ``tree``, if counted already."""
+    if stored is None:
+        stored = {}
+        for node in syntax.names(tree):
+            if type(node.ctx) in (gast.Store, gast.Del):
+                stored[node.id] = stored.get(node.id, 0) + 1
     definitions = {}
     for statement in tree.body:
         if type(statement) is gast.Assign and len(statement.targets) == 1 and type(

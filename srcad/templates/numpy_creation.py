@@ -116,6 +116,27 @@ shape_rule(_full_shape, np.full)
 shape_rule(_full_like_shape, np.full_like)
 
 
+def spaced_shape(start, stop, num=shapes.Known(50), axis=shapes.Known(0), *others):
+    """np.logspace's result (numpy_numerical.py): start's, stop's (and the ``others``')
+    broadcast pattern, with the num samples' axis put in at ``axis``."""
+    shape = shapes.elementwise(start, stop, *others)
+    if shape == shapes.ANY_SCALAR:
+        shape = shapes.Array(())
+    if not isinstance(shape, shapes.Array) or not isinstance(axis, shapes.Known) or type(
+            axis.value) is not int or not -shape.ndim - 1 <= axis.value <= shape.ndim:
+        return shapes.UNKNOWN
+    if isinstance(num, shapes.Known) and type(num.value) is int:
+        samples = num.value == 1
+    elif isinstance(num, shapes.Dimension):  # (x.shape[0] samples)
+        samples = num.one
+    elif shapes.plain(num) == shapes.Scalar("int"):
+        samples = None
+    else:
+        return shapes.UNKNOWN
+    where = axis.value % (shape.ndim + 1)
+    return shapes.Array(shape.ones[:where] + (samples,) + shape.ones[where:])
+
+
 def _linspace_shape(start, stop, num=shapes.Known(50), endpoint=shapes.Known(True),
                     retstep=shapes.Known(False), dtype=None, axis=shapes.Known(0), **kwargs):
     """np.linspace: start and stop broadcast, with the ``num`` samples' axis put in at

@@ -527,23 +527,47 @@ def solve_shape(a, b, *rest, **kwargs):
     return shapes.Array(batch.ones + b.ones[-2:])
 
 
+def _diagonal_length(first, second, offset):
+    """Whether a diagonal of sizes ``first`` x ``second`` (1 or not, or None) at a constant
+    ``offset`` (else None) has length 1: max(0, min(first, second - offset)) for offset >= 0,
+    min(first + offset, second) below. The main diagonal of two sizes other than 1 (0 or at
+    least 2) has neither length 1; of two 1s, 1; an offset one of two 1s, 0."""
+    if not (isinstance(offset, shapes.Known) and type(offset.value) is int):
+        return None
+    if first is True and second is True:
+        return offset.value == 0
+    if offset.value == 0 and first is False and second is False:
+        return False
+    return None
+
+
 def _diagonal_shape(a, offset=shapes.Known(0), axis1=shapes.Known(0), axis2=shapes.Known(1),
                     *rest, **kwargs):
     """np.diagonal and .diagonal: a without the two axes, then the diagonal's axis (its
     length, the shorter size less the offset, may be 1)."""
     ones = _without_axes(a, axis1, axis2)
-    return shapes.UNKNOWN if ones is None else shapes.Array(ones + (None,))
+    if ones is None:
+        return shapes.UNKNOWN
+    a = shapes.plain(a)
+    length = _diagonal_length(a.ones[axis1.value], a.ones[axis2.value], offset)
+    return shapes.Array(ones + (length,))
 
 
 def _diag_shape(v, k=shapes.Known(0), *rest, **kwargs):
-    """np.diag: a vector's square matrix (larger by |k|), or a matrix's diagonal."""
+    """np.diag: a vector's square matrix (larger by |k|: of size 1 for a size 1 and k 0, not 1
+    for a size 1 and any other k, or for any size and |k| of 2 or more), or a matrix's
+    diagonal."""
     v = shapes.plain(v)
-    if not isinstance(v, shapes.Array) or not isinstance(k, shapes.Known):
+    if not isinstance(v, shapes.Array) or not isinstance(k, shapes.Known) or type(
+            k.value) is not int:
         return shapes.UNKNOWN
     if v.ndim == 1:
-        one = v.ones[0] if k.value == 0 else None
+        one = v.ones[0] if k.value == 0 else False if (
+            v.ones[0] is True or abs(k.value) >= 2) else None
         return shapes.Array((one, one))
-    return shapes.Array((None,)) if v.ndim == 2 else shapes.UNKNOWN
+    if v.ndim == 2:
+        return shapes.Array((_diagonal_length(v.ones[0], v.ones[1], k),))
+    return shapes.UNKNOWN
 
 
 def _tensordot_shape(a, b, axes=shapes.Known(2), *rest, **kwargs):

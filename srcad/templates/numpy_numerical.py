@@ -34,9 +34,11 @@ import numpy as np
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
+from srcad.templates import numpy_creation
 from srcad.vocabulary import multilinear
 
 _FULL, _VALID = shapes.Known("full"), shapes.Known("valid")
+_NONE, _TRUE = shapes.Known(None), shapes.Known(True)
 
 
 def _length_is_one(mode, first, second):
@@ -161,7 +163,22 @@ def _without_period(arguments, carries, resolve):
 constraint(no_derivative_in("xp", "left", "right", why="the knots and the values beyond "
                                                     "them are held constant"), np.interp)
 constraint(_without_period, np.interp)
-shape_rule(shapes.same_as_first, np.interp)
+def interpolated_shape(x, *rest, **kwargs):
+    """np.interp(x, ...) and its helpers' values at x: x's pattern; a NumPy scalar for a
+    scalar x (a Python float too)."""
+    x = shapes.plain(x)
+    return shapes.ANY_SCALAR if isinstance(x, shapes.Scalar) else x
+
+
+def knots_shape(knots):
+    """A vector of one entry per knot (np.interp's adjoint in fp)."""
+    knots = shapes.plain(knots)
+    if isinstance(knots, shapes.Array) and knots.ndim == 1:
+        return knots
+    return shapes.UNKNOWN
+
+
+shape_rule(interpolated_shape, np.interp)
 
 
 # np.trapezoid(y, x, dx, axis) = np.sum(y * w, axis), the weights w linear in x
@@ -179,7 +196,27 @@ def trapezoid(r, y, x=None, dx=1.0, axis=-1):  # noqa: F811
 
 constraint(no_derivative_in("dx", why="the spacing of the samples is held constant"),
            np.trapezoid)
-shape_rule(shapes.reduction, np.trapezoid)
+
+
+def _trapezoid_shape(y, x=_NONE, dx=None, axis=shapes.Known(-1), *rest, **kwargs):
+    """np.trapezoid(y, x, dx, axis): a sum along ``axis`` of y's intervals times x's widths
+    (x None or a vector: y's; an array of y's rank: broadcast with y's) without that axis (a
+    NumPy scalar for a vector y)."""
+    y, x = shapes.plain(y), (shapes.plain(x) if x != _NONE else None)
+    if not isinstance(y, shapes.Array) or not isinstance(axis, shapes.Known) or type(
+            axis.value) is not int or not -y.ndim <= axis.value < y.ndim:
+        return shapes.UNKNOWN
+    if isinstance(x, shapes.Array) and x.ndim > 1:
+        if x.ndim != y.ndim:
+            return shapes.UNKNOWN
+        y = shapes.elementwise(x, y)
+    elif not (x is None or isinstance(x, shapes.Array)):
+        return shapes.UNKNOWN
+    kept = y.ones[:axis.value % y.ndim] + y.ones[axis.value % y.ndim + 1:]
+    return shapes.Array(kept) if kept else shapes.ANY_SCALAR
+
+
+shape_rule(_trapezoid_shape, np.trapezoid)
 
 
 def _one_array_of_variables(arguments, carries, resolve):
@@ -247,6 +284,36 @@ def corrcoef(r, x, y=None, rowvar=True, dtype=None):  # noqa: F811
 constraint(_one_array_of_variables, np.cov, np.corrcoef)
 
 
+def _covariance_shape(m, y=_NONE, rowvar=_TRUE, *rest, **kwargs):
+    """np.cov(m, y, rowvar): a matrix of a row and a column per variable
+    (m's rows, or its columns when rowvar is False and m is no vector), squeezed: a 0-d array
+    for one variable (a number or a vector m)."""
+    m = shapes.plain(m)
+    if y != _NONE:
+        return shapes.UNKNOWN
+    if isinstance(m, shapes.Scalar) or (isinstance(m, shapes.Array) and m.ndim <= 1):
+        return shapes.Array(())
+    if not isinstance(m, shapes.Array) or m.ndim != 2 or not isinstance(rowvar, shapes.Known):
+        return shapes.UNKNOWN
+    one = m.ones[0] if rowvar.value else m.ones[1] if m.ones[0] is False or m.ones[1] else None
+    # (a 1 x N matrix with rowvar False is N variables from NumPy 2.2 on, one before: numpy
+    # issue 27658)
+    if one is None:
+        return shapes.UNKNOWN  # squeezed to 0-d or not: the rank is not known
+    return shapes.Array(()) if one else shapes.Array((False, False))
+
+
+def _correlation_shape(x, *rest, **kwargs):
+    """np.corrcoef: np.cov's, but a NumPy scalar for one variable (NumPy divides the 0-d
+    covariance by itself)."""
+    shape = _covariance_shape(x, *rest, **kwargs)
+    return shapes.ANY_SCALAR if shape == shapes.Array(()) else shape
+
+
+shape_rule(_covariance_shape, np.cov)
+shape_rule(_correlation_shape, np.corrcoef)
+
+
 # y = base ** linspace(start, stop, ...): dy = y log(base) d(linspace), whose adjoint is
 # linspace's (srcad/templates/numpy_creation.py)
 @adjoint(np.logspace)
@@ -267,3 +334,11 @@ def logspace(y, start, stop, num=50, endpoint=True, base=10.0, dtype=None,  # no
 
 
 constraint(no_derivative_in("base", why="it is held constant"), np.logspace)
+
+
+def _logspace_shape(start, stop, num=shapes.Known(50), endpoint=None,
+                    base=shapes.Known(10.0), dtype=None, axis=shapes.Known(0)):
+    return numpy_creation.spaced_shape(start, stop, num, axis, base)
+
+
+shape_rule(_logspace_shape, np.logspace)

@@ -17,7 +17,7 @@ from srcad.analysis import shapes
 from srcad.analysis.shapes import ANY_SCALAR, FLOAT, UNKNOWN, Array, Scalar, plain
 from srcad.registry import (adjoint, d, facts, nondifferentiable, shape_rule, specializer,
                             tangent)
-from srcad.templates import numpy_shape
+from srcad.templates import numpy_numerical, numpy_shape
 from srcad.vocabulary import binary, elementwise, linear, multilinear
 
 
@@ -39,6 +39,8 @@ def _match_type_shape(g, x, *rest, **kwargs):
 
 
 def _zeros_like_shape(x, *rest, **kwargs):
+    if x == shapes.Known(None):
+        return FLOAT  # (no number: 0.0, the zero tangent of an argument given as None)
     x = plain(x)
     return FLOAT if isinstance(x, Scalar) else x
 
@@ -361,7 +363,7 @@ def _unbroadcast(pass_, args, kinds):
     lead = g_kind.ndim - x_kind.ndim
     if lead < 0:
         return None
-    kept = []
+    kept, spread = [], False
     for axis, x_one in enumerate(x_kind.ones):
         g_one = g_kind.ones[lead + axis]
         if x_one is g_one and x_one is not None:  # both 1, or both larger (equal: NumPy)
@@ -369,8 +371,10 @@ def _unbroadcast(pass_, args, kinds):
         if x_one is True and g_one is False:
             kept.append(axis)
             continue
-        # g of size 1 where x is larger must be broadcast; an unknown size decides at run time
-        return None
+        if x_one is False and g_one is True:  # g of size 1 where x is larger: broadcast
+            spread = True
+            continue
+        return None  # an unknown size decides at run time
     # the array method: same result as np.sum, without np.sum's Python-level dispatch
     result = g
     if lead:
@@ -379,13 +383,29 @@ def _unbroadcast(pass_, args, kinds):
     if kept:
         result = syntax.call(syntax.attribute(result, "sum"), axis=_axes_constant(kept),
                              keepdims=syntax.constant(True))
+    if spread:  # (a read-only view, as rt.unbroadcast returns then)
+        result = syntax.call(pass_.np("broadcast_to"), result,
+                             syntax.attribute(pass_.shape_source(x), "shape"))
     return result
 
 
 def _zeros_like(pass_, args, kinds):
-    if isinstance(kinds[0], Scalar):
-        return syntax.constant(0.0)
-    return None
+    """0.0 for a scalar; for an array, zeros of its shape in its dtype when inexact, float64
+    otherwise (an integer or bool array's adjoint is a float array), as rt.zeros_like does:
+    the dtype is no kind, so the choice stays in the code, without the helper's type tests."""
+    x = args[0]
+    if isinstance(kinds[0], Scalar) or (type(x) is gast.Constant and x.value is None):
+        return syntax.constant(0.0)  # (None: no number, 0.0 as rt.zeros_like gives)
+    if not (pass_.zeros_simplified and isinstance(kinds[0], Array) and type(x) is gast.Name
+            and pass_.bound_everywhere(x)):
+        # (before simplify_zeros, which reads rt.zeros_like as a zero; a name a placeholder
+        # binds may hold None where a zero adjoint is made for it: rt.zeros_like gives 0.0)
+        return None
+    inexact = gast.Compare(left=syntax.attribute(syntax.attribute(x.id, "dtype"), "kind"),
+                           ops=[gast.In()], comparators=[syntax.constant("fc")])
+    shape = syntax.attribute(syntax.name(pass_.shape_source(x).id), "shape")
+    return syntax.call(pass_.np("zeros"), shape, gast.IfExp(
+        test=inexact, body=syntax.attribute(x.id, "dtype"), orelse=pass_.np("float64")))
 
 
 def _match_type(pass_, args, kinds):
@@ -576,11 +596,70 @@ def _swapped(pass_, x):
     return syntax.call(pass_.np("swapaxes"), x, syntax.constant(-1), syntax.constant(-2))
 
 
+def _with_new_axis(x, before_last=False):
+    """``x[..., None]`` (``x[..., None, :]`` when ``before_last``)."""
+    parts = [syntax.constant(Ellipsis), syntax.constant(None)]
+    if before_last:
+        parts.append(gast.Slice(lower=None, upper=None, step=None))
+    return gast.Subscript(value=x, slice=gast.Tuple(elts=parts, ctx=gast.Load()),
+                          ctx=gast.Load())
+
+
+def _last_dropped(x):
+    """``x[..., 0]``."""
+    return gast.Subscript(value=x, slice=gast.Tuple(
+        elts=[syntax.constant(Ellipsis), syntax.constant(0)], ctx=gast.Load()), ctx=gast.Load())
+
+
+def _vector_matmul_adjoint(pass_, args, kinds, left):
+    """rt.matmul_adjoint_left (``left``) or _right where an operand is a vector: the
+    helper's own formula for those ranks, then summed back (_unbroadcast)."""
+    g, a, b = args
+    g_kind, a_kind, b_kind = kinds
+    if not (isinstance(a_kind, Array) and isinstance(b_kind, Array)
+            and min(a_kind.ndim, b_kind.ndim) == 1
+            and isinstance(g_kind, (Array, Scalar))):
+        return None
+    both = a_kind.ndim == 1 and b_kind.ndim == 1
+    if both != isinstance(g_kind, Scalar):
+        return None
+    if both:  # a scalar g: g * b (g * a)
+        product = gast.BinOp(left=g, op=gast.Mult(), right=b if left else a)
+        return _unbroadcast(pass_, [product, a if left else b],
+                            [b_kind if left else a_kind, a_kind if left else b_kind])
+    if left and b_kind.ndim == 1:  # g (a's batch and rows) times b: np.multiply.outer
+        contribution = gast.BinOp(left=_with_new_axis(g), op=gast.Mult(), right=b)
+        kind = Array(g_kind.ones + b_kind.ones)
+    elif left:  # a vector: b @ g, per batch entry
+        contribution = _last_dropped(syntax.call(pass_.np("matmul"), b, _with_new_axis(g)))
+        kind = shapes.matmul(b_kind, Array(g_kind.ones + (True,)))
+        kind = Array(kind.ones[:-1]) if isinstance(kind, Array) else UNKNOWN
+    elif a_kind.ndim == 1:  # a times g (b's batch and columns), per batch entry
+        column = gast.Subscript(value=a, slice=gast.Tuple(
+            elts=[gast.Slice(lower=None, upper=None, step=None), syntax.constant(None)],
+            ctx=gast.Load()), ctx=gast.Load())
+        contribution = syntax.call(pass_.np("multiply"), column,
+                                   _with_new_axis(g, before_last=True))
+        kind = shapes.elementwise(Array(a_kind.ones + (True,)),
+                                  Array(g_kind.ones[:-1] + (True, g_kind.ones[-1])))
+    else:  # b a vector: aᵀ @ g, per batch entry
+        contribution = _last_dropped(syntax.call(pass_.np("matmul"), _swapped(pass_, a),
+                                                 _with_new_axis(g)))
+        swapped = Array(a_kind.ones[:-2] + (a_kind.ones[-1], a_kind.ones[-2]))
+        kind = shapes.matmul(swapped, Array(g_kind.ones + (True,)))
+        kind = Array(kind.ones[:-1]) if isinstance(kind, Array) else UNKNOWN
+    if not isinstance(kind, Array):
+        return None
+    return _unbroadcast(pass_, [contribution, a if left else b], [kind, a_kind if left else b_kind])
+
+
 def _matmul_adjoint_left(pass_, args, kinds):
     """rt.matmul_adjoint_left for operands of rank 2 or more (stacks that may broadcast):
     g @ bᵀ summed back to a's shape."""
     g, a, b = args
     g_kind, a_kind, b_kind = kinds
+    if any(isinstance(k, Array) and k.ndim == 1 for k in (a_kind, b_kind)):
+        return _vector_matmul_adjoint(pass_, args, kinds, left=True)
     if not all(isinstance(k, Array) and k.ndim >= 2 for k in (a_kind, b_kind)):
         return None
     if a_kind.ndim == 2 and b_kind.ndim == 2:
@@ -596,6 +675,8 @@ def _matmul_adjoint_right(pass_, args, kinds):
     """rt.matmul_adjoint_right for operands of rank 2 or more: aᵀ @ g summed back to b's."""
     g, a, b = args
     g_kind, a_kind, b_kind = kinds
+    if any(isinstance(k, Array) and k.ndim == 1 for k in (a_kind, b_kind)):
+        return _vector_matmul_adjoint(pass_, args, kinds, left=False)
     if not all(isinstance(k, Array) and k.ndim >= 2 for k in (a_kind, b_kind)):
         return None
     if a_kind.ndim == 2 and b_kind.ndim == 2:
@@ -1115,6 +1196,132 @@ linear(rt.cov_variables, parameters="y, m, rowvar=True",
 linear(rt.cov_variables_adjoint, parameters="y, cotangent, m, rowvar=True",
        transpose="rt.cov_variables(g, rowvar)")
 nondifferentiable(rt.cov_shape, rt.cov_divisor, rt.logspace_log_base)
+
+
+def _cov_variables_shape(m, rowvar=shapes.Known(True), *rest, **kwargs):
+    """rt.cov_variables(m, rowvar): m as a matrix (a number 1 x 1, a vector one row),
+    transposed when rowvar is False and m is a matrix."""
+    m = plain(m)
+    if isinstance(m, Scalar):
+        return Array((True, True))
+    if not isinstance(m, Array) or m.ndim > 2:
+        return UNKNOWN
+    if m.ndim < 2:
+        return Array((True,) * (2 - m.ndim) + m.ones)
+    if not isinstance(rowvar, shapes.Known):
+        return Array((None, None)) if m.ones[0] != m.ones[1] else m
+    return m if rowvar.value else Array(m.ones[::-1])
+
+
+def _cov_variables_adjoint_shape(cotangent, m, *rest, **kwargs):
+    """rt.cov_variables_adjoint(cotangent, m, rowvar): np.reshape to m's shape (a 0-d array for
+    a number m)."""
+    m = plain(m)
+    return Array(()) if isinstance(m, Scalar) else m if isinstance(m, Array) else UNKNOWN
+
+
+shape_rule(_cov_variables_shape, rt.cov_variables)
+shape_rule(_cov_variables_adjoint_shape, rt.cov_variables_adjoint)
+
+
+def _polyval_adjoint_shape(g, x, like, *rest, **kwargs):
+    """rt.polyval_adjoint(g, x, like) and rt.polynomial_exponents(like): a vector of like's
+    length (one entry per coefficient)."""
+    like = plain(like)
+    return like if isinstance(like, Array) and like.ndim == 1 else UNKNOWN
+
+
+def _trapezoid_weights_shape(x, dx, samples, axis=shapes.Known(-1), *rest, **kwargs):
+    """rt.trapezoid_weights(x, dx, samples, axis): x's pattern for an array x; for x None or a
+    vector, size 1 but along ``axis`` (samples' size there, or x's), of the larger rank."""
+    x, samples = (None if x == shapes.Known(None) else plain(x)), plain(samples)
+    if isinstance(x, Scalar):
+        x = None  # (the zero tangent of an x given as None; a number x raises)
+    if isinstance(x, Array) and x.ndim > 1:
+        return x
+    if not (isinstance(samples, Array) and (x is None or isinstance(x, Array))):
+        return UNKNOWN
+    ndim = max(samples.ndim, x.ndim if x is not None else 0)
+    if not (isinstance(axis, shapes.Known) and type(axis.value) is int
+            and -ndim <= axis.value < ndim and -samples.ndim <= axis.value < samples.ndim):
+        return UNKNOWN
+    along = samples.ones[axis.value] if x is None else x.ones[0]
+    return Array(tuple(along if i == axis.value % ndim else True for i in range(ndim)))
+
+
+def _logspace_log_base_shape(base, y, axis=shapes.Known(0), *rest, **kwargs):
+    """rt.logspace_log_base(base, y, axis): a NumPy scalar for a scalar base; an array base's
+    pattern, of y's rank less one, with a new axis of size 1 at ``axis``."""
+    base, y = plain(base), plain(y)
+    if isinstance(base, Scalar):
+        return ANY_SCALAR
+    if not (isinstance(base, Array) and isinstance(y, Array) and base.ndim < y.ndim
+            and isinstance(axis, shapes.Known) and type(axis.value) is int
+            and -y.ndim <= axis.value < y.ndim):
+        return UNKNOWN
+    ones = (True,) * (y.ndim - 1 - base.ndim) + base.ones
+    where = axis.value % y.ndim
+    return Array(ones[:where] + (True,) + ones[where:])
+
+
+shape_rule(_polyval_adjoint_shape, rt.polyval_adjoint)
+shape_rule(lambda p, *rest, **kwargs: _polyval_adjoint_shape(None, None, p), rt.polynomial_exponents)
+shape_rule(numpy_numerical.interpolated_shape, rt.interp_slope, rt.interp_linear)
+shape_rule(lambda c, x, knots, *rest, **kwargs: numpy_numerical.knots_shape(knots),
+           rt.interp_slope_transpose, rt.interp_transpose)
+shape_rule(_trapezoid_weights_shape, rt.trapezoid_weights)
+shape_rule(lambda c, x, *rest, **kwargs: plain(x) if isinstance(plain(x), Array) else UNKNOWN,
+           rt.trapezoid_weights_transpose)
+shape_rule(_logspace_log_base_shape, rt.logspace_log_base)
+
+
+# rt.reduced_kept(y, a, b, axis, keepdims): y (a reduction of a, broadcast with b) with the
+# reduced axes back as size 1 (scipy.special.logsumexp's adjoint): a reshape of y
+linear(rt.reduced_kept, parameters="k, y, a, b=None, axis=None, keepdims=False",
+       transpose="np.reshape(g, np.shape(y))")
+
+
+def _reduced_whole(a, b):
+    """The kind of a broadcast with b (b None: a's)."""
+    return plain(a) if b == shapes.Known(None) else shapes.elementwise(a, b)
+
+
+def _reduced_kept_shape(y, a, b=shapes.Known(None), axis=shapes.Known(None),
+                        keepdims=shapes.Known(False), *rest, **kwargs):
+    if axis == shapes.Known(None) and keepdims == shapes.Known(False):
+        return plain(y)
+    whole = _reduced_whole(a, b)
+    if not isinstance(whole, Array) or whole.ndim == 0:
+        return UNKNOWN  # (0-d operands: y reshaped to (), a NumPy scalar or a 0-d array)
+    return shapes.reduction(whole, axis, keepdims=shapes.Known(True))
+
+
+def _reduced_kept(pass_, args, kinds):
+    """y itself, or np.expand_dims(y, axes), for constant axis and keepdims and an a (and b) of
+    known rank at least 1."""
+    y = args[0]
+    b = args[2] if len(args) > 2 else syntax.constant(None)
+    axis = _constant_argument(pass_, args, 3, None)
+    keepdims = _constant_argument(pass_, args, 4, False)
+    if _NOT_CONSTANT in (axis, keepdims) or type(keepdims) is not bool:
+        return None
+    if axis is None and not keepdims:
+        return y
+    b_kind = shapes.Known(None) if len(args) <= 2 else shapes.evaluate(
+        b, pass_.env, pass_.resolve)
+    whole = _reduced_whole(kinds[1], b_kind)
+    if not isinstance(whole, Array) or whole.ndim == 0:
+        return None
+    if keepdims:
+        return y  # (a reduction with keepdims of an array of rank 1 or more: its rank)
+    axes = _normalized_axes(axis, whole.ndim)
+    if axes is None:
+        return None
+    return syntax.call(pass_.np("expand_dims"), y, _axes_constant(axes))
+
+
+shape_rule(_reduced_kept_shape, rt.reduced_kept)
+specializer(_reduced_kept, rt.reduced_kept)
 
 
 # ---- shape rules of the linear algebra and gather helpers' results

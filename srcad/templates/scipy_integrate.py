@@ -54,8 +54,9 @@ import gast
 import numpy as np
 
 from srcad import runtime as rt
+from srcad.analysis import shapes
 from srcad.recursion import jvp_of, vjp_of
-from srcad.registry import adjoint, constraint, d, tangent
+from srcad.registry import adjoint, constraint, d, shape_rule, tangent
 
 try:
     from scipy import integrate
@@ -512,6 +513,25 @@ if integrate is not None:
 
     # the adjoint sweeps have a tangent only (tests/test_templates.py reads this)
     FORWARD_ONLY = (odeint_adjoint, solve_ivp_adjoint)
+
+    def _odeint_shape(func, y0, t, *rest, full_output=shapes.Known(0), **kwargs):
+        """odeint: a row per time of t (a vector), a column per component of y0 (one for a
+        number); with full_output, a pair (unknown)."""
+        if len(rest) > 3:
+            full_output = rest[3]
+        y0, t = shapes.plain(y0), shapes.plain(t)
+        if not (isinstance(full_output, shapes.Known) and full_output.value in (0, False)):
+            return shapes.UNKNOWN
+        if isinstance(y0, shapes.Scalar):
+            y0 = shapes.Array((True,))
+        if not (isinstance(y0, shapes.Array) and y0.ndim == 1):
+            return shapes.UNKNOWN
+        times = t.ones[0] if isinstance(t, shapes.Array) and t.ndim == 1 else None
+        return shapes.Array((times,) + y0.ones)
+
+    shape_rule(_odeint_shape, integrate.odeint)
+    # the tangent of odeint's result: its shape
+    shape_rule(shapes.same_as_first, odeint_tangent)
 
     # hvp, hessian: forward mode over odeint's adjoint sweep in the gradient (the forward
     # sensitivity of the augmented backward system); no adjoint: no grad of grad

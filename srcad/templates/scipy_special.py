@@ -78,10 +78,12 @@ _NONE, _FALSE = shapes.Known(None), shapes.Known(False)
 
 
 def _logsumexp_shape(a, axis=_NONE, b=_NONE, keepdims=_FALSE, **kwargs):
-    """A reduction of a (of a broadcast with b: unknown)."""
-    if b != _NONE:
+    """A reduction of a (of its broadcast with b, when b is given). (SciPy 1.17 keeps the
+    dims of a 0-d input as shape (1,): unknown then.)"""
+    whole = shapes.elementwise(a, b) if b != _NONE else shapes.plain(a)
+    if keepdims != _FALSE and not (isinstance(whole, shapes.Array) and whole.ndim):
         return shapes.UNKNOWN
-    return shapes.reduction(a, axis, keepdims=keepdims)
+    return shapes.reduction(whole, axis, keepdims=keepdims)
 
 
 if special is not None:
@@ -294,21 +296,19 @@ if special is not None:
     shape_rule(shapes.elementwise, special.multigammaln)
 
     # ---- softmax family: the weights exp(a - logsumexp(a)) are at most 1, so no overflow
+    # shares = exp(a - y) with y's reduced axes put back (rt.reduced_kept): y is the stable
+    # result itself, not computed again
     @adjoint(special.logsumexp)
     def logsumexp(y, a, axis=None, b=None, keepdims=False, return_sign=False):
-        # (SciPy keeps a 0-d input's dims as shape (1,): cut back to the inputs' rank)
-        kept = special.logsumexp(a, axis=axis, b=b, keepdims=True)
-        kept = np.reshape(kept, np.shape(kept)[np.ndim(kept) - max(np.ndim(a), np.ndim(b)):])
-        spread = np.reshape(d[y], np.shape(kept))
+        kept = rt.reduced_kept(y, a, b, axis, keepdims)
+        spread = rt.reduced_kept(d[y], a, b, axis, keepdims)
         shares = np.exp(a - kept)
         d[a] += rt.unbroadcast(spread * rt.weighted(shares, b), a)
         d[b] += rt.unbroadcast(spread * shares, b)
 
     @tangent(special.logsumexp)
     def logsumexp(y, a, axis=None, b=None, keepdims=False, return_sign=False):  # noqa: F811
-        kept = special.logsumexp(a, axis=axis, b=b, keepdims=True)
-        kept = np.reshape(kept, np.shape(kept)[np.ndim(kept) - max(np.ndim(a), np.ndim(b)):])
-        shares = np.exp(a - kept)
+        shares = np.exp(a - rt.reduced_kept(y, a, b, axis, keepdims))
         d[y] = np.sum(rt.weighted(shares, b) * d[a] + shares * d[b], axis=axis,
                       keepdims=keepdims)
 

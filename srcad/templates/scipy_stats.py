@@ -26,7 +26,7 @@ from srcad import registry
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
-from srcad.vocabulary import formula
+from srcad.vocabulary import exp_of, formula
 from srcad.templates.scipy_special import INVERSE_SQRT_2PI, SQRT_2PI, no_derivative_in
 
 try:
@@ -368,6 +368,13 @@ if stats is not None:
                                           "so no derivative in x is defined"),
                stats.dirichlet.logpdf)
     shape_rule(_dirichlet_shape, stats.dirichlet.logpdf)
+
+    _PAIRS = [(dist.pdf, dist.logpdf) for dist in (
+        stats.gamma, stats.beta, stats.expon, stats.laplace, stats.cauchy, stats.logistic,
+        stats.dirichlet)]
+    # the density (the mass function) of a distribution with a log density: exp of it, its
+    # derivatives the log density's times y; the same points without a derivative
+    exp_of(*_PAIRS, (stats.poisson.pmf, stats.poisson.logpmf))
 
 def _multivariate_normal_common(tangent: bool) -> list:
     """The covariance matrix scipy uses (S), its inverse applied to each sample's difference

@@ -139,7 +139,7 @@ def _keep_loop_results(returned, body, namer) -> tuple[list, gast.expr]:
     """``c_result = c`` for each returned name a loop assigns, and ``returned`` reading those."""
     returned = syntax.deepcopy(returned)
     in_loops = set()
-    for node in syntax.walk(gast.Module(body=body, type_ignores=[])):
+    for node in syntax.nodes(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, (gast.For, gast.While)):
             in_loops |= syntax.stored_names(node)
     kept, renames = [], {}
@@ -223,7 +223,7 @@ class _Sweeps:
         self.trip_counters = {}
         self.active = {}  # id(assignment) -> whether it assigns an active variable
         tested = set()  # what loops iterate over and branches test
-        for node in syntax.walk(gast.Module(body=body, type_ignores=[])):
+        for node in syntax.nodes(gast.Module(body=body, type_ignores=[])):
             kind = type(node)
             if kind is gast.Assign:
                 self.active[id(node)] = _is_active_assignment(node, context)
@@ -297,7 +297,7 @@ class _Sweeps:
         """
         if key not in self.plans and not any(
                 self.active.get(id(node))
-                for node in syntax.walk(gast.Module(body=list(statements), type_ignores=[]))):
+                for node in syntax.nodes(gast.Module(body=list(statements), type_ignores=[]))):
             self.plans[key] = _BlockPlan([], [], [])
         if key not in self.plans:
             self.plans[key] = _BlockPlan.make(statements, self.needed, self.context,

@@ -153,6 +153,10 @@ class LibraryForms:
                 lambda: "scipy.stats.norm.logpdf(%s, %s, %s)" % (e(), e(), pos()),
                 lambda: "scipy.stats.norm.cdf(%s)" % e(),
                 lambda: "scipy.stats.t.logpdf(%s, 3.5)" % e(),
+                lambda: "scipy.stats.gamma.pdf(%s, %s)" % (pos(), pos()),
+                lambda: "scipy.stats.cauchy.pdf(%s, %s, %s)" % (e(), e(), pos()),
+                lambda: "scipy.stats.logistic.pdf(%s, scale=%s)" % (e(), pos()),
+                lambda: "scipy.stats.poisson.pmf(2.0, %s)" % pos(),
             ]
             forms += [lambda form=form: self._scipy(form()) for form in special]
         return forms
@@ -219,6 +223,13 @@ class LibraryForms:
                     e((3,)), self._positive(ctx, (3,), depth))),
                 lambda: self._scipy("scipy.linalg.det(%s)" % self._well_conditioned(ctx, depth,
                                                                                    3)),
+                # a covariance of variances (a vector) or a number times the identity
+                lambda: self._scipy("scipy.stats.multivariate_normal.logpdf(%s, %s, %s)" % (
+                    e((3,)), e((3,)), self._positive(ctx, self.pick([(3,), SCALAR]), depth))),
+                lambda: self._scipy("scipy.stats.multivariate_normal.pdf(%s, %s, %s)" % (
+                    e((3,)), e((3,)), self._spd(ctx, depth, 3))),
+                lambda: self._scipy("scipy.stats.dirichlet.pdf(np.array([0.2, 0.5]), %s)"
+                                    % self._positive(ctx, (3,), depth)),
             ]
         return forms
 
