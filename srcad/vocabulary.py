@@ -156,8 +156,8 @@ def formula(*primitives: object, kind: str, parameters: str, lines: list) -> Non
 def exp_of(*pairs: tuple) -> None:
     """Each ``(density, log_density)`` pair, density = exp(log_density) (a pdf and its
     logpdf): the log density's templates, the derivative flowing in multiplied by y in the
-    adjoint, the tangent multiplied by y; its shape rule and constraints. The log density's
-    templates may read y only in d[y]."""
+    adjoint, the tangent multiplied by y; its shape rule and constraints (those registered
+    before the call). The log density's templates may read y only in d[y]."""
     origin, _ = _caller()
     for density, log_density in pairs:
         entry = registry.lookup(log_density)

@@ -3444,6 +3444,21 @@ case(reduced_kept_keepdims, (anything, anything, anything),
      [((1, 1), FULL, VECTOR), ((1, 3, 1), (3, 1), (2, 3, 3)), ((1,), SCALAR, SCALAR)], (0,))
 
 
+# ---- rt.full_covariance / rt.covariance_part (scipy.stats.multivariate_normal's covariance
+# made a matrix, and the transpose): linear in the covariance (a number, a vector, a matrix)
+def full_covariance_of(cov):
+    return rt.full_covariance(cov, 3)
+
+
+def covariance_part_of(g, cov):
+    return rt.covariance_part(g, cov)
+
+
+case(full_covariance_of, (anything,), [SCALAR, VECTOR, (3, 3)])
+case(covariance_part_of, (anything, anything), [((3, 3), SCALAR), ((3, 3), VECTOR),
+                                                ((3, 3), (3, 3))], (0,))
+
+
 # ------------------------------------------- numpy_shape.py: one array's rows joined (i12c)
 def joined_rows_of_an_array(x):
     """np.hstack(x) of an array (not a list): its adjoint is g reshaped, not cut row by row."""

@@ -333,3 +333,34 @@ def test_multivariate_normal_claims_hold():
             for m in (mean, 0.0) if k == 1 else (mean,):
                 for cov in (np.eye(k), np.ones(k), 2.0):
                     _check(logpdf, np.ones(shape), m, cov)
+
+
+def test_covariance_helper_claims_hold():
+    for cov in (2.0, np.ones(1), np.ones(3), np.eye(3), np.eye(1)):
+        size = np.shape(cov)[-1] if np.ndim(cov) else 3
+        for known in (True, False):
+            claim = registry.lookup(rt.full_covariance).shape_rule(
+                shapes.of_value(cov), shapes.Known(size) if known else shapes.Scalar("int"))
+            assert _holds(claim, rt.full_covariance(cov, size))
+        g = np.ones((size, size))
+        claim = registry.lookup(rt.covariance_part).shape_rule(
+            shapes.of_value(g), shapes.of_value(cov))
+        assert _holds(claim, rt.covariance_part(g, cov))
+
+
+def test_a_list_operand_is_the_array_numpy_makes_of_it_but_for_python_operators():
+    numbers = shapes.IndexTuple((shapes.Known(20), shapes.Known(90)))
+    rows = shapes.IndexTuple((shapes.of_value(np.ones(3)), shapes.of_value(np.ones(3))))
+    for operand, value, others in (
+            (numbers, [20, 90], (100.0, np.ones((3, 1)), np.ones((1, 1)))),
+            (rows, [np.ones(3), np.ones(3)], (100.0, np.ones(3), np.ones((1, 1))))):
+        for other in others:
+            claim = shapes.elementwise(operand, shapes.of_value(other))
+            assert claim is not shapes.UNKNOWN and _holds(claim, np.true_divide(value, other))
+    # [a] * 3 repeats the list and [a] + [b] concatenates: nothing claimed; with an array
+    # among the operands NumPy makes an array of the list
+    assert shapes.operator_elementwise(rows, shapes.Known(3)) is shapes.UNKNOWN
+    assert shapes.comparison(rows, rows) is shapes.UNKNOWN
+    assert shapes.add(rows, rows) is shapes.UNKNOWN
+    claim = shapes.operator_elementwise(rows, shapes.of_value(np.ones((2, 3))))
+    assert _holds(claim, [np.ones(3), np.ones(3)] * np.ones((2, 3)))

@@ -166,10 +166,39 @@ def join(a, b):
 # call and returns the abstract result.
 
 
+def stacked(items):
+    """The array NumPy makes of a list or tuple of these items (np.array([a, b])): scalars,
+    or arrays of one rank (of one shape, or NumPy refuses them) along a new first axis; a
+    nested list is an array of its own."""
+    patterns = [stacked(item.parts) if isinstance(item, IndexTuple) else (
+        stacked([Known(v) for v in item.value])
+        if isinstance(item, Known) and isinstance(item.value, tuple) else plain(item))
+        for item in items]
+    if not patterns:
+        return UNKNOWN
+    if all(isinstance(p, Scalar) for p in patterns):
+        return Array((len(patterns) == 1,))
+    if not all(isinstance(p, Array) for p in patterns) or len({p.ndim for p in patterns}) != 1:
+        return UNKNOWN  # a mix, or ragged items
+    return Array((len(patterns) == 1,) + tuple(
+        True if True in flags else False if False in flags else None  # one size: NumPy's check
+        for flags in zip(*(p.ones for p in patterns))))
+
+
+def _as_operand(value):
+    """An operand as a ufunc sees it: a list or tuple of numbers as the array NumPy makes
+    of it (not an adjoint's Parts, which adds item by item)."""
+    if isinstance(value, IndexTuple) and not value.adds_items:
+        return stacked(value.parts)
+    if isinstance(value, Known) and isinstance(value.value, tuple):
+        return stacked([Known(v) for v in value.value])
+    return plain(value)
+
+
 def _broadcast(values):
-    arrays = [plain(v) for v in values]
+    arrays = [_as_operand(v) for v in values]
     if any(not isinstance(v, (Array, Scalar)) for v in arrays):
-        return UNKNOWN  # a list, a tuple, an object...: NumPy makes an array of it
+        return UNKNOWN  # an object, a ragged list...
     shaped = [v for v in arrays if isinstance(v, Array)]
     if not shaped:
         return None
@@ -198,8 +227,19 @@ def elementwise(*args, **kwargs):
     return shape
 
 
+def _sequence_kept(args) -> bool:
+    """Whether a Python operator leaves a list or tuple operand a sequence: unless an array
+    is among the operands (NumPy then makes an array of it), ``[a] * 3`` repeats the list and
+    ``[a] + [b]`` concatenates."""
+    sequences = any(isinstance(a, IndexTuple) or isinstance(a, Known) and isinstance(
+        a.value, tuple) for a in args)
+    return sequences and not any(isinstance(plain(a), Array) for a in args)
+
+
 def operator_elementwise(*args, **kwargs):
     """A Python operator: like ``elementwise`` but Python scalars stay Python scalars."""
+    if _sequence_kept(args):
+        return UNKNOWN
     shape = _broadcast(args)
     if shape is not None:
         return shape
@@ -235,6 +275,8 @@ def power(*args, **kwargs):
 
 def comparison(*args, **kwargs):
     """A Python bool for Python scalars; a NumPy scalar (np.bool_) when one is NumPy's."""
+    if _sequence_kept(args):
+        return UNKNOWN
     shape = _broadcast(args)
     if shape is not None:
         return shape

@@ -185,19 +185,7 @@ def _array_shape(x, *rest, ndmin=shapes.Known(0), **kwargs):
 
 
 def _stacked_items(items):
-    patterns = [_stacked_items(item.parts) if isinstance(item, shapes.IndexTuple) else (
-        _stacked_items([shapes.Known(v) for v in item.value])
-        if isinstance(item, shapes.Known) and isinstance(item.value, tuple)
-        else shapes.plain(item)) for item in items]  # (a nested list: its own array)
-    if not patterns:
-        return shapes.UNKNOWN
-    if all(isinstance(p, shapes.Scalar) for p in patterns):
-        return shapes.Array((len(patterns) == 1,))
-    if not all(isinstance(p, shapes.Array) for p in patterns) or len(
-            {p.ndim for p in patterns}) != 1:
-        return shapes.UNKNOWN  # a mix, or ragged items (NumPy refuses them)
-    return shapes.Array((len(patterns) == 1,) + tuple(
-        _same_size([p.ones[i] for p in patterns]) for i in range(patterns[0].ndim)))
+    return shapes.stacked(items)
 
 
 # the tangent of a list of values is a list: make it an array

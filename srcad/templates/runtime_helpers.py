@@ -1393,9 +1393,19 @@ shape_rule(_gradient_of_shape, rt.gradient_of)
 linear(rt.full_covariance, parameters="y, c, size", transpose="rt.covariance_part(g, c)")
 linear(rt.covariance_part, parameters="y, a, c",
        transpose="rt.full_covariance(g, np.shape(a)[-1])")
-shape_rule(lambda cov, size, **kwargs: Array((None, None)) if isinstance(
-    plain(cov), (Scalar, Array)) and (isinstance(plain(cov), Scalar) or plain(cov).ndim < 3)
-    else UNKNOWN, rt.full_covariance)
+def _full_covariance_shape(cov, size, **kwargs):
+    """A (size, size) matrix: cov's own for a matrix."""
+    cov = plain(cov)
+    if isinstance(cov, Array) and cov.ndim == 2:
+        return cov
+    if not (isinstance(cov, Scalar) or isinstance(cov, Array) and cov.ndim == 1):
+        return UNKNOWN
+    if isinstance(size, shapes.Known) and type(size.value) is int:
+        return Array((size.value == 1,) * 2)
+    return Array((cov.ones[0],) * 2) if isinstance(cov, Array) else Array((None, None))
+
+
+shape_rule(_full_covariance_shape, rt.full_covariance)
 shape_rule(lambda g, cov, **kwargs: ANY_SCALAR if isinstance(plain(cov), Scalar) else (
     plain(cov) if isinstance(plain(cov), Array) else UNKNOWN), rt.covariance_part)
 

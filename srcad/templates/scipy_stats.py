@@ -369,12 +369,22 @@ if stats is not None:
                stats.dirichlet.logpdf)
     shape_rule(_dirichlet_shape, stats.dirichlet.logpdf)
 
+    shape_rule(_location_scale_shape, stats.norm.logpdf, stats.norm.pdf, stats.norm.cdf,
+               stats.norm.sf, stats.norm.logcdf, stats.norm.logsf, stats.expon.logpdf,
+               stats.laplace.logpdf, stats.cauchy.logpdf, stats.logistic.logpdf)
+    shape_rule(_quantile_shape, stats.norm.ppf)
+    shape_rule(_t_shape, stats.t.logpdf, stats.t.pdf)
+    shape_rule(_one_shape_parameter_shape, stats.gamma.logpdf)
+    shape_rule(_two_shape_parameters_shape, stats.beta.logpdf)
+    shape_rule(_poisson_shape, stats.poisson.logpmf)
+
     _PAIRS = [(dist.pdf, dist.logpdf) for dist in (
         stats.gamma, stats.beta, stats.expon, stats.laplace, stats.cauchy, stats.logistic,
         stats.dirichlet)]
     # the density (the mass function) of a distribution with a log density: exp of it, its
     # derivatives the log density's times y; the same points without a derivative
     exp_of(*_PAIRS, (stats.poisson.pmf, stats.poisson.logpmf))
+
 
 def _multivariate_normal_common(tangent: bool) -> list:
     """The covariance matrix scipy uses (S), its inverse applied to each sample's difference
@@ -439,11 +449,3 @@ if stats is not None and all(getattr(registry.lookup(np.linalg.solve), kind, Non
     shape_rule(_multivariate_normal_shape, stats.multivariate_normal.logpdf,
                stats.multivariate_normal.pdf)
 
-    shape_rule(_location_scale_shape, stats.norm.logpdf, stats.norm.pdf, stats.norm.cdf,
-               stats.norm.sf, stats.norm.logcdf, stats.norm.logsf, stats.expon.logpdf,
-               stats.laplace.logpdf, stats.cauchy.logpdf, stats.logistic.logpdf)
-    shape_rule(_quantile_shape, stats.norm.ppf)
-    shape_rule(_t_shape, stats.t.logpdf, stats.t.pdf)
-    shape_rule(_one_shape_parameter_shape, stats.gamma.logpdf)
-    shape_rule(_two_shape_parameters_shape, stats.beta.logpdf)
-    shape_rule(_poisson_shape, stats.poisson.logpmf)
