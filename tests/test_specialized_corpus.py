@@ -64,14 +64,10 @@ ALLOWED = {
     'attribute_of_pair': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
         'unit_seed'}),
-    'c_of': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'cross': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'cross_axes': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'einsum_implicit': (NO_RULE, {'unbroadcast'}),
-    'einsum_implicit_of_four': (NO_RULE, {'match_tangent'}),
     'entries_of': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'expm': (NO_RULE, {
@@ -119,8 +115,6 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'pop_items': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'r_of': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'r_with_range': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
         'unit_seed', 'zeros_like'}),
@@ -151,6 +145,7 @@ ALLOWED = {
     'append_ragged': (JOIN, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
         'unit_seed'}),
+    'c_of': (JOIN, {'match_tangent', 'unbroadcast'}),
     'column_stack': (JOIN, {'match_tangent', 'unbroadcast'}),
     'concatenate': (JOIN, {'match_tangent', 'unbroadcast'}),
     'concatenate_axis': (JOIN, {'match_tangent', 'unbroadcast'}),
@@ -165,6 +160,7 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'inserted_part': (JOIN, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'r_of': (JOIN, {'match_tangent', 'unbroadcast'}),
     'vstack': (JOIN, {'match_tangent', 'unbroadcast'}),
     'add_at_in_place': (SCALAR_OR_SIZE, {'match_tangent'}),
     'beta_logpdf': (SCALAR_OR_SIZE, {'match_tangent'}),
@@ -252,6 +248,8 @@ ALLOWED = {
     'diff_twice': (SIZE, {'match_tangent', 'unbroadcast'}),
     'dsplit': (SIZE, {'match_tangent', 'unbroadcast'}),
     'eigh_upper': (SIZE, {'unbroadcast'}),
+    'einsum_implicit': (SIZE, {'unbroadcast'}),
+    'einsum_implicit_of_four': (SIZE, {'match_tangent'}),
     'extract': (SIZE, {'match_tangent', 'unbroadcast'}),
     'hsplit': (SIZE, {'match_tangent', 'unbroadcast'}),
     'item_block': (SIZE, {'match_tangent', 'unbroadcast'}),
