@@ -56,7 +56,6 @@ ALLOWED = {
     'signal_convolve_and_correlate': (CONVOLUTION_VALID, {'match_tangent', 'unbroadcast'}),
     'valid_correlation': (CONVOLUTION_VALID, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'added_at_fancy': (NO_RULE, {'unbroadcast'}),
     'all_but_last_directly': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'appended_directly': (NO_RULE, {
@@ -65,18 +64,10 @@ ALLOWED = {
     'attribute_of_pair': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
         'unit_seed'}),
-    'band_of': (NO_RULE, {'match_tangent', 'unbroadcast'}),
-    'block_diagonal_sum': (NO_RULE, {'match_tangent', 'unbroadcast'}),
-    'block_upper': (NO_RULE, {'unbroadcast'}),
-    'c_of': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'cross': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'cross_axes': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'eigh_upper': (NO_RULE, {'unbroadcast'}),
-    'einsum_implicit': (NO_RULE, {'unbroadcast'}),
-    'einsum_implicit_of_four': (NO_RULE, {'match_tangent'}),
     'entries_of': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'expm': (NO_RULE, {
@@ -102,14 +93,9 @@ ALLOWED = {
         'unit_seed'}),
     'merged_tangent': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'meshgrid': (NO_RULE, {'match_tangent', 'match_type'}),
-    'meshgrid_ij': (NO_RULE, {'match_tangent'}),
-    'meshgrid_one_used': (NO_RULE, {'match_tangent'}),
     'meshgrid_part': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'meshgrid_sparse': (NO_RULE, {'match_tangent'}),
-    'meshgrid_tangent': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'meshgrid_tangent': (NO_RULE, {'unbroadcast'}),
     'meshgrid_tangent_adjoint': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'multivariate_normal_logpdf': (NO_RULE, {'match_tangent'}),
@@ -128,10 +114,6 @@ ALLOWED = {
     'output_part_adjoint': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'pop_items': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'qr_rectangular': (NO_RULE, {'match_tangent', 'unbroadcast'}),
-    'qr_square': (NO_RULE, {'match_tangent', 'unbroadcast'}),
-    'r_of': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'r_with_range': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
@@ -155,7 +137,6 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'unfield': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'upper_right_block': (NO_RULE, {'match_tangent', 'unbroadcast'}),
     'append_axis': (JOIN, {'match_tangent', 'unbroadcast'}),
     'append_flat': (JOIN, {'match_tangent', 'unbroadcast'}),
     'append_in_place': (JOIN, {'match_tangent'}),
@@ -164,6 +145,7 @@ ALLOWED = {
     'append_ragged': (JOIN, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
         'unit_seed'}),
+    'c_of': (JOIN, {'match_tangent', 'unbroadcast'}),
     'column_stack': (JOIN, {'match_tangent', 'unbroadcast'}),
     'concatenate': (JOIN, {'match_tangent', 'unbroadcast'}),
     'concatenate_axis': (JOIN, {'match_tangent', 'unbroadcast'}),
@@ -178,6 +160,7 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'inserted_part': (JOIN, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'r_of': (JOIN, {'match_tangent', 'unbroadcast'}),
     'vstack': (JOIN, {'match_tangent', 'unbroadcast'}),
     'add_at_in_place': (SCALAR_OR_SIZE, {'match_tangent'}),
     'beta_logpdf': (SCALAR_OR_SIZE, {'match_tangent'}),
@@ -249,17 +232,24 @@ ALLOWED = {
     'diag_vector': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal_adjoint': (DIAGONAL, {'unbroadcast'}),
+    'added_at_fancy': (SIZE, {'unbroadcast'}),
     'arange_by': (SIZE, {'match_tangent', 'unbroadcast'}),
     'arange_from': (SIZE, {'match_tangent', 'unbroadcast'}),
     'arange_to': (SIZE, {'match_tangent', 'unbroadcast'}),
     'array_split': (SIZE, {'match_tangent', 'unbroadcast'}),
     'array_split_axis': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'band_of': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'block_diagonal_sum': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'block_upper': (SIZE, {'unbroadcast'}),
     'compress': (SIZE, {'match_tangent', 'unbroadcast'}),
     'compress_method': (SIZE, {'match_tangent', 'unbroadcast'}),
     'diff_keyword': (SIZE, {'match_tangent', 'unbroadcast'}),
     'diff_last': (SIZE, {'match_tangent', 'unbroadcast'}),
     'diff_twice': (SIZE, {'match_tangent', 'unbroadcast'}),
     'dsplit': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'eigh_upper': (SIZE, {'unbroadcast'}),
+    'einsum_implicit': (SIZE, {'unbroadcast'}),
+    'einsum_implicit_of_four': (SIZE, {'match_tangent'}),
     'extract': (SIZE, {'match_tangent', 'unbroadcast'}),
     'hsplit': (SIZE, {'match_tangent', 'unbroadcast'}),
     'item_block': (SIZE, {'match_tangent', 'unbroadcast'}),
@@ -271,6 +261,8 @@ ALLOWED = {
     'item_step': (SIZE, {'match_tangent', 'unbroadcast'}),
     'math_fsum': (SIZE, {'match_type', 'unbroadcast'}),
     'np_fmod': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'qr_rectangular': (SIZE, {'match_tangent', 'unbroadcast'}),
+    'qr_square': (SIZE, {'match_tangent', 'unbroadcast'}),
     'repeat_axis': (SIZE, {'match_tangent', 'unbroadcast'}),
     'repeat_each': (SIZE, {'match_tangent', 'unbroadcast'}),
     'repeat_flat': (SIZE, {'match_tangent', 'match_type', 'unbroadcast'}),
@@ -284,6 +276,7 @@ ALLOWED = {
     'split_sections': (SIZE, {'match_tangent', 'unbroadcast'}),
     'split_unequal': (SIZE, {'match_tangent', 'unbroadcast'}),
     'updated_directly': (SIZE, {'unbroadcast'}),
+    'upper_right_block': (SIZE, {'match_tangent', 'unbroadcast'}),
     'vsplit': (SIZE, {'match_tangent', 'unbroadcast'}),
     'check_scalar_output': (HELPER_ITSELF, {'check_scalar_output', 'match_tangent'}),
     'dot_adjoint_left': (HELPER_ITSELF, {'dot_adjoint_left', 'match_tangent'}),

@@ -364,3 +364,41 @@ def test_a_list_operand_is_the_array_numpy_makes_of_it_but_for_python_operators(
     assert shapes.add(rows, rows) is shapes.UNKNOWN
     claim = shapes.operator_elementwise(rows, shapes.of_value(np.ones((2, 3))))
     assert _holds(claim, [np.ones(3), np.ones(3)] * np.ones((2, 3)))
+
+
+def test_meshgrid_helper_claims_hold():
+    x, y = np.ones(3), np.ones((2, 1))
+    for tangents in ((x, y), (x, 0.0), (0.0, y)):
+        for indexing in ("xy", "ij"):
+            for sparse in (False, True):
+                args = (tangents + (0.0, 0.0), (x, y, None, None), sparse, indexing)
+                claim = registry.lookup(rt.meshgrid_tangent).shape_rule(
+                    shapes.IndexTuple(tuple(shapes.Known(t) if isinstance(t, float) else
+                                            shapes.of_value(t) for t in args[0])),
+                    shapes.IndexTuple(tuple(shapes.Known(None) if a is None else
+                                            shapes.of_value(a) for a in args[1])),
+                    shapes.Known(sparse), shapes.Known(indexing))
+                assert isinstance(claim, shapes.IndexTuple)
+                assert _holds(claim, rt.meshgrid_tangent(*args))
+    grids = np.meshgrid(np.ones(3), 2.0)
+    claim = registry.lookup(rt.meshgrid_adjoint).shape_rule(
+        shapes.UNKNOWN, shapes.FLOAT, shapes.Known(1), shapes.Known("xy"))
+    assert _holds(claim, rt.meshgrid_adjoint(grids, 2.0, 1, "xy"))
+
+
+def test_index_trick_claims_hold():
+    items = [2.0, np.ones(1), np.ones(3), np.ones((2, 3)), np.ones((1, 3)), np.ones((3, 1))]
+    claimed = 0
+    for trick in (np.r_, np.c_):
+        for count in (1, 2, 3):
+            for pieces in itertools.product(items, repeat=count):
+                try:
+                    value = rt.concatenated(trick, list(pieces))
+                except ValueError:
+                    continue
+                claim = registry.lookup(rt.concatenated).shape_rule(
+                    shapes.Known(trick), shapes.IndexTuple(tuple(
+                        shapes.of_value(p) for p in pieces)))
+                assert _holds(claim, value), (trick, [np.shape(p) for p in pieces], claim)
+                claimed += isinstance(claim, shapes.Array)
+    assert claimed > 50

@@ -215,8 +215,31 @@ linear(np.ndarray.astype, parameters='y, x, dtype, order="K", casting="unsafe", 
 shape_rule(shapes.same_as_first, np.ndarray.astype)
 
 
+def _index_trick_shape(trick, pieces, **kwargs):
+    """np.r_[a, b]: each piece at least 1-d, joined along the first axis; np.c_[a, b]: each
+    at least 2-d (a vector as a column), joined along the last. Slices and strings in the
+    pieces (ranges, directives): nothing claimed."""
+    if not isinstance(pieces, shapes.IndexTuple) or not isinstance(trick, shapes.Known):
+        return shapes.UNKNOWN
+    columns = trick.value is np.c_
+    if not columns and trick.value is not np.r_:
+        return shapes.UNKNOWN
+    promoted = []
+    for piece in pieces.parts:
+        piece = shapes.plain(piece)
+        if isinstance(piece, shapes.Scalar):
+            piece = shapes.Array((True, True) if columns else (True,))
+        elif not isinstance(piece, shapes.Array) or not piece.ndim:
+            return shapes.UNKNOWN
+        elif columns and piece.ndim == 1:
+            piece = shapes.Array(piece.ones + (True,))
+        promoted.append(piece)
+    return _concatenate_shape(shapes.IndexTuple(tuple(promoted)),
+                              shapes.Known(-1 if columns else 0))
+
+
 # np.r_[a, b] and np.c_[a, b] (normalize/to_anf.py writes them rt.concatenated(np.r_, [a, b]))
-multilinear(rt.concatenated, parameters="y, trick, pieces",
+multilinear(rt.concatenated, parameters="y, trick, pieces", shape=_index_trick_shape,
             transposes={"pieces": "rt.pieces_of(g, trick, pieces)"})
 
 
@@ -729,7 +752,7 @@ def meshgrid(y, x1, x2=None, x3=None, x4=None, copy=True, sparse=False,  # noqa:
                                indexing)
 
 
-def _meshgrid_shape(*arrays, copy=None, sparse=shapes.Known(False),
+def meshgrid_shape(*arrays, copy=None, sparse=shapes.Known(False),
                     indexing=shapes.Known("xy")):
     """np.meshgrid: one grid per array (each flattened): of every array's length, the first
     two swapped with indexing "xy"; with sparse=True, 1 but along the grid's own axis."""
@@ -759,7 +782,7 @@ def _meshgrid_shape(*arrays, copy=None, sparse=shapes.Known(False),
     return shapes.IndexTuple(tuple(grids))
 
 
-shape_rule(_meshgrid_shape, np.meshgrid)
+shape_rule(meshgrid_shape, np.meshgrid)
 
 
 # np.delete and np.insert move the elements they keep: the adjoint finds where each came

@@ -1037,7 +1037,6 @@ linear(rt.meshgrid_part, parameters='y, h, a, position, indexing="xy"',
        transpose="rt.meshgrid_adjoint(g, h, position, indexing)")
 linear(rt.meshgrid_tangent, parameters='y, tangents, arrays, sparse=False, indexing="xy"',
        transpose="rt.meshgrid_tangent_adjoint(g, tangents, arrays, sparse, indexing)")
-shape_rule(_shape_of_second, rt.meshgrid_adjoint)
 linear(rt.meshgrid_tangent_adjoint,
        parameters='y, a, tangents, arrays, sparse=False, indexing="xy"',
        transpose="rt.meshgrid_tangent(g, arrays, sparse, indexing)")
@@ -1414,3 +1413,23 @@ shape_rule(lambda g, cov, **kwargs: ANY_SCALAR if isinstance(plain(cov), Scalar)
 nondifferentiable(rt.simplex_point)
 shape_rule(lambda x, alpha, **kwargs: Array((None,) + plain(x).ones[1:]) if isinstance(
     plain(x), Array) and plain(x).ndim else UNKNOWN, rt.simplex_point)
+
+
+def _meshgrid_tangent_shape(tangents, arrays, sparse=shapes.Known(False),
+                            indexing=shapes.Known("xy"), **kwargs):
+    """The grids of the tangents of the arrays given (a zero tangent: a grid of length 1
+    there, broadcast later)."""
+    if not (isinstance(tangents, shapes.IndexTuple) and isinstance(arrays, shapes.IndexTuple)):
+        return UNKNOWN
+    given = [t for t, x in zip(tangents.parts, arrays.parts) if x != shapes.Known(None)]
+    return numpy_shape.meshgrid_shape(*given, sparse=sparse, indexing=indexing)
+
+
+def _meshgrid_adjoint_shape(g, x, *rest, **kwargs):
+    """x's shape: a 0-d array (or a NumPy scalar) for a number."""
+    x = plain(x)
+    return Array(()) if isinstance(x, Scalar) else _shape_of_second(g, x)
+
+
+shape_rule(_meshgrid_tangent_shape, rt.meshgrid_tangent)
+shape_rule(_meshgrid_adjoint_shape, rt.meshgrid_adjoint)
