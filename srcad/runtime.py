@@ -349,7 +349,7 @@ def unindex(g, x, index):
     else:
         out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
     if _is_basic_index(index):
-        out[index] += g
+        out[index] = g  # (a basic index never repeats a position: no need to add)
     else:  # fancy indexes may repeat positions: accumulate every occurrence
         np.add.at(out, index, g)
     return out
@@ -462,6 +462,13 @@ def linspace_weights(y, num, endpoint, axis, which):
     axis = axis % np.ndim(y)
     weights = np.reshape(weights, (count,) + (1,) * (np.ndim(y) - 1 - axis))
     return if_inexact(np.broadcast_to(weights, np.shape(y)), y)
+
+
+def linspace_fractions(num, endpoint):
+    """The t of ``np.linspace(start, stop, num, endpoint)`` = start (1 - t) + stop t: 0,
+    1/(num - 1), ..., 1 (1/num ..., (num - 1)/num without the endpoint), as a vector."""
+    count = int(num)
+    return np.arange(count, dtype=float) / ((count - 1 if endpoint else count) or 1)
 
 
 def arange_weights(y, stop, which):
@@ -1425,15 +1432,39 @@ def _along(axis, ndim, index):
 
 def unrepeated(g, x, repeats, axis=None):
     """Adjoint of ``np.repeat(x, repeats, axis)``: each run of copies summed back."""
+    shape = np.shape(x)
+    g = np.asarray(g, dtype=np.result_type(g, np.float64))
+    if g.ndim == 0:  # one value for every copy
+        g = np.broadcast_to(g, np.shape(np.repeat(np.zeros(shape), repeats, axis)))
     if axis is None:
-        flat = np.zeros(np.size(x), dtype=np.result_type(g, np.float64))
-        np.add.at(flat, np.repeat(np.arange(np.size(x)), repeats), g)
-        return np.reshape(flat, np.shape(x))
-    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float64))
-    ndim = np.ndim(x)
-    sources = np.repeat(np.arange(np.shape(x)[axis % ndim]), repeats)
-    np.add.at(out, _along(axis, ndim, sources), g)
-    return out
+        g, axis, count = np.ravel(g), 0, np.size(x)
+    else:
+        axis = axis % len(shape)
+        count = shape[axis]
+    counts = np.broadcast_to(np.asarray(repeats, dtype=np.intp), (count,))  # (NumPy's rule)
+    outer, inner = g.shape[:axis], g.shape[axis + 1:]
+    if count == 0 or not counts.any():
+        return np.zeros(shape, dtype=g.dtype)
+    if np.all(counts == counts[0]):
+        # every element repeated r times: g's axis as (count, r), the r copies added up
+        # slice by slice (a sum over a short inner axis, or np.add.at, is many times slower)
+        copies = int(counts[0])
+        runs = np.reshape(g, outer + (count, copies) + inner)
+        if copies > 16:
+            return np.reshape(np.sum(runs, axis=axis + 1), shape)
+        if copies == 1:
+            return np.reshape(g, shape)
+        index = (slice(None),) * (axis + 1)
+        total = runs[index + (0,)] + runs[index + (1,)]
+        for copy in range(2, copies):
+            total += runs[index + (copy,)]
+        return np.reshape(total, shape)
+    # runs of different lengths: each summed from its start (an empty run gets 0)
+    nonempty = counts > 0
+    starts = (np.cumsum(counts) - counts)[nonempty]
+    out = np.zeros(outer + (count,) + inner, dtype=g.dtype)
+    out[(slice(None),) * axis + (nonempty,)] = np.add.reduceat(g, starts, axis=axis)
+    return np.reshape(out, shape)
 
 
 def untaken(g, x, indices, axis=None, mode="raise"):
@@ -1565,6 +1596,12 @@ def _joined_layout(joiner, shape):
 def unjoined(g, joiner, pieces):
     """Adjoint of ``joined(joiner, pieces)``: ``g`` cut back into one part per piece."""
     g = np.asarray(g)
+    if isinstance(pieces, np.ndarray) and pieces.ndim and len(pieces) and g.ndim:
+        # the rows of one array (np.vstack(x)): g's joined axis split into (piece, its
+        # length), that first: an array shaped like pieces, not a loop over its rows
+        shape, axis = _joined_layout(joiner, pieces.shape[1:])
+        split = g.shape[:axis] + (len(pieces), shape[axis]) + g.shape[axis + 1:]
+        return np.reshape(np.moveaxis(np.reshape(g, split), axis, 0), pieces.shape)
     parts = Parts()
     start = 0
     for piece in pieces:
@@ -1741,6 +1778,40 @@ def _insert_sources(arr, obj, values, axis):
 def insert_adjoint(g, arr, obj, values, axis=None, which=0):
     """Adjoint of ``np.insert(arr, obj, values, axis)`` for arr (``which`` 0) or for values
     (1): the elements of ``g`` that came from it, added up where values were broadcast."""
+    arr_shape, values_shape = np.shape(arr), np.shape(values)
+    if np.ndim(g) == 0 or (axis is not None and not arr_shape):
+        return _insert_adjoint_by_sources(g, arr, obj, values, axis, which)
+    # along the axis (of the flattened arr for axis=None): which slots of the result hold
+    # the inserted values (the j-th of them marked j + 1), by the same call on a 1-D
+    # stand-in, so NumPy's rules for obj (a scalar, a slice, a list, unsorted) are its own
+    along = 0 if axis is None else axis % len(arr_shape)
+    size = np.size(arr) if axis is None else arr_shape[along]
+    slots = np.insert(np.zeros(size, dtype=np.intp), obj,
+                      np.arange(1, np.shape(g)[along] - size + 1))
+    from_values = np.flatnonzero(slots)
+    if which == 0:
+        return np.reshape(np.delete(g, from_values, along), arr_shape)
+    # the slab of g the values filled, in values' order along the axis
+    slab = np.take(g, from_values[np.argsort(slots[from_values], kind="stable")], axis=along)
+    if len(values_shape) > slab.ndim:
+        return _insert_adjoint_by_sources(g, arr, obj, values, axis, which)
+    # values as NumPy wrote them there: with leading axes of length 1, and for a scalar obj
+    # their first axis moved to the axis (np.insert's own rule)
+    written = (1,) * (slab.ndim - len(values_shape)) + values_shape
+    scalar_obj = not isinstance(obj, slice) and np.ndim(obj) == 0
+    if scalar_obj:
+        written = written[1:along + 1] + written[:1] + written[along + 1:]
+    summed = tuple(i for i, (n, m) in enumerate(zip(written, slab.shape)) if n == 1 != m)
+    if summed:
+        slab = np.sum(slab, axis=summed, keepdims=True)
+    if scalar_obj:
+        slab = np.moveaxis(slab, along, 0)
+    return np.reshape(slab, values_shape)
+
+
+def _insert_adjoint_by_sources(g, arr, obj, values, axis=None, which=0):
+    """``insert_adjoint`` by the source of every element of the result (a g of one value
+    broadcast, and values of more axes than the result)."""
     sources = _insert_sources(arr, obj, values, axis)
     g = np.ravel(np.broadcast_to(g, np.shape(sources) if np.ndim(g) == 0 else np.shape(g)))
     taken = sources > 0 if which == 0 else sources < 0
@@ -2538,3 +2609,29 @@ def simplex_point(x, alpha):
     if x.ndim and x.shape[0] + 1 == np.size(alpha):
         return np.concatenate([x, 1.0 - np.sum(x, axis=0, keepdims=True)], axis=0)
     return x
+
+
+# ---- scipy.special (srcad/templates/scipy_special.py)
+
+
+def _over_x(y, x, sign):
+    """y / x for y = J1(x) (``sign`` -1) or I1(x) (+1), by the series 1/2 + sign x^2/16 +
+    x^4/384 + sign x^6/18432 where |x| < 0.01 (exact in floats there; y / x is 0 / 0 at 0)."""
+    x = np.asarray(x, dtype=np.result_type(x, 1.0))
+    quotient = np.array(y / nonzero(x), dtype=x.dtype)
+    near = np.abs(x) < 0.01
+    if np.any(near):
+        squared = x[near] * x[near]
+        quotient[near] = 0.5 + squared * (sign * 0.0625 + squared * (
+            1.0 / 384.0 + sign * squared / 18432.0))
+    return quotient[()] if quotient.ndim == 0 else quotient  # (a NumPy scalar for a scalar)
+
+
+def j1_over_x(y, x):
+    """J1(x) / x, given y = scipy.special.j1(x): 1/2 at 0 (the series near 0)."""
+    return _over_x(y, x, -1.0)
+
+
+def i1_over_x(y, x):
+    """I1(x) / x, given y = scipy.special.i1(x): 1/2 at 0 (the series near 0)."""
+    return _over_x(y, x, 1.0)

@@ -684,3 +684,18 @@ case(integrate_odeint_adjoint, (anything, anything, positive),
      second_order=_THIRD_ORDER)
 case(integrate_solve_ivp_adjoint, (anything, positive), [((3, 2), VECTOR)], (0, 1),
      forward_only=True, second_order=_THIRD_ORDER)
+
+
+# ------------------------- scipy.special: order-1 Bessel derivatives near 0 (i12c)
+def bessel_near_zero(x):
+    """j1 and i1 on both sides of the switch to the series of J1(x)/x, I1(x)/x at |x| = 0.01."""
+    return (special.j1(x * 0.01) + special.i1(x * 0.01)) * 100.0
+
+
+def bessel_over_x(x):
+    """rt.j1_over_x and rt.i1_over_x themselves (their adjoints: grad of grad of j1, i1)."""
+    return rt.j1_over_x(special.j1(x), x) * rt.i1_over_x(special.i1(x), x)
+
+
+case(bessel_near_zero, (anything,), [VECTOR, FULL])
+case(bessel_over_x, (anything,), [VECTOR, FULL])

@@ -3457,3 +3457,12 @@ def covariance_part_of(g, cov):
 case(full_covariance_of, (anything,), [SCALAR, VECTOR, (3, 3)])
 case(covariance_part_of, (anything, anything), [((3, 3), SCALAR), ((3, 3), VECTOR),
                                                 ((3, 3), (3, 3))], (0,))
+
+
+# ------------------------------------------- numpy_shape.py: one array's rows joined (i12c)
+def joined_rows_of_an_array(x):
+    """np.hstack(x) of an array (not a list): its adjoint is g reshaped, not cut row by row."""
+    return np.hstack(x) * np.ravel(np.vstack(x * x)) + np.ravel(np.column_stack(x))
+
+
+case(joined_rows_of_an_array, (anything,), [VECTOR, FULL])

@@ -247,3 +247,26 @@ def test_cho_factor_used_twice():
     gradients = srcad.grad(scipy_cho_solve_twice, wrt=(0, 1))(*args)
     for position, gradient in enumerate(gradients):
         assert_close(gradient, numeric_grad(scipy_cho_solve_twice, args, position))
+
+
+def bessel_sum(x):
+    return np.sum(special.j1(x) + special.i1(x) + special.i1e(x))
+
+
+def test_order_one_bessel_derivatives_at_and_near_zero():
+    """J1' = J0 - J1/x (I1' = I0 - I1/x): J1(x)/x and I1(x)/x are 1/2 at 0, their series
+    agree with the quotient to the last bits where both are exact (|x| near 0.01)."""
+    from srcad import runtime as rt
+
+    x = np.array([1e-12, -3e-5, 2e-3, -0.0099, 0.0101, 0.5, -7.0])
+    for helper, function in ((rt.j1_over_x, special.j1), (rt.i1_over_x, special.i1)):
+        assert helper(function(0.0), 0.0) == 0.5
+        np.testing.assert_allclose(helper(function(x), x), function(x) / x, rtol=1e-15)
+    points = np.array([0.0, 0.3, -2.0])
+    gradient = srcad.grad(bessel_sum)(points)
+    # (the derivatives as 0.5 (Z0 -+ Z2), the order-2 formula srcad no longer evaluates)
+    expected = (0.5 * (special.j0(points) - special.jv(2, points))
+                + 0.5 * (special.i0(points) + special.iv(2, points))
+                + 0.5 * (special.i0e(points) + special.ive(2, points))
+                - np.sign(points) * special.i1e(points))
+    np.testing.assert_allclose(gradient, expected, rtol=1e-14)

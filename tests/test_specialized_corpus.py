@@ -68,13 +68,10 @@ ALLOWED = {
     'attribute_of_pair': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'match_type', 'unbroadcast',
         'unit_seed'}),
-    'c_of': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'cross': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'cross_axes': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'einsum_implicit': (NO_RULE, {'unbroadcast'}),
     'entries_of': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'expm': (NO_RULE, {
@@ -119,8 +116,6 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'pop_items': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'r_of': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'r_with_range': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed',
         'zeros_like'}),
@@ -149,6 +144,7 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'append_ragged': (JOIN, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'c_of': (JOIN, {'match_tangent', 'unbroadcast'}),
     'column_stack': (JOIN, {'match_tangent', 'unbroadcast'}),
     'concatenate': (JOIN, {'match_tangent', 'unbroadcast'}),
     'concatenate_axis': (JOIN, {'match_tangent', 'unbroadcast'}),
@@ -163,6 +159,7 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'inserted_part': (JOIN, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'r_of': (JOIN, {'match_tangent', 'unbroadcast'}),
     'vstack': (JOIN, {'match_tangent', 'unbroadcast'}),
     'builtin_max': (MIXED_SCALARS, {'match_tangent'}),
     'builtin_min': (MIXED_SCALARS, {'match_tangent'}),
@@ -191,6 +188,7 @@ ALLOWED = {
     'diff_twice': (SIZE, {'match_tangent', 'unbroadcast'}),
     'dsplit': (SIZE, {'match_tangent', 'unbroadcast'}),
     'eigh_upper': (SIZE, {'unbroadcast'}),
+    'einsum_implicit': (SIZE, {'unbroadcast'}),
     'extract': (SIZE, {'match_tangent', 'unbroadcast'}),
     'hsplit': (SIZE, {'match_tangent', 'unbroadcast'}),
     'item_block': (SIZE, {'match_tangent', 'unbroadcast'}),

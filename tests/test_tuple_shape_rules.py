@@ -384,3 +384,21 @@ def test_meshgrid_helper_claims_hold():
     claim = registry.lookup(rt.meshgrid_adjoint).shape_rule(
         shapes.UNKNOWN, shapes.FLOAT, shapes.Known(1), shapes.Known("xy"))
     assert _holds(claim, rt.meshgrid_adjoint(grids, 2.0, 1, "xy"))
+
+
+def test_index_trick_claims_hold():
+    items = [2.0, np.ones(1), np.ones(3), np.ones((2, 3)), np.ones((1, 3)), np.ones((3, 1))]
+    claimed = 0
+    for trick in (np.r_, np.c_):
+        for count in (1, 2, 3):
+            for pieces in itertools.product(items, repeat=count):
+                try:
+                    value = rt.concatenated(trick, list(pieces))
+                except ValueError:
+                    continue
+                claim = registry.lookup(rt.concatenated).shape_rule(
+                    shapes.Known(trick), shapes.IndexTuple(tuple(
+                        shapes.of_value(p) for p in pieces)))
+                assert _holds(claim, value), (trick, [np.shape(p) for p in pieces], claim)
+                claimed += isinstance(claim, shapes.Array)
+    assert claimed > 50

@@ -588,8 +588,8 @@ def made_of_shape(shape):
 
 
 def _known_or_unknown(obj):
-    if isinstance(obj, (bool, int, float)) or obj is None:
-        return Known(obj)
+    if isinstance(obj, (bool, int, float)) or obj is None or obj is np.r_ or obj is np.c_:
+        return Known(obj)  # (np.r_ and np.c_: how rt.concatenated joins)
     return UNKNOWN
 
 

@@ -35,13 +35,15 @@ def full(y, shape, fill_value, dtype=None, order="C"):  # noqa: F811
     d[y] = rt.if_inexact(rt.match_tangent(d[fill_value], y), y)
 
 
-# y = start (1 - t) + stop t, t = 0, 1/(num - 1), ..., 1 along the new axis
+# y = start (1 - t) + stop t, t = 0, 1/(num - 1), ..., 1 along the new axis: stop's share is
+# g contracted with t along the axis (np.tensordot: no product array of y's size), start's
+# sum(g) less that
 @adjoint(np.linspace)
 def linspace(y, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    d[start] += rt.unbroadcast(np.sum(d[y] * rt.linspace_weights(y, num, endpoint, axis, 0),
-                                      axis=axis), start)
-    d[stop] += rt.unbroadcast(np.sum(d[y] * rt.linspace_weights(y, num, endpoint, axis, 1),
-                                     axis=axis), stop)
+    toward_stop = np.tensordot(rt.if_inexact(d[y], y), rt.linspace_fractions(num, endpoint),
+                               axes=([axis], [0]))
+    d[start] += rt.unbroadcast(np.sum(rt.if_inexact(d[y], y), axis=axis) - toward_stop, start)
+    d[stop] += rt.unbroadcast(toward_stop, stop)
 
 
 @tangent(np.linspace)
@@ -76,7 +78,8 @@ def arange(y, start, stop=None, step=None, dtype=None):  # noqa: F811
 linear(rt.if_inexact, parameters="z, a, y", transpose="rt.if_inexact(g, y)")
 
 
-nondifferentiable(rt.linspace_weights, rt.arange_weights)
+nondifferentiable(rt.linspace_weights, rt.arange_weights, rt.linspace_fractions)
+shape_rule(lambda num, endpoint: shapes.Array((None,)), rt.linspace_fractions)
 shape_rule(shapes.same_as_first, rt.if_inexact, rt.linspace_weights, rt.arange_weights)
 
 

@@ -17,8 +17,9 @@ from srcad.vocabulary import linear, reduction
 
 
 reduction(np.sum, np.ndarray.sum, transpose="rt.expand_reduced(g, x, axis, keepdims)")
+# g divided before it is spread (a division per reduced value, the spread a broadcast view)
 reduction(np.mean, np.ndarray.mean,
-          transpose="rt.expand_reduced(g, x, axis, keepdims) / rt.reduced_size(x, axis)")
+          transpose="rt.expand_reduced(g / rt.reduced_size(x, axis), x, axis, keepdims)")
 shape_rule(shapes.reduction, np.max, np.min, np.ndarray.max, np.ndarray.min)
 
 

@@ -215,8 +215,31 @@ linear(np.ndarray.astype, parameters='y, x, dtype, order="K", casting="unsafe", 
 shape_rule(shapes.same_as_first, np.ndarray.astype)
 
 
+def _index_trick_shape(trick, pieces, **kwargs):
+    """np.r_[a, b]: each piece at least 1-d, joined along the first axis; np.c_[a, b]: each
+    at least 2-d (a vector as a column), joined along the last. Slices and strings in the
+    pieces (ranges, directives): nothing claimed."""
+    if not isinstance(pieces, shapes.IndexTuple) or not isinstance(trick, shapes.Known):
+        return shapes.UNKNOWN
+    columns = trick.value is np.c_
+    if not columns and trick.value is not np.r_:
+        return shapes.UNKNOWN
+    promoted = []
+    for piece in pieces.parts:
+        piece = shapes.plain(piece)
+        if isinstance(piece, shapes.Scalar):
+            piece = shapes.Array((True, True) if columns else (True,))
+        elif not isinstance(piece, shapes.Array) or not piece.ndim:
+            return shapes.UNKNOWN
+        elif columns and piece.ndim == 1:
+            piece = shapes.Array(piece.ones + (True,))
+        promoted.append(piece)
+    return _concatenate_shape(shapes.IndexTuple(tuple(promoted)),
+                              shapes.Known(-1 if columns else 0))
+
+
 # np.r_[a, b] and np.c_[a, b] (normalize/to_anf.py writes them rt.concatenated(np.r_, [a, b]))
-multilinear(rt.concatenated, parameters="y, trick, pieces",
+multilinear(rt.concatenated, parameters="y, trick, pieces", shape=_index_trick_shape,
             transposes={"pieces": "rt.pieces_of(g, trick, pieces)"})
 
 
@@ -533,6 +556,9 @@ def _joined_shape(joiner):
     promoted = _probe(joiner)
 
     def rule(pieces, **kwargs):
+        array = shapes.plain(pieces)
+        if isinstance(array, shapes.Array) and array.ndim:
+            return _rows_joined(array)
         if not isinstance(pieces, shapes.IndexTuple) or not pieces.parts:
             return shapes.UNKNOWN
         patterns = [promoted(shapes.IndexTuple((piece,))) for piece in pieces.parts]
@@ -551,6 +577,19 @@ def _joined_shape(joiner):
             else:
                 known = flags - {None}
                 ones.append(known.pop() if len(known) == 1 else None)
+        return shapes.Array(tuple(ones))
+
+    def _rows_joined(array):
+        """The pieces are the rows of one array: as many as its first axis holds, alike."""
+        pattern = promoted(shapes.IndexTuple((shapes.Array(array.ones[1:]),)))
+        if not isinstance(pattern, shapes.Array):
+            return shapes.UNKNOWN
+        axis = {np.vstack: 0, np.dstack: 2, np.column_stack: 1}.get(
+            joiner, 0 if joiner is not np.hstack or pattern.ndim == 1 else 1)
+        ones, count, size = list(pattern.ones), array.ones[0], pattern.ones[axis]
+        # count x size is 1 only for one row of size 1 there (0 or >= 2 otherwise)
+        ones[axis] = size if count is True else (
+            False if count is False or size is False else None)
         return shapes.Array(tuple(ones))
 
     return rule
