@@ -23,9 +23,6 @@ NO_RULE = ("a value on the way has no shape rule (a runtime helper of the case, 
 SIZE = ("a size the kinds do not tell (a slice, an index array or mask, a computed length, a "
         "join's, a split's piece's or a delete's size): whether it is 1, so whether to sum, "
         "is decided at run time")
-SCALAR_OR_SIZE = ("a result or argument of kind Scalar('scalar') (a NumPy scalar or a mix "
-                  "the kinds cannot tell from a Python float: float() or not is decided at "
-                  "run time), or a result of a size the kinds do not tell")
 MIXED_SCALARS = ("max or min of a NumPy scalar and a Python float is either one, as the values "
                  "decide: whether the tangent is made a Python float is decided at run time")
 EMPTY_SUM = ("sum() of a vector: a NumPy scalar, or sum's start (a Python int or float) when "
@@ -114,6 +111,7 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'output_part_adjoint': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
+    'pop_in_place': (NO_RULE, {'match_tangent'}),
     'pop_items': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'r_with_range': (NO_RULE, {
@@ -165,10 +163,8 @@ ALLOWED = {
     'builtin_min': (MIXED_SCALARS, {'match_tangent'}),
     'builtin_sum': (EMPTY_SUM, {'match_tangent'}),
     'builtin_sum_start': (EMPTY_SUM, {'match_tangent'}),
-    'covariance_part_of': (SCALAR_OR_SIZE, {'match_tangent'}),
     'matrix_power': (BLOCK_HALF, {'match_tangent'}),
     'matrix_power_negative': (BLOCK_HALF, {'match_tangent'}),
-    'pop_in_place': (NO_RULE, {'match_tangent'}),
     'diag_vector': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal': (DIAGONAL, {'match_tangent', 'unbroadcast'}),
     'diagonal_adjoint': (DIAGONAL, {'unbroadcast'}),

@@ -1443,8 +1443,8 @@ def _full_covariance_shape(cov, size, **kwargs):
 
 
 shape_rule(_full_covariance_shape, rt.full_covariance)
-shape_rule(lambda g, cov, **kwargs: ANY_SCALAR if isinstance(plain(cov), Scalar) else (
-    plain(cov) if isinstance(plain(cov), Array) else UNKNOWN), rt.covariance_part)
+shape_rule(lambda g, cov, **kwargs: shapes.NUMPY_SCALAR if isinstance(plain(cov), Scalar) else (
+    plain(cov) if isinstance(plain(cov), Array) else UNKNOWN), rt.covariance_part)  # (a trace)
 
 # dirichlet's x completed to the simplex: alpha only tells how many components (x itself
 # carries no derivative: dirichlet.logpdf refuses one in x)
