@@ -558,6 +558,10 @@ AUDITED_NONDIFFERENTIABLE = {
     "srcad.runtime.cov_divisor": _HELPER,
     "srcad.runtime.logspace_log_base": "a constant's logarithm (np.logspace's base, held "
                                        "constant)",
+    "srcad.runtime.linspace_fractions": _HELPER,
+    "srcad.runtime.simplex_point": ("dirichlet's x completed to the simplex: x carries no "
+                                    "derivative (dirichlet.logpdf refuses one), alpha only "
+                                    "says how many components"),
 }
 
 
