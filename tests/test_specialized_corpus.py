@@ -107,8 +107,6 @@ ALLOWED = {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'nanvar_of_nans': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
-    'output_part': (NO_RULE, {
-        'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'output_part_adjoint': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed'}),
     'pop_in_place': (NO_RULE, {'match_tangent'}),
@@ -117,8 +115,6 @@ ALLOWED = {
     'r_with_range': (NO_RULE, {
         'check_scalar_output', 'expand_reduced', 'match_tangent', 'unbroadcast', 'unit_seed',
         'zeros_like'}),
-    'scipy_eigh': (NO_RULE, {'match_tangent'}),
-    'scipy_eigh_upper_values': (NO_RULE, {'match_tangent'}),
     'scipy_qr': (NO_RULE, {'match_tangent', 'unbroadcast'}),
     'scipy_qr_r': (NO_RULE, {'match_tangent', 'unbroadcast'}),
     'scipy_svd': (NO_RULE, {'match_tangent'}),

@@ -402,3 +402,25 @@ def test_index_trick_claims_hold():
                 assert _holds(claim, value), (trick, [np.shape(p) for p in pieces], claim)
                 claimed += isinstance(claim, shapes.Array)
     assert claimed > 50
+
+
+def test_factorization_output_claims_hold():
+    u, s, vh = np.ones((3, 2)), np.ones(2), np.ones((2, 2))
+    whole = (u, s, vh)
+    kinds = shapes.IndexTuple(tuple(shapes.of_value(p) for p in whole))
+    for condition in (True, False):
+        for layout in (1, (1,), (0, 2)):
+            args = (shapes.Known(condition), shapes.Known(layout))
+            claim = registry.lookup(rt.output_layout).shape_rule(*args)
+            chosen = rt.output_layout(condition, layout)
+            assert claim == shapes.Known(chosen)
+            value = rt.outputs(whole, chosen)
+            assert _holds(registry.lookup(rt.outputs).shape_rule(kinds, claim), value)
+            returned = registry.lookup(rt.outputs).shape_rule(kinds, claim)
+            for index in range(3):
+                for like in (None, whole[index]):
+                    part_claim = registry.lookup(rt.output_part).shape_rule(
+                        returned, shapes.Known(index), claim,
+                        shapes.Known(None) if like is None else shapes.of_value(like))
+                    assert part_claim is not shapes.UNKNOWN
+                    assert _holds(part_claim, rt.output_part(value, index, chosen, like))

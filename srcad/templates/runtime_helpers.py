@@ -1471,3 +1471,59 @@ def _meshgrid_adjoint_shape(g, x, *rest, **kwargs):
 
 shape_rule(_meshgrid_tangent_shape, rt.meshgrid_tangent)
 shape_rule(_meshgrid_adjoint_shape, rt.meshgrid_adjoint)
+
+
+# ---- the parts of a scipy.linalg factorization's result (rt.output_layout): which parts a
+# call returns, when its keywords are constants
+
+
+def _output_layout_shape(condition, layout, **kwargs):
+    """The layout when the condition holds, else None (the whole tuple)."""
+    if not (isinstance(condition, shapes.Known) and type(condition.value) is bool and isinstance(
+            layout, shapes.Known)):
+        return UNKNOWN
+    return layout if condition.value else shapes.Known(None)
+
+
+def _outputs_shape(parts, layout=shapes.Known(None), **kwargs):
+    """All the parts (a tuple), those the layout names (a tuple), or the one it names."""
+    if not isinstance(parts, shapes.IndexTuple) or not isinstance(layout, shapes.Known):
+        return UNKNOWN
+    value = layout.value
+    try:
+        if value is None:
+            return shapes.IndexTuple(parts.parts)
+        if type(value) is tuple:
+            return shapes.IndexTuple(tuple(parts.parts[i] for i in value))
+        return parts.parts[value] if type(value) is int else UNKNOWN
+    except IndexError:
+        return UNKNOWN
+
+
+def _output_part_shape(y, index, layout=shapes.Known(None), like=shapes.Known(None), **kwargs):
+    """Part ``index`` of y in its layout; a part the call does not return is 0.0, or zeros of
+    like's shape (as is any number where like is an array)."""
+    if not (isinstance(index, shapes.Known) and type(index.value) is int and isinstance(
+            layout, shapes.Known)):
+        return UNKNOWN
+    value = layout.value
+    if value is None:
+        part = shapes.getitem(y, index)
+    elif type(value) is tuple:
+        part = shapes.getitem(y, shapes.Known(value.index(index.value))) if (
+            index.value in value) else FLOAT
+    elif type(value) is int:
+        part = plain(y) if index.value == value else FLOAT
+    else:
+        return UNKNOWN
+    like_kind = plain(like)
+    if like != shapes.Known(None) and (isinstance(part, Scalar) or part == Array(())):
+        if isinstance(like_kind, Array) and like_kind.ndim:
+            return like_kind
+        return part if isinstance(like_kind, (Scalar, Array)) else UNKNOWN
+    return part
+
+
+shape_rule(_output_layout_shape, rt.output_layout)
+shape_rule(_outputs_shape, rt.outputs)
+shape_rule(_output_part_shape, rt.output_part)
