@@ -233,42 +233,29 @@ _ALL_FIELDS: dict = {}  # node type -> its fields that may hold nodes
 def walk(node):
     """Every node inside ``node``, itself first, in the order of ``gast.walk`` (breadth
     first), at about twice its speed: each node type's fields are looked up once."""
-    queue = collections.deque((node,))
-    AST = gast.AST
-    all_fields = _ALL_FIELDS
-    pop, push = queue.popleft, queue.append
-    while queue:
-        current = pop()
-        yield current
-        kind = type(current)
-        fields = all_fields.get(kind)
-        if fields is None:
-            fields = all_fields[kind] = _node_fields(kind)
-        for field in fields:
-            value = getattr(current, field, None)
-            if isinstance(value, AST):
-                push(value)
-            elif type(value) is list:
-                for item in value:
-                    if isinstance(item, AST):
-                        push(item)
+    return _breadth_first(node, _ALL_FIELDS, ())
 
 
 def nodes(node):
     """Every node inside ``node`` but contexts and operators (``Load``, ``Add``...: they hold
     nothing), in the order ``walk`` gives them, at about twice its speed: for walks looking
     for statements, calls or names (a context or an operator is its node's field)."""
+    return _breadth_first(node, _CHILD_FIELDS, _LEAF_FIELDS)
+
+
+def _breadth_first(node, fields_of, left_out):
+    """The nodes inside ``node`` breadth first, through each type's fields but ``left_out``
+    (looked up once per type, kept in ``fields_of``)."""
     queue = collections.deque((node,))
     AST = gast.AST
-    child_fields = _CHILD_FIELDS
     pop, push = queue.popleft, queue.append
     while queue:
         current = pop()
         yield current
         kind = type(current)
-        fields = child_fields.get(kind)
+        fields = fields_of.get(kind)
         if fields is None:
-            fields = child_fields[kind] = _node_fields(kind, _LEAF_FIELDS)
+            fields = fields_of[kind] = _node_fields(kind, left_out)
         for field in fields:
             value = getattr(current, field, None)
             if isinstance(value, AST):
