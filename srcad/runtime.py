@@ -2301,10 +2301,7 @@ def banded_dense(ab, l_and_u):
     (a[i, j] = ab[u + i - j, j]); ab's unused corners are not read."""
     n = np.shape(ab)[-1]
     dense = np.zeros((n, n), dtype=np.result_type(ab, 1.0))
-    steps = np.arange(n)
-    for row, offset in _band_diagonals(l_and_u, n):
-        length = n - abs(offset)
-        rows, columns = steps[:length] + max(-offset, 0), steps[:length] + max(offset, 0)
+    for row, rows, columns in _band_positions(l_and_u, n):
         dense[rows, columns] = ab[row, columns]
     return dense
 
@@ -2315,12 +2312,17 @@ def band_of(dense, l_and_u):
     n = np.shape(dense)[-1]
     lower, upper = l_and_u
     ab = np.zeros((lower + upper + 1, n), dtype=np.result_type(dense, 1.0))
+    for row, rows, columns in _band_positions(l_and_u, n):
+        ab[row, columns] = dense[rows, columns]
+    return ab
+
+
+def _band_positions(l_and_u, n):
+    """(row of the band form, the matrix's rows, its columns) of each stored diagonal."""
     steps = np.arange(n)
     for row, offset in _band_diagonals(l_and_u, n):
         length = n - abs(offset)
-        rows, columns = steps[:length] + max(-offset, 0), steps[:length] + max(offset, 0)
-        ab[row, columns] = dense[rows, columns]
-    return ab
+        yield row, steps[:length] + max(-offset, 0), steps[:length] + max(offset, 0)
 # ---- convolutions and correlations (srcad/templates/numpy_numerical.py, scipy_signal.py)
 # A convolution's result in a mode is a window of its full result; its adjoint zero-pads
 # g back to the full result's shape and correlates that with the other operand ('valid')

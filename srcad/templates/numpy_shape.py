@@ -175,17 +175,13 @@ def _array_shape(x, *rest, ndmin=shapes.Known(0), **kwargs):
     if ndmin != shapes.Known(0):
         return shapes.UNKNOWN
     if isinstance(x, shapes.IndexTuple):
-        return _stacked_items(x.parts)
+        return shapes.stacked(x.parts)
     if isinstance(x, shapes.Known) and isinstance(x.value, tuple):
-        return _stacked_items([shapes.Known(item) for item in x.value])
+        return shapes.stacked([shapes.Known(item) for item in x.value])
     x = shapes.plain(x)
     if isinstance(x, shapes.Scalar):
         return shapes.Array(())
     return x if isinstance(x, shapes.Array) else shapes.UNKNOWN
-
-
-def _stacked_items(items):
-    return shapes.stacked(items)
 
 
 # the tangent of a list of values is a list: make it an array

@@ -654,39 +654,35 @@ def _vector_matmul_adjoint(pass_, args, kinds, left):
     return _unbroadcast(pass_, [contribution, a if left else b], [kind, a_kind if left else b_kind])
 
 
-def _matmul_adjoint_left(pass_, args, kinds):
-    """rt.matmul_adjoint_left for operands of rank 2 or more (stacks that may broadcast):
-    g @ bᵀ summed back to a's shape."""
-    g, a, b = args
-    g_kind, a_kind, b_kind = kinds
-    if any(isinstance(k, Array) and k.ndim == 1 for k in (a_kind, b_kind)):
-        return _vector_matmul_adjoint(pass_, args, kinds, left=True)
-    if not all(isinstance(k, Array) and k.ndim >= 2 for k in (a_kind, b_kind)):
-        return None
-    if a_kind.ndim == 2 and b_kind.ndim == 2:
-        return _dot_adjoint_left(pass_, args, kinds)
-    if not (isinstance(g_kind, Array) and g_kind.ndim >= 2):
-        return None
-    swapped = Array(b_kind.ones[:-2] + (b_kind.ones[-1], b_kind.ones[-2]))
-    contribution = syntax.call(pass_.np("matmul"), g, _swapped(pass_, b))
-    return _unbroadcast(pass_, [contribution, a], [shapes.matmul(g_kind, swapped), a_kind])
+def _matmul_adjoint(left):
+    """rt.matmul_adjoint_left (g @ bᵀ summed back to a's shape) or _right (aᵀ @ g summed
+    back to b's), for operands of rank 2 or more (stacks that may broadcast) or vectors."""
+
+    def rule(pass_, args, kinds):
+        g, a, b = args
+        g_kind, a_kind, b_kind = kinds
+        if any(isinstance(k, Array) and k.ndim == 1 for k in (a_kind, b_kind)):
+            return _vector_matmul_adjoint(pass_, args, kinds, left=left)
+        if not all(isinstance(k, Array) and k.ndim >= 2 for k in (a_kind, b_kind)):
+            return None
+        if a_kind.ndim == 2 and b_kind.ndim == 2:
+            return (_dot_adjoint_left if left else _dot_adjoint_right)(pass_, args, kinds)
+        if not (isinstance(g_kind, Array) and g_kind.ndim >= 2):
+            return None
+        other_kind = b_kind if left else a_kind
+        swapped = Array(other_kind.ones[:-2] + (other_kind.ones[-1], other_kind.ones[-2]))
+        if left:
+            contribution = syntax.call(pass_.np("matmul"), g, _swapped(pass_, b))
+            return _unbroadcast(pass_, [contribution, a],
+                                [shapes.matmul(g_kind, swapped), a_kind])
+        contribution = syntax.call(pass_.np("matmul"), _swapped(pass_, a), g)
+        return _unbroadcast(pass_, [contribution, b], [shapes.matmul(swapped, g_kind), b_kind])
+
+    return rule
 
 
-def _matmul_adjoint_right(pass_, args, kinds):
-    """rt.matmul_adjoint_right for operands of rank 2 or more: aᵀ @ g summed back to b's."""
-    g, a, b = args
-    g_kind, a_kind, b_kind = kinds
-    if any(isinstance(k, Array) and k.ndim == 1 for k in (a_kind, b_kind)):
-        return _vector_matmul_adjoint(pass_, args, kinds, left=False)
-    if not all(isinstance(k, Array) and k.ndim >= 2 for k in (a_kind, b_kind)):
-        return None
-    if a_kind.ndim == 2 and b_kind.ndim == 2:
-        return _dot_adjoint_right(pass_, args, kinds)
-    if not (isinstance(g_kind, Array) and g_kind.ndim >= 2):
-        return None
-    swapped = Array(a_kind.ones[:-2] + (a_kind.ones[-1], a_kind.ones[-2]))
-    contribution = syntax.call(pass_.np("matmul"), _swapped(pass_, a), g)
-    return _unbroadcast(pass_, [contribution, b], [shapes.matmul(swapped, g_kind), b_kind])
+_matmul_adjoint_left = _matmul_adjoint(left=True)
+_matmul_adjoint_right = _matmul_adjoint(left=False)
 
 
 def _owned(pass_, args, kinds):
