@@ -284,6 +284,14 @@ class LibraryForms:
     def _vector_forms(self, ctx, depth):
         e = lambda s: self._e(ctx, s, depth)  # noqa: E731
         forms = [
+            # this session's shape rules: index tricks, linspace of arrays, choose, compress,
+            # a list to a ufunc, a factorization's tuple read by index
+            lambda: "np.r_[%s, %s]" % (e((2,)), e(SCALAR)),
+            lambda: "np.linspace(%s, %s, 3)" % (e(SCALAR), e(SCALAR)),
+            lambda: "np.choose(np.array([0, 1, 0]), [%s, %s])" % (e((3,)), e(SCALAR)),
+            lambda: "np.compress([True, False, True], %s)[[0, 1, 1]]" % e((3,)),
+            lambda: "np.multiply([0.5, 1.5, 2.0], %s)" % e((3,)),
+            lambda: "np.linalg.eigh(%s)[1][:, 0] ** 2" % self._spd(ctx, depth, 3),
             lambda: "np.cumsum(%s)" % e((3,)),
             lambda: "%s.cumsum()" % e((3,)),
             lambda: "np.nancumsum(%s)" % e((3,)),
@@ -376,6 +384,9 @@ class LibraryForms:
     def _wide_forms(self, ctx, depth):
         e = lambda s: self._e(ctx, s, depth)  # noqa: E731
         forms = [
+            lambda: "np.c_[%s, %s].T" % (e((3,)), e((3,))),
+            lambda: "np.linspace(%s, %s, 2)" % (e((3,)), e((3,))),
+            lambda: "np.array([%s, %s])" % (e((3,)), e((3,))),
             lambda: "np.stack([%s, %s])" % (e((3,)), e((3,))),
             lambda: "np.vstack([%s, %s])" % (e((3,)), e((3,))),
             lambda: "np.concatenate([%s.reshape(2, 1), %s[:, 1:]], axis=1)" % (e((2,)),
