@@ -33,7 +33,8 @@ from ..normalize.inline import Recursive, value_node
 from ..recursion import vjp_of
 from ..request import Request
 from .context import TransformContext
-from .templates import bind_template, check_instantiable, instantiate, template_for, template_of
+from .templates import (bind_template, check_instantiable, instantiate, new_node, template_for,
+                        template_of)
 
 
 def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
@@ -660,5 +661,6 @@ def _adjoint_of_recursive_call(name, operation, context) -> list:
 
 def _reset(adjoint_name: str) -> gast.Delete:
     """``del x_bar``: from here on (going backwards) x's adjoint is zero again."""
-    return gast.Delete(targets=[gast.Name(id=adjoint_name, ctx=gast.Del(), annotation=None,
-                                          type_comment=None)])
+    target = new_node(gast.Name, {"id": adjoint_name, "ctx": new_node(gast.Del, {}),
+                                  "annotation": None, "type_comment": None})
+    return new_node(gast.Delete, {"targets": [target]})

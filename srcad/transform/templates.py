@@ -79,7 +79,7 @@ def _compile_statement(statement, template):
     """``build(B, D, T, A, M)``: a copy of ``statement`` with the substitutions made
     (B bindings, D derivatives, T temporaries, A aliases, M missing), as Python code that
     constructs the nodes directly."""
-    namespace = {"_name": _substituted_name, "_derivative": _derivative, "_located": _located,
+    namespace = {"_name": _substituted_name, "_derivative": _derivative, "_node": new_node,
                  "_template": template}
 
     def held(value) -> str:  # an object the code refers to
@@ -97,10 +97,12 @@ def _compile_statement(statement, template):
             return "_name(B, T, A, _template, %s)" % held(node)
         if kind is gast.Subscript and is_derivative_ref(node):
             return "_derivative(D, M, %r, %r)" % (node.slice.id, isinstance(node.ctx, gast.Store))
-        made = "%s(%s)" % (held(kind), ", ".join(
-            "%s=%s" % (f, code(getattr(node, f, None))) for f in node._fields))
-        extra = {key: getattr(node, key) for key in node.__dict__.keys() - set(node._fields)}
-        return "_located(%s, %s)" % (made, held(extra)) if extra else made
+        # the node's attributes as gast's constructor would set them (its fields, in order),
+        # then the template node's location and annotations, shared
+        attributes = ["%r: %s" % (f, code(getattr(node, f, None))) for f in node._fields]
+        attributes += ["%r: %s" % (key, held(getattr(node, key)))
+                       for key in sorted(node.__dict__.keys() - set(node._fields))]
+        return "_node(%s, {%s})" % (held(kind), ", ".join(attributes))
 
     body = code(statement)
     # (the code is made here from a parsed template's nodes, never from user text)
@@ -108,8 +110,11 @@ def _compile_statement(statement, template):
     return namespace["build"]
 
 
-def _located(node, extra: dict):
-    node.__dict__.update(extra)  # the template node's location (and annotations), shared
+def new_node(kind, attributes: dict):
+    """A node of ``kind`` holding ``attributes``: what ``kind(**attributes)`` makes, without
+    gast's generic constructor (a third of its time; templates make most generated nodes)."""
+    node = kind.__new__(kind)
+    node.__dict__ = attributes
     return node
 
 
@@ -131,20 +136,17 @@ def _substituted_name(bindings, temporaries, aliases, template, node):
     return syntax.name(aliases.name_for(obj))
 
 
-_NAME_FIELDS = frozenset(gast.Name._fields)
-
-
 def _copy_of(node):
     """``syntax.deepcopy(node)``, quicker for what parameters are mostly bound to: names."""
     if type(node) is not gast.Name or getattr(node, "annotation", None) is not None:
         return syntax.deepcopy(node)
     ctx = node.ctx
-    new = gast.Name(id=node.id, ctx=syntax.deepcopy(ctx) if ctx.__dict__ else type(ctx)(),
-                    annotation=None, type_comment=getattr(node, "type_comment", None))
-    for key, value in node.__dict__.items():
-        if key not in _NAME_FIELDS:
-            setattr(new, key, value)  # its location and annotations, shared as deepcopy does
-    return new
+    ctx_kind = type(ctx)
+    attributes = node.__dict__.copy()  # its location and annotations, shared as deepcopy does
+    attributes["ctx"] = syntax.deepcopy(ctx) if ctx.__dict__ else ctx_kind.__new__(ctx_kind)
+    attributes["annotation"] = None
+    attributes["type_comment"] = attributes.get("type_comment")
+    return new_node(gast.Name, attributes)
 
 
 def _derivative(derivatives, missing, parameter, store):
