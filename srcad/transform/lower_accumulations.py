@@ -27,31 +27,38 @@ import gast
 
 from .. import runtime, syntax
 from ..naming import Namer
+from .templates import new_node
 
 
-def lower_accumulations(tree: gast.FunctionDef, namer: Namer, aliases) -> gast.FunctionDef:
-    lowering = _Lowering(namer, aliases)
+def lower_accumulations(tree: gast.FunctionDef, namer: Namer, aliases,
+                        reads: dict | None = None) -> gast.FunctionDef:
+    """``reads`` (optional): statement -> the names its value reads, for statements whose
+    maker knew them (transform/reverse.py fills it); the others' are looked up in the tree."""
+    lowering = _Lowering(namer, aliases, reads=reads)
     tree.body = lowering.block(tree.body)
     return tree
 
 
 class _Lowering:
-    def __init__(self, namer: Namer, aliases, dry: bool = False):
+    def __init__(self, namer: Namer, aliases, dry: bool = False, reads: dict | None = None):
         self.namer = namer
         self.aliases = aliases
         self.dry = dry  # only track which adjoints hold values; change no statement
         self.holding: set[str] = set()  # adjoint variables holding a (nonzero) value
         self.zero: set[str] = set()  # derived temporaries known to be zero
+        self.reads = reads if reads is not None else {}
 
     def is_adjoint(self, name: str) -> bool:
         return self.namer.primal_of(name) is not None
 
-    def reads_zero(self, node) -> bool:
+    def reads_zero(self, statement) -> bool:
+        """``statement``'s value reads a zero: an adjoint holding no value, or a temporary
+        made from one."""
         zero, holding, primal_of = self.zero, self.holding, self.namer.primal_of
-        for read in syntax.names(node):
-            if type(read.ctx) is not gast.Load:
-                continue
-            identifier = read.id
+        read = self.reads.get(statement)
+        if read is None:
+            read = self.reads[statement] = syntax.load_names(statement.value)
+        for identifier in read:
             if identifier in zero:
                 return True
             if identifier not in holding and primal_of(identifier) is not None:
@@ -72,20 +79,27 @@ class _Lowering:
             return []
         if isinstance(s, gast.AugAssign) and self.is_adjoint(s.target.id):
             name = s.target.id
-            if self.reads_zero(s.value):
+            if self.reads_zero(s):
                 return []
-            if name in self.holding:
-                value = gast.BinOp(left=syntax.name(name), op=s.op, right=s.value)
+            held = name in self.holding
+            self.holding.add(name)
+            if self.dry:
+                return [s]
+            if held:
+                value = new_node(gast.BinOp, {"left": syntax.name(name), "op": s.op,
+                                              "right": s.value})
             elif isinstance(s.op, gast.Sub):
-                value = gast.UnaryOp(op=gast.USub(), operand=s.value)
+                value = new_node(gast.UnaryOp, {"op": new_node(gast.USub, {}),
+                                                "operand": s.value})
             else:
                 value = s.value
-            self.holding.add(name)
-            return [gast.copy_location(syntax.assign(name, value), s)]
+            assign = new_node(gast.Assign, {"targets": [syntax.name(name, True)],
+                                            "value": value, "type_comment": None})
+            return [syntax.copy_location(assign, s)]
         if isinstance(s, gast.Assign):
             targets = [n.id for t in s.targets for n in syntax.names(t)]
             # only adjoint-sweep statements read adjoints, so this is never primal code
-            if self.reads_zero(s.value):
+            if self.reads_zero(s):
                 self.zero.update(targets)
                 return []
             for target in targets:
@@ -131,7 +145,7 @@ class _Lowering:
         """
         entry = set(self.holding)
         for _ in range(10):
-            trial = _Lowering(self.namer, self.aliases, dry=True)
+            trial = _Lowering(self.namer, self.aliases, dry=True, reads=self.reads)
             trial.holding, trial.zero = set(entry), set(self.zero)
             trial.block(loop.body)
             gained = {n for n in trial.holding - entry if self.is_adjoint(n)}

@@ -38,12 +38,15 @@ from .templates import (bind_template, check_instantiable, instantiate, new_node
 
 
 def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
-            name: str, check_only: bool = False) -> gast.FunctionDef | None:
+            name: str, check_only: bool = False, reads: dict | None = None
+            ) -> gast.FunctionDef | None:
     """The gradient function of the normalized ``tree``, whose statements it takes over (the
     primal sweep is made of them: ``tree`` is not to be used afterwards).
 
     ``check_only``: raise what the transform would raise (every adjoint's template looked
     up, bound and checked), but make nothing (None): ``srcad.grad(f)``'s early check.
+    ``reads``: if given, filled with adjoint statement -> the names its value reads
+    (lower_accumulations' ``reads``: found here anyway, to decide what to record).
     """
     body = list(tree.body)
     returned = body.pop()
@@ -53,7 +56,7 @@ def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
     else:
         output, aux = returned.value, None
     rt = context.aliases.name_for(runtime)
-    sweeps = _Sweeps(context, body, check_only)
+    sweeps = _Sweeps(context, body, check_only, reads)
     if check_only:
         return None
 
@@ -160,7 +163,7 @@ def _is_active_assignment(statement, context) -> bool:
 _IN_PLACE = (runtime.add_at, runtime.append_in_place, runtime.pop_in_place)
 
 
-def _primal_names_read(adjoints: dict, context, loop_stored: set) -> set:
+def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -> set:
     """Primal variables the adjoint statements read (what the reverse sweep needs).
 
     Only names a loop body assigns can be overwritten before the adjoint sweep reads
@@ -168,6 +171,9 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set) -> set:
     not asked about (``reads_once_optimized``, which specializes a copy of each one it
     is given: specialization only removes reads, and the names it brings in, NumPy's
     alias and builtins, are never assigned in a loop, which is checked).
+
+    ``reads`` is filled with what each assignment's value reads (``x_bar += e``, ``t = e``:
+    its targets read nothing).
     """
     optimized = context.reads_once_optimized
     if optimized is not None and not loop_stored.isdisjoint(_names_specialization_brings(
@@ -176,7 +182,12 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set) -> set:
     read, asked = set(), []
     for statements in adjoints.values():
         for statement in statements:
-            names = syntax.load_names(statement)
+            kind = type(statement)
+            if (kind is gast.AugAssign and type(statement.target) is gast.Name) or (
+                    kind is gast.Assign and all(type(t) is gast.Name for t in statement.targets)):
+                names = reads[statement] = syntax.load_names(statement.value)
+            else:
+                names = syntax.load_names(statement)
             if optimized is not None and (loop_stored is None
                                           or not loop_stored.isdisjoint(names)):
                 asked.append(statement)
@@ -216,7 +227,8 @@ class _Sweeps:
     its iterations; its reverse is a ``for`` over that count.
     """
 
-    def __init__(self, context: TransformContext, body: list, check_only: bool = False):
+    def __init__(self, context: TransformContext, body: list, check_only: bool = False,
+                 reads: dict | None = None):
         self.context = context
         self.check_only = check_only  # generate no adjoint, only raise what generating raises
         self.uses_tape = False
@@ -247,7 +259,8 @@ class _Sweeps:
         self.generate_adjoints(body)
         if check_only:
             return
-        self.needed = _primal_names_read(self.adjoints, context, _stored_in_loops(body))
+        self.needed = _primal_names_read(self.adjoints, context, _stored_in_loops(body),
+                                         reads if reads is not None else {})
         self.needed |= set(self.trip_counters.values())
         self.needed |= tested
         self.plans = {}
@@ -559,11 +572,15 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False) 
     name = target.id
     operation = operation_of(statement.value, context.resolve)
     primitive = operation.primitive
+    argument_names = operation.argument_names()
     if not carries_gradient(operation) or not any(
-            context.activity.is_active(n) for n in operation.argument_names()):
+            context.activity.is_active(n) for n in argument_names):
         # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
         return [_reset(namer.adjoint(name))]
-    location = context.parsed.location(position(statement) or statement)
+
+    def locate():  # (asked for by an error only)
+        return context.parsed.location(position(statement) or statement)
+
     if primitive is IDENTITY:
         source = operation.args[0] if operation.args else None
         out = []
@@ -591,7 +608,7 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False) 
         if not all(isinstance(k, gast.Constant) for k in operation.node.keys):
             raise UnsupportedSyntaxError(
                 "srcad cannot differentiate through a dict whose keys are not constants",
-                location, "Write the keys as constants: {'w': w, 'b': b}.")
+                locate(), "Write the keys as constants: {'w': w, 'b': b}.")
         out = []
         for key, item in zip(operation.node.keys, operation.args):
             if isinstance(item, gast.Name) and context.activity.is_active(item.id):
@@ -604,14 +621,14 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False) 
     reason = not_inlined(operation.node) if operation.node is not None else None
     if isinstance(reason, Recursive) and template_of(primitive, "adjoint") is None:
         return _adjoint_of_recursive_call(name, operation, context)
-    template = template_for(operation, "adjoint", location, reason)
+    template = template_for(operation, "adjoint", locate, reason)
 
     def adjoint_name(value):
         if isinstance(value, gast.Name) and context.activity.is_active(value.id):
             return namer.adjoint(value.id)
         return None
 
-    bindings, derivatives = bind_template(template, operation, name, location, adjoint_name,
+    bindings, derivatives = bind_template(template, operation, name, locate, adjoint_name,
                                           context.resolve)
     parameters = template.signature.parameters
     result_param = next(iter(parameters))
@@ -620,7 +637,7 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False) 
         check_instantiable(template, bindings, derivatives, context.aliases)
         return []
     out = []
-    if name in operation.argument_names():
+    if name in argument_names:
         # x = f(x): read x's adjoint before the template accumulates into it again
         incoming = namer.fresh(name + "_bar_out")
         out.append(syntax.assign(incoming, syntax.name(namer.adjoint(name))))

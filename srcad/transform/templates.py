@@ -170,28 +170,29 @@ def template_of(primitive, kind):
     return getattr(entry, kind) if entry is not None else None
 
 
-def template_for(operation, kind: str, location, not_inlined_reason=None) -> Template:
-    """The ``kind`` ("adjoint" or "tangent") template of an operation, or a located error."""
+def template_for(operation, kind: str, locate, not_inlined_reason=None) -> Template:
+    """The ``kind`` ("adjoint" or "tangent") template of an operation, or a located error
+    (``locate()``: the operation's Location, asked for only then)."""
     primitive = operation.primitive
     if operation.node is not None and isinstance(operation.node, gast.Call) and (
             any(isinstance(a, gast.Starred) for a in operation.node.args)
             or any(k.arg is None for k in operation.node.keywords)):
         raise UnsupportedSyntaxError(
             "srcad cannot differentiate through a call with a starred argument (`*args`, "
-            "`**kwargs`) to %s" % operation.description, location,
+            "`**kwargs`) to %s" % operation.description, locate(),
             "Pass the arguments one by one (a starred argument is fine where no derivative "
             "flows, e.g. rs.randn(*x.shape)).")
     if primitive is map:
         raise MissingTemplateError(
             "srcad differentiates map(f, ...) with f a name or an attribute (np.sin, "
-            "self.helper)", location, "Name the function first: g = make_function(); "
+            "self.helper)", locate(), "Name the function first: g = make_function(); "
             "map(g, xs).")
     if primitive is UNRESOLVED and isinstance(not_inlined_reason, ValueDependentCallError):
         raise not_inlined_reason  # resolved in the code generated for the values
     if primitive is UNRESOLVED:
         raise MissingTemplateError(
             "cannot differentiate the call to %s: srcad could not tell which function it "
-            "calls" % operation.description, location,
+            "calls" % operation.description, locate(),
             "Call functions through a module or a global name (e.g. np.tanh).")
     template = template_of(primitive, kind)
     if template is not None:
@@ -215,17 +216,18 @@ def template_for(operation, kind: str, location, not_inlined_reason=None) -> Tem
                 "(docs/templates.md); or mark it @srcad.nondifferentiable."
                 % (decorator, what, body))
     raise MissingTemplateError("no %s template for %s" % (
-        "gradient" if kind == "adjoint" else "tangent", what), location, hint)
+        "gradient" if kind == "adjoint" else "tangent", what), locate(), hint)
 
 
-def bind_template(template: Template, operation, result_name: str, location, derivative_name,
+def bind_template(template: Template, operation, result_name: str, locate, derivative_name,
                   resolve=None):
     """Bind a template's parameters to one operation: (bindings, derivatives).
 
     ``derivative_name(value_node)`` gives the derivative variable of an argument,
     or None when it has none; the result's entry is left for the caller.
     ``resolve`` (static references to objects) is passed on to the primitive's
-    constraints (registry.constraint).
+    constraints (registry.constraint). ``locate()`` gives the operation's Location, for
+    an error.
     """
     args = list(operation.args)
     if operation.primitive is operator.getitem:
@@ -240,44 +242,66 @@ def bind_template(template: Template, operation, result_name: str, location, der
         except TypeError as exc:
             raise TemplateError(
                 "the %s template of %s does not accept this call (%s)"
-                % (template.kind, registry.describe(operation.primitive), exc), location,
+                % (template.kind, registry.describe(operation.primitive), exc), locate(),
                 "Template %s is defined at %s." % (template.name, template.where)) from None
     bindings, derivatives = {}, {}
-    for param_name, param in template.signature.parameters.items():
+    for param_name, var_positional, var_keyword, default in _parameter_table(template):
         if param_name in arguments:
             value = arguments[param_name]
-        elif param.kind is inspect.Parameter.VAR_POSITIONAL:
+        elif var_positional:
             value = ()  # x.transpose(): no axes given
-        elif param.default is not inspect.Parameter.empty:
-            value = syntax.constant(param.default)
+        elif default is not _EMPTY:
+            value = syntax.constant(default)
         else:
             continue
-        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+        if var_positional:
             value = gast.Tuple(elts=list(value), ctx=gast.Load())
-        elif param.kind is inspect.Parameter.VAR_KEYWORD:
+        elif var_keyword:
             raise TemplateError("templates cannot take **kwargs (%s)" % template.where)
         bindings[param_name] = value
-        derivatives[param_name] = derivative_name(value)
+        derivatives[param_name] = derivative = derivative_name(value)
+        if type(value) is not gast.Attribute:
+            continue
         root = value
         while isinstance(root, gast.Attribute):
             root = root.value
-        if root is not value and derivatives[param_name] is None and isinstance(
-                root, gast.Name) and derivative_name(root) is not None:
+        if derivative is None and isinstance(root, gast.Name) and \
+                derivative_name(root) is not None:
             # normalize leaves `name.attr` as an operand only for static references (np.pi):
             # one rooted in a differentiated value would silently lose its derivative
             raise AssertionError("operand %s of %s is not an atom"
                                  % (registry.describe(operation.primitive), param_name))
-    def carries(expression):
-        return any(derivative_name(n) is not None for n in syntax.walk(expression)
-                   if isinstance(n, gast.Name))
 
     entry = registry.lookup(operation.primitive)
-    for check in entry.constraints if entry is not None else ():
-        problem = check(bindings, carries, resolve or (lambda node: UNRESOLVED))
-        if problem is not None:
-            why, hint = problem
-            raise UnsupportedOperationError(why, location, hint)
+    constraints = entry.constraints if entry is not None else ()
+    if constraints:
+        def carries(expression):
+            return any(derivative_name(n) is not None for n in syntax.walk(expression)
+                       if isinstance(n, gast.Name))
+
+        for check in constraints:
+            problem = check(bindings, carries, resolve or (lambda node: UNRESOLVED))
+            if problem is not None:
+                why, hint = problem
+                raise UnsupportedOperationError(why, locate(), hint)
     return bindings, derivatives
+
+
+_EMPTY = inspect.Parameter.empty
+_PARAMETER_TABLES: dict = {}  # id(template) -> (template, its parameter table)
+
+
+def _parameter_table(template: Template) -> tuple:
+    """(name, is ``*args``, is ``**kwargs``, default) per parameter of the template, read
+    from its signature once (inspect's Parameter properties cost more than the binding)."""
+    cached = _PARAMETER_TABLES.get(id(template))
+    if cached is not None and cached[0] is template:
+        return cached[1]
+    table = tuple((name, parameter.kind is inspect.Parameter.VAR_POSITIONAL,
+                   parameter.kind is inspect.Parameter.VAR_KEYWORD, parameter.default)
+                  for name, parameter in template.signature.parameters.items())
+    _PARAMETER_TABLES[id(template)] = (template, table)
+    return table
 
 
 def _positional_arguments(template: Template, values: list) -> dict | None:
