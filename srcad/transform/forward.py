@@ -36,7 +36,7 @@ from ..normalize.inline import Recursive, value_node
 from ..recursion import jvp_of
 from ..request import Request
 from .context import TransformContext
-from .templates import bind_template, instantiate, template_for
+from .templates import bind_template, instantiate, result_parameter, template_for
 
 
 def forward(tree: gast.FunctionDef, context: TransformContext, request: Request,
@@ -223,7 +223,7 @@ class _Tangents:
 
         bindings, derivatives = bind_template(template, operation, name, locate, tangent_name,
                                               context.resolve)
-        result_param = next(iter(template.signature.parameters))
+        result_param = result_parameter(template)
         derivatives[result_param] = result
 
         def missing(parameter):

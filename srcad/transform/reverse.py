@@ -33,8 +33,8 @@ from ..normalize.inline import Recursive, value_node
 from ..recursion import vjp_of
 from ..request import Request
 from .context import TransformContext
-from .templates import (bind_template, check_instantiable, instantiate, new_node, template_for,
-                        template_of)
+from .templates import (bind_template, check_instantiable, instantiate, new_node,
+                        result_parameter, template_for, template_of)
 
 
 def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
@@ -562,7 +562,7 @@ def _position(node):
 
 def _adjoint_of(statement, context: TransformContext, check_only: bool = False) -> list:
     """The adjoint statements of one active ``target = operation`` statement (with
-    ``check_only``, of a template's, none: only what making them would raise)."""
+    ``check_only``, none: only what making them would raise is raised)."""
     namer = context.namer
     target = statement.targets[0]
     if not isinstance(target, gast.Name):
@@ -576,11 +576,15 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False) 
     if not carries_gradient(operation) or not any(
             context.activity.is_active(n) for n in argument_names):
         # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
-        return [_reset(namer.adjoint(name))]
+        return [] if check_only else [_reset(namer.adjoint(name))]
 
     def locate():  # (asked for by an error only)
         return context.parsed.location(position(statement) or statement)
 
+    if check_only and (primitive is IDENTITY or primitive in (runtime.array_of,
+                                                              runtime.owned_tuple) or (
+            primitive is TUPLE and not isinstance(operation.node, gast.Dict))):
+        return []  # (their adjoints are made here, from nothing that can fail)
     if primitive is IDENTITY:
         source = operation.args[0] if operation.args else None
         out = []
@@ -625,15 +629,15 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False) 
 
     def adjoint_name(value):
         if isinstance(value, gast.Name) and context.activity.is_active(value.id):
-            return namer.adjoint(value.id)
+            # (a check only asks whether there is one: any name says so)
+            return _CHECKED if check_only else namer.adjoint(value.id)
         return None
 
     bindings, derivatives = bind_template(template, operation, name, locate, adjoint_name,
                                           context.resolve)
-    parameters = template.signature.parameters
-    result_param = next(iter(parameters))
+    result_param = result_parameter(template)
     if check_only:
-        derivatives[result_param] = namer.adjoint(name)
+        derivatives[result_param] = _CHECKED
         check_instantiable(template, bindings, derivatives, context.aliases)
         return []
     out = []
@@ -650,6 +654,9 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False) 
     out.extend(instantiate(template, bindings, derivatives, namer, context.aliases))
     out.append(_reset(namer.adjoint(name)))
     return out
+
+
+_CHECKED = "checked_bar"  # a check's stand-in for an adjoint's name
 
 
 def _adjoint_of_recursive_call(name, operation, context) -> list:

@@ -287,6 +287,11 @@ def bind_template(template: Template, operation, result_name: str, locate, deriv
     return bindings, derivatives
 
 
+def result_parameter(template: Template) -> str:
+    """The name of the template's first parameter: the operation's result."""
+    return _parameter_table(template)[0][0]
+
+
 _EMPTY = inspect.Parameter.empty
 _PARAMETER_TABLES: dict = {}  # id(template) -> (template, its parameter table)
 
