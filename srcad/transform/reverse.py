@@ -172,8 +172,9 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -
     is given: specialization only removes reads, and the names it brings in, NumPy's
     alias and builtins, are never assigned in a loop, which is checked).
 
-    ``reads`` is filled with what each assignment's value reads (``x_bar += e``, ``t = e``:
-    its targets read nothing).
+    ``reads`` holds what the statements made from templates read, and is filled with what
+    each other assignment's value reads (``x_bar += e``, ``t = e``: its targets read
+    nothing).
     """
     optimized = context.reads_once_optimized
     if optimized is not None and not loop_stored.isdisjoint(_names_specialization_brings(
@@ -182,11 +183,10 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -
     read, asked = set(), []
     for statements in adjoints.values():
         for statement in statements:
-            kind = type(statement)
-            if (kind is gast.AugAssign and type(statement.target) is gast.Name) or (
-                    kind is gast.Assign and all(type(t) is gast.Name for t in statement.targets)):
+            names = reads.get(statement)
+            if names is None and _targets_are_names(statement):
                 names = reads[statement] = syntax.load_names(statement.value)
-            else:
+            elif names is None:
                 names = syntax.load_names(statement)
             if optimized is not None and (loop_stored is None
                                           or not loop_stored.isdisjoint(names)):
@@ -196,6 +196,14 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -
     if asked:
         read |= optimized(asked)
     return {n for n in read if context.namer.primal_of(n) is None}
+
+
+def _targets_are_names(statement) -> bool:
+    """``x += e`` or ``x = e`` (its targets names): what it reads, its value reads."""
+    kind = type(statement)
+    if kind is gast.AugAssign:
+        return type(statement.target) is gast.Name
+    return kind is gast.Assign and all(type(t) is gast.Name for t in statement.targets)
 
 
 def _names_specialization_brings(context) -> set:
@@ -234,6 +242,7 @@ class _Sweeps:
         self.uses_tape = False
         self.tape = context.namer.fresh("tape", private=True)  # _tape, unless that is taken
         self.trip_counters = {}
+        self.reads = reads if reads is not None else {}  # see _primal_names_read
         self.active = {}  # id(assignment) -> whether it assigns an active variable
         tested = set()  # what loops iterate over and branches test
         for node in syntax.nodes(gast.Module(body=body, type_ignores=[])):
@@ -260,7 +269,7 @@ class _Sweeps:
         if check_only:
             return
         self.needed = _primal_names_read(self.adjoints, context, _stored_in_loops(body),
-                                         reads if reads is not None else {})
+                                         self.reads)
         self.needed |= set(self.trip_counters.values())
         self.needed |= tested
         self.plans = {}
@@ -277,7 +286,7 @@ class _Sweeps:
                 self.generate_adjoints(statement.orelse)
             elif self.is_active(statement):
                 self.adjoints[id(statement)] = _adjoint_of(statement, self.context,
-                                                           self.check_only)
+                                                           self.check_only, self.reads)
 
     def is_active(self, statement) -> bool:
         """An assignment to an active variable (statements the sweeps add never are)."""
@@ -560,9 +569,11 @@ def _position(node):
             getattr(node, "col_offset", None))
 
 
-def _adjoint_of(statement, context: TransformContext, check_only: bool = False) -> list:
+def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
+                reads: dict | None = None) -> list:
     """The adjoint statements of one active ``target = operation`` statement (with
-    ``check_only``, none: only what making them would raise is raised)."""
+    ``check_only``, none: only what making them would raise is raised). ``reads`` is
+    filled with what the template's statements read (templates.instantiate)."""
     namer = context.namer
     target = statement.targets[0]
     if not isinstance(target, gast.Name):
@@ -647,11 +658,13 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False) 
         out.append(syntax.assign(incoming, syntax.name(namer.adjoint(name))))
         out.append(_reset(namer.adjoint(name)))
         derivatives[result_param] = incoming
-        out.extend(instantiate(template, bindings, derivatives, namer, context.aliases))
+        out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
+                               reads=reads))
         out.append(_reset(incoming))
         return out
     derivatives[result_param] = namer.adjoint(name)
-    out.extend(instantiate(template, bindings, derivatives, namer, context.aliases))
+    out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
+                           reads=reads))
     out.append(_reset(namer.adjoint(name)))
     return out
 

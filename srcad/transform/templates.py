@@ -49,7 +49,9 @@ class _Compiled:
     the statement writes (or None), ``build(bindings, derivatives, temporaries,
     aliases, missing)`` the statement for one use; ``free``: per statement, the names
     it reads that are neither parameters nor temporaries (they name objects of the
-    template's module).
+    template's module); ``reads``: per statement, what its value reads, as (template
+    names, parameters whose derivative it reads), or None for a statement whose targets
+    are not names (then its targets may read names too) or whose value binds names.
     """
 
     def __init__(self, template: Template):
@@ -58,7 +60,7 @@ class _Compiled:
             if (isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Name)
                     and statement.targets[0].id not in self.temporaries):
                 self.temporaries.append(statement.targets[0].id)
-        self.statements, self.free = [], []
+        self.statements, self.free, self.reads = [], [], []
         parameters = template.signature.parameters
         for statement in template.body:
             target = (statement.target if isinstance(statement, gast.AugAssign)
@@ -67,6 +69,33 @@ class _Compiled:
             self.statements.append((written, _compile_statement(statement, template)))
             self.free.append({n.id for n in syntax.names(statement)} - set(parameters)
                              - set(self.temporaries))
+            self.reads.append(_reads_of(statement))
+
+
+def _reads_of(statement):
+    """(the template names, the parameters ``d[p]`` of) what the value of ``statement``
+    reads, when its targets are names or ``d[p]``, and every name in its value is read;
+    else None."""
+    targets = [statement.target] if isinstance(statement, gast.AugAssign) else (
+        statement.targets if isinstance(statement, gast.Assign) else None)
+    if targets is None or not all(type(t) is gast.Name or is_derivative_ref(t)
+                                  for t in targets):
+        return None
+    names, derivatives = [], []
+    pending = [statement.value]
+    while pending:
+        node = pending.pop()
+        if type(node) is list:
+            pending.extend(node)
+        elif type(node) is gast.Name:
+            if type(node.ctx) is not gast.Load:
+                return None  # (a lambda's parameter, a comprehension's target)
+            names.append(node.id)
+        elif type(node) is gast.Subscript and is_derivative_ref(node):
+            derivatives.append(node.slice.id)
+        elif isinstance(node, gast.AST):
+            pending.extend(getattr(node, field, None) for field in node._fields)
+    return tuple(dict.fromkeys(names)), tuple(dict.fromkeys(derivatives))
 
 
 def _compiled(template: Template) -> _Compiled:
@@ -342,7 +371,7 @@ def check_instantiable(template: Template, bindings: dict, derivatives: dict, al
 
 
 def instantiate(template: Template, bindings: dict, derivatives: dict, namer, aliases,
-                missing=None) -> list:
+                missing=None, reads: dict | None = None) -> list:
     """The template's statements for one use.
 
     ``bindings`` maps parameter names to gast expressions; ``derivatives``
@@ -350,15 +379,51 @@ def instantiate(template: Template, bindings: dict, derivatives: dict, namer, al
     when the parameter has none. Reading the derivative of a parameter that
     has none drops the statement, or, if ``missing(parameter)`` is given (the
     tangents of forward mode), reads the zero expression it returns.
+
+    ``reads`` (if given) is filled with statement -> the names its value reads
+    (``syntax.load_names(statement.value)``), for statements whose targets are names,
+    known from the template without walking the statement.
     """
     compiled = _compiled(template)
     temporaries = {temp: namer.fresh(temp) for temp in compiled.temporaries}
     out = []
-    for written, build in compiled.statements:
+    for (written, build), read in zip(compiled.statements, compiled.reads):
         if written is not None and derivatives.get(written) is None:
             continue  # no derivative for this parameter: its contribution is not needed
         try:
-            out.append(build(bindings, derivatives, temporaries, aliases, missing))
+            statement = build(bindings, derivatives, temporaries, aliases, missing)
         except _NoDerivative:
             continue  # reads the derivative of something that has none: contributes zero
+        out.append(statement)
+        if reads is not None and read is not None:
+            names = _names_read(read, template, bindings, derivatives, temporaries, aliases)
+            if names is not None:
+                reads[statement] = names
     return out
+
+
+def _names_read(read, template, bindings, derivatives, temporaries, aliases) -> set | None:
+    """What a statement built from the template reads (``_Compiled.reads``), found as its
+    builder finds what each name becomes (_substituted_name, _derivative); None when a
+    derivative read is missing (a zero expression then stands for it)."""
+    names, derivative_parameters = read
+    found = set()
+    for identifier in names:
+        if identifier in bindings:
+            value = bindings[identifier]
+            if type(value) is gast.Name and getattr(value, "annotation", None) is None:
+                if type(value.ctx) is gast.Load:
+                    found.add(value.id)
+            else:
+                found |= syntax.load_names(value)
+        elif identifier in temporaries:
+            found.add(temporaries[identifier])
+        else:
+            obj = template.namespace.get(identifier, _UNBOUND)
+            found.add(identifier if obj is _UNBOUND else aliases.name_for(obj))
+    for parameter in derivative_parameters:
+        derivative = derivatives.get(parameter)
+        if derivative is None:
+            return None
+        found.add(derivative)
+    return found
