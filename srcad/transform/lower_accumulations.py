@@ -67,55 +67,55 @@ class _Lowering:
 
     def block(self, statements):
         out = []
-        for statement in statements:
-            out.extend(self.statement(statement))
+        append = out.append
+        for s in statements:
+            kind = type(s)
+            if kind is gast.Delete:
+                for target in s.targets:
+                    self.holding.discard(target.id)
+                    self.zero.discard(target.id)
+            elif kind is gast.AugAssign and self.is_adjoint(s.target.id):
+                if not self.reads_zero(s):
+                    append(self.accumulation(s))
+            elif kind is gast.Assign:
+                # only adjoint-sweep statements read adjoints, so this is never primal code
+                if self.reads_zero(s):
+                    self.zero.update(_target_names(s))
+                    continue
+                for target in _target_names(s):
+                    self.zero.discard(target)
+                    if self.is_adjoint(target):
+                        self.holding.add(target)
+                append(s)
+            elif kind is gast.Return:
+                if not self.dry:
+                    s.value = _ReplaceZeroReads(self).visit(s.value)
+                append(s)
+            elif kind is gast.For or kind is gast.While:
+                out.extend(self.loop(s))
+            elif kind is gast.If:
+                out.extend(self.branch(s))
+            else:
+                append(s)
         return out
 
-    def statement(self, s):
-        if isinstance(s, gast.Delete):
-            for target in s.targets:
-                self.holding.discard(target.id)
-                self.zero.discard(target.id)
-            return []
-        if isinstance(s, gast.AugAssign) and self.is_adjoint(s.target.id):
-            name = s.target.id
-            if self.reads_zero(s):
-                return []
-            held = name in self.holding
-            self.holding.add(name)
-            if self.dry:
-                return [s]
-            if held:
-                value = new_node(gast.BinOp, {"left": syntax.name(name), "op": s.op,
-                                              "right": s.value})
-            elif isinstance(s.op, gast.Sub):
-                value = new_node(gast.UnaryOp, {"op": new_node(gast.USub, {}),
-                                                "operand": s.value})
-            else:
-                value = s.value
-            assign = new_node(gast.Assign, {"targets": [syntax.name(name, True)],
-                                            "value": value, "type_comment": None})
-            return [syntax.copy_location(assign, s)]
-        if isinstance(s, gast.Assign):
-            targets = [n.id for t in s.targets for n in syntax.names(t)]
-            # only adjoint-sweep statements read adjoints, so this is never primal code
-            if self.reads_zero(s):
-                self.zero.update(targets)
-                return []
-            for target in targets:
-                self.zero.discard(target)
-                if self.is_adjoint(target):
-                    self.holding.add(target)
-            return [s]
-        if isinstance(s, gast.Return):
-            if not self.dry:
-                s.value = _ReplaceZeroReads(self).visit(s.value)
-            return [s]
-        if isinstance(s, (gast.For, gast.While)):
-            return self.loop(s)
-        if isinstance(s, gast.If):
-            return self.branch(s)
-        return [s]
+    def accumulation(self, s):
+        """``x_bar += e`` as an assignment (``x_bar`` is the name of an adjoint)."""
+        name = s.target.id
+        held = name in self.holding
+        self.holding.add(name)
+        if self.dry:
+            return s
+        if held:
+            value = new_node(gast.BinOp, {"left": syntax.name(name), "op": s.op,
+                                          "right": s.value})
+        elif isinstance(s.op, gast.Sub):
+            value = new_node(gast.UnaryOp, {"op": new_node(gast.USub, {}), "operand": s.value})
+        else:
+            value = s.value
+        assign = new_node(gast.Assign, {"targets": [syntax.name(name, True)], "value": value,
+                                        "type_comment": None})
+        return syntax.copy_location(assign, s)
 
     def branch(self, branch):
         """After an ``if``, the same adjoints hold values whichever branch ran."""
@@ -166,6 +166,13 @@ class _Lowering:
         rt = self.aliases.name_for(runtime)
         return syntax.call(syntax.attribute(rt, "zeros_like"),
                            syntax.name(self.namer.primal_of(adjoint_name)))
+
+
+def _target_names(assign) -> list:
+    targets = assign.targets
+    if len(targets) == 1 and type(targets[0]) is gast.Name:
+        return [targets[0].id]
+    return [n.id for t in targets for n in syntax.names(t)]
 
 
 class _ReplaceZeroReads(gast.NodeTransformer):

@@ -183,6 +183,9 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -
     read, asked = set(), []
     for statements in adjoints.values():
         for statement in statements:
+            if type(statement) is gast.Delete and all(
+                    type(target) is gast.Name for target in statement.targets):
+                continue  # del x_bar (_reset): reads nothing
             names = reads.get(statement)
             if names is None and _targets_are_names(statement):
                 names = reads[statement] = syntax.load_names(statement.value)
