@@ -103,7 +103,7 @@ def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
 
     # a gradient has its argument's type: read it from the argument as passed, not from a
     # loop variable of the same name that the sweeps left holding another value
-    rebound = syntax.stored_names(gast.Module(body=body, type_ignores=[]))
+    rebound = sweeps.stored
     arguments = {}
     for param in request.wrt:
         if param in rebound:
@@ -156,8 +156,12 @@ def _keep_loop_results(returned, body, namer) -> tuple[list, gast.expr]:
 
 
 def _is_active_assignment(statement, context) -> bool:
-    return isinstance(statement, gast.Assign) and any(
-        context.activity.is_active(n.id) for t in statement.targets for n in syntax.names(t))
+    if not isinstance(statement, gast.Assign):
+        return False
+    targets = statement.targets
+    if len(targets) == 1 and type(targets[0]) is gast.Name:
+        return context.activity.is_active(targets[0].id)
+    return any(context.activity.is_active(n.id) for t in targets for n in syntax.names(t))
 
 
 _IN_PLACE = (runtime.add_at, runtime.append_in_place, runtime.pop_in_place)
@@ -248,9 +252,13 @@ class _Sweeps:
         self.reads = reads if reads is not None else {}  # see _primal_names_read
         self.active = {}  # id(assignment) -> whether it assigns an active variable
         tested = set()  # what loops iterate over and branches test
+        self.stored = set()  # every name the body assigns (or deletes)
         for node in syntax.nodes(gast.Module(body=body, type_ignores=[])):
             kind = type(node)
-            if kind is gast.Assign:
+            if kind is gast.Name:
+                if type(node.ctx) is gast.Store or type(node.ctx) is gast.Del:
+                    self.stored.add(node.id)
+            elif kind is gast.Assign:
                 self.active[id(node)] = _is_active_assignment(node, context)
             elif kind is gast.Call and context.resolve(node.func) in _IN_PLACE:
                 raise UnsupportedSyntaxError(
