@@ -379,9 +379,9 @@ def _reads_once_specialized(kinds_env, namer, resolve, aliases):
     """The transform's hook: the names adjoint statements read once specialized, an
     adjoint (``x_bar``) having its primal's kind."""
 
-    def reads(statements):
+    def reads(statements, read_now):  # read_now: the names they read (reverse knows them)
         env = dict(kinds_env)
-        for name in syntax.load_names(statements):
+        for name in read_now:
             primal = namer.primal_of(name)
             if primal in kinds_env:
                 env[name] = kinds_env[primal]

@@ -184,7 +184,7 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -
     if optimized is not None and not loop_stored.isdisjoint(_names_specialization_brings(
             context)):
         loop_stored = None  # (a user variable named like a builtin): ask about all of them
-    read, asked = set(), []
+    read, asked, asked_read = set(), [], set()
     for statements in adjoints.values():
         for statement in statements:
             if type(statement) is gast.Delete and all(
@@ -198,10 +198,11 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -
             if optimized is not None and (loop_stored is None
                                           or not loop_stored.isdisjoint(names)):
                 asked.append(statement)
+                asked_read |= names
             else:
                 read |= names
     if asked:
-        read |= optimized(asked)
+        read |= optimized(asked, asked_read)
     return {n for n in read if context.namer.primal_of(n) is None}
 
 
