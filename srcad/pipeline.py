@@ -352,10 +352,12 @@ def _generate(request: Request, keep_stages: bool) -> Generated:
     context = _context(front, kinds, enabled)
     if request.mode == "reverse":
         name = name or namer.fresh("grad_" + parsed.name)
-        reads = {}  # what the adjoint statements read: reverse knows, lowering asks
-        generated = checked("reverse", reverse(tree, context, request, name, reads=reads),
-                            parsed, aliases)
-        generated = lower_accumulations(generated, namer, aliases, reads)
+        # what the adjoint statements read, and which statements touch no adjoint: reverse
+        # knows, lowering asks
+        reads, primal = {}, []
+        generated = checked("reverse", reverse(tree, context, request, name, reads=reads,
+                                               primal=primal), parsed, aliases)
+        generated = lower_accumulations(generated, namer, aliases, reads, primal)
         generated = checked("lower_accumulations", generated, parsed, aliases)
         label = "grad of %s" % parsed.function.__qualname__
         defaults = function.__defaults__ if not request.extra_params else None

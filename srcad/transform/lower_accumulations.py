@@ -31,10 +31,14 @@ from .templates import new_node
 
 
 def lower_accumulations(tree: gast.FunctionDef, namer: Namer, aliases,
-                        reads: dict | None = None) -> gast.FunctionDef:
+                        reads: dict | None = None, primal=()) -> gast.FunctionDef:
     """``reads`` (optional): statement -> the names its value reads, for statements whose
-    maker knew them (transform/reverse.py fills it); the others' are looked up in the tree."""
+    maker knew them (transform/reverse.py fills it); the others' are looked up in the tree.
+    ``primal``: statements of the body that read and write no adjoint (reverse's primal
+    sweep): the lowering below would change nothing in them but what ``_tidied`` does, so
+    that is all they go through."""
     lowering = _Lowering(namer, aliases, reads=reads)
+    lowering.primal = set(primal)
     tree.body = lowering.block(tree.body)
     return tree
 
@@ -47,6 +51,7 @@ class _Lowering:
         self.holding: set[str] = set()  # adjoint variables holding a (nonzero) value
         self.zero: set[str] = set()  # derived temporaries known to be zero
         self.reads = reads if reads is not None else {}
+        self.primal: set = set()  # see lower_accumulations
 
     def is_adjoint(self, name: str) -> bool:
         return self.namer.primal_of(name) is not None
@@ -68,7 +73,11 @@ class _Lowering:
     def block(self, statements):
         out = []
         append = out.append
+        primal = self.primal
         for s in statements:
+            if primal and s in primal:
+                out.extend(_tidied([s]))
+                continue
             kind = type(s)
             if kind is gast.Delete:
                 for target in s.targets:
@@ -166,6 +175,25 @@ class _Lowering:
         rt = self.aliases.name_for(runtime)
         return syntax.call(syntax.attribute(rt, "zeros_like"),
                            syntax.name(self.namer.primal_of(adjoint_name)))
+
+
+def _tidied(statements) -> list:
+    """``statements``, which read and write no adjoint, as the lowering leaves them: with
+    no ``del``, and with the parts of every branch without ``pass`` beside other
+    statements (an empty body gets one, as does an empty loop body)."""
+    out = []
+    for s in statements:
+        kind = type(s)
+        if kind is gast.Delete:
+            continue
+        if kind is gast.If:
+            body = [c for c in _tidied(s.body) if not isinstance(c, gast.Pass)]
+            s.orelse = [c for c in _tidied(s.orelse) if not isinstance(c, gast.Pass)]
+            s.body = body or [gast.Pass()]
+        elif kind is gast.For or kind is gast.While:
+            s.body = _tidied(s.body) or [gast.Pass()]
+        out.append(s)
+    return out
 
 
 def _target_names(assign) -> list:

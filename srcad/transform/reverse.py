@@ -38,8 +38,8 @@ from .templates import (bind_template, check_instantiable, instantiate, new_node
 
 
 def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
-            name: str, check_only: bool = False, reads: dict | None = None
-            ) -> gast.FunctionDef | None:
+            name: str, check_only: bool = False, reads: dict | None = None,
+            primal: list | None = None) -> gast.FunctionDef | None:
     """The gradient function of the normalized ``tree``, whose statements it takes over (the
     primal sweep is made of them: ``tree`` is not to be used afterwards).
 
@@ -47,6 +47,8 @@ def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
     up, bound and checked), but make nothing (None): ``srcad.grad(f)``'s early check.
     ``reads``: if given, filled with adjoint statement -> the names its value reads
     (lower_accumulations' ``reads``: found here anyway, to decide what to record).
+    ``primal``: if given, filled with the statements of the primal sweep, which read and
+    write no adjoint (lower_accumulations' ``primal``).
     """
     body = list(tree.body)
     returned = body.pop()
@@ -79,6 +81,8 @@ def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
         statements.extend(kept)
         if request.has_aux:
             aux = returned_value.elts[1]
+    if primal is not None:
+        primal.extend(statements)
 
     seed = (syntax.name(request.seed) if isinstance(request.seed, str)
             else syntax.constant(request.seed))
