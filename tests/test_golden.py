@@ -1063,6 +1063,43 @@ def test_lower_accumulations_drops_reads_of_zero_adjoints():
         """)
 
 
+PRIMAL_SWEEP_THEN_ADJOINTS = """
+    def f(x, c):
+        for i in range(3):
+            if c:
+                y = x * 2.0
+                pass
+            else:
+                pass
+        del c
+        z = x * y
+        z_bar += 1.0
+        x_bar += z_bar * y
+        del z_bar
+        return x_bar
+    """
+
+
+def test_lower_accumulations_only_tidies_the_primal_sweep():
+    # the statements before the adjoints read and write none: told so (primal=), lowering
+    # leaves them as its statement-by-statement walk would (no del, no pass beside others)
+    walked = lower_accumulations(function_tree(PRIMAL_SWEEP_THEN_ADJOINTS),
+                                 lowering_namer(["x", "z"]), FixedAliases())
+    tree = function_tree(PRIMAL_SWEEP_THEN_ADJOINTS)
+    told = lower_accumulations(tree, lowering_namer(["x", "z"]), FixedAliases(),
+                               primal=tree.body[:3])
+    assert emit.to_source(told) == emit.to_source(walked) == text("""
+        def f(x, c):
+            for i in range(3):
+                if c:
+                    y = x * 2.0
+            z = x * y
+            z_bar = 1.0
+            x_bar = z_bar * y
+            return x_bar
+        """)
+
+
 def test_lower_accumulations_del_resets_to_zero():
     tree = function_tree("""
         def f(x):
