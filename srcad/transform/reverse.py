@@ -33,8 +33,15 @@ from ..normalize.inline import Recursive, value_node
 from ..recursion import vjp_of
 from ..request import Request
 from .context import TransformContext
-from .templates import (bind_template, check_instantiable, instantiate, new_node,
-                        result_parameter, template_for, template_of)
+from .templates import (
+    bind_template,
+    check_instantiable,
+    instantiate,
+    new_node,
+    result_parameter,
+    template_for,
+    template_of,
+)
 
 
 def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
