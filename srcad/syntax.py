@@ -8,8 +8,8 @@ import gast
 
 
 def name(identifier: str, store: bool = False) -> gast.Name:
-    # what gast.Name(id=..., ctx=..., annotation=None, type_comment=None) makes, without
-    # gast's generic constructor (a third of the time): the passes make names by thousands
+    # what gast.Name(id=..., ctx=..., annotation=None, type_comment=None) makes, in a third
+    # of the time gast's generic constructor takes: the passes make names by thousands
     ctx_kind = gast.Store if store else gast.Load
     ctx = ctx_kind.__new__(ctx_kind)
     node = _NAME.__new__(_NAME)

@@ -140,8 +140,9 @@ def _compile_statement(statement, template):
 
 
 def new_node(kind, attributes: dict):
-    """A node of ``kind`` holding ``attributes``: what ``kind(**attributes)`` makes, without
-    gast's generic constructor (a third of its time; templates make most generated nodes)."""
+    """A node of ``kind`` holding ``attributes``: what ``kind(**attributes)`` makes, in a
+    third of the time gast's generic constructor takes (templates make most nodes of
+    generated code)."""
     node = kind.__new__(kind)
     node.__dict__ = attributes
     return node
