@@ -132,11 +132,23 @@ def is_library_code(function) -> bool:
     return is_library_file(getattr(code, "co_filename", None))
 
 
+_library_files: dict = {}  # filename -> is_library_file's answer (a path resolved once)
+
+
 def is_library_file(filename) -> bool:
     """Whether ``filename`` is in the standard library or a site-/dist-packages folder."""
-    global _library_folders
     if not filename or filename.startswith("<"):
         return False
+    known = _library_files.get(filename)
+    if known is None:
+        if len(_library_files) >= 4096:
+            _library_files.clear()
+        known = _library_files[filename] = _is_library_path(filename)
+    return known
+
+
+def _is_library_path(filename) -> bool:
+    global _library_folders
     if _library_folders is None:
         import site
         import sysconfig

@@ -216,8 +216,7 @@ def inline_call(normalizer, call):
     pairs = bind_arguments(signature, mapping, args, keywords, normalizer.aliases, error)
     body = lower_exits(tree, normalizer.namer, normalizer.resolve, normalizer.aliases).body
     saved = (normalizer.source, normalizer.current)
-    assigned = syntax.stored_names(gast.Module(body=body, type_ignores=[]))
-    calls_by_value.note_assignments(normalizer, body)
+    assigned = calls_by_value.note_assignments(normalizer, body)
     new_locals = {renamed for _, renamed in mapping.items()} | assigned
     new_locals -= set(normalizer.aliases.bindings)
     normalizer.locals |= new_locals

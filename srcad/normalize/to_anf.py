@@ -846,10 +846,10 @@ def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
     resolved by (calls_by_value.py).
     """
     normalizer = _ToANF(parsed, namer, aliases, values, asked)
-    normalizer.by_value = calls_by_value.parameter_values(parsed, tree, values)
-    calls_by_value.note_assignments(normalizer, tree.body)
+    assigned = calls_by_value.note_assignments(normalizer, tree.body)
+    normalizer.by_value = calls_by_value.parameter_values(parsed, assigned, values)
     # names the earlier passes introduced (loop indices, flags, totals) are locals too
-    normalizer.locals |= syntax.stored_names(tree)
+    normalizer.locals |= assigned
     body = normalizer.statements(tree.body)
     if inlined is not None:
         inlined.extend(normalizer.inlined)
