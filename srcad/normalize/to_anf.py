@@ -87,7 +87,9 @@ class _ToANF:
         self.local_functions = {}  # name -> (FunctionDef or Lambda, source it was written in)
         self.inlining = [parsed.function]  # the function and the callees being inlined in it
         self.inlined = []  # every user function inlined (their sources shape the result)
-        self.fenced = set()  # the callees fence has accepted (each is checked once)
+        # the callees fence has accepted (each is checked once), with what renaming them reads
+        self.fenced = {}  # (inline.prepare_callee); callee -> its signature (inline_call)
+        self.signatures = {}
         self.out: list = []
         self.current = None
         self.current_origin = None  # (current, source, its origin)
@@ -577,12 +579,14 @@ class _ToANF:
     def named_lambdas(self, call):
         """``apply(lambda t: t * t, x)``: each lambda argument made where Python makes it, as
         a local function of a fresh name (``fn = lambda t: t * t``), which calls inline."""
+        Lambda = gast.Lambda
+        if not any(type(a) is Lambda for a in call.args) and not any(
+                type(k.value) is Lambda for k in call.keywords):
+            return call
+
         def named(value):
             return self.operation_Lambda(value) if isinstance(value, gast.Lambda) else value
 
-        if not any(isinstance(v, gast.Lambda) for v in call.args + [k.value for k in
-                                                                      call.keywords]):
-            return call
         return _copy(call, gast.Call(
             func=call.func, args=[named(a) for a in call.args],
             keywords=[gast.keyword(arg=k.arg, value=named(k.value)) for k in call.keywords]))
