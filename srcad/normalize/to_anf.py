@@ -74,6 +74,23 @@ def is_atom(node, local_names) -> bool:
 _LIST_MAKERS = (list, np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
                 runtime.appended)
 
+class _LastAnswerResolver(Resolver):
+    """A Resolver that keeps its last answer: normalizing a call asks what its callee means
+    about ten times in a row (calls_by_value, lowerings, inlining, array displays...). What
+    a node means does not change while to_anf runs (aliases are only ever added for names
+    no node means anything else by, and srcad's new names are never the user's), and the
+    node asked about is kept with the answer, so its identity is its own."""
+
+    _node = _answer = None
+
+    def __call__(self, node):
+        if node is self._node:
+            return self._answer
+        answer = Resolver.__call__(self, node)
+        self._node, self._answer = node, answer
+        return answer
+
+
 class _ToANF:
     def __init__(self, parsed: ParsedFunction, namer: Namer, aliases, values=None,
                  asked=None):
@@ -83,7 +100,7 @@ class _ToANF:
         self.aliases = aliases
         self.locals = set(parsed.local_names)
         # what a static reference means (srcad's aliases, then the user's names)
-        self.resolve = Resolver(parsed, aliases, namer)
+        self.resolve = _LastAnswerResolver(parsed, aliases, namer)
         self.local_functions = {}  # name -> (FunctionDef or Lambda, source it was written in)
         self.inlining = [parsed.function]  # the function and the callees being inlined in it
         self.inlined = []  # every user function inlined (their sources shape the result)
