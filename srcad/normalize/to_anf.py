@@ -139,7 +139,7 @@ class _ToANF:
 
     def emit(self, statement, like):
         syntax.copy_location(statement, like)
-        current = self.origin_of_current()
+        current = self.origin_of_current()  # (an Origin: set_origin keeps it as it is)
         set_origin(statement, current)
         set_position(statement, current if like is self.current else self.source.origin(like))
         self.out.append(statement)
@@ -363,8 +363,8 @@ class _ToANF:
             return None
         if self.makes_list(value):
             self.lists.add(name)
-        target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
-        statement = gast.Assign(targets=[target], value=value, type_comment=None)
+        statement = _new(gast.Assign, targets=[_name(name, gast.Store)], value=value,
+                         type_comment=None)
         self.emit(statement, like)
         return statement
 
@@ -381,7 +381,10 @@ class _ToANF:
         return False
 
     def atom(self, node, hint=None):
-        if is_atom(node, self.locals):
+        kind = type(node)
+        if kind is gast.Name or kind is gast.Constant:
+            return node
+        if is_static_reference(node, self.locals):
             return _constant_fold_sign(node)
         operation = self.operation(node)
         if is_atom(operation, self.locals):
@@ -389,15 +392,19 @@ class _ToANF:
         name = self.fresh(hint or _describe(operation))
         self.assign(name, operation, node)
         calls_by_value.bind_temporary(self, name, operation)
-        return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+        return _name(name, gast.Load)
 
     def operation(self, node):
         """``node`` as a single operation whose operands are atoms (an ``operation_<type>``
         method each; the operands' own operations are emitted first, in Python's order)."""
-        node = _constant_fold_sign(node)
+        kind = type(node)
+        if kind is gast.Name or kind is gast.Constant:
+            return node
+        if kind is gast.UnaryOp:
+            node = _constant_fold_sign(node)
+            kind = type(node)
         if is_atom(node, self.locals):
             return node
-        kind = type(node)
         if kind in self.operations:
             normalize = self.operations[kind]
         else:
@@ -810,6 +817,19 @@ def _loaded(node):
         if hasattr(inner, "ctx") and not isinstance(inner.ctx, gast.Load):
             inner.ctx = gast.Load()
     return node
+
+
+def _new(kind, **fields):
+    """``kind(**fields)``, without gast's constructor (the statements to_anf makes)."""
+    node = kind.__new__(kind)
+    node.__dict__.update(fields)
+    return node
+
+
+def _name(identifier, context):
+    """A Name of ``identifier`` in a new ``context`` (gast.Load or gast.Store)."""
+    return _new(gast.Name, id=identifier, ctx=context.__new__(context), annotation=None,
+                type_comment=None)
 
 
 def _copy(old, new):
