@@ -219,6 +219,8 @@ def check_nested_function_passed(normalizer, call, body, pairs):
     function calls it, and has no value otherwise: refuse, at the call, a callee that reads
     it another way (``if f is None``, passes it on), and any call it is passed to that is
     not inlined (its code would read a name nothing binds)."""
+    if not normalizer.local_functions:
+        return  # (no nested def or lambda: nothing to check)
     local = {param for param, value in pairs if isinstance(value, gast.Name)
              and value.id in normalizer.local_functions}
     if body is not None and local:

@@ -604,9 +604,15 @@ class _ToANF:
         """``apply(lambda t: t * t, x)``: each lambda argument made where Python makes it, as
         a local function of a fresh name (``fn = lambda t: t * t``), which calls inline."""
         Lambda = gast.Lambda
-        if not any(type(a) is Lambda for a in call.args) and not any(
-                type(k.value) is Lambda for k in call.keywords):
-            return call
+        for argument in call.args:  # (loops: most calls pass no lambda, and return here)
+            if type(argument) is Lambda:
+                break
+        else:
+            for keyword in call.keywords:
+                if type(keyword.value) is Lambda:
+                    break
+            else:
+                return call
 
         def named(value):
             return self.operation_Lambda(value) if isinstance(value, gast.Lambda) else value
