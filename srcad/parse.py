@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import inspect
 import linecache
 import os
@@ -49,9 +50,9 @@ class ParsedFunction:
     def origin(self, node) -> "Origin":
         """The absolute place of one of this function's nodes."""
         end = getattr(node, "end_lineno", None)
-        return Origin(self.filename, getattr(node, "lineno", 1) + self.line_offset,
-                      getattr(node, "col_offset", 0) + self.col_offset,
-                      None if end is None else end + self.line_offset)
+        return _origin(self.filename, getattr(node, "lineno", 1) + self.line_offset,
+                       getattr(node, "col_offset", 0) + self.col_offset,
+                       None if end is None else end + self.line_offset)
 
     def location(self, node) -> Location | None:
         if isinstance(node, Origin):
@@ -85,6 +86,22 @@ class ParsedFunction:
         if name in self.local_names:
             return default
         return _lookup_free_name(self.function, name, default)
+
+
+def _origin(filename, lineno, col_offset, end_lineno) -> Origin:
+    """``Origin(filename, lineno, col_offset, end_lineno)``, made without the frozen
+    dataclass's ``__init__`` (one per normalized statement; its fields set as __init__
+    would set them: an Origin has no __post_init__ and no __slots__)."""
+    origin = object.__new__(Origin)
+    origin.__dict__.update(filename=filename, lineno=lineno, col_offset=col_offset,
+                           end_lineno=end_lineno)
+    return origin
+
+
+if hasattr(Origin, "__post_init__") or hasattr(Origin, "__slots__") or [
+        f.name for f in dataclasses.fields(Origin)] != [
+        "filename", "lineno", "col_offset", "end_lineno"]:
+    _origin = Origin  # noqa: F811 - (Origin changed: its own constructor)
 
 
 _MISSING_SENTINEL = object()
