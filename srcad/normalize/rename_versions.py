@@ -39,7 +39,7 @@ from ..naming import Namer
 
 def rename_versions(tree: gast.FunctionDef, namer: Namer) -> gast.FunctionDef:
     params = {a.id for a in tree.args.args}
-    versions = _Versions(namer, _Assigned())
+    versions = _Versions(namer, _Assigned(), params)
     body = versions.block(tree.body, {p: p for p in params}, set(params), set(params), False)
     placeholders = [mark_placeholder(gast.copy_location(syntax.assign(name, syntax.constant(
         None)), tree)) for name in sorted(versions.placeholders - params)]
@@ -130,10 +130,13 @@ class _Versions:
     after a branch, a carry) reads a name Python may never have bound, so that version
     is bound to a placeholder ``None`` at the start of the function."""
 
-    def __init__(self, namer: Namer, assigned: _Assigned):
+    def __init__(self, namer: Namer, assigned: _Assigned, params):
         self.namer = namer
         self.assigned = assigned
         self.placeholders: set = set()
+        # every name ever made a value of a ``current`` mapping (a version): each place that
+        # makes a new one adds it
+        self.versions: set = set(params)
 
     def copy(self, target: str, version: str, bound: set, like) -> gast.Assign:
         if version not in bound:
@@ -172,6 +175,9 @@ class _Versions:
                 value = getattr(found, field, None)
                 if isinstance(value, (AST, list)):
                     push(value)
+        # of the names read that are not surely bound, the versions (a global such as np
+        # is none): only a name that ever was a value of a ``current`` may be one now
+        unbound &= self.versions
         if unbound:  # (rare: building the set of versions costs as many names as there are)
             self.placeholders |= unbound & set(current.values())
 
@@ -188,6 +194,7 @@ class _Versions:
                             if original in defined:
                                 n.id = self.namer.fresh(original)
                             current[original] = n.id
+                            self.versions.add(n.id)
                             defined.add(original)
                             bound.add(n.id)
                 out.append(s)
@@ -226,6 +233,7 @@ class _Versions:
                 body.append(self.copy(merged, in_body, body_bound, s))
                 orelse.append(self.copy(merged, in_else, else_bound, s))
                 current[original] = merged
+                self.versions.add(merged)
                 merged_names.add(merged)
         s.body = [b for b in body if not isinstance(b, gast.Pass)] or [gast.Pass()]
         s.orelse = [b for b in orelse if not isinstance(b, gast.Pass)]
@@ -251,6 +259,7 @@ class _Versions:
                 before.append(self.copy(loop_names[original], current[original], bound, s))
             else:
                 loop_names[original] = current[original]
+        self.versions.update(loop_names.values())
         bound |= {n.targets[0].id for n in before}
         if isinstance(s, gast.While) and isinstance(s.test, gast.Name):
             s.test.id = loop_names.get(s.test.id, s.test.id)
@@ -282,6 +291,7 @@ class _Versions:
             loop_targets = loop_targets | syntax.stored_names(s.target)
         for original in loop_targets:  # after the loop the name holds its last value
             current[original] = original
+            self.versions.add(original)
         defined |= assigned
         for node in before:
             gast.copy_location(node, s)
