@@ -101,7 +101,7 @@ def _origin(filename, lineno, col_offset, end_lineno) -> Origin:
 if hasattr(Origin, "__post_init__") or hasattr(Origin, "__slots__") or [
         f.name for f in dataclasses.fields(Origin)] != [
         "filename", "lineno", "col_offset", "end_lineno"]:
-    _origin = Origin  # noqa: F811 - (Origin changed: its own constructor)
+    _origin = Origin  # (Origin changed: its own constructor)
 
 
 _MISSING_SENTINEL = object()
