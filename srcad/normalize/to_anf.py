@@ -73,6 +73,7 @@ def is_atom(node, local_names) -> bool:
 # calls whose result is a list (np.asarray of one, given to a ufunc, is an array)
 _LIST_MAKERS = (list, np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
                 runtime.appended)
+_LIST_MAKER_IDS = frozenset(id(maker) for maker in _LIST_MAKERS)  # (they live as long)
 
 class _LastAnswerResolver(Resolver):
     """A Resolver that keeps its last answer: normalizing a call asks what its callee means
@@ -111,6 +112,7 @@ class _ToANF:
         self.current = None
         self.current_origin = None  # (current, source, its origin)
         self.operations = {}  # node type -> the bound operation_<type> method (or None)
+        self.visitors = {}  # statement type -> the bound visit_<type> method (or None)
         # name -> what the call resolves by value (calls_by_value.py); None: code for any kind
         self.values = values
         self.by_value = {}
@@ -139,8 +141,12 @@ class _ToANF:
 
     def emit(self, statement, like):
         syntax.copy_location(statement, like)
-        current = self.origin_of_current()  # (an Origin: set_origin keeps it as it is)
-        set_origin(statement, current)
+        current = self.current_origin  # origin_of_current, its common case inline
+        if current is None or current[0] is not self.current or current[1] is not self.source:
+            current = self.origin_of_current()
+        else:
+            current = current[2]
+        set_origin(statement, current)  # (an Origin: kept as it is)
         set_position(statement, current if like is self.current else self.source.origin(like))
         self.out.append(statement)
         return statement
@@ -157,7 +163,10 @@ class _ToANF:
 
     def statement(self, s):
         """Emit ``s`` in A-normal form (a ``visit_<statement type>`` method each)."""
-        visit = getattr(self, "visit_" + type(s).__name__, None)
+        kind = type(s)
+        visit = self.visitors.get(kind)
+        if visit is None:
+            visit = self.visitors[kind] = getattr(self, "visit_" + kind.__name__, None)
         if visit is None:
             raise AssertionError("fence let through %s" % type(s).__name__)
         visit(s)
@@ -376,8 +385,7 @@ class _ToANF:
         if isinstance(value, gast.Name):
             return value.id in self.lists
         if isinstance(value, gast.Call):
-            callee = self.resolve(value.func)
-            return any(callee is maker for maker in _LIST_MAKERS)
+            return id(self.resolve(value.func)) in _LIST_MAKER_IDS
         return False
 
     def atom(self, node, hint=None):
