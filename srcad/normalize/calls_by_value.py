@@ -345,6 +345,9 @@ def map_as_generator(call, resolve, namer, aliases):
     return generator
 
 
+_CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields of it
+
+
 def note_assignments(normalizer, statements) -> set:
     """Record, for the statements about to be normalized (a function's body, an inlined
     callee's), how many times each name is assigned, and which names hold a container
@@ -361,7 +364,7 @@ def note_assignments(normalizer, statements) -> set:
     spread_or_indexed = set()
     Name, Store, Load, Del = gast.Name, gast.Store, gast.Load, gast.Del
     Starred, keyword, Subscript = gast.Starred, gast.keyword, gast.Subscript
-    AST, child_fields = gast.AST, syntax.child_fields
+    AST, fields_of = gast.AST, _CHILD_FIELDS
     stack = list(statements)
     pop, push = stack.pop, stack.append
     while stack:  # (depth first: what is recorded does not depend on the order)
@@ -376,7 +379,11 @@ def note_assignments(normalizer, statements) -> set:
                 stored.add(node.id)
             elif context is Del:
                 stored.add(node.id)
-        elif kind is gast.FunctionDef:  # a nested def binds its name too
+            annotation = getattr(node, "annotation", None)  # (a nested def's parameter)
+            if isinstance(annotation, AST):
+                push(annotation)
+            continue
+        if kind is gast.FunctionDef:  # a nested def binds its name too
             counts[node.name] += 1
         elif kind is gast.Assign and len(node.targets) == 1 and type(
                 node.targets[0]) is Name:
@@ -395,7 +402,10 @@ def note_assignments(normalizer, statements) -> set:
             spread_or_indexed.add(id(node.value))
         elif kind is gast.Call and type(node.func) is Name and node.func.id == "len":
             spread_or_indexed.update(id(a) for a in node.args)
-        for field in child_fields(kind):
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = syntax.child_fields(kind)
+        for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
                 for item in value:
