@@ -25,7 +25,7 @@ import gast
 
 from .. import registry, syntax
 from ..annotations import not_inlined
-from .operations import (COMPARISONS, UNRESOLVED, Operation, operation_of,
+from .operations import (COMPARISONS, IDENTITY, UNRESOLVED, Operation, operation_of,
                          operator_operation_of)
 
 _COMPARISON_PRIMITIVES = set(COMPARISONS.values())
@@ -75,10 +75,17 @@ def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str],
     carries = {}  # id of a resolved primitive -> (it, whether its result carries a derivative)
     unresolved_methods = []  # (statement, argument names)
     for targets, node in assignments(tree):
-        operator = operator_operation_of(node.value)
-        if operator is not None:  # (the most common statement, read without an Operation)
+        value = node.value
+        operator = operator_operation_of(value)
+        if operator is None and type(value) is gast.Name:  # a copy: operation_of's IDENTITY
+            operator = IDENTITY, (value,)
+        if operator is not None:  # (the most common statements, read without an Operation)
             primitive, operands = operator
-            if not _carries(Operation(primitive), carries):
+            known = carries.get(id(primitive))
+            if known is None:
+                known = carries[id(primitive)] = (primitive,
+                                                  carries_gradient(Operation(primitive)))
+            if not known[1]:
                 continue
             arguments = _names_in(operands)
         else:
