@@ -281,7 +281,9 @@ def _consumed_generators(parsed, statement, loop, checked_nodes) -> set:
         iterated = statement.value
         if isinstance(iterated, gast.GeneratorExp):
             lazy.append(iterated)
-        written = _written_names(loop.body) | syntax.stored_names(loop.target)
+        # (what the body writes, found only for a loop that iterates a generator lazily)
+        written = _written_names(loop.body) | syntax.stored_names(loop.target) if lazy \
+            else set()
         for generator in lazy:
             read = syntax.load_names(generator) - syntax.stored_names(generator)
             if not read & written:
@@ -340,18 +342,24 @@ def _starred_in_headers(parsed, clauses) -> set:
     return found
 
 
+_CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields of it
+
+
 def _checked_nodes(statement) -> list:
     """The nodes inside ``statement`` whose type _check_expressions looks at (and so
     _consumed_generators: calls, comprehensions), in ``syntax.walk``'s order (breadth
     first: a call before its arguments), found in one walk that both loops share."""
     found, queue = [], [statement]
-    checked, AST, fields_of = _CHECKED_EXPRESSIONS, gast.AST, syntax.child_fields
+    checked, AST, fields_of = _CHECKED_EXPRESSIONS, gast.AST, _CHILD_FIELDS
     append, push = found.append, queue.append
     for current in queue:  # (the list grows as the walk goes: a queue never popped)
         kind = type(current)
         if kind in checked:
             append(current)
-        for field in fields_of(kind):
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = syntax.child_fields(kind)
+        for field in fields:
             value = getattr(current, field, None)
             if type(value) is list:
                 for item in value:
