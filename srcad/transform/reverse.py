@@ -341,9 +341,11 @@ class _Sweeps:
         A block with nothing to differentiate records nothing: its reverse is empty,
         and what later code reads of its results the enclosing block records.
         """
+        # (assignments are statements: the walk need not look into expressions)
         if key not in self.plans and not any(
                 self.active.get(id(node))
-                for node in syntax.nodes(gast.Module(body=list(statements), type_ignores=[]))):
+                for node in syntax.statements(gast.Module(body=list(statements),
+                                                          type_ignores=[]))):
             self.plans[key] = _BlockPlan([], [], [])
         if key not in self.plans:
             self.plans[key] = _BlockPlan.make(statements, self.needed, self.context,
