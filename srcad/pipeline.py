@@ -405,6 +405,12 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
     tree = simplify_zeros(tree, env, resolve, namer.primal_of,
                           aliases)
     tree = checked("simplify_zeros", tree, parsed, aliases)
+    return _dataflow(tree, parsed, namer, aliases, env, enabled, resolve)
+
+
+def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
+    """The optimization passes after simplify_zeros: fold and propagate rounds, then
+    remove_dead_code, accumulate_in_place, fuse_single_use (as ``enabled``)."""
 
     def is_floating(identifier):
         return namer.primal_of(identifier) is not None or env.get(identifier) == shapes.FLOAT

@@ -18,23 +18,22 @@ name; ``a = a`` left behind by the replacement is removed.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import gast
 
 from .. import syntax
+from .statement_facts import COMPOUND, StatementFacts
 
 
 def propagate_copies(tree: gast.FunctionDef, facts: CopyFacts | None = None,
                      changed: set | None = None) -> gast.FunctionDef:
-    """``facts``: what a previous run learned about ``tree`` (when only passes that never add
-    or remove a name, such as fold_constants, ran since); the ids of the statements a
-    replacement changed are added to ``changed``."""
+    """``facts``: what a previous run (or another pass) learned about ``tree``'s statements
+    (statement_facts.py), kept true here; the ids of the statements a replacement changed
+    are added to ``changed``."""
     params = {a.id for a in tree.args.args}
     if facts is None:
         facts = CopyFacts()
     if facts.reads is None:
-        facts.reads = facts.scan(tree)
+        facts.reads = facts.counts(tree, stores=False)[0]
     reads = facts.reads
     changed = changed if changed is not None else set()
     facts.converged = False
@@ -51,94 +50,39 @@ def propagate_copies(tree: gast.FunctionDef, facts: CopyFacts | None = None,
     return tree
 
 
-_COMPOUND = (gast.For, gast.While, gast.If)  # (kinds: no subclasses exist)
+_COMPOUND = COMPOUND
 _SUBSTITUTED = (gast.Assign, gast.Expr, gast.Return)  # the statements whose value is replaced
 
 
-class CopyFacts:
-    """What each statement assigns and what its replaceable value reads, worked out once:
-    replacing reads never changes what a statement assigns, and a statement's reads change
-    only where a replacement happened (the entry is dropped then). ``reads`` counts the
-    reads of each name in the whole tree, kept up to date."""
+class CopyFacts(StatementFacts):
+    """The statements' facts (statement_facts.py) and what propagate_copies keeps between its
+    runs: replacing reads never changes what a statement assigns, and a statement's reads
+    change only where a replacement happened (its entry is forgotten then). ``reads`` counts
+    the reads of each name in the whole tree, kept up to date."""
 
-    def __init__(self):
-        self.stored = {}  # id(statement) -> (statement, names it (or its header) assigns)
-        self.loaded = {}  # id(statement) -> (statement, names its value reads)
-        self.reads: Counter | None = None
+    def __init__(self, resolve=None):
+        super().__init__(resolve)
         self.converged = False  # the last run ended with a round that changed nothing
-
-    def scan(self, tree) -> Counter:
-        """Every statement's facts, in one walk of the names; returns how often each name
-        is read in ``tree``."""
-        every_read = []
-        for field in tree._fields:
-            value = getattr(tree, field, None)
-            if field != "body" and isinstance(value, (gast.AST, list)):
-                every_read.extend(n.id for n in syntax.names(value) if type(n.ctx) is gast.Load)
-        self._scan_block(tree.body, every_read)
-        return Counter(every_read)
-
-    def _scan_block(self, statements, every_read):
-        Load, Name, Store, Del = gast.Load, gast.Name, gast.Store, gast.Del
-        for statement in statements:
-            compound = isinstance(statement, _COMPOUND)
-            if compound:
-                parts = ((statement.target, statement.iter) if isinstance(statement, gast.For)
-                         else (statement.test,))
-            else:
-                parts = (statement,)
-            loaded, stored = [], set()
-            for part in parts:
-                for node in syntax.names(part):
-                    context = type(node.ctx)
-                    if context is Load:
-                        loaded.append(node.id)
-                    elif context is Store or context is Del:
-                        stored.add(node.id)
-            every_read.extend(loaded)
-            self.stored[id(statement)] = (statement, stored)
-            if compound:
-                self._scan_block(statement.body, every_read)
-                self._scan_block(statement.orelse, every_read)
-            elif isinstance(statement, _SUBSTITUTED) and statement.value is not None and (
-                    type(statement) is not gast.Assign
-                    or all(type(t) is Name for t in statement.targets)):
-                # no read outside the value: what it reads is what the statement reads
-                self.loaded[id(statement)] = (statement, set(loaded))
-
-    def stores(self, statement) -> set:
-        entry = self.stored.get(id(statement))
-        if entry is None:
-            if isinstance(statement, _COMPOUND):
-                header = statement.target if isinstance(statement, gast.For) else statement.test
-                own = syntax.stored_names(header)
-                if isinstance(statement, gast.For):
-                    own |= syntax.stored_names(statement.iter)
-            else:
-                own = syntax.stored_names(statement)
-            # the statement itself is kept in the entry: its id is never reused meanwhile
-            entry = self.stored[id(statement)] = (statement, own)
-        own = entry[1]
-        if not isinstance(statement, _COMPOUND):
-            return own
-        stores = set(own)  # a loop or branch: its own, and what its blocks hold now
-        for block in (statement.body, statement.orelse):
-            for inner in block:
-                stores |= self.stores(inner)
-        return stores
+        self.value_loads = {}  # id(assignment) -> (it, what its value reads): other targets
 
     def value_reads(self, statement) -> set:
-        entry = self.loaded.get(id(statement))
-        if entry is None:
-            entry = self.loaded[id(statement)] = (statement, syntax.load_names(statement.value))
-        return entry[1]
+        """The names the value of ``statement`` (an assignment, expression or return) reads."""
+        if type(statement) is gast.Assign and not all(
+                type(t) is gast.Name for t in statement.targets):
+            found = self.value_loads.get(id(statement))
+            if found is None:  # (the statement kept with them: its id is never reused)
+                found = self.value_loads[id(statement)] = (
+                    statement, syntax.load_names(statement.value))
+            return found[1]
+        return self.entry(statement).read
 
     def forget_reads(self, statements, changed):
         """Replacements happened inside ``statements`` (and their blocks)."""
         for statement in statements:
-            self.loaded.pop(id(statement), None)
+            self.forget(statement)
+            self.value_loads.pop(id(statement), None)
             changed.add(id(statement))
-            if isinstance(statement, _COMPOUND):
+            if type(statement) in _COMPOUND:
                 self.forget_reads(statement.body, changed)
                 self.forget_reads(statement.orelse, changed)
 
@@ -177,16 +121,18 @@ def _block(statements, params, reads, changes, facts, dropped_statements, change
             dropped_statements.append(copy)
 
     Assign, Name, Constant = gast.Assign, gast.Name, gast.Constant
-    stores = facts.stores
+    stores = facts.assigned_now
     for statement in statements:
         kind = type(statement)
-        stored = stores(statement)  # replacing never changes them
-        blocked = sorted({t for name in stored for t in blocking.get(name, ())}) \
-            if blocking and not blocking.keys().isdisjoint(stored) else ()
+        blocked = ()
+        if blocking:
+            stored = stores(statement)  # replacing never changes them
+            if not blocking.keys().isdisjoint(stored):
+                blocked = sorted({t for name in stored for t in blocking.get(name, ())})
         if kind in _COMPOUND:
             for target in blocked:
                 end(target, False)
-            if active and not active.keys().isdisjoint(syntax.load_names(statement)):
+            if active and not active.keys().isdisjoint(facts.reads_now(statement)):
                 counts = [replaced for _, _, replaced in active.values()]
                 _substitute(statement, active)
                 if counts != [replaced for _, _, replaced in active.values()]:
