@@ -419,7 +419,7 @@ def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
     # propagate, fold. A run is limited to what changed since (or skipped): folding a
     # statement depends on that statement alone, and folding never adds or removes a name,
     # so what propagate_copies learned about the statements stays true
-    copies = CopyFacts()
+    copies = CopyFacts(resolve)  # what each statement reads and assigns, shared by the passes
     changed = None  # ids of the statements changed since the last fold (None: all)
     for step in range(3):
         folded = set()
@@ -434,16 +434,16 @@ def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
                            parsed, aliases)
     if "remove_dead_code" in enabled:
         reads = Counter(copies.reads) if copies.reads is not None else None
-        tree = checked("remove_dead_code", remove_dead_code(tree, resolve, reads),
+        tree = checked("remove_dead_code", remove_dead_code(tree, resolve, reads, copies),
                        parsed, aliases)
     if "accumulate_in_place" in enabled:
         tree = accumulate_in_place(tree, lambda n: namer.primal_of(n) is not None,
-                                   resolve)
+                                   resolve, copies)
         tree = checked("accumulate_in_place", tree, parsed, aliases)
     if "fuse_single_use" in enabled:
         # the user's own names and the derivatives stay; srcad's temporaries may go
         keep = set(parsed.identifiers) | {n for n in namer.taken
                                           if namer.primal_of(n) is not None}
-        tree = fuse_single_use(tree, resolve, keep)
+        tree = fuse_single_use(tree, resolve, keep, copies)
         tree = checked("fuse_single_use", tree, parsed, aliases)
     return tree

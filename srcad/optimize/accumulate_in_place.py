@@ -25,17 +25,21 @@ import gast
 import numpy as np
 
 from .. import registry, runtime, syntax
+from .statement_facts import StatementFacts
 
 
-def accumulate_in_place(tree: gast.FunctionDef, is_derivative, resolve) -> gast.FunctionDef:
-    _InPlace(is_derivative, resolve).block(tree.body, set())
+def accumulate_in_place(tree: gast.FunctionDef, is_derivative, resolve,
+                        facts: StatementFacts | None = None) -> gast.FunctionDef:
+    """``facts``: what earlier passes learned about the statements (statement_facts.py)."""
+    _InPlace(is_derivative, resolve, facts or StatementFacts(resolve)).block(tree.body, set())
     return tree
 
 
 class _InPlace:
-    def __init__(self, is_derivative, resolve):
+    def __init__(self, is_derivative, resolve, facts):
         self.is_derivative = is_derivative
         self.resolve = resolve
+        self.facts = facts  # a statement reading no owned name cannot share one: skipped
         self.dry = False  # when set, work out ownership without rewriting anything
 
     def fresh(self, value) -> bool:
@@ -92,6 +96,11 @@ class _InPlace:
         return owned
 
     def statement(self, statements, index, s, owned) -> set:
+        """What is owned after ``s`` (``owned``, what is owned before it, is the caller's to
+        change: every block is given a set of its own)."""
+        # what escapes is read: a statement (a loop's or branch's header) reading no owned
+        # name leaves the owned names as they are
+        reads_owned = owned and not owned.isdisjoint(self.facts.entry(s).read)
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
                 isinstance(s.targets[0], gast.Name):
             name = s.targets[0].id
@@ -104,14 +113,16 @@ class _InPlace:
                 if not self.dry:
                     statements[index] = self.in_place(name, value, s)
                 return owned
-            owned = owned - self.escaping(value)
+            if reads_owned:
+                owned = owned - self.escaping(value)
             owned.discard(name)
             if self.is_derivative(name) and self.fresh(value):
                 owned.add(name)
             return owned
         if isinstance(s, (gast.For, gast.While)):
             header = s.iter if isinstance(s, gast.For) else s.test
-            owned = owned - self.escaping(header)
+            if reads_owned:
+                owned = owned - self.escaping(header)
             # what is owned at the top of every iteration: fixed point over the body
             entry = set(owned)
             dry, self.dry = self.dry, True
@@ -124,8 +135,9 @@ class _InPlace:
             self.block(s.body, set(entry))
             return entry
         if isinstance(s, gast.If):
-            owned = owned - self.escaping(s.test)
+            if reads_owned:
+                owned = owned - self.escaping(s.test)
             after_body = self.block(s.body, set(owned))
             after_else = self.block(s.orelse, set(owned))
             return after_body & after_else
-        return owned - self.escaping(s)
+        return owned - self.escaping(s) if reads_owned else owned

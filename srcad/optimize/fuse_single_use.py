@@ -16,59 +16,51 @@ them, so evaluation order is unchanged.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import gast
 
 from .. import syntax
 from ..annotations import comment_text
-from .remove_dead_code import _pure
+from .statement_facts import COMPOUND, StatementFacts
 
 
-def fuse_single_use(tree: gast.FunctionDef, resolve, keep=frozenset()) -> gast.FunctionDef:
-    """``keep``: names never fused away (e.g. derivative variables, for readability)."""
-    loaded, stored = [], []  # one walk for both counts
-    Load, Store, Del = gast.Load, gast.Store, gast.Del
-    for node in syntax.names(tree):
-        context = type(node.ctx)
-        if context is Load:
-            loaded.append(node.id)
-        elif context is Store or context is Del:
-            stored.append(node.id)
-    reads, stores = Counter(loaded), Counter(stored)
+def fuse_single_use(tree: gast.FunctionDef, resolve, keep=frozenset(),
+                    facts: StatementFacts | None = None) -> gast.FunctionDef:
+    """``keep``: names never fused away (e.g. derivative variables, for readability);
+    ``facts``: what earlier passes learned about the statements (statement_facts.py)."""
+    if facts is None:
+        facts = StatementFacts(resolve)
+    reads, stores = facts.counts(tree)
     params = {a.id for a in tree.args.args}
-    tree.body = _block(tree.body, reads, stores, params | set(keep), resolve)
+    tree.body = _block(tree.body, reads, stores, params | set(keep), facts)
     return tree
 
 
-def _block(statements, reads, stores, keep, resolve):
+def _block(statements, reads, stores, keep, facts):
     for statement in statements:
-        for field in ("body", "orelse"):
-            if isinstance(statement, (gast.For, gast.While, gast.If)):
-                setattr(statement, field, _block(getattr(statement, field), reads, stores, keep,
-                                                 resolve))
+        if type(statement) in COMPOUND:
+            statement.body = _block(statement.body, reads, stores, keep, facts)
+            statement.orelse = _block(statement.orelse, reads, stores, keep, facts)
     out = []
     for statement in statements:
-        if out and _fusable(out[-1], reads, stores, keep, resolve) and isinstance(
+        if out and _fusable(out[-1], reads, stores, keep, facts) and isinstance(
                 statement, (gast.Assign, gast.Return, gast.Expr)):
             previous = out[-1]
             name = previous.targets[0].id
             value, done = _replace_read(statement.value, name, previous.value)
             statement.value = value
+            facts.forget(statement)  # (what it calls may be known now: its purity)
             if done:
                 out.pop()
         out.append(statement)
     return out
 
 
-def _fusable(statement, reads, stores, keep, resolve) -> bool:
+def _fusable(statement, reads, stores, keep, facts) -> bool:
     return (isinstance(statement, gast.Assign) and comment_text(statement) is None
             and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
             and statement.targets[0].id not in keep
             and reads[statement.targets[0].id] == 1 and stores[statement.targets[0].id] == 1
-            and _pure(statement.value, resolve))
-
-
+            and facts.pure(statement))
 
 
 def _replace_read(node, name, value):
