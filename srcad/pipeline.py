@@ -420,7 +420,10 @@ def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
     # statement depends on that statement alone, and folding never adds or removes a name,
     # so what propagate_copies learned about the statements stays true
     copies = CopyFacts(resolve)  # what each statement reads and assigns, shared by the passes
-    changed = None  # ids of the statements changed since the last fold (None: all)
+    copies.reads = copies.counts(tree, stores=False)[0]
+    # ids of the statements to fold: first those holding a constant or a unary operation (no
+    # rule folds anything else), then those changed since the last fold
+    changed = copies.foldable(tree)
     for step in range(3):
         folded = set()
         if "fold_constants" in enabled and changed != set():

@@ -37,14 +37,15 @@ class Entry:
     as a set), ``stored`` (every name assigned or deleted), ``assigned`` (those as a set),
     ``purity`` (whether its value is effect-free; None until asked)."""
 
-    __slots__ = ("assigned", "loaded", "purity", "read", "statement", "stored")
+    __slots__ = ("assigned", "folds", "loaded", "purity", "read", "statement", "stored")
 
-    def __init__(self, statement, loaded, stored):
+    def __init__(self, statement, loaded, stored, folds):
         self.statement = statement  # kept: no id is reused while the entry exists
         self.loaded = loaded
         self.read = set(loaded)
         self.stored = stored
         self.assigned = set(stored)
+        self.folds = folds  # holds a constant or a unary operation: may have a fold to make
         self.purity = None
 
 
@@ -63,25 +64,37 @@ class StatementFacts:
         """``statement``'s entry, worked out now if it has none."""
         found = self.entries.get(id(statement))
         if found is None:
-            loaded, stored = [], []
-            if type(statement) in COMPOUND:
-                _collect(statement.test if type(statement) is not gast.For
-                         else [statement.target, statement.iter], loaded, stored)
-            else:
-                _collect(statement, loaded, stored)
-            found = self.entries[id(statement)] = Entry(statement, loaded, stored)
+            _work_out([statement], self.entries)
+            found = self.entries[id(statement)]
+        return found
+
+    def statements(self, tree) -> list:
+        """The statements of the function ``tree`` (not itself), each with its entry (those
+        missing worked out together)."""
+        found, missing, entries = [], [], self.entries
+        blocks = [tree.body]
+        while blocks:
+            for statement in blocks.pop():
+                found.append(statement)
+                if id(statement) not in entries:
+                    missing.append(statement)
+                if type(statement) in COMPOUND:
+                    blocks.append(statement.orelse)
+                    blocks.append(statement.body)
+        if missing:
+            _work_out(missing, entries)
         return found
 
     def function_entry(self, tree) -> Entry:
         """The entry of the function ``tree`` itself: what it holds outside its body."""
         found = self.entries.get(id(tree))
         if found is None:
-            loaded, stored = [], []
-            for field in tree._fields:
-                value = getattr(tree, field, None)
-                if field != "body" and isinstance(value, (gast.AST, list)):
-                    _collect(value, loaded, stored)
-            found = self.entries[id(tree)] = Entry(tree, loaded, stored)
+            header = gast.FunctionDef(**{field: [] if field == "body" else value
+                                         for field, value in gast.iter_fields(tree)})
+            _work_out([header], self.entries)
+            found = self.entries.pop(id(header))
+            found.statement = tree
+            self.entries[id(tree)] = found
         return found
 
     def reads_now(self, statement) -> set:
@@ -122,59 +135,71 @@ class StatementFacts:
 
     def counts(self, tree, stores: bool = True) -> tuple[Counter, Counter | None]:
         """How often each name is read, and (``stores``) assigned or deleted, in the function
-        ``tree`` as it is now: its statements' entries summed (those missing worked out)."""
-        header = self.function_entry(tree)
-        reads, stored = Counter(header.loaded), Counter(header.stored) if stores else None
-        count_read = reads.update
-        count_stored = stored.update if stores else None
-        entry, blocks = self.entry, [tree.body]
-        while blocks:
-            for statement in blocks.pop():
-                found = entry(statement)
-                count_read(found.loaded)
-                if stores:
-                    count_stored(found.stored)
-                if type(statement) in COMPOUND:
-                    blocks.append(statement.orelse)
-                    blocks.append(statement.body)
-        return reads, stored
+        ``tree`` as it is now: its statements' entries summed."""
+        header, entries = self.function_entry(tree), self.entries
+        loaded, stored = list(header.loaded), list(header.stored)
+        for statement in self.statements(tree):
+            found = entries[id(statement)]
+            loaded += found.loaded
+            if stores:
+                stored += found.stored
+        return Counter(loaded), Counter(stored) if stores else None
+
+    def foldable(self, tree) -> set:
+        """The ids of ``tree``'s statements (the function among them) that hold a constant or
+        a unary operation: where fold_constants may have something to fold."""
+        entries = self.entries
+        found = {id(tree)} if self.function_entry(tree).folds else set()
+        found.update(id(s) for s in self.statements(tree) if entries[id(s)].folds)
+        return found
 
 
 _FIELDS: dict = {}  # node type -> its fields that may hold names (syntax.child_fields)
 
 
-def _collect(node, loaded: list, stored: list):
-    """The identifiers of the Name nodes inside ``node`` (a node or a list of them) that are
-    read onto ``loaded``, those assigned or deleted onto ``stored``: the names
-    ``syntax.names`` yields, without a generator."""
+def _work_out(statements, entries: dict):
+    """The entries of ``statements`` into ``entries``: the names each reads and assigns (a
+    loop's or branch's header only: the names ``syntax.names`` yields there, walked without
+    a generator), and whether it holds a constant or a unary operation (without either,
+    fold_constants has nothing to fold)."""
     Name, Load, Store, Del = gast.Name, gast.Load, gast.Store, gast.Del
-    load, store = loaded.append, stored.append
+    Constant, UnaryOp, For = gast.Constant, gast.UnaryOp, gast.For
     fields_of, child_fields = _FIELDS, syntax.child_fields
-    stack = [node]
-    pop, push, extend = stack.pop, stack.append, stack.extend
     AST = gast.AST
-    while stack:
-        current = pop()
-        kind = type(current)
-        if kind is Name:
-            context = type(current.ctx)
-            if context is Load:
-                load(current.id)
-            elif context is Store or context is Del:
-                store(current.id)
-            continue
-        if kind is list:
-            extend(current)
-            continue
-        fields = fields_of.get(kind)
-        if fields is None:
-            if not isinstance(current, AST):  # None in Dict.keys, a string in Global.names
+    for statement in statements:
+        loaded, stored = [], []
+        load, store = loaded.append, stored.append
+        kind = type(statement)
+        if kind in COMPOUND:
+            stack = [statement.target, statement.iter] if kind is For else [statement.test]
+        else:
+            stack = [statement]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        folds = False
+        while stack:
+            current = pop()
+            kind = type(current)
+            if kind is Name:
+                context = type(current.ctx)
+                if context is Load:
+                    load(current.id)
+                elif context is Store or context is Del:
+                    store(current.id)
                 continue
-            fields = fields_of[kind] = child_fields(kind)
-        for field in fields:
-            value = getattr(current, field, None)
-            if value is not None:
-                push(value)
+            if kind is Constant or kind is UnaryOp:
+                folds = True
+            fields = fields_of.get(kind)
+            if fields is None:
+                if not isinstance(current, AST):  # None in Dict.keys
+                    continue
+                fields = fields_of[kind] = child_fields(kind)
+            for field in fields:
+                value = getattr(current, field, None)
+                if type(value) is list:
+                    extend(value)
+                elif value is not None:
+                    push(value)
+        entries[id(statement)] = Entry(statement, loaded, stored, folds)
 
 
 _PURE_BUILTINS = {float, int, abs, len, min, max, slice, tuple, range, sum, pow, round}
