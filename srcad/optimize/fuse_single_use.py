@@ -42,25 +42,29 @@ def _block(statements, reads, stores, keep, facts):
             statement.orelse = _block(statement.orelse, reads, stores, keep, facts)
     out = []
     for statement in statements:
-        if out and _fusable(out[-1], reads, stores, keep, facts) and isinstance(
-                statement, (gast.Assign, gast.Return, gast.Expr)):
+        if out and type(statement) in _FUSED_INTO and _fusable(out[-1], reads, stores, keep,
+                                                                facts):
             previous = out[-1]
             name = previous.targets[0].id
             value, done = _replace_read(statement.value, name, previous.value)
             statement.value = value
-            facts.forget(statement)  # (what it calls may be known now: its purity)
             if done:
+                facts.moved_into(statement, name, previous)
                 out.pop()
         out.append(statement)
     return out
 
 
+_FUSED_INTO = (gast.Assign, gast.Return, gast.Expr)  # the statements a value moves into
+
+
 def _fusable(statement, reads, stores, keep, facts) -> bool:
-    return (isinstance(statement, gast.Assign) and comment_text(statement) is None
-            and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
-            and statement.targets[0].id not in keep
-            and reads[statement.targets[0].id] == 1 and stores[statement.targets[0].id] == 1
-            and facts.pure(statement))
+    if type(statement) is not gast.Assign or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0]
+    return (type(target) is gast.Name and target.id not in keep
+            and reads[target.id] == 1 and stores[target.id] == 1
+            and comment_text(statement) is None and facts.pure(statement))
 
 
 def _replace_read(node, name, value):

@@ -57,7 +57,7 @@ _SUBSTITUTED = (gast.Assign, gast.Expr, gast.Return)  # the statements whose val
 class CopyFacts(StatementFacts):
     """The statements' facts (statement_facts.py) and what propagate_copies keeps between its
     runs: replacing reads never changes what a statement assigns, and a statement's reads
-    change only where a replacement happened (its entry is forgotten then). ``reads`` counts
+    change only where a replacement happened (its entry follows it then). ``reads`` counts
     the reads of each name in the whole tree, kept up to date."""
 
     def __init__(self, resolve=None):
@@ -76,15 +76,35 @@ class CopyFacts(StatementFacts):
             return found[1]
         return self.entry(statement).read
 
-    def forget_reads(self, statements, changed):
-        """Replacements happened inside ``statements`` (and their blocks)."""
+    def replaced(self, statements, active, changed, everywhere=True):
+        """Every read of the target of a copy in ``active`` inside ``statements`` (and their
+        blocks; but ``everywhere`` false: inside their values) was replaced by the copy's
+        source: their entries follow, and their ids are added to ``changed``."""
+        entries, Name = self.entries, gast.Name
         for statement in statements:
-            self.forget(statement)
-            self.value_loads.pop(id(statement), None)
             changed.add(id(statement))
+            self.value_loads.pop(id(statement), None)
+            entry = entries.get(id(statement))
+            if entry is None:
+                pass
+            elif everywhere or type(statement) is not gast.Assign or all(
+                    type(t) is Name for t in statement.targets):  # it reads in its value only
+                loaded, folds = [], entry.folds
+                for name in entry.loaded:
+                    copy = active.get(name)
+                    if copy is None:
+                        loaded.append(name)
+                    elif type(copy[0]) is Name:
+                        loaded.append(copy[0].id)
+                    else:
+                        folds = True  # a constant: something to fold, perhaps
+                entry.loaded, entry.read, entry.folds = loaded, set(loaded), folds
+                entry.purity = None
+            else:
+                self.forget(statement)
             if type(statement) in _COMPOUND:
-                self.forget_reads(statement.body, changed)
-                self.forget_reads(statement.orelse, changed)
+                self.replaced(statement.body, active, changed)
+                self.replaced(statement.orelse, active, changed)
 
 
 def _block(statements, params, reads, changes, facts, dropped_statements, changed):
@@ -136,12 +156,12 @@ def _block(statements, params, reads, changes, facts, dropped_statements, change
                 counts = [replaced for _, _, replaced in active.values()]
                 _substitute(statement, active)
                 if counts != [replaced for _, _, replaced in active.values()]:
-                    facts.forget_reads([statement], changed)
+                    facts.replaced([statement], active, changed)
             continue
         if active and kind in _SUBSTITUTED and statement.value is not None \
                 and not active.keys().isdisjoint(facts.value_reads(statement)):
             statement.value = _substitute(statement.value, active)
-            facts.forget_reads([statement], changed)
+            facts.replaced([statement], active, changed, everywhere=False)
         for target in blocked:
             end(target, target in stored and kind is Assign)
         if kind is Assign and len(statement.targets) == 1 \

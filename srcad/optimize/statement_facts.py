@@ -58,6 +58,7 @@ class StatementFacts:
     def __init__(self, resolve=None):
         self.resolve = resolve
         self.entries: dict = {}  # id(statement) -> Entry
+        self.callees: dict = {}  # a callee's dotted name -> whether calling it is pure
         self.reads: Counter | None = None
 
     def entry(self, statement) -> Entry:
@@ -126,11 +127,22 @@ class StatementFacts:
         next asked for."""
         self.entries.pop(id(statement), None)
 
+    def moved_into(self, statement, name, moved):
+        """A read of ``name`` in ``statement`` was replaced by the value of ``moved``, an
+        assignment to one name: ``statement``'s entry follows."""
+        entry, inserted = self.entry(statement), self.entry(moved)
+        loaded = list(entry.loaded)
+        loaded.remove(name)
+        loaded += inserted.loaded  # (all of them in its value)
+        entry.loaded, entry.read = loaded, set(loaded)
+        entry.folds = entry.folds or inserted.folds
+        entry.purity = None  # what it calls may be known now
+
     def pure(self, statement) -> bool:
         """Whether the value of an assignment or expression statement is effect-free."""
         entry = self.entry(statement)
         if entry.purity is None:
-            entry.purity = is_pure(statement.value, self.resolve)
+            entry.purity = is_pure(statement.value, self.resolve, self.callees)
         return entry.purity
 
     def counts(self, tree, stores: bool = True) -> tuple[Counter, Counter | None]:
@@ -207,14 +219,57 @@ _IMPURE_METHODS = {"fill", "sort", "resize", "put", "itemset", "setfield", "part
                    "setflags", "tofile", "dump"}
 
 
-def is_pure(node, resolve) -> bool:
-    """Whether evaluating ``node`` has no effect (see the module's docstring)."""
-    for sub in syntax.nodes(node):
-        if isinstance(sub, (gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr)):
+def is_pure(node, resolve, callees: dict | None = None) -> bool:
+    """Whether evaluating ``node`` has no effect (see the module's docstring); ``callees``
+    keeps what was found about each callee named by a dotted name (``np.sum``), for the
+    callers that ask about many nodes with one ``resolve``."""
+    Name, Constant, Call, Attribute = gast.Name, gast.Constant, gast.Call, gast.Attribute
+    fields_of, child_fields = _FIELDS, syntax.child_fields
+    stack = [node]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is Name or kind is Constant:
+            continue
+        if kind in _EFFECTS:
             return False
-        if isinstance(sub, gast.Call) and not _pure_callee(sub.func, resolve):
-            return False
+        if kind is Call:
+            func = current.func
+            if callees is None:
+                if not _pure_callee(func, resolve):
+                    return False
+            else:
+                path, part = [], func
+                while type(part) is Attribute:
+                    path.append(part.attr)
+                    part = part.value
+                key = None
+                if type(part) is Name:
+                    path.append(part.id)
+                    key = tuple(path)
+                pure = callees.get(key) if key is not None else None
+                if pure is None:
+                    pure = _pure_callee(func, resolve)
+                    if key is not None:
+                        callees[key] = pure
+                if not pure:
+                    return False
+        fields = fields_of.get(kind)
+        if fields is None:
+            if not isinstance(current, gast.AST):  # None in Dict.keys
+                continue
+            fields = fields_of[kind] = child_fields(kind)
+        for field in fields:
+            value = getattr(current, field, None)
+            if type(value) is list:
+                extend(value)
+            elif value is not None:
+                push(value)
     return True
+
+
+_EFFECTS = frozenset((gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr))
 
 
 def _pure_callee(func, resolve) -> bool:
