@@ -433,8 +433,8 @@ def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
             break
         changed = folded
         if "propagate_copies" in enabled and (folded or not copies.converged):
-            tree = checked("propagate_copies", propagate_copies(tree, copies, changed),
-                           parsed, aliases)
+            tree = checked("propagate_copies", propagate_copies(
+                tree, copies, changed, confirm=invariants.enabled()), parsed, aliases)
     if "remove_dead_code" in enabled:
         reads = Counter(copies.reads) if copies.reads is not None else None
         tree = checked("remove_dead_code", remove_dead_code(tree, resolve, reads, copies),

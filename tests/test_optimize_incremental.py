@@ -1,5 +1,6 @@
 """optimize() refolds only the statements that changed and keeps what propagate_copies learned
-between its runs (srcad/pipeline.py): the code must be what the passes give run in full."""
+between its runs (srcad/pipeline.py), and propagate_copies skips a round known to change
+nothing: the code must be what the passes give run in full."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from collections import Counter
 import gast
 import numpy as np
 
+import pytest
+
 from srcad import emit, runtime, syntax
+from srcad.optimize import propagate_copies as propagate_copies_module
 from srcad.optimize.fold_constants import fold_constants
 from srcad.optimize.propagate_copies import CopyFacts, propagate_copies
 from srcad.optimize.remove_dead_code import remove_dead_code
@@ -117,3 +121,62 @@ def test_incremental_folds_and_kept_facts_give_the_full_passes_code():
         assert +copies.reads == fresh
         assert (emit.to_source(remove_dead_code(tree, resolve, Counter(copies.reads)))
                 == emit.to_source(remove_dead_code(reference, resolve)))
+
+
+# programs whose copies need a second round: a dropped copy (z = t) read t, whose copy was kept
+# for that read alone; a dropped copy (a = b, overwritten) had ended a copy kept (q = a), which
+# reaches further once it is gone
+SECOND_ROUND = {'''
+def f(x, n):
+    t = x
+    for i in range(n):
+        z = t
+    return t * 2
+''': '''
+def f(x, n):
+    for i in range(n):
+        pass
+    return x * 2
+''', '''
+def f(x, b):
+    a = x * 1.5
+    q = a
+    a = b
+    y = q + a
+    a = 2.0
+    return y + q + a
+''': '''
+def f(x, b):
+    a = x * 1.5
+    q = a
+    y = a + b
+    a = 2.0
+    return y + q + 2.0
+'''}
+
+
+def _every_round(monkeypatch):
+    """propagate_copies running each round until one changes nothing (none skipped)."""
+    settled = propagate_copies_module._Round.settled
+    monkeypatch.setattr(propagate_copies_module._Round, "settled",
+                        lambda walk: settled(walk) and False)
+
+
+def test_a_round_is_skipped_only_when_it_would_change_nothing(monkeypatch):
+    programs = SOURCES + list(SECOND_ROUND)
+    # confirm: every round skipped is run all the same, and must change nothing
+    skipping = [emit.to_source(propagate_copies(tree_of(s), confirm=True)) for s in programs]
+    _every_round(monkeypatch)
+    assert skipping == [emit.to_source(propagate_copies(tree_of(s))) for s in programs]
+    for source, expected in SECOND_ROUND.items():
+        assert emit.to_source(propagate_copies(tree_of(source))) == emit.to_source(
+            tree_of(expected))
+
+
+def test_confirm_catches_a_round_skipped_that_would_change_the_tree(monkeypatch):
+    settled = propagate_copies_module._Round.settled
+    monkeypatch.setattr(propagate_copies_module._Round, "settled",
+                        lambda walk: settled(walk) or True)
+    for source in SECOND_ROUND:
+        with pytest.raises(AssertionError, match="a round it would have skipped"):
+            propagate_copies(tree_of(source), confirm=True)

@@ -25,29 +25,65 @@ from .statement_facts import COMPOUND, StatementFacts
 
 
 def propagate_copies(tree: gast.FunctionDef, facts: CopyFacts | None = None,
-                     changed: set | None = None) -> gast.FunctionDef:
+                     changed: set | None = None, confirm: bool = False) -> gast.FunctionDef:
     """``facts``: what a previous run (or another pass) learned about ``tree``'s statements
     (statement_facts.py), kept true here; the ids of the statements a replacement changed
-    are added to ``changed``."""
-    params = {a.id for a in tree.args.args}
+    are added to ``changed``. ``confirm`` (a debug mode): run the rounds known to change
+    nothing all the same, and fail if one does."""
     if facts is None:
         facts = CopyFacts()
     if facts.reads is None:
         facts.reads = facts.counts(tree, stores=False)[0]
-    reads = facts.reads
     changed = changed if changed is not None else set()
     facts.converged = False
+    params = {a.id for a in tree.args.args}
     for _ in range(4):  # a copy made constant by an outer one propagates on the next round
-        changes = [0]
-        dropped = []
-        tree.body = _block(tree.body, params, reads, changes, facts, dropped, changed)
-        for statement in dropped:  # what the next round would count afresh
-            if type(statement.value) is gast.Name:
-                reads[statement.value.id] -= 1
-        if not changes[0]:
+        walk = _Round(params, facts, changed)
+        tree.body = _block(tree.body, walk)
+        if not walk.changes:
             facts.converged = True  # a run on the same tree would change nothing
             break
+        if walk.settled():
+            if confirm:
+                check = _Round(params, facts, changed)
+                tree.body = _block(tree.body, check)
+                if check.changes:
+                    raise AssertionError("propagate_copies: a round it would have skipped "
+                                         "changed the tree")
+            facts.converged = True
+            break
     return tree
+
+
+class _Round:
+    """What one round over the tree does, and what tells whether another would do more."""
+
+    def __init__(self, params, facts, changed):
+        self.params, self.facts, self.changed = params, facts, changed
+        self.changes = 0  # reads replaced and copies dropped
+        self.dropped = []  # the copies dropped (and ``a = a``)
+        self.blocking = set()  # ids of the statements that ended a copy kept, assigning a name
+        self.kept = set()  # the targets of the copies ended and kept
+
+    def settled(self) -> bool:
+        """Count the reads the dropped statements made (what the next round would count
+        afresh); then whether the next round would change nothing.
+
+        Within a round, every read in a copy's range is replaced, and a copy is dropped
+        when no read of its target is left. Inner blocks go first, so a loop or branch is
+        entered with the copies of its blocks replaced and dropped already; entering one
+        replaces reads of the copy's target only where neither its target nor its source is
+        assigned, so the copies inside keep the ranges they had. What the next round sees
+        anew is this round's drops: a dropped statement that ended a copy kept (the copy now
+        reaches further), and the reads dropped statements made, no longer counted (a copy
+        kept may go when no read of its target is left)."""
+        reads, lowered = self.facts.reads, set()
+        for statement in self.dropped:
+            if type(statement.value) is gast.Name:
+                reads[statement.value.id] -= 1
+                lowered.add(statement.value.id)
+        return all(reads[name] > 0 for name in lowered & self.kept) and not any(
+            id(statement) in self.blocking for statement in self.dropped)
 
 
 _COMPOUND = COMPOUND
@@ -107,7 +143,7 @@ class CopyFacts(StatementFacts):
                 self.replaced(statement.orelse, active, changed)
 
 
-def _block(statements, params, reads, changes, facts, dropped_statements, changed):
+def _block(statements, walk: _Round):
     """One forward walk over the block, carrying the copies in effect (target -> source).
 
     A copy is in effect from the statement after it until a statement assigns its
@@ -115,14 +151,13 @@ def _block(statements, params, reads, changes, facts, dropped_statements, change
     """
     statements = list(statements)
     for statement in statements:
-        if isinstance(statement, _COMPOUND):
-            statement.body = _block(statement.body, params, reads, changes, facts,
-                                    dropped_statements, changed) or [gast.Pass()]
-            statement.orelse = _block(statement.orelse, params, reads, changes, facts,
-                                      dropped_statements, changed)
+        if type(statement) in _COMPOUND:
+            statement.body = _block(statement.body, walk) or [gast.Pass()]
+            statement.orelse = _block(statement.orelse, walk)
     active = {}  # target -> (source, copy statement, count of reads replaced)
     blocking = {}  # name -> targets of the copies in effect that assigning it ends
     dropped = set()  # ids of copies no read can see any more
+    facts, reads, changed, params = walk.facts, walk.facts.reads, walk.changed, walk.params
 
     def end(target, overwritten):
         source, copy, replaced = active.pop(target)
@@ -132,21 +167,26 @@ def _block(statements, params, reads, changes, facts, dropped_statements, change
             if not ended:
                 del blocking[name]
         reads[target] -= replaced
-        changes[0] += replaced
+        walk.changes += replaced
         if isinstance(source, gast.Name):
             reads[source.id] += replaced
         if reads[target] == 0 or overwritten:
-            changes[0] += 1
+            walk.changes += 1
             dropped.add(id(copy))
-            dropped_statements.append(copy)
+            walk.dropped.append(copy)
+            return False
+        walk.kept.add(target)
+        return True
 
     Assign, Name, Constant = gast.Assign, gast.Name, gast.Constant
-    stores = facts.assigned_now
+    entries, stores = facts.entries, facts.assigned_now
     for statement in statements:
         kind = type(statement)
         blocked = ()
         if blocking:
-            stored = stores(statement)  # replacing never changes them
+            entry = entries.get(id(statement))  # replacing never changes what it assigns
+            stored = entry.assigned if entry is not None and kind not in _COMPOUND \
+                else stores(statement)
             if not blocking.keys().isdisjoint(stored):
                 blocked = sorted({t for name in stored for t in blocking.get(name, ())})
         if kind in _COMPOUND:
@@ -163,14 +203,15 @@ def _block(statements, params, reads, changes, facts, dropped_statements, change
             statement.value = _substitute(statement.value, active)
             facts.replaced([statement], active, changed, everywhere=False)
         for target in blocked:
-            end(target, target in stored and kind is Assign)
+            if end(target, target in stored and kind is Assign):
+                walk.blocking.add(id(statement))
         if kind is Assign and len(statement.targets) == 1 \
                 and type(statement.targets[0]) is Name:
             target, value = statement.targets[0].id, statement.value
             if type(value) is Name and value.id == target:  # a = a
-                changes[0] += 1
+                walk.changes += 1
                 dropped.add(id(statement))
-                dropped_statements.append(statement)
+                walk.dropped.append(statement)
             elif type(value) in (Name, Constant) and target not in params:  # a copy
                 active[target] = (value, statement, 0)
                 for name in _blockers(target, value):
