@@ -420,10 +420,9 @@ def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
     # statement depends on that statement alone, and folding never adds or removes a name,
     # so what propagate_copies learned about the statements stays true
     copies = CopyFacts(resolve)  # what each statement reads and assigns, shared by the passes
-    copies.reads = copies.counts(tree, stores=False)[0]
     # ids of the statements to fold: first those holding a constant or a unary operation (no
     # rule folds anything else), then those changed since the last fold
-    changed = copies.foldable(tree)
+    copies.reads, changed = copies.survey(tree)
     for step in range(3):
         folded = set()
         if "fold_constants" in enabled and changed != set():

@@ -157,13 +157,19 @@ class StatementFacts:
                 stored += found.stored
         return Counter(loaded), Counter(stored) if stores else None
 
-    def foldable(self, tree) -> set:
-        """The ids of ``tree``'s statements (the function among them) that hold a constant or
-        a unary operation: where fold_constants may have something to fold."""
-        entries = self.entries
-        found = {id(tree)} if self.function_entry(tree).folds else set()
-        found.update(id(s) for s in self.statements(tree) if entries[id(s)].folds)
-        return found
+    def survey(self, tree) -> tuple[Counter, set]:
+        """How often each name is read in the function ``tree``, and the ids of its
+        statements (itself among them) that hold a constant or a unary operation: where
+        fold_constants may have something to fold."""
+        header, entries = self.function_entry(tree), self.entries
+        loaded = list(header.loaded)
+        foldable = {id(tree)} if header.folds else set()
+        for statement in self.statements(tree):
+            found = entries[id(statement)]
+            loaded += found.loaded
+            if found.folds:
+                foldable.add(id(statement))
+        return Counter(loaded), foldable
 
 
 _FIELDS: dict = {}  # node type -> its fields that may hold names (syntax.child_fields)
