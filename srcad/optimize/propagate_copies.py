@@ -179,29 +179,34 @@ def _block(statements, walk: _Round):
         return True
 
     Assign, Name, Constant = gast.Assign, gast.Name, gast.Constant
-    entries, stores = facts.entries, facts.assigned_now
+    entries = facts.entries
     for statement in statements:
         kind = type(statement)
-        blocked = ()
-        if blocking:
-            entry = entries.get(id(statement))  # replacing never changes what it assigns
-            stored = entry.assigned if entry is not None and kind not in _COMPOUND \
-                else stores(statement)
-            if not blocking.keys().isdisjoint(stored):
-                blocked = sorted({t for name in stored for t in blocking.get(name, ())})
         if kind in _COMPOUND:
-            for target in blocked:
-                end(target, False)
+            if blocking:
+                stored = facts.assigned_now(statement)
+                if not blocking.keys().isdisjoint(stored):
+                    for target in sorted({t for name in stored for t in blocking.get(name, ())}):
+                        end(target, False)
             if active and not active.keys().isdisjoint(facts.reads_now(statement)):
                 counts = [replaced for _, _, replaced in active.values()]
                 _substitute(statement, active)
                 if counts != [replaced for _, _, replaced in active.values()]:
                     facts.replaced([statement], active, changed)
             continue
-        if active and kind in _SUBSTITUTED and statement.value is not None \
-                and not active.keys().isdisjoint(facts.value_reads(statement)):
-            statement.value = _substitute(statement.value, active)
-            facts.replaced([statement], active, changed, everywhere=False)
+        blocked = ()
+        if blocking or active:
+            entry = entries.get(id(statement)) or facts.entry(statement)
+            stored = entry.assigned  # replacing never changes what it assigns
+            if blocking and not blocking.keys().isdisjoint(stored):
+                blocked = sorted({t for name in stored for t in blocking.get(name, ())})
+            if active and kind in _SUBSTITUTED and statement.value is not None:
+                targets = statement.targets if kind is Assign else ()
+                value_reads = entry.read if len(targets) < 2 and (
+                    not targets or type(targets[0]) is Name) else facts.value_reads(statement)
+                if not active.keys().isdisjoint(value_reads):
+                    statement.value = _substitute(statement.value, active)
+                    facts.replaced([statement], active, changed, everywhere=False)
         for target in blocked:
             if end(target, target in stored and kind is Assign):
                 walk.blocking.add(id(statement))
@@ -229,35 +234,40 @@ def _blockers(target, source) -> tuple:
 def _substitute(node, active):
     """``node`` with every read of a copy's target replaced by its source (counted in
     ``active``); returns the node (a different one when ``node`` itself was replaced)."""
-    Name, Load, AST = gast.Name, gast.Load, gast.AST
+    Name, Load, Constant, AST = gast.Name, gast.Load, gast.Constant, gast.AST
+    copy_location, deepcopy, child_fields = syntax.copy_location, syntax.deepcopy, \
+        syntax.child_fields
 
     def replacement(child):
-        if type(child) is Name and type(child.ctx) is Load and child.id in active:
+        if type(child.ctx) is Load and child.id in active:
             source, copy, replaced = active[child.id]
             active[child.id] = (source, copy, replaced + 1)
-            return gast.copy_location(syntax.deepcopy(source), child)
+            return copy_location(deepcopy(source), child)
         return None
 
-    top = replacement(node)
-    if top is not None:
-        return top
+    if type(node) is Name:
+        top = replacement(node)
+        return node if top is None else top
     stack = [node]
     while stack:
         current = stack.pop()
-        for field in current._fields:
+        for field in child_fields(type(current)):  # (names are never a context or operator)
             value = getattr(current, field, None)
-            if isinstance(value, list):
+            if type(value) is list:
                 for index, item in enumerate(value):
-                    if isinstance(item, AST):
+                    kind = type(item)
+                    if kind is Name:
                         new = replacement(item)
                         if new is not None:
                             value[index] = new
-                        elif type(item) is not Name:
-                            stack.append(item)
-            elif isinstance(value, AST):
-                new = replacement(value)
-                if new is not None:
-                    setattr(current, field, new)
-                elif type(value) is not Name:
+                    elif kind is not Constant and isinstance(item, AST):
+                        stack.append(item)
+            elif value is not None:
+                kind = type(value)
+                if kind is Name:
+                    new = replacement(value)
+                    if new is not None:
+                        setattr(current, field, new)
+                elif kind is not Constant and isinstance(value, AST):
                     stack.append(value)
     return node
