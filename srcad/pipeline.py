@@ -436,8 +436,8 @@ def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
                 tree, copies, changed, confirm=invariants.enabled()), parsed, aliases)
     if "remove_dead_code" in enabled:
         reads = Counter(copies.reads) if copies.reads is not None else None
-        tree = checked("remove_dead_code", remove_dead_code(tree, resolve, reads, copies),
-                       parsed, aliases)
+        tree = checked("remove_dead_code", remove_dead_code(
+            tree, resolve, reads, copies, confirm=invariants.enabled()), parsed, aliases)
     if "accumulate_in_place" in enabled:
         tree = accumulate_in_place(tree, lambda n: namer.primal_of(n) is not None,
                                    resolve, copies)

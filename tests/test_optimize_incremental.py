@@ -1,6 +1,6 @@
 """optimize() refolds only the statements that changed and keeps what propagate_copies learned
-between its runs (srcad/pipeline.py), and propagate_copies skips a round known to change
-nothing: the code must be what the passes give run in full."""
+between its runs (srcad/pipeline.py), and propagate_copies and remove_dead_code skip a round
+known to change nothing: the code must be what the passes give run in full."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 
 from srcad import emit, runtime, syntax
 from srcad.optimize import propagate_copies as propagate_copies_module
+from srcad.optimize import remove_dead_code as remove_dead_code_module
 from srcad.optimize.fold_constants import fold_constants
 from srcad.optimize.propagate_copies import CopyFacts, propagate_copies
 from srcad.optimize.remove_dead_code import remove_dead_code
@@ -180,3 +181,34 @@ def test_confirm_catches_a_round_skipped_that_would_change_the_tree(monkeypatch)
     for source in SECOND_ROUND:
         with pytest.raises(AssertionError, match="a round it would have skipped"):
             propagate_copies(tree_of(source), confirm=True)
+
+
+# remove_dead_code: b goes in the first round, a (read by b only) in the second
+DEAD_IN_TWO_ROUNDS = ('''
+def f(x, n):
+    for i in range(n):
+        a = x * 2.0
+        b = a + 1.0
+    return x
+''', '''
+def f(x, n):
+    for i in range(n):
+        pass
+    return x
+''')
+
+
+def test_remove_dead_code_skips_only_a_round_that_would_change_nothing(monkeypatch):
+    source, expected = DEAD_IN_TWO_ROUNDS
+    programs = SOURCES + list(SECOND_ROUND) + [source]
+    skipping = [emit.to_source(remove_dead_code(tree_of(s), resolve, confirm=True))
+                for s in programs]
+    monkeypatch.setattr(remove_dead_code_module, "_settled", lambda dropped: False)
+    assert skipping == [emit.to_source(remove_dead_code(tree_of(s), resolve)) for s in programs]
+    assert skipping[-1] == emit.to_source(tree_of(expected))
+
+
+def test_confirm_catches_a_dead_code_round_skipped_that_would_change_the_tree(monkeypatch):
+    monkeypatch.setattr(remove_dead_code_module, "_settled", lambda dropped: True)
+    with pytest.raises(AssertionError, match="a round it would have skipped"):
+        remove_dead_code(tree_of(DEAD_IN_TWO_ROUNDS[0]), resolve, confirm=True)

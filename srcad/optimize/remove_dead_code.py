@@ -26,11 +26,13 @@ _pure = is_pure  # the rule for an effect-free expression (statement_facts.py)
 
 
 def remove_dead_code(tree: gast.FunctionDef, resolve, reads: Counter | None = None,
-                     facts: StatementFacts | None = None) -> gast.FunctionDef:
+                     facts: StatementFacts | None = None, confirm: bool = False
+                     ) -> gast.FunctionDef:
     """``reads``: how often each name is read in ``tree``, when known (it is updated);
     ``facts``: what earlier passes learned about the statements (statement_facts.py). This
     pass drops statements but changes none, so what each statement reads, assigns and
-    whether its value is pure stay true across its rounds."""
+    whether its value is pure stay true across its rounds. ``confirm`` (a debug mode): run
+    the round known to change nothing all the same, and fail if it does."""
     if facts is None:
         facts = StatementFacts(resolve)
     # how often each name is read: statements are only dropped here, so the count is kept
@@ -39,19 +41,39 @@ def remove_dead_code(tree: gast.FunctionDef, resolve, reads: Counter | None = No
         reads = facts.counts(tree, stores=False)[0]
     assignments = _Assignments(facts)
     for _ in range(3):  # removing a statement can make what it read dead too
-        dropped, passes_added = [], [0]
-        tree.body = _top_level(tree.body, facts, assignments, dropped)
-        _forget(dropped, facts, reads)
-        read_anywhere = {name for name, count in reads.items() if count > 0}
-        dropped_nested = []
-        tree.body = _nested(tree.body, read_anywhere, facts, assignments, dropped_nested,
-                            passes_added, top=True)
-        _forget(dropped_nested, facts, reads)
+        dropped, dropped_nested, passes_added = _round(tree, facts, assignments, reads)
         # statements are dropped, and ``pass`` put in a block left empty: as many of each,
         # and the function holds as many statements as before (the rounds' old test)
-        if len(dropped) + len(dropped_nested) == passes_added[0]:
+        if len(dropped) + len(dropped_nested) == passes_added:
+            break
+        if _settled(dropped_nested):
+            if confirm and any(_round(tree, facts, assignments, reads)):
+                raise AssertionError("remove_dead_code: a round it would have skipped "
+                                     "changed the tree")
             break
     return tree
+
+
+def _settled(dropped_nested) -> bool:
+    """Whether the round after one that dropped ``dropped_nested`` inside blocks would change
+    nothing: it reads the same names and sees the same top level (dropping there is done in
+    one backward walk) unless an assignment inside a block went; and it tidies blocks as
+    this one did unless a ``pass`` went (a comment before it may be left with nothing)."""
+    return not any(type(s) in (gast.Assign, gast.Pass) for s in dropped_nested)
+
+
+def _round(tree, facts, assignments, reads) -> tuple:
+    """One round: the statements dropped at the top level, those dropped inside blocks, and
+    how many ``pass`` it put in blocks left empty."""
+    dropped, passes_added = [], [0]
+    tree.body = _top_level(tree.body, facts, assignments, dropped)
+    _forget(dropped, facts, reads)
+    read_anywhere = {name for name, count in reads.items() if count > 0}
+    dropped_nested = []
+    tree.body = _nested(tree.body, read_anywhere, facts, assignments, dropped_nested,
+                        passes_added, top=True)
+    _forget(dropped_nested, facts, reads)
+    return dropped, dropped_nested, passes_added[0]
 
 
 def _forget(dropped, facts, reads):
