@@ -126,8 +126,23 @@ def test_incremental_folds_and_kept_facts_give_the_full_passes_code():
 
 # programs whose copies need a second round: a dropped copy (z = t) read t, whose copy was kept
 # for that read alone; a dropped copy (a = b, overwritten) had ended a copy kept (q = a), which
-# reaches further once it is gone
+# reaches further once it is gone; the copy m = t in the loop was kept for the read of m before
+# the loop, which the copy m = 1.0 of the outer block replaced after (a name assigned twice, as
+# the loop carries of generated code are)
 SECOND_ROUND = {'''
+def f(x, n):
+    m = 1.0
+    c = m
+    while c < n:
+        t = c * x
+        m = t
+    return c
+''': '''
+def f(x, n):
+    while 1.0 < n:
+        t = 1.0 * x
+    return 1.0
+''', '''
 def f(x, n):
     t = x
     for i in range(n):

@@ -41,6 +41,11 @@ class _InPlace:
         self.resolve = resolve
         self.facts = facts  # a statement reading no owned name cannot share one: skipped
         self.dry = False  # when set, work out ownership without rewriting anything
+        # what a loop's body is walked again for (its fixed point), worked out once: the
+        # nodes are never changed here (a statement rewritten is a new one)
+        self.escapes = {}  # id(node) -> (node, the names escaping from it)
+        self.allocates = {}  # id(value) -> (value, whether evaluating it makes a new object)
+        self.derivatives = {}  # name -> whether it is an adjoint (or a tangent)
 
     def fresh(self, value) -> bool:
         """True if evaluating ``value`` creates a new object nothing else refers to."""
@@ -53,9 +58,12 @@ class _InPlace:
 
     def escaping(self, node) -> set:
         """Names read by ``node`` in a way that may keep a reference to their value."""
-        names = set()
-        self._escaping(node, names, safe=False)
-        return names
+        found = self.escapes.get(id(node))
+        if found is None:
+            names = set()
+            self._escaping(node, names, safe=False)
+            found = self.escapes[id(node)] = (node, names)
+        return found[1]
 
     def _escaping(self, node, names, safe):
         if isinstance(node, gast.Name):
@@ -116,8 +124,15 @@ class _InPlace:
             if reads_owned:
                 owned = owned - self.escaping(value)
             owned.discard(name)
-            if self.is_derivative(name) and self.fresh(value):
-                owned.add(name)
+            derivative = self.derivatives.get(name)
+            if derivative is None:
+                derivative = self.derivatives[name] = self.is_derivative(name)
+            if derivative:
+                allocates = self.allocates.get(id(value))
+                if allocates is None:
+                    allocates = self.allocates[id(value)] = (value, self.fresh(value))
+                if allocates[1]:
+                    owned.add(name)
             return owned
         if isinstance(s, (gast.For, gast.While)):
             header = s.iter if isinstance(s, gast.For) else s.test

@@ -74,15 +74,16 @@ class _Round:
         entered with the copies of its blocks replaced and dropped already; entering one
         replaces reads of the copy's target only where neither its target nor its source is
         assigned, so the copies inside keep the ranges they had. What the next round sees
-        anew is this round's drops: a dropped statement that ended a copy kept (the copy now
-        reaches further), and the reads dropped statements made, no longer counted (a copy
-        kept may go when no read of its target is left)."""
-        reads, lowered = self.facts.reads, set()
+        anew is this round's drops and replacements made after a copy was kept: a dropped
+        statement that ended a copy kept (the copy now reaches further), and reads of a kept
+        copy's target gone since it ended (replaced by a copy of the same name that ended
+        later, in an outer block, or made by a statement dropped): it goes when none is
+        left."""
+        reads = self.facts.reads
         for statement in self.dropped:
             if type(statement.value) is gast.Name:
                 reads[statement.value.id] -= 1
-                lowered.add(statement.value.id)
-        return all(reads[name] > 0 for name in lowered & self.kept) and not any(
+        return all(reads[name] > 0 for name in self.kept) and not any(
             id(statement) in self.blocking for statement in self.dropped)
 
 
