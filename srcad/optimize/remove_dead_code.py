@@ -144,28 +144,34 @@ def _tidy(statements, dropped):
 def _top_level(statements, facts, assignments, dropped):
     live: set[str] = set()
     kept = []
+    titled = False  # whether the statement kept last (the next one) can have a title
+    Assign, Expr, Return = gast.Assign, gast.Expr, gast.Return
+    known, pure = assignments.known, facts.pure
     for statement in reversed(statements):
-        if comment_text(statement) is not None:
+        kind = type(statement)
+        if kind is Expr and comment_text(statement) is not None:
             # a comment titles the statements after it: keep it only if there are some
-            if kept and comment_text(kept[-1]) is None and not isinstance(kept[-1], gast.Return):
+            if titled:
                 kept.append(statement)
+                titled = False
             else:
                 dropped.append(statement)
             continue
-        kind = type(statement)
-        if kind is gast.Assign:
-            _, targets, value_read = assignments.of(statement)
-            if live.isdisjoint(targets) and facts.pure(statement):
+        if kind is Assign:
+            found = known.get(id(statement))
+            _, targets, value_read = found if found is not None else assignments.of(statement)
+            if live.isdisjoint(targets) and pure(statement):
                 dropped.append(statement)
                 continue
             live -= targets
             live |= value_read
-        elif kind is gast.Expr:
-            if facts.pure(statement):
+        elif kind is Expr:
+            if pure(statement):
                 dropped.append(statement)
                 continue
             live |= facts.reads_now(statement)
         else:
             live |= facts.reads_now(statement)
         kept.append(statement)
+        titled = kind is not Return
     return list(reversed(kept))
