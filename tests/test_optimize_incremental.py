@@ -9,7 +9,6 @@ from collections import Counter
 
 import gast
 import numpy as np
-
 import pytest
 
 from srcad import emit, runtime, syntax

@@ -2,17 +2,20 @@
 dataflow passes (propagate_copies, remove_dead_code, accumulate_in_place, fuse_single_use):
 none of them walks every statement's names again for what an earlier one learned.
 
-A statement's entry holds the names it reads (every read, in order), the names it assigns
-or deletes, and whether its value is effect-free (worked out when first asked). A loop's or
+A statement's entry holds the names it reads (every read), the names it assigns or deletes,
+whether it holds a constant or a unary operation (without either, fold_constants has nothing
+to fold in it), and whether its value is effect-free (worked out when first asked). A loop's or
 branch's entry covers its header only (the ``for`` target and iterable, the ``while`` or
 ``if`` test): the statements of its blocks have entries of their own, so an entry stays true
 when a block changes. The function's own entry covers what it holds outside its body.
 
 Entries are keyed by the statement's identity and keep the statement alive (no identity is
 reused while the table exists). A pass that changes a statement's expressions in place
-calls ``forget(statement)``; a statement put in place of another gets an entry of its own
-when first asked about. Folding constants never adds or removes a name, so entries outlive
-it. This is an analysis, not a pass: it changes no tree.
+brings its entry up to date (propagate_copies: the reads it replaced, CopyFacts.replaced;
+fuse_single_use: the value it moved in, ``moved_into``) or calls ``forget(statement)``; a
+statement put in place of another gets an entry of its own when first asked about. Folding
+constants never adds or removes a name, so entries outlive it. This is an analysis, not a
+pass: it changes no tree.
 
 An expression is effect-free when it only reads names, does arithmetic, indexing and
 attribute reads, and calls known pure functions (NumPy, math, srcad's runtime helpers,
