@@ -94,9 +94,9 @@ class _InPlace:
             g, _, index = right.args
             helper = gast.Attribute(value=right.func.value, attr="add_at", ctx=gast.Load())
             call = gast.Call(func=helper, args=[syntax.name(name), index, g], keywords=[])
-            return gast.copy_location(gast.Expr(value=call), statement)
-        return gast.copy_location(gast.AugAssign(target=syntax.name(name, store=True),
-                                                 op=value.op, value=right), statement)
+            return syntax.copy_location(gast.Expr(value=call), statement)
+        return syntax.copy_location(gast.AugAssign(target=syntax.name(name, store=True),
+                                                   op=value.op, value=right), statement)
 
     def block(self, statements, owned: set) -> set:
         for index, statement in enumerate(statements):
@@ -108,14 +108,17 @@ class _InPlace:
         change: every block is given a set of its own)."""
         # what escapes is read: a statement (a loop's or branch's header) reading no owned
         # name leaves the owned names as they are
-        reads_owned = owned and not owned.isdisjoint(self.facts.entry(s).read)
-        if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
-                isinstance(s.targets[0], gast.Name):
+        reads_owned = False
+        if owned:
+            entry = self.facts.entries.get(id(s)) or self.facts.entry(s)
+            reads_owned = not owned.isdisjoint(entry.read)
+        kind = type(s)
+        if kind is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name:
             name = s.targets[0].id
             value = s.value
-            if (name in owned and isinstance(value, gast.BinOp)
-                    and isinstance(value.op, (gast.Add, gast.Sub))
-                    and isinstance(value.left, gast.Name) and value.left.id == name
+            if (name in owned and type(value) is gast.BinOp
+                    and type(value.op) in (gast.Add, gast.Sub)
+                    and type(value.left) is gast.Name and value.left.id == name
                     and name not in syntax.load_names(value.right)):
                 owned = owned - self.escaping(value.right)
                 if not self.dry:
@@ -134,8 +137,8 @@ class _InPlace:
                 if allocates[1]:
                     owned.add(name)
             return owned
-        if isinstance(s, (gast.For, gast.While)):
-            header = s.iter if isinstance(s, gast.For) else s.test
+        if kind is gast.For or kind is gast.While:
+            header = s.iter if kind is gast.For else s.test
             if reads_owned:
                 owned = owned - self.escaping(header)
             # what is owned at the top of every iteration: fixed point over the body
@@ -149,7 +152,7 @@ class _InPlace:
             self.dry = dry
             self.block(s.body, set(entry))
             return entry
-        if isinstance(s, gast.If):
+        if kind is gast.If:
             if reads_owned:
                 owned = owned - self.escaping(s.test)
             after_body = self.block(s.body, set(owned))
