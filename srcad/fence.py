@@ -58,10 +58,13 @@ _MUTATING_METHODS = {"extend", "insert", "remove", "reverse", "sort", "clear", "
 _WRITING_FUNCTIONS = ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")
 
 
+_WRITERS = tuple(getattr(numpy, name, None) for name in _WRITING_FUNCTIONS)
+
+
 def _writes_into_argument(function) -> bool:
     # (rt.add_at in srcad's own code is not one: forward mode follows it, reverse mode
     # refuses it)
-    return any(getattr(numpy, name, None) is function for name in _WRITING_FUNCTIONS)
+    return any(writer is function for writer in _WRITERS)
 
 
 def fence(parsed: ParsedFunction, *, has_aux: bool = False, inlined: bool = False) -> None:
@@ -243,7 +246,7 @@ _COMPLEX_HINT = ("srcad differentiates real-valued code; write the real and imag
 _LAZY_BUILTINS = (zip, enumerate)
 
 
-def _consumed_generators(parsed, statement, loop) -> set:
+def _consumed_generators(parsed, statement, loop, checked_nodes) -> set:
     """The ids of the generator expressions in ``statement`` that are consumed where they
     are made, so evaluating them there as a list changes nothing.
 
@@ -252,10 +255,10 @@ def _consumed_generators(parsed, statement, loop) -> set:
     takes it as one object (rejected); so is one a comprehension's ``for`` iterates. One
     that a ``for`` loop iterates (also through zip or enumerate) is consumed element by
     element between iterations of the body: it acts as a list when the body writes nothing
-    it reads.
+    it reads. (``checked_nodes``: the statement's nodes _checked_nodes gives, in its order.)
     """
     consumed, lazy = set(), []
-    for node in syntax.walk(statement):
+    for node in checked_nodes:
         if isinstance(node, gast.Call):
             generators = [a for a in node.args if isinstance(a, gast.GeneratorExp)]
             if not generators:
@@ -278,7 +281,9 @@ def _consumed_generators(parsed, statement, loop) -> set:
         iterated = statement.value
         if isinstance(iterated, gast.GeneratorExp):
             lazy.append(iterated)
-        written = _written_names(loop.body) | syntax.stored_names(loop.target)
+        # (what the body writes, found only for a loop that iterates a generator lazily)
+        written = _written_names(loop.body) | syntax.stored_names(loop.target) if lazy \
+            else set()
         for generator in lazy:
             read = syntax.load_names(generator) - syntax.stored_names(generator)
             if not read & written:
@@ -337,9 +342,38 @@ def _starred_in_headers(parsed, clauses) -> set:
     return found
 
 
+_CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields of it
+
+
+def _checked_nodes(statement) -> list:
+    """The nodes inside ``statement`` whose type _check_expressions looks at (and so
+    _consumed_generators: calls, comprehensions), in ``syntax.walk``'s order (breadth
+    first: a call before its arguments), found in one walk that both loops share."""
+    found, queue = [], [statement]
+    checked, AST, fields_of = _CHECKED_EXPRESSIONS, gast.AST, _CHILD_FIELDS
+    append, push = found.append, queue.append
+    for current in queue:  # (the list grows as the walk goes: a queue never popped)
+        kind = type(current)
+        if kind in checked:
+            append(current)
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = syntax.child_fields(kind)
+        for field in fields:
+            value = getattr(current, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+            elif isinstance(value, AST):
+                push(value)
+    return found
+
+
 def _check_expressions(parsed, statement, loop=None) -> None:
     """``loop``: the for loop whose header ``statement`` (an Expr of its iterable) is."""
-    summed = _consumed_generators(parsed, statement, loop)
+    checked_nodes = _checked_nodes(statement)
+    summed = _consumed_generators(parsed, statement, loop, checked_nodes)
     allowed_lambda = (statement.value if isinstance(statement, gast.Assign)
                       and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
                       and isinstance(statement.value, gast.Lambda) else None)
@@ -351,12 +385,9 @@ def _check_expressions(parsed, statement, loop=None) -> None:
         starred_targets |= _starred_in_headers(parsed, [gast.comprehension(
             target=gast.Name(id="_", ctx=gast.Store(), annotation=None, type_comment=None),
             iter=statement.value, ifs=[], is_async=0)])
-    checked = _CHECKED_EXPRESSIONS
     argument_lambdas = set()
     slice_bounds = set()
-    for node in syntax.walk(statement):  # breadth first: a call before its arguments
-        if type(node) not in checked:
-            continue
+    for node in checked_nodes:  # breadth first: a call before its arguments
         # comprehensions become loops (normalize/lower_comprehensions.py), wherever they are
         if isinstance(node, COMPREHENSION_TYPES):
             _check_comprehension(parsed, node)
@@ -394,16 +425,17 @@ def _check_expressions(parsed, statement, loop=None) -> None:
                     _reject(parsed, keyword.value, "an `out=` argument (it writes into an array)",
                             "Use the returned value: `y = np.add(a, b)`.")
             func = node.func
-            if any(_static_object(parsed, func) is maker for maker in _COMPLEX_MAKERS):
+            callee = _static_object(parsed, func)
+            if any(callee is maker for maker in _COMPLEX_MAKERS):
                 _reject(parsed, func, "a complex number", _COMPLEX_HINT)
             if (isinstance(func, gast.Attribute) and func.attr == "pop"
                     and isinstance(func.value, gast.Name) and func.value.id in parsed.local_names
                     and not (node.args == [] and id(node) == _assigned_value_id(statement))):
                 _reject(parsed, func, "a call to .pop() other than `x = items.pop()`",
                         "Pop the last item into a name: `x = items.pop()`.")
-            if _writes_into_argument(_static_object(parsed, func)):
+            if _writes_into_argument(callee):
                 _reject(parsed, func, "a call to %s, which writes into an array"
-                        % describe(_static_object(parsed, func)),
+                        % describe(callee),
                         "Assign the result instead (y = x.copy(), y[mask] = v ...).")
             if (isinstance(func, gast.Attribute) and func.attr in _MUTATING_METHODS
                     and isinstance(func.value, gast.Name) and func.value.id in parsed.local_names):

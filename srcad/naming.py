@@ -26,6 +26,24 @@ def identifier(text: str) -> str:
     return re.sub(r"_*\W+_*", "_", text).strip("_") or "function"
 
 
+_BASES: dict = {}  # (text, private) -> the base fresh() builds names from
+
+
+def _base_name(text: str, private: bool) -> str:
+    """The base of the names ``fresh(text, private)`` makes (found once per text)."""
+    base = _BASES.get((text, private))
+    if base is None:
+        base = ("_" if private else "") + (identifier(text).strip("_") or "tmp")
+        if base in _RESERVED:
+            base = _INSTEAD_OF_BUILTIN.get(base, base + "_value")
+        if base[0].isdigit():
+            base = "v" + base
+        if len(_BASES) >= 65536:
+            _BASES.clear()
+        _BASES[(text, private)] = base
+    return base
+
+
 class Namer:
     def __init__(self, taken=()):
         self.taken = set(taken)
@@ -52,12 +70,7 @@ class Namer:
 
         ``private`` keeps a leading underscore (``_tape``): srcad's own bookkeeping.
         """
-        prefix = "_" if private else ""
-        base = prefix + (identifier(base).strip("_") or "tmp")
-        if base in _RESERVED:
-            base = _INSTEAD_OF_BUILTIN.get(base, base + "_value")
-        if base[0].isdigit():
-            base = "v" + base
+        base = _base_name(base, private)
         counter = self._counter.get(base, 1)
         name = base if counter == 1 else "%s_%d" % (base, counter)
         while name in self.taken or name in _RESERVED:

@@ -50,9 +50,9 @@ class ParsedFunction:
     def origin(self, node) -> "Origin":
         """The absolute place of one of this function's nodes."""
         end = getattr(node, "end_lineno", None)
-        return Origin(self.filename, getattr(node, "lineno", 1) + self.line_offset,
-                      getattr(node, "col_offset", 0) + self.col_offset,
-                      None if end is None else end + self.line_offset)
+        return _origin(self.filename, getattr(node, "lineno", 1) + self.line_offset,
+                       getattr(node, "col_offset", 0) + self.col_offset,
+                       None if end is None else end + self.line_offset)
 
     def location(self, node) -> Location | None:
         if isinstance(node, Origin):
@@ -86,6 +86,22 @@ class ParsedFunction:
         if name in self.local_names:
             return default
         return _lookup_free_name(self.function, name, default)
+
+
+def _origin(filename, lineno, col_offset, end_lineno) -> Origin:
+    """``Origin(filename, lineno, col_offset, end_lineno)``, made without the frozen
+    dataclass's ``__init__`` (one per normalized statement; its fields set as __init__
+    would set them: an Origin has no __post_init__ and no __slots__)."""
+    origin = object.__new__(Origin)
+    origin.__dict__.update(filename=filename, lineno=lineno, col_offset=col_offset,
+                           end_lineno=end_lineno)
+    return origin
+
+
+if hasattr(Origin, "__post_init__") or hasattr(Origin, "__slots__") or [
+        f.name for f in dataclasses.fields(Origin)] != [
+        "filename", "lineno", "col_offset", "end_lineno"]:
+    _origin = Origin  # (Origin changed: its own constructor)
 
 
 _MISSING_SENTINEL = object()
@@ -132,11 +148,23 @@ def is_library_code(function) -> bool:
     return is_library_file(getattr(code, "co_filename", None))
 
 
+_library_files: dict = {}  # filename -> is_library_file's answer (a path resolved once)
+
+
 def is_library_file(filename) -> bool:
     """Whether ``filename`` is in the standard library or a site-/dist-packages folder."""
-    global _library_folders
     if not filename or filename.startswith("<"):
         return False
+    known = _library_files.get(filename)
+    if known is None:
+        if len(_library_files) >= 4096:
+            _library_files.clear()
+        known = _library_files[filename] = _is_library_path(filename)
+    return known
+
+
+def _is_library_path(filename) -> bool:
+    global _library_folders
     if _library_folders is None:
         import site
         import sysconfig
@@ -187,11 +215,20 @@ def read(function) -> ParsedFunction:
     except TypeError:  # cannot be weakly referenced: nothing to share it with
         return parse_function(function)
     if cached is not None and cached[0] is getattr(function, "__code__", None):
-        return dataclasses.replace(cached[1], function=function)
+        return _for_function(cached[1], function)
     parsed = parse_function(function)
     # the entry must not hold the function: a value referring to its weak key keeps it alive
-    _read[function] = (function.__code__, dataclasses.replace(parsed, function=None))
+    _read[function] = (function.__code__, _for_function(parsed, None))
     return parsed
+
+
+def _for_function(parsed: ParsedFunction, function) -> ParsedFunction:
+    """``dataclasses.replace(parsed, function=function)``, without its cost (a read per
+    inlined call): the same fields, shared."""
+    twin = ParsedFunction.__new__(ParsedFunction)
+    twin.__dict__.update(parsed.__dict__)
+    twin.function = function
+    return twin
 
 
 def parse_function(function) -> ParsedFunction:

@@ -25,7 +25,7 @@ import gast
 
 from .. import registry, syntax
 from ..annotations import not_inlined
-from .operations import (COMPARISONS, UNRESOLVED, Operation, operation_of,
+from .operations import (COMPARISONS, IDENTITY, UNRESOLVED, Operation, operation_of,
                          operator_operation_of)
 
 _COMPARISON_PRIMITIVES = set(COMPARISONS.values())
@@ -72,25 +72,32 @@ def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str],
     # reachability (each name visited once) rather than by re-running every statement
     # until nothing changes, which costs a round per link of the longest chain
     targets_of, arguments_of = {}, {}
-    operators = {}  # operator primitive -> whether its result carries a derivative
+    carries = {}  # id of a resolved primitive -> (it, whether its result carries a derivative)
     unresolved_methods = []  # (statement, argument names)
     for targets, node in assignments(tree):
-        operator = operator_operation_of(node.value)
-        if operator is not None:  # (the most common statement, read without an Operation)
+        value = node.value
+        operator = operator_operation_of(value)
+        if operator is None and type(value) is gast.Name:  # a copy: operation_of's IDENTITY
+            operator = IDENTITY, (value,)
+        if operator is not None:  # (the most common statements, read without an Operation)
             primitive, operands = operator
-            if primitive not in operators:
-                operators[primitive] = carries_gradient(Operation(primitive))
-            if not operators[primitive]:
+            known = carries.get(id(primitive))
+            if known is None:
+                known = carries[id(primitive)] = (primitive,
+                                                  carries_gradient(Operation(primitive)))
+            if not known[1]:
                 continue
-            arguments = {n.id for n in syntax.names(list(operands))}
+            arguments = _names_in(operands)
         else:
             operation = operation_of(node.value, resolve)
             if _is_unresolved_method(operation):
                 unresolved_methods.append((node, operation.argument_names()))
                 continue
-            if not carries_gradient(operation):
+            if not _carries(operation, carries):
                 continue
-            arguments = operation.argument_names()
+            arguments = _names_in(operation.args)
+            if operation.keywords:
+                arguments |= _names_in(operation.keywords.values())
         for argument in arguments:
             targets_of.setdefault(argument, []).append(targets)
         for target in targets:
@@ -98,6 +105,32 @@ def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str],
     varied = _reach(wrt, targets_of)
     return Activity(varied, _reach(outputs, arguments_of),
                     [node for node, arguments in unresolved_methods if arguments & varied])
+
+
+def _carries(operation: Operation, known: dict) -> bool:
+    """``carries_gradient(operation)``, remembered in ``known`` per resolved primitive."""
+    primitive = operation.primitive
+    if primitive is UNRESOLVED:
+        return carries_gradient(operation)
+    found = known.get(id(primitive))  # (by identity: any callee, hashable or not)
+    if found is None:
+        # the primitive kept with the answer: its id stays its own while ``known`` lives
+        found = known[id(primitive)] = (primitive, carries_gradient(operation))
+    return found[1]
+
+
+def _names_in(nodes) -> set:
+    """The identifiers of the names inside ``nodes`` (operands: mostly names and constants,
+    read without a walk)."""
+    found = set()
+    Name, Constant = gast.Name, gast.Constant
+    for node in nodes:
+        kind = type(node)
+        if kind is Name:
+            found.add(node.id)
+        elif kind is not Constant:
+            found.update(n.id for n in syntax.names(node))
+    return found
 
 
 def _is_unresolved_method(operation: Operation) -> bool:

@@ -45,11 +45,11 @@ UNKNOWN_VALUE = object()  # code for any kind: a value known only when the deriv
 _MISSING = object()
 
 
-def parameter_values(parsed, tree, values) -> dict:
+def parameter_values(parsed, assigned, values) -> dict:
     """``{parameter: kind}`` for the differentiated function's parameters never assigned in
-    its body: their ByValue kind from ``values`` (``{}``-like: none known), or UNKNOWN_VALUE
-    for every such parameter when ``values`` is None (code for arguments of any kind)."""
-    assigned = syntax.stored_names(gast.Module(body=tree.body, type_ignores=[]))
+    its body (``assigned``: the names it assigns, note_assignments): their ByValue kind from
+    ``values`` (``{}``-like: none known), or UNKNOWN_VALUE for every such parameter when
+    ``values`` is None (code for arguments of any kind)."""
     kept = [param for param in parsed.params if param not in assigned]
     if values is None:
         return {param: UNKNOWN_VALUE for param in kept}
@@ -219,6 +219,8 @@ def check_nested_function_passed(normalizer, call, body, pairs):
     function calls it, and has no value otherwise: refuse, at the call, a callee that reads
     it another way (``if f is None``, passes it on), and any call it is passed to that is
     not inlined (its code would read a name nothing binds)."""
+    if not normalizer.local_functions:
+        return  # (no nested def or lambda: nothing to check)
     local = {param for param, value in pairs if isinstance(value, gast.Name)
              and value.id in normalizer.local_functions}
     if body is not None and local:
@@ -343,48 +345,80 @@ def map_as_generator(call, resolve, namer, aliases):
     return generator
 
 
-def note_assignments(normalizer, statements):
+_CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields of it
+
+
+def note_assignments(normalizer, statements) -> set:
     """Record, for the statements about to be normalized (a function's body, an inlined
     callee's), how many times each name is assigned, and which names hold a container
     written in the code whose length or keys are known wherever it is spread
     (``f(*args)``, ``f(**options)``): a tuple assigned once, or a list or dict assigned
-    once and read only by indexing, ``len`` or spreading (nothing can change it)."""
-    module = gast.Module(body=list(statements), type_ignores=[])
+    once and read only by indexing, ``len`` or spreading (nothing can change it).
+
+    Returns the names the statements assign (``syntax.stored_names`` of them), found in
+    the same walk."""
     counts = Counter()
+    stored = set()
     literals = {}
-    other_reads = set()
+    loads = []  # the Name nodes read
     spread_or_indexed = set()
-    for node in syntax.nodes(module):
+    Name, Store, Load, Del = gast.Name, gast.Store, gast.Load, gast.Del
+    Starred, keyword, Subscript = gast.Starred, gast.keyword, gast.Subscript
+    AST, fields_of = gast.AST, _CHILD_FIELDS
+    stack = list(statements)
+    pop, push = stack.pop, stack.append
+    while stack:  # (depth first: what is recorded does not depend on the order)
+        node = pop()
         kind = type(node)
-        if kind is gast.Name and type(node.ctx) is gast.Store:
-            counts[node.id] += 1
-        elif kind is gast.FunctionDef:  # a nested def binds its name too
+        if kind is Name:
+            context = type(node.ctx)
+            if context is Load:
+                loads.append(node)
+            elif context is Store:
+                counts[node.id] += 1
+                stored.add(node.id)
+            elif context is Del:
+                stored.add(node.id)
+            annotation = getattr(node, "annotation", None)  # (a nested def's parameter)
+            if isinstance(annotation, AST):
+                push(annotation)
+            continue
+        if kind is gast.FunctionDef:  # a nested def binds its name too
             counts[node.name] += 1
         elif kind is gast.Assign and len(node.targets) == 1 and type(
-                node.targets[0]) is gast.Name:
+                node.targets[0]) is Name:
             value = node.value
             if type(value) in (gast.Tuple, gast.List) and not any(
-                    isinstance(e, gast.Starred) for e in value.elts):
+                    isinstance(e, Starred) for e in value.elts):
                 literals[node.targets[0].id] = (type(value), len(value.elts))
             elif type(value) is gast.Dict and all(
                     isinstance(k, gast.Constant) and isinstance(k.value, str)
                     for k in value.keys):
                 literals[node.targets[0].id] = (gast.Dict, [k.value for k in value.keys])
-        elif kind in (gast.Starred, gast.keyword, gast.Subscript) and type(
-                getattr(node, "value", None)) is gast.Name and (
-                kind is gast.Starred or (kind is gast.keyword and node.arg is None)
-                or (kind is gast.Subscript and type(node.ctx) is gast.Load)):
+        elif kind in (Starred, keyword, Subscript) and type(
+                getattr(node, "value", None)) is Name and (
+                kind is Starred or (kind is keyword and node.arg is None)
+                or (kind is Subscript and type(node.ctx) is Load)):
             spread_or_indexed.add(id(node.value))
-        elif kind is gast.Call and type(node.func) is gast.Name and node.func.id == "len":
+        elif kind is gast.Call and type(node.func) is Name and node.func.id == "len":
             spread_or_indexed.update(id(a) for a in node.args)
-    for node in syntax.nodes(module):
-        if type(node) is gast.Name and type(node.ctx) is gast.Load \
-                and id(node) not in spread_or_indexed:
-            other_reads.add(node.id)
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = syntax.child_fields(kind)
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+            elif isinstance(value, AST):
+                push(value)
+    other_reads = {node.id for node in loads if id(node) not in spread_or_indexed}
     normalizer.store_counts.update(counts)
     for name, shape in literals.items():
         if counts[name] == 1 and (shape[0] is gast.Tuple or name not in other_reads):
             normalizer.fixed_containers[name] = shape
+    return stored
 
 
 def spread_known(normalizer, call):

@@ -196,7 +196,10 @@ def inline_call(normalizer, call):
                                                    normalizer.fenced)
         except UnsupportedSyntaxError as error:
             raise CannotInline(error) from None
-        signature = inspect.signature(function, follow_wrapped=False)
+        signature = normalizer.signatures.get(function)
+        if signature is None:
+            signature = normalizer.signatures[function] = inspect.signature(
+                function, follow_wrapped=False)
         if function not in normalizer.inlined:
             normalizer.inlined.append(function)
     if key in normalizer.inlining:
@@ -216,8 +219,7 @@ def inline_call(normalizer, call):
     pairs = bind_arguments(signature, mapping, args, keywords, normalizer.aliases, error)
     body = lower_exits(tree, normalizer.namer, normalizer.resolve, normalizer.aliases).body
     saved = (normalizer.source, normalizer.current)
-    assigned = syntax.stored_names(gast.Module(body=body, type_ignores=[]))
-    calls_by_value.note_assignments(normalizer, body)
+    assigned = calls_by_value.note_assignments(normalizer, body)
     new_locals = {renamed for _, renamed in mapping.items()} | assigned
     new_locals -= set(normalizer.aliases.bindings)
     normalizer.locals |= new_locals
@@ -348,23 +350,25 @@ def generated_callee(callee, resolve):
 def prepare_callee(function, namer, aliases, fenced=None):
     """Parse, check and rename a module-level callee: (parsed, tree, renaming).
 
-    ``fenced``, if given, holds the callees already checked in this normalization (a
-    helper called many times is checked once).
+    ``fenced``, if given, holds the callees already checked in this normalization, each
+    with what its renaming reads (a helper called many times is read and checked once).
     """
-    callee = read(function)
-    if fenced is None or function not in fenced:
+    known = fenced.get(function) if fenced is not None else None
+    if known is None:
+        callee = read(function)
         fence(callee, inlined=True)
+        # the names read and stored, and those nested defs bind (a def never called too),
+        # each once, in the order they are first met
+        identifiers = list(dict.fromkeys([node.id for node in syntax.names(callee.tree)] + [
+            node.name for node in syntax.statements(callee.tree)
+            if isinstance(node, gast.FunctionDef) and node is not callee.tree]))
+        known = (callee, identifiers)
         if fenced is not None:
-            fenced.add(function)
+            fenced[function] = known
+    callee, identifiers = known
     tree = syntax.deepcopy(callee.tree)
     mapping = {}
-    # the names read and stored, and those nested defs bind (a def never called too)
-    identifiers = [node.id for node in syntax.names(tree)] + [
-        node.name for node in syntax.statements(tree)
-        if isinstance(node, gast.FunctionDef) and node is not tree]
     for identifier in identifiers:
-        if identifier in mapping:
-            continue
         if identifier in callee.local_names:
             mapping[identifier] = namer.fresh(identifier)
         else:

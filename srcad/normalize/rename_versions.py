@@ -39,7 +39,7 @@ from ..naming import Namer
 
 def rename_versions(tree: gast.FunctionDef, namer: Namer) -> gast.FunctionDef:
     params = {a.id for a in tree.args.args}
-    versions = _Versions(namer)
+    versions = _Versions(namer, _Assigned(), params)
     body = versions.block(tree.body, {p: p for p in params}, set(params), set(params), False)
     placeholders = [mark_placeholder(gast.copy_location(syntax.assign(name, syntax.constant(
         None)), tree)) for name in sorted(versions.placeholders - params)]
@@ -47,51 +47,81 @@ def rename_versions(tree: gast.FunctionDef, namer: Namer) -> gast.FunctionDef:
     return tree
 
 
-def _assigned(statements) -> set:
-    return syntax.stored_names(gast.Module(body=list(statements), type_ignores=[]))
+class _Assigned:
+    """The names each statement assigns (``syntax.stored_names``), found once per statement:
+    a statement nested in loops and branches is asked about by each of them. Every question
+    comes before the statement is renamed (a loop or a branch asks about its body when the
+    pass reaches it, and renames the body after), so the answers stay those of the tree."""
+
+    def __init__(self):
+        self.known: dict = {}  # statement -> the names it assigns
+
+    def of(self, statement) -> set:
+        found = self.known.get(statement)
+        if found is None:
+            kind = type(statement)
+            if kind is gast.If or kind is gast.For or kind is gast.While:
+                found = syntax.stored_names(statement.test if kind is not gast.For else
+                                            gast.Tuple(elts=[statement.target, statement.iter],
+                                                       ctx=gast.Load()))
+                for part in (statement.body, statement.orelse):
+                    for inner in part:
+                        found |= self.of(inner)
+            else:
+                found = syntax.stored_names(statement)
+            self.known[statement] = found
+        return found
+
+    def within(self, statements) -> set:
+        """The names ``statements`` assign (a new set)."""
+        found = set()
+        for statement in statements:
+            found |= self.of(statement)
+        return found
+
+    def loop_targets(self, statements) -> set:
+        """Names bound only as the target of a ``for`` inside ``statements``.
+
+        Each such loop assigns them before reading them, and they are never renamed (the
+        header binds them as they are), so they are not carried by an enclosing loop.
+        """
+        targets, others = set(), set()
+        for node in syntax.statements(gast.Module(body=list(statements), type_ignores=[])):
+            if isinstance(node, gast.For):
+                targets |= syntax.stored_names(node.target)
+            elif isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+                others |= self.of(node)
+        return targets - others
+
+    def read_before(self, statements, seen=None) -> set:
+        """Names read before the block has surely assigned them (in execution order)."""
+        seen = set() if seen is None else seen
+        early = set()
+        for statement in statements:
+            if isinstance(statement, gast.Assign):
+                early |= syntax.load_names(statement.value) - seen
+                seen |= self.of(statement)
+            elif isinstance(statement, gast.If):
+                early |= syntax.load_names(statement.test) - seen
+                branch_seen = []
+                for part in (statement.body, statement.orelse):
+                    part_seen = set(seen)
+                    early |= self.read_before(part, part_seen)
+                    branch_seen.append(part_seen)
+                seen |= branch_seen[0] & branch_seen[1]
+            elif isinstance(statement, (gast.For, gast.While)):
+                header = statement.iter if isinstance(statement, gast.For) else statement.test
+                early |= syntax.load_names(header) - seen
+                inner_seen = set(seen) | syntax.stored_names(statement.target) \
+                    if isinstance(statement, gast.For) else set(seen)
+                early |= self.read_before(statement.body, inner_seen)
+            else:
+                early |= syntax.load_names(statement) - seen
+                seen |= self.of(statement)
+        return early
 
 
-def _loop_targets(statements) -> set:
-    """Names bound only as the target of a ``for`` inside ``statements``.
-
-    Each such loop assigns them before reading them, and they are never renamed (the
-    header binds them as they are), so they are not carried by an enclosing loop.
-    """
-    targets, others = set(), set()
-    for node in syntax.statements(gast.Module(body=list(statements), type_ignores=[])):
-        if isinstance(node, gast.For):
-            targets |= syntax.stored_names(node.target)
-        elif isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
-            others |= syntax.stored_names(node)
-    return targets - others
-
-
-def _read_before_assigned(statements, seen=None) -> set:
-    """Names read before the block has surely assigned them (in execution order)."""
-    seen = set() if seen is None else seen
-    early = set()
-    for statement in statements:
-        if isinstance(statement, gast.Assign):
-            early |= syntax.load_names(statement.value) - seen
-            seen |= syntax.stored_names(statement)
-        elif isinstance(statement, gast.If):
-            early |= syntax.load_names(statement.test) - seen
-            branch_seen = []
-            for part in (statement.body, statement.orelse):
-                part_seen = set(seen)
-                early |= _read_before_assigned(part, part_seen)
-                branch_seen.append(part_seen)
-            seen |= branch_seen[0] & branch_seen[1]
-        elif isinstance(statement, (gast.For, gast.While)):
-            header = statement.iter if isinstance(statement, gast.For) else statement.test
-            early |= syntax.load_names(header) - seen
-            inner_seen = set(seen) | syntax.stored_names(statement.target) \
-                if isinstance(statement, gast.For) else set(seen)
-            early |= _read_before_assigned(statement.body, inner_seen)
-        else:
-            early |= syntax.load_names(statement) - seen
-            seen |= syntax.stored_names(statement)
-    return early
+_FIELDS: dict = {}  # node type -> syntax.child_fields of it
 
 
 class _Versions:
@@ -100,9 +130,13 @@ class _Versions:
     after a branch, a carry) reads a name Python may never have bound, so that version
     is bound to a placeholder ``None`` at the start of the function."""
 
-    def __init__(self, namer: Namer):
+    def __init__(self, namer: Namer, assigned: _Assigned, params):
         self.namer = namer
+        self.assigned = assigned
         self.placeholders: set = set()
+        # every name ever made a value of a ``current`` mapping (a version): each place that
+        # makes a new one adds it
+        self.versions: set = set(params)
 
     def copy(self, target: str, version: str, bound: set, like) -> gast.Assign:
         if version not in bound:
@@ -115,13 +149,35 @@ class _Versions:
         Python where the other paths never get here) gets a placeholder, because the
         derivative code may still read it on those paths (a zero adjoint's shape)."""
         unbound = set()
-        Load = gast.Load
-        for found in syntax.names(node):  # renamed and checked in one pass over the names
-            if isinstance(found.ctx, Load):
-                if found.id in current:
-                    found.id = current[found.id]
-                if found.id not in bound:
-                    unbound.add(found.id)
+        Name, Load, AST = gast.Name, gast.Load, gast.AST
+        fields_of = _FIELDS
+        stack = [node]  # (syntax.names, without a generator: one pass renames and checks)
+        pop, push = stack.pop, stack.append
+        while stack:
+            found = pop()
+            kind = type(found)
+            if kind is Name:
+                if type(found.ctx) is Load:
+                    if found.id in current:
+                        found.id = current[found.id]
+                    if found.id not in bound:
+                        unbound.add(found.id)
+                continue
+            if kind is list:
+                stack.extend(found)
+                continue
+            fields = fields_of.get(kind)
+            if fields is None:
+                if not isinstance(found, AST):  # None in Dict.keys
+                    continue
+                fields = fields_of[kind] = syntax.child_fields(kind)
+            for field in fields:
+                value = getattr(found, field, None)
+                if isinstance(value, (AST, list)):
+                    push(value)
+        # of the names read that are not surely bound, the versions (a global such as np
+        # is none): only a name that ever was a value of a ``current`` may be one now
+        unbound &= self.versions
         if unbound:  # (rare: building the set of versions costs as many names as there are)
             self.placeholders |= unbound & set(current.values())
 
@@ -138,6 +194,7 @@ class _Versions:
                             if original in defined:
                                 n.id = self.namer.fresh(original)
                             current[original] = n.id
+                            self.versions.add(n.id)
                             defined.add(original)
                             bound.add(n.id)
                 out.append(s)
@@ -154,7 +211,7 @@ class _Versions:
         self.reads(s.test, current, bound)
         # only a name the branches assign can have another version after them (a block
         # changes the entries of ``current`` of the names it assigns, and no other)
-        rebound = _assigned(s.body) | _assigned(s.orelse)
+        rebound = self.assigned.within(s.body) | self.assigned.within(s.orelse)
         results = []
         for part in (s.body, s.orelse):
             part_current, part_defined, part_bound = dict(current), set(defined), set(bound)
@@ -176,6 +233,7 @@ class _Versions:
                 body.append(self.copy(merged, in_body, body_bound, s))
                 orelse.append(self.copy(merged, in_else, else_bound, s))
                 current[original] = merged
+                self.versions.add(merged)
                 merged_names.add(merged)
         s.body = [b for b in body if not isinstance(b, gast.Pass)] or [gast.Pass()]
         s.orelse = [b for b in orelse if not isinstance(b, gast.Pass)]
@@ -186,10 +244,10 @@ class _Versions:
     def loop(self, s, current, defined, bound, in_loop):
         before = []
         self.reads(s.iter if isinstance(s, gast.For) else s.test, current, bound)
-        assigned = _assigned(s.body)
-        inner_targets = _loop_targets(s.body)
+        assigned = self.assigned.within(s.body)
+        inner_targets = self.assigned.loop_targets(s.body)
         carried = sorted((assigned - inner_targets)
-                         & (defined | _read_before_assigned(s.body)))
+                         & (defined | self.assigned.read_before(s.body)))
         loop_names = {}
         for original in carried:
             if original not in defined:
@@ -201,6 +259,7 @@ class _Versions:
                 before.append(self.copy(loop_names[original], current[original], bound, s))
             else:
                 loop_names[original] = current[original]
+        self.versions.update(loop_names.values())
         bound |= {n.targets[0].id for n in before}
         if isinstance(s, gast.While) and isinstance(s.test, gast.Name):
             s.test.id = loop_names.get(s.test.id, s.test.id)
@@ -232,6 +291,7 @@ class _Versions:
             loop_targets = loop_targets | syntax.stored_names(s.target)
         for original in loop_targets:  # after the loop the name holds its last value
             current[original] = original
+            self.versions.add(original)
         defined |= assigned
         for node in before:
             gast.copy_location(node, s)

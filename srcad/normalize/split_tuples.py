@@ -178,9 +178,11 @@ def _literal_keys(value, resolve):
 
 def _update_of(value, shapes, resolve):
     """For ``rt.updated(d, "key", v)`` on a split container: (d, key, v), else None."""
-    if (isinstance(value, gast.Call) and getattr(resolve(value.func), "__name__", "") == "updated"
-            and len(value.args) == 3 and isinstance(value.args[0], gast.Name)
-            and value.args[0].id in shapes and isinstance(value.args[1], gast.Constant)
+    # (the callee resolved last: most calls fail the cheaper tests)
+    if (isinstance(value, gast.Call) and len(value.args) == 3
+            and isinstance(value.args[0], gast.Name) and value.args[0].id in shapes
+            and isinstance(value.args[1], gast.Constant)
+            and getattr(resolve(value.func), "__name__", "") == "updated"
             and value.args[1].value in _normalized_keys(shapes[value.args[0].id])):
         return value.args[0].id, value.args[1].value, value.args[2]
     return None
@@ -214,6 +216,8 @@ def _candidates(assigns, resolve) -> dict:
                 changed = True
         if not changed:
             break
+    if not shapes:
+        return shapes
     for node in assigns:  # a definition that is not a literal or a copy rules the name out
         for target in node.targets:
             for n in syntax.names(target):

@@ -73,6 +73,24 @@ def is_atom(node, local_names) -> bool:
 # calls whose result is a list (np.asarray of one, given to a ufunc, is an array)
 _LIST_MAKERS = (list, np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
                 runtime.appended)
+_LIST_MAKER_IDS = frozenset(id(maker) for maker in _LIST_MAKERS)  # (they live as long)
+
+class _LastAnswerResolver(Resolver):
+    """A Resolver that keeps its last answer: normalizing a call asks what its callee means
+    about ten times in a row (calls_by_value, lowerings, inlining, array displays...). What
+    a node means does not change while to_anf runs (aliases are only ever added for names
+    no node means anything else by, and srcad's new names are never the user's), and the
+    node asked about is kept with the answer, so its identity is its own."""
+
+    _node = _answer = None
+
+    def __call__(self, node):
+        if node is self._node:
+            return self._answer
+        answer = Resolver.__call__(self, node)
+        self._node, self._answer = node, answer
+        return answer
+
 
 class _ToANF:
     def __init__(self, parsed: ParsedFunction, namer: Namer, aliases, values=None,
@@ -83,15 +101,18 @@ class _ToANF:
         self.aliases = aliases
         self.locals = set(parsed.local_names)
         # what a static reference means (srcad's aliases, then the user's names)
-        self.resolve = Resolver(parsed, aliases, namer)
+        self.resolve = _LastAnswerResolver(parsed, aliases, namer)
         self.local_functions = {}  # name -> (FunctionDef or Lambda, source it was written in)
         self.inlining = [parsed.function]  # the function and the callees being inlined in it
         self.inlined = []  # every user function inlined (their sources shape the result)
-        self.fenced = set()  # the callees fence has accepted (each is checked once)
+        # the callees fence has accepted (each is checked once), with what renaming them reads
+        self.fenced = {}  # (inline.prepare_callee); callee -> its signature (inline_call)
+        self.signatures = {}
         self.out: list = []
         self.current = None
         self.current_origin = None  # (current, source, its origin)
         self.operations = {}  # node type -> the bound operation_<type> method (or None)
+        self.visitors = {}  # statement type -> the bound visit_<type> method (or None)
         # name -> what the call resolves by value (calls_by_value.py); None: code for any kind
         self.values = values
         self.by_value = {}
@@ -120,8 +141,12 @@ class _ToANF:
 
     def emit(self, statement, like):
         syntax.copy_location(statement, like)
-        current = self.origin_of_current()
-        set_origin(statement, current)
+        current = self.current_origin  # origin_of_current, its common case inline
+        if current is None or current[0] is not self.current or current[1] is not self.source:
+            current = self.origin_of_current()
+        else:
+            current = current[2]
+        set_origin(statement, current)  # (an Origin: kept as it is)
         set_position(statement, current if like is self.current else self.source.origin(like))
         self.out.append(statement)
         return statement
@@ -138,7 +163,10 @@ class _ToANF:
 
     def statement(self, s):
         """Emit ``s`` in A-normal form (a ``visit_<statement type>`` method each)."""
-        visit = getattr(self, "visit_" + type(s).__name__, None)
+        kind = type(s)
+        visit = self.visitors.get(kind)
+        if visit is None:
+            visit = self.visitors[kind] = getattr(self, "visit_" + kind.__name__, None)
         if visit is None:
             raise AssertionError("fence let through %s" % type(s).__name__)
         visit(s)
@@ -344,8 +372,8 @@ class _ToANF:
             return None
         if self.makes_list(value):
             self.lists.add(name)
-        target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
-        statement = gast.Assign(targets=[target], value=value, type_comment=None)
+        statement = _new(gast.Assign, targets=[_name(name, gast.Store)], value=value,
+                         type_comment=None)
         self.emit(statement, like)
         return statement
 
@@ -357,12 +385,14 @@ class _ToANF:
         if isinstance(value, gast.Name):
             return value.id in self.lists
         if isinstance(value, gast.Call):
-            callee = self.resolve(value.func)
-            return any(callee is maker for maker in _LIST_MAKERS)
+            return id(self.resolve(value.func)) in _LIST_MAKER_IDS
         return False
 
     def atom(self, node, hint=None):
-        if is_atom(node, self.locals):
+        kind = type(node)
+        if kind is gast.Name or kind is gast.Constant:
+            return node
+        if is_static_reference(node, self.locals):
             return _constant_fold_sign(node)
         operation = self.operation(node)
         if is_atom(operation, self.locals):
@@ -370,15 +400,19 @@ class _ToANF:
         name = self.fresh(hint or _describe(operation))
         self.assign(name, operation, node)
         calls_by_value.bind_temporary(self, name, operation)
-        return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+        return _name(name, gast.Load)
 
     def operation(self, node):
         """``node`` as a single operation whose operands are atoms (an ``operation_<type>``
         method each; the operands' own operations are emitted first, in Python's order)."""
-        node = _constant_fold_sign(node)
+        kind = type(node)
+        if kind is gast.Name or kind is gast.Constant:
+            return node
+        if kind is gast.UnaryOp:
+            node = _constant_fold_sign(node)
+            kind = type(node)
         if is_atom(node, self.locals):
             return node
-        kind = type(node)
         if kind in self.operations:
             normalize = self.operations[kind]
         else:
@@ -577,12 +611,20 @@ class _ToANF:
     def named_lambdas(self, call):
         """``apply(lambda t: t * t, x)``: each lambda argument made where Python makes it, as
         a local function of a fresh name (``fn = lambda t: t * t``), which calls inline."""
+        Lambda = gast.Lambda
+        for argument in call.args:  # (loops: most calls pass no lambda, and return here)
+            if type(argument) is Lambda:
+                break
+        else:
+            for keyword in call.keywords:
+                if type(keyword.value) is Lambda:
+                    break
+            else:
+                return call
+
         def named(value):
             return self.operation_Lambda(value) if isinstance(value, gast.Lambda) else value
 
-        if not any(isinstance(v, gast.Lambda) for v in call.args + [k.value for k in
-                                                                      call.keywords]):
-            return call
         return _copy(call, gast.Call(
             func=call.func, args=[named(a) for a in call.args],
             keywords=[gast.keyword(arg=k.arg, value=named(k.value)) for k in call.keywords]))
@@ -791,6 +833,19 @@ def _loaded(node):
     return node
 
 
+def _new(kind, **fields):
+    """``kind(**fields)``, without gast's constructor (the statements to_anf makes)."""
+    node = kind.__new__(kind)
+    node.__dict__.update(fields)
+    return node
+
+
+def _name(identifier, context):
+    """A Name of ``identifier`` in a new ``context`` (gast.Load or gast.Store)."""
+    return _new(gast.Name, id=identifier, ctx=context.__new__(context), annotation=None,
+                type_comment=None)
+
+
 def _copy(old, new):
     return syntax.copy_location(new, old)
 
@@ -846,10 +901,10 @@ def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
     resolved by (calls_by_value.py).
     """
     normalizer = _ToANF(parsed, namer, aliases, values, asked)
-    normalizer.by_value = calls_by_value.parameter_values(parsed, tree, values)
-    calls_by_value.note_assignments(normalizer, tree.body)
+    assigned = calls_by_value.note_assignments(normalizer, tree.body)
+    normalizer.by_value = calls_by_value.parameter_values(parsed, assigned, values)
     # names the earlier passes introduced (loop indices, flags, totals) are locals too
-    normalizer.locals |= syntax.stored_names(tree)
+    normalizer.locals |= assigned
     body = normalizer.statements(tree.body)
     if inlined is not None:
         inlined.extend(normalizer.inlined)
