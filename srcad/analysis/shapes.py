@@ -40,7 +40,8 @@ from ..by_value import (  # noqa: F401 - re-exported
     by_value_kind,
     sequence_kind,
 )
-from .operations import UNRESOLVED, operation_of, operator_operation_of
+from .operations import (ATTRIBUTE, BINARY_OPERATORS, COMPARISONS, FORMATTED, TUPLE,
+                         UNARY_OPERATORS, UNRESOLVED)
 
 
 class Abstract:
@@ -601,74 +602,149 @@ def evaluate(node, env: dict, resolve) -> Abstract:
 _NO_KEYWORDS: dict = {}
 
 
-def _evaluate(node, env: dict, resolve, operator_rules: dict) -> Abstract:
-    """``evaluate``; ``operator_rules`` caches the shape rule of each operator primitive."""
+def _rule_of(primitive, rules: dict):
+    """The shape rule of ``primitive`` (None: none), kept in ``rules`` once looked up."""
+    try:
+        return rules[primitive]
+    except KeyError:
+        entry = registry.lookup(primitive)
+        rule = rules[primitive] = entry.shape_rule if entry is not None else None
+        return rule
+    except TypeError:  # an unhashable callee: the registry keys it by its id
+        entry = registry.lookup(primitive)
+        return entry.shape_rule if entry is not None else None
+
+
+def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
+    """``evaluate``; ``rules`` caches the shape rule of each primitive met.
+
+    The operation an expression performs is read as ``operations.operation_of`` reads it
+    (the same primitive, operands and keywords), without building an Operation."""
     kind = type(node)
-    if kind is gast.Constant:
-        return Known(node.value)
-    if kind is gast.UnaryOp and type(node.op) is gast.USub and type(
-            node.operand) is gast.Constant and type(node.operand.value) in (int, float):
-        return Known(-node.operand.value)  # -1 (an axis), as a constant
     if kind is gast.Name:
         if node.id in env:
             return env[node.id]  # None while no assignment to it has been evaluated yet
         obj = resolve(node)
         return UNKNOWN if obj is UNRESOLVED else _known_or_unknown(obj)
-    if kind is gast.Slice:
-        parts = [None if p is None else _evaluate(p, env, resolve, operator_rules)
+    if kind is gast.Constant:
+        return Known(node.value)
+    keywords = _NO_KEYWORDS
+    if kind is gast.BinOp:
+        left, right = node.left, node.right
+        if (type(node.op) is gast.Mult and type(left) is gast.Name and type(right) is gast.Name
+                and left.id == right.id):
+            # x * x is np.square for its derivative (one term), but its value is the
+            # product's: a Python float of a Python float
+            primitive, operands = operator.mul, (left, left)
+        else:
+            primitive, operands = BINARY_OPERATORS[type(node.op)], (left, right)
+    elif kind is gast.Call:
+        func = node.func
+        primitive = resolve(func)
+        if primitive is not UNRESOLVED:
+            operands = node.args
+        elif type(func) is gast.Attribute:  # method call on a value
+            primitive = getattr(np.ndarray, func.attr, UNRESOLVED)
+            if primitive is UNRESOLVED:
+                return UNKNOWN
+            operands = [func.value] + node.args
+        else:
+            return UNKNOWN
+        if node.keywords:
+            keywords = {k.arg: k.value for k in node.keywords}
+    elif kind is gast.UnaryOp:
+        if type(node.op) is gast.USub and type(node.operand) is gast.Constant and type(
+                node.operand.value) in (int, float):
+            return Known(-node.operand.value)  # -1 (an axis), as a constant
+        primitive, operands = UNARY_OPERATORS[type(node.op)], (node.operand,)
+    elif kind is gast.Compare:
+        primitive, operands = COMPARISONS[type(node.ops[0])], (node.left, node.comparators[0])
+    elif kind is gast.Subscript:
+        primitive, operands = operator.getitem, (node.value, node.slice)
+    elif kind is gast.Attribute:
+        obj = resolve(node)
+        if obj is not UNRESOLVED:
+            return _known_or_unknown(obj)
+        primitive = getattr(np.ndarray, node.attr, UNRESOLVED)
+        if primitive is not UNRESOLVED:  # x.T, x.shape...
+            operands = (node.value,)
+        else:  # a field of a record
+            primitive = ATTRIBUTE
+            operands = (node.value, gast.Constant(value=node.attr, kind=None))
+    elif kind is gast.Slice:
+        parts = [None if p is None else _evaluate(p, env, resolve, rules)
                  for p in (node.lower, node.upper, node.step)]
         if all(p is None for p in parts):
             return FULL_SLICE
         if all(p is None or isinstance(p, Known) for p in parts):
             return Known(slice(*(None if p is None else p.value for p in parts)))
         return SliceAbstract()
-    if kind is gast.Tuple or kind is gast.List:
-        parts = [_evaluate(e, env, resolve, operator_rules) for e in node.elts]
+    elif kind is gast.Tuple or kind is gast.List:
+        parts = [_evaluate(e, env, resolve, rules) for e in node.elts]
         if all(isinstance(p, Known) for p in parts) and kind is gast.Tuple:
             return Known(tuple(p.value for p in parts))
         return IndexTuple(tuple(parts))
-    if kind is gast.IfExp:  # one of the two values: what covers both
-        body = _evaluate(node.body, env, resolve, operator_rules)
-        orelse = _evaluate(node.orelse, env, resolve, operator_rules)
+    elif kind is gast.IfExp:  # one of the two values: what covers both
+        body = _evaluate(node.body, env, resolve, rules)
+        orelse = _evaluate(node.orelse, env, resolve, rules)
         return None if body is None or orelse is None else join(body, orelse)
-    if kind is gast.Attribute:
-        obj = resolve(node)
-        if obj is not UNRESOLVED:
-            return _known_or_unknown(obj)
-    operator_operation = operator_operation_of(node)
-    if operator_operation is not None:
-        primitive, operands = operator_operation
-        keywords = _NO_KEYWORDS
-        if primitive is np.square:
-            # x * x is np.square for its derivative (one term), but its value is the
-            # product's: a Python float of a Python float
-            primitive = operator.mul
-            operands = operands + operands
-        if primitive in operator_rules:
-            rule = operator_rules[primitive]
-        else:
-            entry = registry.lookup(primitive)
-            rule = operator_rules[primitive] = entry.shape_rule if entry is not None else None
+    elif kind is gast.Dict:
+        primitive, operands = TUPLE, node.values
+    elif kind is gast.JoinedStr:
+        primitive = FORMATTED
+        operands = [n for n in syntax.walk(node) if isinstance(n, gast.Name)]
     else:
-        operation = operation_of(node, resolve)
-        primitive, operands, keywords = operation.primitive, operation.args, operation.keywords
-        if primitive is UNRESOLVED:
-            return UNKNOWN
-        entry = registry.lookup(primitive)
-        rule = entry.shape_rule if entry is not None else None
+        return UNKNOWN  # (an operation srcad does not resolve)
+    rule = _rule_of(primitive, rules)
     if rule is None:
         return UNKNOWN
-    args = [_evaluate(a, env, resolve, operator_rules) for a in operands]
+    args = []
+    for operand in operands:
+        value = _evaluate(operand, env, resolve, rules)
+        if value is None:
+            return None  # an operand not known yet: nothing to say about the result yet
+        args.append(value)
     if keywords:
-        keywords = {k: _evaluate(v, env, resolve, operator_rules) for k, v in keywords.items()}
+        keywords = {k: _evaluate(v, env, resolve, rules) for k, v in keywords.items()}
         if any(v is None for v in keywords.values()):
             return None
-    if None in args:
-        return None  # an operand not known yet: nothing to say about the result yet
     try:
         return rule(*args, **keywords)
     except (TypeError, ValueError, IndexError, AttributeError):
         return UNKNOWN  # a call the rule does not understand: assume nothing
+
+
+_CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)
+
+
+def _reads_and_binds(value) -> tuple:
+    """(the names ``value`` reads, the names it may bind: a walrus, a comprehension's
+    target), in one walk over its Name nodes (those ``syntax.names`` gives)."""
+    read, bound = set(), set()
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    Name, Load, Store, Del, AST = gast.Name, gast.Load, gast.Store, gast.Del, gast.AST
+    fields_of = _CHILD_FIELDS
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is Name:
+            context = type(current.ctx)
+            if context is Load:
+                read.add(current.id)
+            elif context is Store or context is Del:
+                bound.add(current.id)
+        elif kind is list:
+            stack.extend(current)
+        elif isinstance(current, AST):
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = fields_of[kind] = syntax.child_fields(kind)
+            for field in fields:
+                child = getattr(current, field, None)
+                if child is not None:
+                    push(child)
+    return read, bound
 
 
 def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
@@ -678,15 +754,8 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
     readers = {}  # name -> positions in assigns of the assignments reading it
     Load, Store, Del = gast.Load, gast.Store, gast.Del
     for node in syntax.statements(tree):
-        if isinstance(node, gast.Assign):
-            # one pass over the names of the value: what it reads, what it may bind
-            read, bound = set(), set()
-            for found in syntax.names(node.value):
-                context = type(found.ctx)
-                if context is Load:
-                    read.add(found.id)
-                elif context is Store or context is Del:
-                    bound.add(found.id)
+        if type(node) is gast.Assign:
+            read, bound = _reads_and_binds(node.value)
             targets = node.targets
             if len(targets) == 1 and type(targets[0]) is gast.Name and type(
                     targets[0].ctx) is Store:
@@ -708,7 +777,7 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
     # a worklist: an assignment is evaluated again only when a name it reads changed (each
     # value only grows, by join); taking the first pending statement in program order,
     # most are final at their first visit
-    operator_rules = {}
+    rules = {}
     pending = list(range(len(assigns)))  # a heap of positions
     queued = [True] * len(assigns)
     budget = 20 * len(assigns)  # as many evaluations as 20 rounds over every statement
@@ -717,10 +786,10 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
         position = heapq.heappop(pending)
         queued[position] = False
         node = assigns[position]
-        value = _evaluate(node.value, env, resolve, operator_rules)
+        value = _evaluate(node.value, env, resolve, rules)
         changed = []
         for target in node.targets:
-            if isinstance(target, gast.Name):
+            if type(target) is gast.Name:
                 old = env.get(target.id)
                 if old is None:  # its first value (no abstract value equals None)
                     if value is not None:
