@@ -396,9 +396,14 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
     env = {}
     if kinds is not None and "specialize" in enabled:
         params = [a.id for a in tree.args.args]
-        env = shapes.infer(tree, dict(zip(params, kinds)), resolve)
-        tree = specialize_runtime_calls(tree, env, resolve, aliases)
+        stored = {}  # how often each name is assigned: counted by infer, read by the next pass
+        env = shapes.infer(tree, dict(zip(params, kinds)), resolve, stored)
+        tree = specialize_runtime_calls(tree, env, resolve, aliases, stored)
         tree = checked("specialize_runtime_calls", tree, parsed, aliases)
+        if invariants.enabled() and stored != Counter(
+                n.id for n in syntax.names(tree) if type(n.ctx) in (gast.Store, gast.Del)):
+            raise invariants.BrokenInvariantError(
+                "specialize_runtime_calls", "the assignments counted before it are its tree's")
         tree = keep_broadcasts_implicit(tree, env, resolve, aliases)
         tree = checked("keep_broadcasts_implicit", tree, parsed, aliases)
     # dropping zero tangent terms is not only faster: 0 * log(x) is nan for x < 0

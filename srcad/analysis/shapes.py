@@ -719,8 +719,9 @@ _CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)
 
 def _reads_and_binds(value) -> tuple:
     """(the names ``value`` reads, the names it may bind: a walrus, a comprehension's
-    target), in one walk over its Name nodes (those ``syntax.names`` gives)."""
-    read, bound = set(), set()
+    target, each with how often), in one walk over its Name nodes (those ``syntax.names``
+    gives)."""
+    read, bound = set(), {}
     stack = [value]
     pop, push = stack.pop, stack.append
     Name, Load, Store, Del, AST = gast.Name, gast.Load, gast.Store, gast.Del, gast.AST
@@ -733,7 +734,7 @@ def _reads_and_binds(value) -> tuple:
             if context is Load:
                 read.add(current.id)
             elif context is Store or context is Del:
-                bound.add(current.id)
+                bound[current.id] = bound.get(current.id, 0) + 1
         elif kind is list:
             stack.extend(current)
         elif isinstance(current, AST):
@@ -747,8 +748,39 @@ def _reads_and_binds(value) -> tuple:
     return read, bound
 
 
-def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
-    """Abstract values of every variable assigned in ``tree``, given the parameters'."""
+_BLOCKS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
+
+
+def _count_stored_outside_blocks(statement, counts: dict) -> None:
+    """Count into ``counts`` the assigned names of ``statement`` but those of the statements
+    in its blocks (``syntax.statements`` gives those): its target, its test..., and the
+    parts of its except handlers and match cases outside their bodies."""
+    for field in syntax.child_fields(type(statement)):
+        value = getattr(statement, field, None)
+        if value is None:
+            continue
+        if field in _BLOCKS:
+            if field in ("handlers", "cases"):
+                for holder in value:
+                    for part in syntax.child_fields(type(holder)):
+                        if part != "body":
+                            _count_stored(getattr(holder, part, None), counts)
+            continue
+        _count_stored(value, counts)
+
+
+def _count_stored(node, counts: dict) -> None:
+    for found in syntax.names(node) if node is not None else ():
+        if type(found.ctx) in (gast.Store, gast.Del):
+            counts[found.id] = counts.get(found.id, 0) + 1
+
+
+def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = None) -> dict:
+    """Abstract values of every variable assigned in ``tree``, given the parameters'.
+
+    ``counts`` (a dict, if given) receives how often each name is assigned (a Name in
+    Store or Del context, as ``syntax.names`` gives them) in ``tree``: counted in the same
+    walk, for the passes that need it next."""
     env = dict(params)
     assigns = []
     readers = {}  # name -> positions in assigns of the assignments reading it
@@ -760,9 +792,20 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
             if len(targets) == 1 and type(targets[0]) is gast.Name and type(
                     targets[0].ctx) is Store:
                 stored = {targets[0].id}
+                if counts is not None:
+                    counts[targets[0].id] = counts.get(targets[0].id, 0) + 1
             else:
-                stored = {found.id for found in syntax.names(targets)
-                          if type(found.ctx) in (Store, Del)}
+                found_stored = [found.id for found in syntax.names(targets)
+                                if type(found.ctx) in (Store, Del)]
+                stored = set(found_stored)
+                if counts is not None:
+                    for name in found_stored:
+                        counts[name] = counts.get(name, 0) + 1
+            if bound:
+                if counts is not None:
+                    for name in bound:
+                        counts[name] = counts.get(name, 0) + bound[name]
+                bound = set(bound)
             for name in stored | bound if bound else stored:
                 env.setdefault(name, None)
             if not is_restore(node) and not is_placeholder(node):
@@ -770,10 +813,13 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
                 assigns.append(node)
                 for name in read:
                     readers.setdefault(name, []).append(position)
-        elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
-            counting = isinstance(node.iter, gast.Call) and resolve(node.iter.func) in (range,
-                                                                                         reversed)
-            env[node.target.id] = Scalar("int") if counting else UNKNOWN
+        else:
+            if counts is not None:
+                _count_stored_outside_blocks(node, counts)
+            if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+                counting = isinstance(node.iter, gast.Call) and resolve(node.iter.func) in (
+                    range, reversed)
+                env[node.target.id] = Scalar("int") if counting else UNKNOWN
     # a worklist: an assignment is evaluated again only when a name it reads changed (each
     # value only grows, by join); taking the first pending statement in program order,
     # most are final at their first visit

@@ -35,8 +35,11 @@ from ..analysis import shapes
 from ..analysis.operations import operation_of
 
 
-def specialize_runtime_calls(tree: gast.FunctionDef, env: dict, resolve, aliases):
-    _Specialize(env, resolve, aliases, tree).visit(tree)
+def specialize_runtime_calls(tree: gast.FunctionDef, env: dict, resolve, aliases,
+                             stored: dict | None = None):
+    """``stored``: how often each name is assigned in ``tree`` (Store or Del), if counted
+    already (shapes.infer counts them; specializing never assigns nor drops an assignment)."""
+    _Specialize(env, resolve, aliases, tree, stored=stored).visit(tree)
     return tree
 
 
@@ -138,12 +141,13 @@ class _Specialize:
     a walk that looks each node type's fields up once and skips names and constants."""
 
     def __init__(self, env, resolve, aliases, tree=None, zeros_simplified=False,
-                 skipped=frozenset()):
+                 skipped=frozenset(), stored=None):
         self.env = env
         self.resolve = resolve
         self.aliases = aliases
         self.tree = tree
         self._definitions = None
+        self._stored = stored  # how often each name is assigned in tree, if counted
         self._placeholders = None
         # True after simplify_zeros: only rt.zeros_like calls are left to specialize
         self.zeros_simplified = zeros_simplified
@@ -157,7 +161,7 @@ class _Specialize:
         if self.tree is None or type(node) is not gast.Name:
             return node
         if self._definitions is None:
-            self._definitions = _single_definitions(self.tree)
+            self._definitions = _single_definitions(self.tree, self._stored)
         definitions, parameters = self._definitions
         kind = shapes.plain(self.env.get(node.id))
         if not isinstance(kind, shapes.Array) or None in kind.ones:
@@ -257,7 +261,7 @@ class _Specialize:
         if self.tree is None or type(node) is not gast.Name:
             return False
         if self._definitions is None:
-            self._definitions = _single_definitions(self.tree)
+            self._definitions = _single_definitions(self.tree, self._stored)
         return node.id in self._definitions[1]
 
     def made_by_numpy(self, node):
@@ -266,7 +270,7 @@ class _Specialize:
         if self.tree is None or type(node) is not gast.Name:
             return False
         if self._definitions is None:
-            self._definitions = _single_definitions(self.tree)
+            self._definitions = _single_definitions(self.tree, self._stored)
         value = self._definitions[0].get(node.id)
         if type(value) is not gast.Call:
             return False
