@@ -27,8 +27,10 @@ from .specialize_runtime_calls import specialize_zeros
 
 
 def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
-                   aliases) -> gast.FunctionDef:
-    """``primal_of(name)`` gives the value a tangent variable belongs to (None otherwise)."""
+                   aliases, stored: dict | None = None) -> gast.FunctionDef:
+    """``primal_of(name)`` gives the value a tangent variable belongs to (None otherwise);
+    ``stored``: how often each name is assigned in ``tree``, if counted already (this pass
+    never assigns nor drops an assignment)."""
     simplify = _Simplify(env, resolve, primal_of, aliases)
     simplify.visit(tree)
     if simplify.zeros:
@@ -36,7 +38,7 @@ def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
         # own put back, and a statement that held no zero holds no placeholder
         tree = _Restore(simplify.without_zero).visit(tree)
     if env:  # specialized code: the zeros left, as what rt.zeros_like reduces to for their kinds
-        tree = specialize_zeros(tree, env, resolve, aliases, simplify.without_zero)
+        tree = specialize_zeros(tree, env, resolve, aliases, simplify.without_zero, stored)
     return tree
 
 

@@ -118,12 +118,14 @@ def _loads_and_specialized_calls(node, specialize) -> tuple:
 
 
 def specialize_zeros(tree: gast.FunctionDef, env: dict, resolve, aliases,
-                     skipped=frozenset()):
+                     skipped=frozenset(), stored: dict | None = None):
     """The ``rt.zeros_like`` calls of ``tree`` replaced by what they reduce to for the known
     kinds. simplify_zeros reads such a call as a zero (a product with it is dropped), so the
     pass above leaves an array's for it, and simplify_zeros calls this once it is done.
-    ``skipped``: the ids of statements known to hold no such call (not looked into)."""
-    _Specialize(env, resolve, aliases, tree, zeros_simplified=True, skipped=skipped).visit(tree)
+    ``skipped``: the ids of statements known to hold no such call (not looked into);
+    ``stored``: as for specialize_runtime_calls."""
+    _Specialize(env, resolve, aliases, tree, zeros_simplified=True, skipped=skipped,
+                stored=stored).visit(tree)
     return tree
 
 
