@@ -715,12 +715,56 @@ def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
 
 
 _CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)
+_NOTHING_BOUND: dict = {}
+
+
+def _atoms_read(value):
+    """The names ``value`` reads when it is made of the usual forms of generated code only
+    (names read, constants, operators, calls without keywords, attributes, indexing,
+    tuples), else None (the general walk below answers)."""
+    read = set()
+    return read if _add_reads(value, read) else None
+
+
+def _add_reads(node, read: set) -> bool:
+    kind = type(node)
+    if kind is gast.Name:
+        if type(node.ctx) is not gast.Load:
+            return False
+        read.add(node.id)
+        return True
+    if kind is gast.Constant:
+        return True
+    if kind is gast.BinOp:
+        return _add_reads(node.left, read) and _add_reads(node.right, read)
+    if kind is gast.Call:
+        if node.keywords or not _add_reads(node.func, read):
+            return False
+        for argument in node.args:
+            if not _add_reads(argument, read):
+                return False
+        return True
+    if kind is gast.Attribute:
+        return _add_reads(node.value, read)
+    if kind is gast.UnaryOp:
+        return _add_reads(node.operand, read)
+    if kind is gast.Subscript:
+        return _add_reads(node.value, read) and _add_reads(node.slice, read)
+    if kind is gast.Tuple or kind is gast.List:
+        for element in node.elts:
+            if not _add_reads(element, read):
+                return False
+        return True
+    return False
 
 
 def _reads_and_binds(value) -> tuple:
     """(the names ``value`` reads, the names it may bind: a walrus, a comprehension's
     target, each with how often), in one walk over its Name nodes (those ``syntax.names``
     gives)."""
+    read = _atoms_read(value)
+    if read is not None:
+        return read, _NOTHING_BOUND
     read, bound = set(), {}
     stack = [value]
     pop, push = stack.pop, stack.append
