@@ -206,7 +206,8 @@ def _as_operand(value):
 
 
 def _broadcast(values):
-    arrays = [_as_operand(v) for v in values]
+    # (an Array or a Scalar is its own operand: no call for those, the usual operands)
+    arrays = [v if type(v) is Array or type(v) is Scalar else _as_operand(v) for v in values]
     if any(not isinstance(v, (Array, Scalar)) for v in arrays):
         return UNKNOWN  # an object, a ragged list...
     shaped = [v for v in arrays if isinstance(v, Array)]
@@ -242,9 +243,12 @@ def _sequence_kept(args) -> bool:
     """Whether a Python operator leaves a list or tuple operand a sequence: unless an array
     is among the operands (NumPy then makes an array of it), ``[a] * 3`` repeats the list and
     ``[a] + [b]`` concatenates."""
-    sequences = any(isinstance(a, IndexTuple) or isinstance(a, Known) and isinstance(
-        a.value, tuple) for a in args)
-    return sequences and not any(isinstance(plain(a), Array) for a in args)
+    for a in args:
+        if type(a) is Array or type(a) is Scalar:
+            continue  # (the usual operands: neither a list nor a tuple)
+        if isinstance(a, IndexTuple) or isinstance(a, Known) and isinstance(a.value, tuple):
+            return not any(isinstance(plain(b), Array) for b in args)
+    return False
 
 
 def operator_elementwise(*args, **kwargs):

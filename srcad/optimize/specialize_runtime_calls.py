@@ -211,8 +211,7 @@ class _Specialize:
                     if item_kind is Constant or (
                             item_kind is Name and getattr(item, "annotation", None) is None):
                         continue
-                    if item_kind is gast.Attribute and type(item.value) is Name and getattr(
-                            item.value, "annotation", None) is None:
+                    if item_kind in _WITHOUT_CALLS and _holds_no_call(item):
                         continue
                     if skipped and id(item) in skipped:
                         continue
@@ -225,9 +224,8 @@ class _Specialize:
                 if value_kind is Constant or (
                         value_kind is Name and getattr(value, "annotation", None) is None):
                     continue
-                if value_kind is gast.Attribute and type(value.value) is Name and getattr(
-                        value.value, "annotation", None) is None:
-                    continue  # np.dot, rt.unbroadcast, x.shape: no call inside
+                if value_kind in _WITHOUT_CALLS and _holds_no_call(value):
+                    continue  # np.dot, rt.unbroadcast, x.shape, a * b: no call inside
                 if isinstance(value, AST):
                     new = visit(value)
                     if new is not value:
@@ -286,6 +284,24 @@ class _Specialize:
         module = getattr(function, "__module__", None) or ""
         return isinstance(function, np.ufunc) or (
             callable(function) and (module == "numpy" or module.startswith("numpy.")))
+
+
+_WITHOUT_CALLS = frozenset((gast.Attribute, gast.BinOp))  # forms _holds_no_call knows
+
+
+def _holds_no_call(node) -> bool:
+    """True for ``a.b`` and ``a op b`` of names without an annotation and constants: nothing
+    for the rewrite to look at (False: it may hold something)."""
+    if type(node) is gast.Attribute:
+        parts = (node.value,)
+    else:
+        parts = (node.left, node.right)
+    for part in parts:
+        kind = type(part)
+        if not (kind is gast.Constant or (
+                kind is gast.Name and getattr(part, "annotation", None) is None)):
+            return False
+    return True
 
 
 _ELEMENTWISE_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.Mod)
