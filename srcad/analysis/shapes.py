@@ -40,8 +40,15 @@ from ..by_value import (  # noqa: F401 - re-exported
     by_value_kind,
     sequence_kind,
 )
-from .operations import (ATTRIBUTE, BINARY_OPERATORS, COMPARISONS, FORMATTED, TUPLE,
-                         UNARY_OPERATORS, UNRESOLVED)
+from .operations import (
+    ATTRIBUTE,
+    BINARY_OPERATORS,
+    COMPARISONS,
+    FORMATTED,
+    TUPLE,
+    UNARY_OPERATORS,
+    UNRESOLVED,
+)
 
 
 class Abstract:
@@ -832,7 +839,7 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
     env = dict(params)
     assigns = []
     readers = {}  # name -> positions in assigns of the assignments reading it
-    Load, Store, Del = gast.Load, gast.Store, gast.Del
+    Store, Del = gast.Store, gast.Del
     for node in syntax.statements(tree):
         if type(node) is gast.Assign:
             read, bound = _reads_and_binds(node.value)

@@ -53,6 +53,8 @@ def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases
                 loads[node.id] = loads.get(node.id, 0) + 1
             elif context is Store or context is Del:
                 stores[node.id] = stores.get(node.id, 0) + 1
+            if getattr(node, "annotation", None) is None:
+                continue
         elif kind is BinOp and isinstance(node.op, _ELEMENTWISE_OPERATORS):
             for field, other in (("left", node.right), ("right", node.left)):
                 operand = getattr(node, field)

@@ -87,6 +87,7 @@ class _Simplify(gast.NodeTransformer):
         self.aliases = aliases
         self.zeros = 0  # zero subexpressions found (placeholders to restore)
         self.without_zero = set()  # ids of the statements left as they were: no zero in them
+        self._zeros_like_callees = {}  # callee "f" or ("m", "f") -> whether rt.zeros_like
 
     def visit(self, node):
         # most statements hold no zero at all: nothing to simplify there
@@ -101,7 +102,6 @@ class _Simplify(gast.NodeTransformer):
         stack = [node]
         pop, push = stack.pop, stack.append
         Constant, Call, Name, AST = gast.Constant, gast.Call, gast.Name, gast.AST
-        zeros_like, resolve = runtime.zeros_like, self.resolve
         fields_of = _CHILD_FIELDS
         while stack:
             current = pop()
@@ -112,7 +112,7 @@ class _Simplify(gast.NodeTransformer):
                 if self.is_zero(current):
                     return True
                 continue
-            if kind is Call and resolve(current.func) is zeros_like:
+            if kind is Call and self.calls_zeros_like(current):
                 return True
             fields = fields_of.get(kind)
             if fields is None:
@@ -126,6 +126,21 @@ class _Simplify(gast.NodeTransformer):
                 elif isinstance(value, AST):
                     push(value)
         return False
+
+    def calls_zeros_like(self, call) -> bool:
+        """Whether ``call`` calls rt.zeros_like (kept per callee ``f`` or ``m.f``: what a
+        name refers to stays the same during the pass)."""
+        func = call.func
+        if type(func) is gast.Attribute and type(func.value) is gast.Name:
+            key = (func.value.id, func.attr)
+        elif type(func) is gast.Name:
+            key = func.id
+        else:
+            return self.resolve(func) is runtime.zeros_like
+        found = self._zeros_like_callees.get(key)
+        if found is None:
+            found = self._zeros_like_callees[key] = self.resolve(func) is runtime.zeros_like
+        return found
 
     def zero(self, original, product=True):
         self.zeros += 1

@@ -154,6 +154,7 @@ class _Specialize:
         # True after simplify_zeros: only rt.zeros_like calls are left to specialize
         self.zeros_simplified = zeros_simplified
         self.skipped = skipped  # ids of statements known to hold no call to specialize
+        self._rules = {}  # callee "f" or ("m", "f") -> its specializer (rule_for)
 
     def shape_source(self, node):
         """A name whose array has the same shape as ``node``'s (a name), read for its
@@ -180,8 +181,24 @@ class _Specialize:
         return node
 
     def rule_for(self, node):
-        """The specializer on the record of the function ``node`` calls, or None."""
-        function = self.resolve(node.func)
+        """The specializer on the record of the function ``node`` calls, or None (kept per
+        callee ``f`` or ``m.f``: what a name refers to stays the same during the pass, the
+        names it makes being new)."""
+        func = node.func
+        kind = type(func)
+        if kind is gast.Attribute and type(func.value) is gast.Name:
+            key = (func.value.id, func.attr)
+        elif kind is gast.Name:
+            key = func.id
+        else:
+            return self._rule_of(func)
+        rule = self._rules.get(key, _UNSEEN)
+        if rule is _UNSEEN:
+            rule = self._rules[key] = self._rule_of(func)
+        return rule
+
+    def _rule_of(self, func):
+        function = self.resolve(func)
         if self.zeros_simplified and function is not runtime.zeros_like:
             return None
         return registry.fact(function, "specializer")
@@ -355,6 +372,7 @@ def _stored_counts(tree) -> dict:
 
 
 _CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)
+_UNSEEN = object()
 
 
 def _elementwise_operands(value, resolve):
