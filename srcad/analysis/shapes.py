@@ -613,6 +613,10 @@ def evaluate(node, env: dict, resolve) -> Abstract:
 _NO_KEYWORDS: dict = {}
 
 
+_CALLEE = object()  # marks the keys of ``rules`` that hold a callee (never a primitive's)
+_UNSEEN = object()
+
+
 def _rule_of(primitive, rules: dict):
     """The shape rule of ``primitive`` (None: none), kept in ``rules`` once looked up."""
     try:
@@ -627,7 +631,8 @@ def _rule_of(primitive, rules: dict):
 
 
 def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
-    """``evaluate``; ``rules`` caches the shape rule of each primitive met.
+    """``evaluate``; ``rules`` caches the shape rule of each primitive met (and the object
+    each callee ``m.f`` refers to).
 
     The operation an expression performs is read as ``operations.operation_of`` reads it
     (the same primitive, operands and keywords), without building an Operation."""
@@ -651,7 +656,14 @@ def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
             primitive, operands = BINARY_OPERATORS[type(node.op)], (left, right)
     elif kind is gast.Call:
         func = node.func
-        primitive = resolve(func)
+        if type(func) is gast.Attribute and type(func.value) is gast.Name:
+            # what ``m.f`` refers to, kept for the run (a run makes no names)
+            key = (_CALLEE, func.value.id, func.attr)
+            primitive = rules.get(key, _UNSEEN)
+            if primitive is _UNSEEN:
+                primitive = rules[key] = resolve(func)
+        else:
+            primitive = resolve(func)
         if primitive is not UNRESOLVED:
             operands = node.args
         elif type(func) is gast.Attribute:  # method call on a value
