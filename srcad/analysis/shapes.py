@@ -894,23 +894,25 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
     pending = list(range(len(assigns)))  # a heap of positions
     queued = [True] * len(assigns)
     budget = 20 * len(assigns)  # as many evaluations as 20 rounds over every statement
+    pop, push, evaluate_value, Name = heapq.heappop, heapq.heappush, _evaluate, gast.Name
     while pending and budget > 0:
         budget -= 1
-        position = heapq.heappop(pending)
+        position = pop(pending)
         queued[position] = False
         node = assigns[position]
-        value = _evaluate(node.value, env, resolve, rules)
+        value = evaluate_value(node.value, env, resolve, rules)
         changed = []
         for target in node.targets:
-            if type(target) is gast.Name:
+            if type(target) is Name:
+                if value is None:
+                    continue  # nothing known yet: the name keeps its value (join's identity)
                 old = env.get(target.id)
                 if old is None:  # its first value (no abstract value equals None)
-                    if value is not None:
-                        env[target.id] = value
-                        changed.append(target.id)
+                    env[target.id] = value
+                    changed.append(target.id)
                     continue
                 new = join(old, value)
-                if new != old:
+                if new is not old and new != old:
                     env[target.id] = new
                     changed.append(target.id)
             elif (type(target) in (gast.Tuple, gast.List) and isinstance(value, IndexTuple)
@@ -931,5 +933,5 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
             for reader in readers.get(name, ()):
                 if not queued[reader]:
                     queued[reader] = True
-                    heapq.heappush(pending, reader)
+                    push(pending, reader)
     return env
