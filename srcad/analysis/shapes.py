@@ -605,9 +605,11 @@ def _known_or_unknown(obj):
     return UNKNOWN
 
 
-def evaluate(node, env: dict, resolve) -> Abstract:
-    """The abstract value of an expression (of any nesting) under ``env``."""
-    return _evaluate(node, env, resolve, {})
+def evaluate(node, env: dict, resolve, cache: dict | None = None) -> Abstract:
+    """The abstract value of an expression (of any nesting) under ``env``. ``cache`` (a
+    dict, if given) keeps the shape rules and callees looked up, for a caller evaluating
+    many expressions while the names keep what they refer to (a pass)."""
+    return _evaluate(node, env, resolve, {} if cache is None else cache)
 
 
 _NO_KEYWORDS: dict = {}

@@ -88,6 +88,7 @@ class _Simplify(gast.NodeTransformer):
         self.zeros = 0  # zero subexpressions found (placeholders to restore)
         self.without_zero = set()  # ids of the statements left as they were: no zero in them
         self._zeros_like_callees = {}  # callee "f" or ("m", "f") -> whether rt.zeros_like
+        self._evaluated = {}  # shapes.evaluate's cache for the pass
 
     def visit(self, node):
         # most statements hold no zero at all: nothing to simplify there
@@ -147,7 +148,7 @@ class _Simplify(gast.NodeTransformer):
         return _Zero(original, product)
 
     def kind(self, node):
-        return shapes.plain(shapes.evaluate(node, self.env, self.resolve))
+        return shapes.plain(shapes.evaluate(node, self.env, self.resolve, self._evaluated))
 
     def is_zero(self, node) -> bool:
         if isinstance(node, _Zero):

@@ -155,6 +155,7 @@ class _Specialize:
         self.zeros_simplified = zeros_simplified
         self.skipped = skipped  # ids of statements known to hold no call to specialize
         self._rules = {}  # callee "f" or ("m", "f") -> its specializer (rule_for)
+        self._evaluated = {}  # shapes.evaluate's cache for the pass
 
     def shape_source(self, node):
         """A name whose array has the same shape as ``node``'s (a name), read for its
@@ -252,7 +253,8 @@ class _Specialize:
         rule = self.rule_for(node)
         if rule is None or node.keywords:
             return node
-        kinds = [shapes.plain(shapes.evaluate(a, self.env, self.resolve)) for a in node.args]
+        kinds = [shapes.plain(shapes.evaluate(a, self.env, self.resolve, self._evaluated))
+                 for a in node.args]
         replacement = rule(self, node.args, kinds)
         return node if replacement is None else gast.copy_location(replacement, node)
 
