@@ -388,23 +388,35 @@ def _reads_once_specialized(kinds_env, namer, resolve, aliases):
     return reads
 
 
+def _stored_counts(tree) -> Counter:
+    """How often each name is assigned in ``tree`` (for the invariant checks)."""
+    return Counter(n.id for n in syntax.names(tree) if type(n.ctx) in (gast.Store, gast.Del))
+
+
 def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATIONS),
              resolve: Resolver | None = None):
     """Optimization passes, in order; each leaves valid code behind."""
     resolve = resolve or Resolver(parsed, aliases, namer)
 
-    env = {}
+    env, stored = {}, None
     if kinds is not None and "specialize" in enabled:
         params = [a.id for a in tree.args.args]
-        env = shapes.infer(tree, dict(zip(params, kinds)), resolve)
-        tree = specialize_runtime_calls(tree, env, resolve, aliases)
+        stored = {}  # how often each name is assigned: counted by infer, read by the next pass
+        env = shapes.infer(tree, dict(zip(params, kinds)), resolve, stored)
+        tree = specialize_runtime_calls(tree, env, resolve, aliases, stored)
         tree = checked("specialize_runtime_calls", tree, parsed, aliases)
+        if invariants.enabled() and stored != _stored_counts(tree):
+            raise invariants.BrokenInvariantError(
+                "specialize_runtime_calls", "the assignments counted before it are its tree's")
         tree = keep_broadcasts_implicit(tree, env, resolve, aliases)
         tree = checked("keep_broadcasts_implicit", tree, parsed, aliases)
     # dropping zero tangent terms is not only faster: 0 * log(x) is nan for x < 0
-    tree = simplify_zeros(tree, env, resolve, namer.primal_of,
-                          aliases)
+    tree = simplify_zeros(tree, env, resolve, namer.primal_of, aliases, stored)
     tree = checked("simplify_zeros", tree, parsed, aliases)
+    if stored is not None and invariants.enabled() and stored != _stored_counts(tree):
+        raise invariants.BrokenInvariantError(
+            "keep_broadcasts_implicit, simplify_zeros",
+            "the assignments counted before them are their tree's")
     return _dataflow(tree, parsed, namer, aliases, env, enabled, resolve)
 
 
