@@ -21,7 +21,7 @@ import gast
 from . import emit, invariants, recursion, registry, runtime, syntax
 from .cache import memory
 from .analysis import shapes
-from .analysis.activity import analyze_activity, insert_discrete_checks
+from .analysis.activity import analyze_activity
 from .fence import fence
 from .namespace import Aliases
 from .naming import Namer, identifier
@@ -45,6 +45,7 @@ from .request import OPTIMIZATIONS, ForwardRequest, Request, ReverseRequest
 from .resolve import Resolver
 from .transform.context import TransformContext
 from .transform.forward import forward
+from .transform.insert_discrete_checks import insert_discrete_checks
 from .transform.lower_accumulations import lower_accumulations
 from .transform.reverse import reverse
 
