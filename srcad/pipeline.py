@@ -21,7 +21,7 @@ import gast
 from . import emit, invariants, recursion, registry, runtime, syntax
 from .cache import memory
 from .analysis import shapes
-from .analysis.activity import analyze_activity, insert_discrete_checks
+from .analysis.activity import analyze_activity
 from .fence import fence
 from .namespace import Aliases
 from .naming import Namer, identifier
@@ -45,6 +45,7 @@ from .request import OPTIMIZATIONS, ForwardRequest, Request, ReverseRequest
 from .resolve import Resolver
 from .transform.context import TransformContext
 from .transform.forward import forward
+from .transform.insert_discrete_checks import insert_discrete_checks
 from .transform.lower_accumulations import lower_accumulations
 from .transform.reverse import reverse
 
@@ -392,23 +393,41 @@ def _reads_once_specialized(kinds_env, namer, resolve, aliases):
     return reads
 
 
+def _stored_counts(tree) -> Counter:
+    """How often each name is assigned in ``tree`` (for the invariant checks)."""
+    return Counter(n.id for n in syntax.names(tree) if type(n.ctx) in (gast.Store, gast.Del))
+
+
 def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATIONS),
              resolve: Resolver | None = None):
     """Optimization passes, in order; each leaves valid code behind."""
     resolve = resolve or Resolver(parsed, aliases, namer)
 
-    env = {}
+    env, stored = {}, None
     if kinds is not None and "specialize" in enabled:
         params = [a.id for a in tree.args.args]
-        env = shapes.infer(tree, dict(zip(params, kinds)), resolve)
-        tree = specialize_runtime_calls(tree, env, resolve, aliases)
+        stored = {}  # how often each name is assigned: counted by infer, read by the next pass
+        env = shapes.infer(tree, dict(zip(params, kinds)), resolve, stored)
+        tree = specialize_runtime_calls(tree, env, resolve, aliases, stored)
         tree = checked("specialize_runtime_calls", tree, parsed, aliases)
+        if invariants.enabled() and stored != _stored_counts(tree):
+            raise invariants.BrokenInvariantError(
+                "specialize_runtime_calls", "the assignments counted before it are its tree's")
         tree = keep_broadcasts_implicit(tree, env, resolve, aliases)
         tree = checked("keep_broadcasts_implicit", tree, parsed, aliases)
     # dropping zero tangent terms is not only faster: 0 * log(x) is nan for x < 0
-    tree = simplify_zeros(tree, env, resolve, namer.primal_of,
-                          aliases)
+    tree = simplify_zeros(tree, env, resolve, namer.primal_of, aliases, stored)
     tree = checked("simplify_zeros", tree, parsed, aliases)
+    if stored is not None and invariants.enabled() and stored != _stored_counts(tree):
+        raise invariants.BrokenInvariantError(
+            "keep_broadcasts_implicit, simplify_zeros",
+            "the assignments counted before them are their tree's")
+    return _dataflow(tree, parsed, namer, aliases, env, enabled, resolve)
+
+
+def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
+    """The optimization passes after simplify_zeros: fold and propagate rounds, then
+    remove_dead_code, accumulate_in_place, fuse_single_use (as ``enabled``)."""
 
     def is_floating(identifier):
         return namer.primal_of(identifier) is not None or env.get(identifier) == shapes.FLOAT
@@ -417,8 +436,10 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
     # propagate, fold. A run is limited to what changed since (or skipped): folding a
     # statement depends on that statement alone, and folding never adds or removes a name,
     # so what propagate_copies learned about the statements stays true
-    copies = CopyFacts()
-    changed = None  # ids of the statements changed since the last fold (None: all)
+    copies = CopyFacts(resolve)  # what each statement reads and assigns, shared by the passes
+    # ids of the statements to fold: first those holding a constant or a unary operation (no
+    # rule folds anything else), then those changed since the last fold
+    copies.reads, changed = copies.survey(tree)
     for step in range(3):
         folded = set()
         if "fold_constants" in enabled and changed != set():
@@ -428,20 +449,20 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
             break
         changed = folded
         if "propagate_copies" in enabled and (folded or not copies.converged):
-            tree = checked("propagate_copies", propagate_copies(tree, copies, changed),
-                           parsed, aliases)
+            tree = checked("propagate_copies", propagate_copies(
+                tree, copies, changed, confirm=invariants.enabled()), parsed, aliases)
     if "remove_dead_code" in enabled:
         reads = Counter(copies.reads) if copies.reads is not None else None
-        tree = checked("remove_dead_code", remove_dead_code(tree, resolve, reads),
-                       parsed, aliases)
+        tree = checked("remove_dead_code", remove_dead_code(
+            tree, resolve, reads, copies, confirm=invariants.enabled()), parsed, aliases)
     if "accumulate_in_place" in enabled:
         tree = accumulate_in_place(tree, lambda n: namer.primal_of(n) is not None,
-                                   resolve)
+                                   resolve, copies)
         tree = checked("accumulate_in_place", tree, parsed, aliases)
     if "fuse_single_use" in enabled:
         # the user's own names and the derivatives stay; srcad's temporaries may go
         keep = set(parsed.identifiers) | {n for n in namer.taken
                                           if namer.primal_of(n) is not None}
-        tree = fuse_single_use(tree, resolve, keep)
+        tree = fuse_single_use(tree, resolve, keep, copies)
         tree = checked("fuse_single_use", tree, parsed, aliases)
     return tree

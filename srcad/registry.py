@@ -161,8 +161,16 @@ def _entry(obj) -> Primitive:
 
 
 def lookup(obj) -> Primitive | None:
-    """The registered primitive for ``obj``, or None. Loads the built-in templates first."""
-    load_templates()
+    """The registered primitive for ``obj``, or None. Loads the built-in templates first.
+
+    (Asked for every call by the analyses and passes: the key ``_key`` gives, without its
+    call for the hashable objects nearly every callee is.)"""
+    if not _templates_loaded:
+        load_templates()
+    try:
+        return _REGISTRY.get(obj)
+    except TypeError:  # unhashable (keyed by its id), or a comparison that raised
+        pass
     try:
         return _REGISTRY.get(_key(obj))
     except TypeError:

@@ -1117,3 +1117,32 @@ def test_lower_accumulations_del_resets_to_zero():
         """)
     for node in gast.walk(out):
         assert not isinstance(node, (gast.AugAssign, gast.Delete))
+
+
+# ---- transform/insert_discrete_checks.py
+
+
+def test_insert_discrete_checks_follows_each_unresolved_method_a_varied_value_reaches():
+    from srcad import pipeline
+    from srcad.request import ReverseRequest
+
+    function = S.unresolved_method
+    front = pipeline._front(function, ReverseRequest(wrt=["x"]).of(function), None, None)
+    # name.count reads no varied value: not checked; (x * 2.0).round_to is checked
+    assert emit.to_source(front.tree) == text("""
+        def unresolved_method(x, names):
+            total = 0.0
+            sequence = rt.iterated(names)
+            length = len(sequence)
+            for index in range(length):
+                name = sequence[index]
+                scale = name.count('_')
+                mul = x * 2.0
+                rounded = mul.round_to(3)
+                rt.check_discrete(rounded, 'golden_subjects.py:91:18', 'round_to')
+                total_2 = np.sum(x)
+                mul_2 = scale * total_2
+                total_3 = total + mul_2
+                total = total_3
+            return total
+        """)

@@ -54,10 +54,7 @@ LAYERS = (
 # Edges other helpers of issue 10 remove in their own branches; each names who and why.
 # An entry here that no longer occurs fails the test, so the list only shrinks.
 KNOWN_UPWARD: set = set()
-KNOWN_PRIVATE = {
-    # purity of a call (prim helper: the pure fact on the Primitive record)
-    ("srcad.optimize.fuse_single_use", "srcad.optimize.remove_dead_code", "_pure"),
-}
+KNOWN_PRIVATE: set = set()
 
 
 def _modules() -> dict[str, pathlib.Path]:

@@ -1,5 +1,6 @@
 """optimize() refolds only the statements that changed and keeps what propagate_copies learned
-between its runs (srcad/pipeline.py): the code must be what the passes give run in full."""
+between its runs (srcad/pipeline.py), and propagate_copies and remove_dead_code skip a round
+known to change nothing: the code must be what the passes give run in full."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ from collections import Counter
 
 import gast
 import numpy as np
+import pytest
 
 from srcad import emit, runtime, syntax
+from srcad.optimize import propagate_copies as propagate_copies_module
+from srcad.optimize import remove_dead_code as remove_dead_code_module
 from srcad.optimize.fold_constants import fold_constants
 from srcad.optimize.propagate_copies import CopyFacts, propagate_copies
 from srcad.optimize.remove_dead_code import remove_dead_code
@@ -117,3 +121,108 @@ def test_incremental_folds_and_kept_facts_give_the_full_passes_code():
         assert +copies.reads == fresh
         assert (emit.to_source(remove_dead_code(tree, resolve, Counter(copies.reads)))
                 == emit.to_source(remove_dead_code(reference, resolve)))
+
+
+# programs whose copies need a second round: a dropped copy (z = t) read t, whose copy was kept
+# for that read alone; a dropped copy (a = b, overwritten) had ended a copy kept (q = a), which
+# reaches further once it is gone; the copy m = t in the loop was kept for the read of m before
+# the loop, which the copy m = 1.0 of the outer block replaced after (a name assigned twice, as
+# the loop carries of generated code are)
+SECOND_ROUND = {'''
+def f(x, n):
+    m = 1.0
+    c = m
+    while c < n:
+        t = c * x
+        m = t
+    return c
+''': '''
+def f(x, n):
+    while 1.0 < n:
+        t = 1.0 * x
+    return 1.0
+''', '''
+def f(x, n):
+    t = x
+    for i in range(n):
+        z = t
+    return t * 2
+''': '''
+def f(x, n):
+    for i in range(n):
+        pass
+    return x * 2
+''', '''
+def f(x, b):
+    a = x * 1.5
+    q = a
+    a = b
+    y = q + a
+    a = 2.0
+    return y + q + a
+''': '''
+def f(x, b):
+    a = x * 1.5
+    q = a
+    y = a + b
+    a = 2.0
+    return y + q + 2.0
+'''}
+
+
+def _every_round(monkeypatch):
+    """propagate_copies running each round until one changes nothing (none skipped)."""
+    settled = propagate_copies_module._Round.settled
+    monkeypatch.setattr(propagate_copies_module._Round, "settled",
+                        lambda walk: settled(walk) and False)
+
+
+def test_a_round_is_skipped_only_when_it_would_change_nothing(monkeypatch):
+    programs = SOURCES + list(SECOND_ROUND)
+    # confirm: every round skipped is run all the same, and must change nothing
+    skipping = [emit.to_source(propagate_copies(tree_of(s), confirm=True)) for s in programs]
+    _every_round(monkeypatch)
+    assert skipping == [emit.to_source(propagate_copies(tree_of(s))) for s in programs]
+    for source, expected in SECOND_ROUND.items():
+        assert emit.to_source(propagate_copies(tree_of(source))) == emit.to_source(
+            tree_of(expected))
+
+
+def test_confirm_catches_a_round_skipped_that_would_change_the_tree(monkeypatch):
+    settled = propagate_copies_module._Round.settled
+    monkeypatch.setattr(propagate_copies_module._Round, "settled",
+                        lambda walk: settled(walk) or True)
+    for source in SECOND_ROUND:
+        with pytest.raises(AssertionError, match="a round it would have skipped"):
+            propagate_copies(tree_of(source), confirm=True)
+
+
+# remove_dead_code: b goes in the first round, a (read by b only) in the second
+DEAD_IN_TWO_ROUNDS = ('''
+def f(x, n):
+    for i in range(n):
+        a = x * 2.0
+        b = a + 1.0
+    return x
+''', '''
+def f(x, n):
+    for i in range(n):
+        pass
+    return x
+''')
+
+
+def test_remove_dead_code_skips_only_a_round_that_would_change_nothing(monkeypatch):
+    source, expected = DEAD_IN_TWO_ROUNDS
+    programs = SOURCES + list(SECOND_ROUND) + [source]
+    skipping = [emit.to_source(remove_dead_code(tree_of(s), resolve, confirm=True))
+                for s in programs]
+    monkeypatch.setattr(remove_dead_code_module, "_settled", lambda dropped: False)
+    assert skipping == [emit.to_source(remove_dead_code(tree_of(s), resolve)) for s in programs]
+    assert skipping[-1] == emit.to_source(tree_of(expected))
+
+
+def test_confirm_catches_a_dead_code_round_skipped_that_would_change_the_tree(monkeypatch):
+    monkeypatch.setattr(remove_dead_code_module, "_settled", lambda dropped: True)
+    with pytest.raises(AssertionError, match="a round it would have skipped"):
+        remove_dead_code(tree_of(DEAD_IN_TWO_ROUNDS[0]), resolve, confirm=True)

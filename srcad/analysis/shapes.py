@@ -40,7 +40,15 @@ from ..by_value import (  # noqa: F401 - re-exported
     by_value_kind,
     sequence_kind,
 )
-from .operations import UNRESOLVED, operation_of, operator_operation_of
+from .operations import (
+    ATTRIBUTE,
+    BINARY_OPERATORS,
+    COMPARISONS,
+    FORMATTED,
+    TUPLE,
+    UNARY_OPERATORS,
+    UNRESOLVED,
+)
 
 
 class Abstract:
@@ -205,7 +213,8 @@ def _as_operand(value):
 
 
 def _broadcast(values):
-    arrays = [_as_operand(v) for v in values]
+    # (an Array or a Scalar is its own operand: no call for those, the usual operands)
+    arrays = [v if type(v) is Array or type(v) is Scalar else _as_operand(v) for v in values]
     if any(not isinstance(v, (Array, Scalar)) for v in arrays):
         return UNKNOWN  # an object, a ragged list...
     shaped = [v for v in arrays if isinstance(v, Array)]
@@ -241,9 +250,12 @@ def _sequence_kept(args) -> bool:
     """Whether a Python operator leaves a list or tuple operand a sequence: unless an array
     is among the operands (NumPy then makes an array of it), ``[a] * 3`` repeats the list and
     ``[a] + [b]`` concatenates."""
-    sequences = any(isinstance(a, IndexTuple) or isinstance(a, Known) and isinstance(
-        a.value, tuple) for a in args)
-    return sequences and not any(isinstance(plain(a), Array) for a in args)
+    for a in args:
+        if type(a) is Array or type(a) is Scalar:
+            continue  # (the usual operands: neither a list nor a tuple)
+        if isinstance(a, IndexTuple) or isinstance(a, Known) and isinstance(a.value, tuple):
+            return not any(isinstance(plain(b), Array) for b in args)
+    return False
 
 
 def operator_elementwise(*args, **kwargs):
@@ -593,107 +605,276 @@ def _known_or_unknown(obj):
     return UNKNOWN
 
 
-def evaluate(node, env: dict, resolve) -> Abstract:
-    """The abstract value of an expression (of any nesting) under ``env``."""
-    return _evaluate(node, env, resolve, {})
+def evaluate(node, env: dict, resolve, cache: dict | None = None) -> Abstract:
+    """The abstract value of an expression (of any nesting) under ``env``. ``cache`` (a
+    dict, if given) keeps the shape rules and callees looked up, for a caller evaluating
+    many expressions while the names keep what they refer to (a pass)."""
+    return _evaluate(node, env, resolve, {} if cache is None else cache)
 
 
 _NO_KEYWORDS: dict = {}
 
 
-def _evaluate(node, env: dict, resolve, operator_rules: dict) -> Abstract:
-    """``evaluate``; ``operator_rules`` caches the shape rule of each operator primitive."""
+_CALLEE = object()  # marks the keys of ``rules`` that hold a callee (never a primitive's)
+_UNSEEN = object()
+
+
+def _rule_of(primitive, rules: dict):
+    """The shape rule of ``primitive`` (None: none), kept in ``rules`` once looked up."""
+    try:
+        return rules[primitive]
+    except KeyError:
+        entry = registry.lookup(primitive)
+        rule = rules[primitive] = entry.shape_rule if entry is not None else None
+        return rule
+    except TypeError:  # an unhashable callee: the registry keys it by its id
+        entry = registry.lookup(primitive)
+        return entry.shape_rule if entry is not None else None
+
+
+def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
+    """``evaluate``; ``rules`` caches the shape rule of each primitive met (and the object
+    each callee ``m.f`` refers to).
+
+    The operation an expression performs is read as ``operations.operation_of`` reads it
+    (the same primitive, operands and keywords), without building an Operation."""
     kind = type(node)
-    if kind is gast.Constant:
-        return Known(node.value)
-    if kind is gast.UnaryOp and type(node.op) is gast.USub and type(
-            node.operand) is gast.Constant and type(node.operand.value) in (int, float):
-        return Known(-node.operand.value)  # -1 (an axis), as a constant
     if kind is gast.Name:
         if node.id in env:
             return env[node.id]  # None while no assignment to it has been evaluated yet
         obj = resolve(node)
         return UNKNOWN if obj is UNRESOLVED else _known_or_unknown(obj)
-    if kind is gast.Slice:
-        parts = [None if p is None else _evaluate(p, env, resolve, operator_rules)
+    if kind is gast.Constant:
+        return Known(node.value)
+    keywords = _NO_KEYWORDS
+    if kind is gast.BinOp:
+        left, right = node.left, node.right
+        if (type(node.op) is gast.Mult and type(left) is gast.Name and type(right) is gast.Name
+                and left.id == right.id):
+            # x * x is np.square for its derivative (one term), but its value is the
+            # product's: a Python float of a Python float
+            primitive, operands = operator.mul, (left, left)
+        else:
+            primitive, operands = BINARY_OPERATORS[type(node.op)], (left, right)
+    elif kind is gast.Call:
+        func = node.func
+        if type(func) is gast.Attribute and type(func.value) is gast.Name:
+            # what ``m.f`` refers to, kept for the run (a run makes no names)
+            key = (_CALLEE, func.value.id, func.attr)
+            primitive = rules.get(key, _UNSEEN)
+            if primitive is _UNSEEN:
+                primitive = rules[key] = resolve(func)
+        else:
+            primitive = resolve(func)
+        if primitive is not UNRESOLVED:
+            operands = node.args
+        elif type(func) is gast.Attribute:  # method call on a value
+            primitive = getattr(np.ndarray, func.attr, UNRESOLVED)
+            if primitive is UNRESOLVED:
+                return UNKNOWN
+            operands = [func.value] + node.args
+        else:
+            return UNKNOWN
+        if node.keywords:
+            keywords = {k.arg: k.value for k in node.keywords}
+    elif kind is gast.UnaryOp:
+        if type(node.op) is gast.USub and type(node.operand) is gast.Constant and type(
+                node.operand.value) in (int, float):
+            return Known(-node.operand.value)  # -1 (an axis), as a constant
+        primitive, operands = UNARY_OPERATORS[type(node.op)], (node.operand,)
+    elif kind is gast.Compare:
+        primitive, operands = COMPARISONS[type(node.ops[0])], (node.left, node.comparators[0])
+    elif kind is gast.Subscript:
+        primitive, operands = operator.getitem, (node.value, node.slice)
+    elif kind is gast.Attribute:
+        obj = resolve(node)
+        if obj is not UNRESOLVED:
+            return _known_or_unknown(obj)
+        primitive = getattr(np.ndarray, node.attr, UNRESOLVED)
+        if primitive is not UNRESOLVED:  # x.T, x.shape...
+            operands = (node.value,)
+        else:  # a field of a record
+            primitive = ATTRIBUTE
+            operands = (node.value, gast.Constant(value=node.attr, kind=None))
+    elif kind is gast.Slice:
+        parts = [None if p is None else _evaluate(p, env, resolve, rules)
                  for p in (node.lower, node.upper, node.step)]
         if all(p is None for p in parts):
             return FULL_SLICE
         if all(p is None or isinstance(p, Known) for p in parts):
             return Known(slice(*(None if p is None else p.value for p in parts)))
         return SliceAbstract()
-    if kind is gast.Tuple or kind is gast.List:
-        parts = [_evaluate(e, env, resolve, operator_rules) for e in node.elts]
+    elif kind is gast.Tuple or kind is gast.List:
+        parts = [_evaluate(e, env, resolve, rules) for e in node.elts]
         if all(isinstance(p, Known) for p in parts) and kind is gast.Tuple:
             return Known(tuple(p.value for p in parts))
         return IndexTuple(tuple(parts))
-    if kind is gast.IfExp:  # one of the two values: what covers both
-        body = _evaluate(node.body, env, resolve, operator_rules)
-        orelse = _evaluate(node.orelse, env, resolve, operator_rules)
+    elif kind is gast.IfExp:  # one of the two values: what covers both
+        body = _evaluate(node.body, env, resolve, rules)
+        orelse = _evaluate(node.orelse, env, resolve, rules)
         return None if body is None or orelse is None else join(body, orelse)
-    if kind is gast.Attribute:
-        obj = resolve(node)
-        if obj is not UNRESOLVED:
-            return _known_or_unknown(obj)
-    operator_operation = operator_operation_of(node)
-    if operator_operation is not None:
-        primitive, operands = operator_operation
-        keywords = _NO_KEYWORDS
-        if primitive is np.square:
-            # x * x is np.square for its derivative (one term), but its value is the
-            # product's: a Python float of a Python float
-            primitive = operator.mul
-            operands = operands + operands
-        if primitive in operator_rules:
-            rule = operator_rules[primitive]
-        else:
-            entry = registry.lookup(primitive)
-            rule = operator_rules[primitive] = entry.shape_rule if entry is not None else None
+    elif kind is gast.Dict:
+        primitive, operands = TUPLE, node.values
+    elif kind is gast.JoinedStr:
+        primitive = FORMATTED
+        operands = [n for n in syntax.walk(node) if isinstance(n, gast.Name)]
     else:
-        operation = operation_of(node, resolve)
-        primitive, operands, keywords = operation.primitive, operation.args, operation.keywords
-        if primitive is UNRESOLVED:
-            return UNKNOWN
-        entry = registry.lookup(primitive)
-        rule = entry.shape_rule if entry is not None else None
+        return UNKNOWN  # (an operation srcad does not resolve)
+    rule = _rule_of(primitive, rules)
     if rule is None:
         return UNKNOWN
-    args = [_evaluate(a, env, resolve, operator_rules) for a in operands]
+    args = []
+    for operand in operands:
+        value = _evaluate(operand, env, resolve, rules)
+        if value is None:
+            return None  # an operand not known yet: nothing to say about the result yet
+        args.append(value)
     if keywords:
-        keywords = {k: _evaluate(v, env, resolve, operator_rules) for k, v in keywords.items()}
+        keywords = {k: _evaluate(v, env, resolve, rules) for k, v in keywords.items()}
         if any(v is None for v in keywords.values()):
             return None
-    if None in args:
-        return None  # an operand not known yet: nothing to say about the result yet
     try:
         return rule(*args, **keywords)
     except (TypeError, ValueError, IndexError, AttributeError):
         return UNKNOWN  # a call the rule does not understand: assume nothing
 
 
-def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
-    """Abstract values of every variable assigned in ``tree``, given the parameters'."""
+_CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)
+_NOTHING_BOUND: dict = {}
+
+
+def _atoms_read(value):
+    """The names ``value`` reads when it is made of the usual forms of generated code only
+    (names read, constants, operators, calls without keywords, attributes, indexing,
+    tuples), else None (the general walk below answers)."""
+    read = set()
+    return read if _add_reads(value, read) else None
+
+
+def _add_reads(node, read: set) -> bool:
+    kind = type(node)
+    if kind is gast.Name:
+        if type(node.ctx) is not gast.Load:
+            return False
+        read.add(node.id)
+        return True
+    if kind is gast.Constant:
+        return True
+    if kind is gast.BinOp:
+        return _add_reads(node.left, read) and _add_reads(node.right, read)
+    if kind is gast.Call:
+        if node.keywords or not _add_reads(node.func, read):
+            return False
+        for argument in node.args:
+            if not _add_reads(argument, read):
+                return False
+        return True
+    if kind is gast.Attribute:
+        return _add_reads(node.value, read)
+    if kind is gast.UnaryOp:
+        return _add_reads(node.operand, read)
+    if kind is gast.Subscript:
+        return _add_reads(node.value, read) and _add_reads(node.slice, read)
+    if kind is gast.Tuple or kind is gast.List:
+        for element in node.elts:
+            if not _add_reads(element, read):
+                return False
+        return True
+    return False
+
+
+def _reads_and_binds(value) -> tuple:
+    """(the names ``value`` reads, the names it may bind: a walrus, a comprehension's
+    target, each with how often), in one walk over its Name nodes (those ``syntax.names``
+    gives)."""
+    read = _atoms_read(value)
+    if read is not None:
+        return read, _NOTHING_BOUND
+    read, bound = set(), {}
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    Name, Load, Store, Del, AST = gast.Name, gast.Load, gast.Store, gast.Del, gast.AST
+    fields_of = _CHILD_FIELDS
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is Name:
+            context = type(current.ctx)
+            if context is Load:
+                read.add(current.id)
+            elif context is Store or context is Del:
+                bound[current.id] = bound.get(current.id, 0) + 1
+        elif kind is list:
+            stack.extend(current)
+        elif isinstance(current, AST):
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = fields_of[kind] = syntax.child_fields(kind)
+            for field in fields:
+                child = getattr(current, field, None)
+                if child is not None:
+                    push(child)
+    return read, bound
+
+
+_BLOCKS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
+
+
+def _count_stored_outside_blocks(statement, counts: dict) -> None:
+    """Count into ``counts`` the assigned names of ``statement`` but those of the statements
+    in its blocks (``syntax.statements`` gives those): its target, its test..., and the
+    parts of its except handlers and match cases outside their bodies."""
+    for field in syntax.child_fields(type(statement)):
+        value = getattr(statement, field, None)
+        if value is None:
+            continue
+        if field in _BLOCKS:
+            if field in ("handlers", "cases"):
+                for holder in value:
+                    for part in syntax.child_fields(type(holder)):
+                        if part != "body":
+                            _count_stored(getattr(holder, part, None), counts)
+            continue
+        _count_stored(value, counts)
+
+
+def _count_stored(node, counts: dict) -> None:
+    for found in syntax.names(node) if node is not None else ():
+        if type(found.ctx) in (gast.Store, gast.Del):
+            counts[found.id] = counts.get(found.id, 0) + 1
+
+
+def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = None) -> dict:
+    """Abstract values of every variable assigned in ``tree``, given the parameters'.
+
+    ``counts`` (a dict, if given) receives how often each name is assigned (a Name in
+    Store or Del context, as ``syntax.names`` gives them) in ``tree``: counted in the same
+    walk, for the passes that need it next."""
     env = dict(params)
     assigns = []
     readers = {}  # name -> positions in assigns of the assignments reading it
-    Load, Store, Del = gast.Load, gast.Store, gast.Del
+    Store, Del = gast.Store, gast.Del
     for node in syntax.statements(tree):
-        if isinstance(node, gast.Assign):
-            # one pass over the names of the value: what it reads, what it may bind
-            read, bound = set(), set()
-            for found in syntax.names(node.value):
-                context = type(found.ctx)
-                if context is Load:
-                    read.add(found.id)
-                elif context is Store or context is Del:
-                    bound.add(found.id)
+        if type(node) is gast.Assign:
+            read, bound = _reads_and_binds(node.value)
             targets = node.targets
             if len(targets) == 1 and type(targets[0]) is gast.Name and type(
                     targets[0].ctx) is Store:
                 stored = {targets[0].id}
+                if counts is not None:
+                    counts[targets[0].id] = counts.get(targets[0].id, 0) + 1
             else:
-                stored = {found.id for found in syntax.names(targets)
-                          if type(found.ctx) in (Store, Del)}
+                found_stored = [found.id for found in syntax.names(targets)
+                                if type(found.ctx) in (Store, Del)]
+                stored = set(found_stored)
+                if counts is not None:
+                    for name in found_stored:
+                        counts[name] = counts.get(name, 0) + 1
+            if bound:
+                if counts is not None:
+                    for name in bound:
+                        counts[name] = counts.get(name, 0) + bound[name]
+                bound = set(bound)
             for name in stored | bound if bound else stored:
                 env.setdefault(name, None)
             if not is_restore(node) and not is_placeholder(node):
@@ -701,34 +882,39 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
                 assigns.append(node)
                 for name in read:
                     readers.setdefault(name, []).append(position)
-        elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
-            counting = isinstance(node.iter, gast.Call) and resolve(node.iter.func) in (range,
-                                                                                         reversed)
-            env[node.target.id] = Scalar("int") if counting else UNKNOWN
+        else:
+            if counts is not None:
+                _count_stored_outside_blocks(node, counts)
+            if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+                counting = isinstance(node.iter, gast.Call) and resolve(node.iter.func) in (
+                    range, reversed)
+                env[node.target.id] = Scalar("int") if counting else UNKNOWN
     # a worklist: an assignment is evaluated again only when a name it reads changed (each
     # value only grows, by join); taking the first pending statement in program order,
     # most are final at their first visit
-    operator_rules = {}
+    rules = {}
     pending = list(range(len(assigns)))  # a heap of positions
     queued = [True] * len(assigns)
     budget = 20 * len(assigns)  # as many evaluations as 20 rounds over every statement
+    pop, push, evaluate_value, Name = heapq.heappop, heapq.heappush, _evaluate, gast.Name
     while pending and budget > 0:
         budget -= 1
-        position = heapq.heappop(pending)
+        position = pop(pending)
         queued[position] = False
         node = assigns[position]
-        value = _evaluate(node.value, env, resolve, operator_rules)
+        value = evaluate_value(node.value, env, resolve, rules)
         changed = []
         for target in node.targets:
-            if isinstance(target, gast.Name):
+            if type(target) is Name:
+                if value is None:
+                    continue  # nothing known yet: the name keeps its value (join's identity)
                 old = env.get(target.id)
                 if old is None:  # its first value (no abstract value equals None)
-                    if value is not None:
-                        env[target.id] = value
-                        changed.append(target.id)
+                    env[target.id] = value
+                    changed.append(target.id)
                     continue
                 new = join(old, value)
-                if new != old:
+                if new is not old and new != old:
                     env[target.id] = new
                     changed.append(target.id)
             elif (type(target) in (gast.Tuple, gast.List) and isinstance(value, IndexTuple)
@@ -749,5 +935,5 @@ def infer(tree: gast.FunctionDef, params: dict, resolve) -> dict:
             for reader in readers.get(name, ()):
                 if not queued[reader]:
                     queued[reader] = True
-                    heapq.heappush(pending, reader)
+                    push(pending, reader)
     return env

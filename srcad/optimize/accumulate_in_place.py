@@ -25,18 +25,27 @@ import gast
 import numpy as np
 
 from .. import registry, runtime, syntax
+from .statement_facts import StatementFacts
 
 
-def accumulate_in_place(tree: gast.FunctionDef, is_derivative, resolve) -> gast.FunctionDef:
-    _InPlace(is_derivative, resolve).block(tree.body, set())
+def accumulate_in_place(tree: gast.FunctionDef, is_derivative, resolve,
+                        facts: StatementFacts | None = None) -> gast.FunctionDef:
+    """``facts``: what earlier passes learned about the statements (statement_facts.py)."""
+    _InPlace(is_derivative, resolve, facts or StatementFacts(resolve)).block(tree.body, set())
     return tree
 
 
 class _InPlace:
-    def __init__(self, is_derivative, resolve):
+    def __init__(self, is_derivative, resolve, facts):
         self.is_derivative = is_derivative
         self.resolve = resolve
+        self.facts = facts  # a statement reading no owned name cannot share one: skipped
         self.dry = False  # when set, work out ownership without rewriting anything
+        # what a loop's body is walked again for (its fixed point), worked out once: the
+        # nodes are never changed here (a statement rewritten is a new one)
+        self.escapes = {}  # id(node) -> (node, the names escaping from it)
+        self.allocates = {}  # id(value) -> (value, whether evaluating it makes a new object)
+        self.derivatives = {}  # name -> whether it is an adjoint (or a tangent)
 
     def fresh(self, value) -> bool:
         """True if evaluating ``value`` creates a new object nothing else refers to."""
@@ -49,9 +58,12 @@ class _InPlace:
 
     def escaping(self, node) -> set:
         """Names read by ``node`` in a way that may keep a reference to their value."""
-        names = set()
-        self._escaping(node, names, safe=False)
-        return names
+        found = self.escapes.get(id(node))
+        if found is None:
+            names = set()
+            self._escaping(node, names, safe=False)
+            found = self.escapes[id(node)] = (node, names)
+        return found[1]
 
     def _escaping(self, node, names, safe):
         if isinstance(node, gast.Name):
@@ -82,9 +94,9 @@ class _InPlace:
             g, _, index = right.args
             helper = gast.Attribute(value=right.func.value, attr="add_at", ctx=gast.Load())
             call = gast.Call(func=helper, args=[syntax.name(name), index, g], keywords=[])
-            return gast.copy_location(gast.Expr(value=call), statement)
-        return gast.copy_location(gast.AugAssign(target=syntax.name(name, store=True),
-                                                 op=value.op, value=right), statement)
+            return syntax.copy_location(gast.Expr(value=call), statement)
+        return syntax.copy_location(gast.AugAssign(target=syntax.name(name, store=True),
+                                                   op=value.op, value=right), statement)
 
     def block(self, statements, owned: set) -> set:
         for index, statement in enumerate(statements):
@@ -92,26 +104,43 @@ class _InPlace:
         return owned
 
     def statement(self, statements, index, s, owned) -> set:
-        if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
-                isinstance(s.targets[0], gast.Name):
+        """What is owned after ``s`` (``owned``, what is owned before it, is the caller's to
+        change: every block is given a set of its own)."""
+        # what escapes is read: a statement (a loop's or branch's header) reading no owned
+        # name leaves the owned names as they are
+        reads_owned = False
+        if owned:
+            entry = self.facts.entries.get(id(s)) or self.facts.entry(s)
+            reads_owned = not owned.isdisjoint(entry.read)
+        kind = type(s)
+        if kind is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name:
             name = s.targets[0].id
             value = s.value
-            if (name in owned and isinstance(value, gast.BinOp)
-                    and isinstance(value.op, (gast.Add, gast.Sub))
-                    and isinstance(value.left, gast.Name) and value.left.id == name
+            if (name in owned and type(value) is gast.BinOp
+                    and type(value.op) in (gast.Add, gast.Sub)
+                    and type(value.left) is gast.Name and value.left.id == name
                     and name not in syntax.load_names(value.right)):
                 owned = owned - self.escaping(value.right)
                 if not self.dry:
                     statements[index] = self.in_place(name, value, s)
                 return owned
-            owned = owned - self.escaping(value)
+            if reads_owned:
+                owned = owned - self.escaping(value)
             owned.discard(name)
-            if self.is_derivative(name) and self.fresh(value):
-                owned.add(name)
+            derivative = self.derivatives.get(name)
+            if derivative is None:
+                derivative = self.derivatives[name] = self.is_derivative(name)
+            if derivative:
+                allocates = self.allocates.get(id(value))
+                if allocates is None:
+                    allocates = self.allocates[id(value)] = (value, self.fresh(value))
+                if allocates[1]:
+                    owned.add(name)
             return owned
-        if isinstance(s, (gast.For, gast.While)):
-            header = s.iter if isinstance(s, gast.For) else s.test
-            owned = owned - self.escaping(header)
+        if kind is gast.For or kind is gast.While:
+            header = s.iter if kind is gast.For else s.test
+            if reads_owned:
+                owned = owned - self.escaping(header)
             # what is owned at the top of every iteration: fixed point over the body
             entry = set(owned)
             dry, self.dry = self.dry, True
@@ -123,9 +152,10 @@ class _InPlace:
             self.dry = dry
             self.block(s.body, set(entry))
             return entry
-        if isinstance(s, gast.If):
-            owned = owned - self.escaping(s.test)
+        if kind is gast.If:
+            if reads_owned:
+                owned = owned - self.escaping(s.test)
             after_body = self.block(s.body, set(owned))
             after_else = self.block(s.orelse, set(owned))
             return after_body & after_else
-        return owned - self.escaping(s)
+        return owned - self.escaping(s) if reads_owned else owned

@@ -41,6 +41,12 @@ def fold_constants(tree: gast.FunctionDef, is_floating, only=None,
     return tree
 
 
+# the statement types that may hold blocks of statements
+_HOLDS_BLOCKS = frozenset(kind for kind in vars(gast).values() if isinstance(kind, type)
+                          and issubclass(kind, gast.stmt)
+                          and {"body", "orelse", "finalbody"} & set(kind._fields))
+
+
 def _number(node):
     return (type(node) is gast.Constant and isinstance(node.value, _FOLDABLE)
             and not isinstance(node.value, bool))
@@ -60,11 +66,14 @@ class _Fold:
 
     def statements(self, block, only, changed):
         """Fold the statements of ``block`` (those in ``only``, when given) and their blocks."""
-        AST, stmt = gast.AST, gast.stmt
+        AST, stmt, fold = gast.AST, gast.stmt, self.fold
         for statement in block:
             own = only is None or id(statement) in only
+            kind = type(statement)
+            if not own and kind not in _HOLDS_BLOCKS:
+                continue  # nothing of its own to fold, no block to go into
             before = self.replaced
-            for field in syntax.child_fields(type(statement)):
+            for field in syntax.child_fields(kind):
                 value = getattr(statement, field, None)
                 if type(value) is list and value and isinstance(value[0], stmt):
                     self.statements(value, only, changed)
@@ -73,12 +82,12 @@ class _Fold:
                 elif type(value) is list:
                     for index, item in enumerate(value):
                         if isinstance(item, AST):
-                            new = self.fold(item)
+                            new = fold(item)
                             if new is not item:
                                 value[index] = new
                                 self.replaced += 1
                 elif isinstance(value, AST):
-                    new = self.fold(value)
+                    new = fold(value)
                     if new is not value:
                         setattr(statement, field, new)
                         self.replaced += 1
@@ -91,7 +100,28 @@ class _Fold:
         if kind is gast.Constant or (
                 kind is gast.Name and getattr(node, "annotation", None) is None):
             return node  # (a parameter's annotation is an expression like any other)
-        self.replaced += syntax.rewrite_children(node, self.fold)
+        Constant, Name, AST, fold = gast.Constant, gast.Name, gast.AST, self.fold
+        for field in syntax.child_fields(kind):  # children first, leaves skipped
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for index, item in enumerate(value):
+                    child = type(item)
+                    if child is Constant or child is Name and getattr(
+                            item, "annotation", None) is None or not isinstance(item, AST):
+                        continue
+                    new = fold(item)
+                    if new is not item:
+                        value[index] = new
+                        self.replaced += 1
+            elif value is not None:
+                child = type(value)
+                if child is Constant or child is Name and getattr(
+                        value, "annotation", None) is None or not isinstance(value, AST):
+                    continue
+                new = fold(value)
+                if new is not value:
+                    setattr(node, field, new)
+                    self.replaced += 1
         rule = self.after_children.get(kind)
         return node if rule is None else rule(node)
 

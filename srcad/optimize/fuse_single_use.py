@@ -16,59 +16,55 @@ them, so evaluation order is unchanged.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import gast
 
 from .. import syntax
 from ..annotations import comment_text
-from .remove_dead_code import _pure
+from .statement_facts import COMPOUND, StatementFacts
 
 
-def fuse_single_use(tree: gast.FunctionDef, resolve, keep=frozenset()) -> gast.FunctionDef:
-    """``keep``: names never fused away (e.g. derivative variables, for readability)."""
-    loaded, stored = [], []  # one walk for both counts
-    Load, Store, Del = gast.Load, gast.Store, gast.Del
-    for node in syntax.names(tree):
-        context = type(node.ctx)
-        if context is Load:
-            loaded.append(node.id)
-        elif context is Store or context is Del:
-            stored.append(node.id)
-    reads, stores = Counter(loaded), Counter(stored)
+def fuse_single_use(tree: gast.FunctionDef, resolve, keep=frozenset(),
+                    facts: StatementFacts | None = None) -> gast.FunctionDef:
+    """``keep``: names never fused away (e.g. derivative variables, for readability);
+    ``facts``: what earlier passes learned about the statements (statement_facts.py)."""
+    if facts is None:
+        facts = StatementFacts(resolve)
+    reads, stores = facts.counts(tree)
     params = {a.id for a in tree.args.args}
-    tree.body = _block(tree.body, reads, stores, params | set(keep), resolve)
+    tree.body = _block(tree.body, reads, stores, params | set(keep), facts)
     return tree
 
 
-def _block(statements, reads, stores, keep, resolve):
+def _block(statements, reads, stores, keep, facts):
     for statement in statements:
-        for field in ("body", "orelse"):
-            if isinstance(statement, (gast.For, gast.While, gast.If)):
-                setattr(statement, field, _block(getattr(statement, field), reads, stores, keep,
-                                                 resolve))
+        if type(statement) in COMPOUND:
+            statement.body = _block(statement.body, reads, stores, keep, facts)
+            statement.orelse = _block(statement.orelse, reads, stores, keep, facts)
     out = []
     for statement in statements:
-        if out and _fusable(out[-1], reads, stores, keep, resolve) and isinstance(
-                statement, (gast.Assign, gast.Return, gast.Expr)):
+        if out and type(statement) in _FUSED_INTO and _fusable(out[-1], reads, stores, keep,
+                                                                facts):
             previous = out[-1]
             name = previous.targets[0].id
             value, done = _replace_read(statement.value, name, previous.value)
             statement.value = value
             if done:
+                facts.moved_into(statement, name, previous)
                 out.pop()
         out.append(statement)
     return out
 
 
-def _fusable(statement, reads, stores, keep, resolve) -> bool:
-    return (isinstance(statement, gast.Assign) and comment_text(statement) is None
-            and len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name)
-            and statement.targets[0].id not in keep
-            and reads[statement.targets[0].id] == 1 and stores[statement.targets[0].id] == 1
-            and _pure(statement.value, resolve))
+_FUSED_INTO = (gast.Assign, gast.Return, gast.Expr)  # the statements a value moves into
 
 
+def _fusable(statement, reads, stores, keep, facts) -> bool:
+    if type(statement) is not gast.Assign or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0]
+    return (type(target) is gast.Name and target.id not in keep
+            and reads[target.id] == 1 and stores[target.id] == 1
+            and comment_text(statement) is None and facts.pure(statement))
 
 
 def _replace_read(node, name, value):

@@ -34,18 +34,27 @@ _ELEMENTWISE_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases
                              ) -> gast.FunctionDef:
+    if not any(_may_broadcast(statement, resolve) for statement in tree.body):
+        return tree  # no broadcast to look for (the walk below is the pass's cost)
     # one walk: how often each name is assigned and read, and the reads of names that may
     # stand for a broadcast's operand: (holder, field, name, the other operand or the call)
-    stores, loads, reads = Counter(), Counter(), []
-    Name, BinOp, Call, Load = gast.Name, gast.BinOp, gast.Call, gast.Load
-    for node in syntax.nodes(tree):
+    stores, loads, reads = {}, {}, []
+    Name, BinOp, Call, Load, AST = gast.Name, gast.BinOp, gast.Call, gast.Load, gast.AST
+    Store, Del = gast.Store, gast.Del
+    stack = [tree]
+    pop, push = stack.pop, stack.append
+    fields_of = _CHILD_FIELDS
+    while stack:  # (the nodes syntax.nodes gives, in another order)
+        node = pop()
         kind = type(node)
         if kind is Name:
             context = type(node.ctx)
             if context is Load:
-                loads[node.id] += 1
-            elif context is gast.Store or context is gast.Del:
-                stores[node.id] += 1
+                loads[node.id] = loads.get(node.id, 0) + 1
+            elif context is Store or context is Del:
+                stores[node.id] = stores.get(node.id, 0) + 1
+            if getattr(node, "annotation", None) is None:
+                continue
         elif kind is BinOp and isinstance(node.op, _ELEMENTWISE_OPERATORS):
             for field, other in (("left", node.right), ("right", node.left)):
                 operand = getattr(node, field)
@@ -54,6 +63,20 @@ def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases
         elif kind is Call and node.args and type(node.args[0]) is Name and len(
                 node.args) == 3 and not node.keywords:
             reads.append((node.args, 0, node.args[0].id, node))  # maybe rt.unindex(v, x, i)
+        elif kind is gast.Constant:
+            continue
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = syntax.child_fields(kind)
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+            elif isinstance(value, AST):
+                push(value)
+    stores, loads = Counter(stores), Counter(loads)
     broadcasts = _broadcasts(tree, stores, resolve)
     if not broadcasts:
         return tree
@@ -86,6 +109,19 @@ def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases
             else:
                 setattr(holder, field, syntax.deepcopy(operand))
     return tree
+
+
+_CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)
+
+
+def _may_broadcast(statement, resolve) -> bool:
+    """Whether ``statement`` may be a ``v = np.broadcast_to(a, n.shape)`` ``_broadcasts``
+    finds (its form alone, without the counts)."""
+    if type(statement) is not gast.Assign:
+        return False
+    value = statement.value
+    return (type(value) is gast.Call and len(value.args) == 2 and not value.keywords
+            and resolve(value.func) is np.broadcast_to)
 
 
 def _broadcasts(tree, stores, resolve) -> dict:

@@ -18,132 +18,133 @@ name; ``a = a`` left behind by the replacement is removed.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import gast
 
 from .. import syntax
+from .statement_facts import COMPOUND, StatementFacts
 
 
 def propagate_copies(tree: gast.FunctionDef, facts: CopyFacts | None = None,
-                     changed: set | None = None) -> gast.FunctionDef:
-    """``facts``: what a previous run learned about ``tree`` (when only passes that never add
-    or remove a name, such as fold_constants, ran since); the ids of the statements a
-    replacement changed are added to ``changed``."""
-    params = {a.id for a in tree.args.args}
+                     changed: set | None = None, confirm: bool = False) -> gast.FunctionDef:
+    """``facts``: what a previous run (or another pass) learned about ``tree``'s statements
+    (statement_facts.py), kept true here; the ids of the statements a replacement changed
+    are added to ``changed``. ``confirm`` (a debug mode): run the rounds known to change
+    nothing all the same, and fail if one does."""
     if facts is None:
         facts = CopyFacts()
     if facts.reads is None:
-        facts.reads = facts.scan(tree)
-    reads = facts.reads
+        facts.reads = facts.counts(tree, stores=False)[0]
     changed = changed if changed is not None else set()
     facts.converged = False
+    params = {a.id for a in tree.args.args}
     for _ in range(4):  # a copy made constant by an outer one propagates on the next round
-        changes = [0]
-        dropped = []
-        tree.body = _block(tree.body, params, reads, changes, facts, dropped, changed)
-        for statement in dropped:  # what the next round would count afresh
-            if type(statement.value) is gast.Name:
-                reads[statement.value.id] -= 1
-        if not changes[0]:
+        walk = _Round(params, facts, changed)
+        tree.body = _block(tree.body, walk)
+        if not walk.changes:
             facts.converged = True  # a run on the same tree would change nothing
+            break
+        if walk.settled():
+            if confirm:
+                check = _Round(params, facts, changed)
+                tree.body = _block(tree.body, check)
+                if check.changes:
+                    raise AssertionError("propagate_copies: a round it would have skipped "
+                                         "changed the tree")
+            facts.converged = True
             break
     return tree
 
 
-_COMPOUND = (gast.For, gast.While, gast.If)  # (kinds: no subclasses exist)
+class _Round:
+    """What one round over the tree does, and what tells whether another would do more."""
+
+    def __init__(self, params, facts, changed):
+        self.params, self.facts, self.changed = params, facts, changed
+        self.changes = 0  # reads replaced and copies dropped
+        self.dropped = []  # the copies dropped (and ``a = a``)
+        self.blocking = set()  # ids of the statements that ended a copy kept, assigning a name
+        self.kept = set()  # the targets of the copies ended and kept
+
+    def settled(self) -> bool:
+        """Count the reads the dropped statements made (what the next round would count
+        afresh); then whether the next round would change nothing.
+
+        Within a round, every read in a copy's range is replaced, and a copy is dropped
+        when no read of its target is left. Inner blocks go first, so a loop or branch is
+        entered with the copies of its blocks replaced and dropped already; entering one
+        replaces reads of the copy's target only where neither its target nor its source is
+        assigned, so the copies inside keep the ranges they had. What the next round sees
+        anew is this round's drops and replacements made after a copy was kept: a dropped
+        statement that ended a copy kept (the copy now reaches further), and reads of a kept
+        copy's target gone since it ended (replaced by a copy of the same name that ended
+        later, in an outer block, or made by a statement dropped): it goes when none is
+        left."""
+        reads = self.facts.reads
+        for statement in self.dropped:
+            if type(statement.value) is gast.Name:
+                reads[statement.value.id] -= 1
+        return all(reads[name] > 0 for name in self.kept) and not any(
+            id(statement) in self.blocking for statement in self.dropped)
+
+
+_COMPOUND = COMPOUND
 _SUBSTITUTED = (gast.Assign, gast.Expr, gast.Return)  # the statements whose value is replaced
 
 
-class CopyFacts:
-    """What each statement assigns and what its replaceable value reads, worked out once:
-    replacing reads never changes what a statement assigns, and a statement's reads change
-    only where a replacement happened (the entry is dropped then). ``reads`` counts the
-    reads of each name in the whole tree, kept up to date."""
+class CopyFacts(StatementFacts):
+    """The statements' facts (statement_facts.py) and what propagate_copies keeps between its
+    runs: replacing reads never changes what a statement assigns, and a statement's reads
+    change only where a replacement happened (its entry follows it then). ``reads`` counts
+    the reads of each name in the whole tree, kept up to date."""
 
-    def __init__(self):
-        self.stored = {}  # id(statement) -> (statement, names it (or its header) assigns)
-        self.loaded = {}  # id(statement) -> (statement, names its value reads)
-        self.reads: Counter | None = None
+    def __init__(self, resolve=None):
+        super().__init__(resolve)
         self.converged = False  # the last run ended with a round that changed nothing
-
-    def scan(self, tree) -> Counter:
-        """Every statement's facts, in one walk of the names; returns how often each name
-        is read in ``tree``."""
-        every_read = []
-        for field in tree._fields:
-            value = getattr(tree, field, None)
-            if field != "body" and isinstance(value, (gast.AST, list)):
-                every_read.extend(n.id for n in syntax.names(value) if type(n.ctx) is gast.Load)
-        self._scan_block(tree.body, every_read)
-        return Counter(every_read)
-
-    def _scan_block(self, statements, every_read):
-        Load, Name, Store, Del = gast.Load, gast.Name, gast.Store, gast.Del
-        for statement in statements:
-            compound = isinstance(statement, _COMPOUND)
-            if compound:
-                parts = ((statement.target, statement.iter) if isinstance(statement, gast.For)
-                         else (statement.test,))
-            else:
-                parts = (statement,)
-            loaded, stored = [], set()
-            for part in parts:
-                for node in syntax.names(part):
-                    context = type(node.ctx)
-                    if context is Load:
-                        loaded.append(node.id)
-                    elif context is Store or context is Del:
-                        stored.add(node.id)
-            every_read.extend(loaded)
-            self.stored[id(statement)] = (statement, stored)
-            if compound:
-                self._scan_block(statement.body, every_read)
-                self._scan_block(statement.orelse, every_read)
-            elif isinstance(statement, _SUBSTITUTED) and statement.value is not None and (
-                    type(statement) is not gast.Assign
-                    or all(type(t) is Name for t in statement.targets)):
-                # no read outside the value: what it reads is what the statement reads
-                self.loaded[id(statement)] = (statement, set(loaded))
-
-    def stores(self, statement) -> set:
-        entry = self.stored.get(id(statement))
-        if entry is None:
-            if isinstance(statement, _COMPOUND):
-                header = statement.target if isinstance(statement, gast.For) else statement.test
-                own = syntax.stored_names(header)
-                if isinstance(statement, gast.For):
-                    own |= syntax.stored_names(statement.iter)
-            else:
-                own = syntax.stored_names(statement)
-            # the statement itself is kept in the entry: its id is never reused meanwhile
-            entry = self.stored[id(statement)] = (statement, own)
-        own = entry[1]
-        if not isinstance(statement, _COMPOUND):
-            return own
-        stores = set(own)  # a loop or branch: its own, and what its blocks hold now
-        for block in (statement.body, statement.orelse):
-            for inner in block:
-                stores |= self.stores(inner)
-        return stores
+        self.value_loads = {}  # id(assignment) -> (it, what its value reads): other targets
 
     def value_reads(self, statement) -> set:
-        entry = self.loaded.get(id(statement))
-        if entry is None:
-            entry = self.loaded[id(statement)] = (statement, syntax.load_names(statement.value))
-        return entry[1]
+        """The names the value of ``statement`` (an assignment, expression or return) reads."""
+        if type(statement) is gast.Assign and not all(
+                type(t) is gast.Name for t in statement.targets):
+            found = self.value_loads.get(id(statement))
+            if found is None:  # (the statement kept with them: its id is never reused)
+                found = self.value_loads[id(statement)] = (
+                    statement, syntax.load_names(statement.value))
+            return found[1]
+        return self.entry(statement).read
 
-    def forget_reads(self, statements, changed):
-        """Replacements happened inside ``statements`` (and their blocks)."""
+    def replaced(self, statements, active, changed, everywhere=True):
+        """Every read of the target of a copy in ``active`` inside ``statements`` (and their
+        blocks; but ``everywhere`` false: inside their values) was replaced by the copy's
+        source: their entries follow, and their ids are added to ``changed``."""
+        entries, Name = self.entries, gast.Name
         for statement in statements:
-            self.loaded.pop(id(statement), None)
             changed.add(id(statement))
-            if isinstance(statement, _COMPOUND):
-                self.forget_reads(statement.body, changed)
-                self.forget_reads(statement.orelse, changed)
+            self.value_loads.pop(id(statement), None)
+            entry = entries.get(id(statement))
+            if entry is None:
+                pass
+            elif everywhere or type(statement) is not gast.Assign or all(
+                    type(t) is Name for t in statement.targets):  # it reads in its value only
+                loaded, folds = [], entry.folds
+                for name in entry.loaded:
+                    copy = active.get(name)
+                    if copy is None:
+                        loaded.append(name)
+                    elif type(copy[0]) is Name:
+                        loaded.append(copy[0].id)
+                    else:
+                        folds = True  # a constant: something to fold, perhaps
+                entry.loaded, entry.read, entry.folds = loaded, set(loaded), folds
+                entry.purity = None
+            else:
+                self.forget(statement)
+            if type(statement) in _COMPOUND:
+                self.replaced(statement.body, active, changed)
+                self.replaced(statement.orelse, active, changed)
 
 
-def _block(statements, params, reads, changes, facts, dropped_statements, changed):
+def _block(statements, walk: _Round):
     """One forward walk over the block, carrying the copies in effect (target -> source).
 
     A copy is in effect from the statement after it until a statement assigns its
@@ -151,14 +152,13 @@ def _block(statements, params, reads, changes, facts, dropped_statements, change
     """
     statements = list(statements)
     for statement in statements:
-        if isinstance(statement, _COMPOUND):
-            statement.body = _block(statement.body, params, reads, changes, facts,
-                                    dropped_statements, changed) or [gast.Pass()]
-            statement.orelse = _block(statement.orelse, params, reads, changes, facts,
-                                      dropped_statements, changed)
+        if type(statement) in _COMPOUND:
+            statement.body = _block(statement.body, walk) or [gast.Pass()]
+            statement.orelse = _block(statement.orelse, walk)
     active = {}  # target -> (source, copy statement, count of reads replaced)
     blocking = {}  # name -> targets of the copies in effect that assigning it ends
     dropped = set()  # ids of copies no read can see any more
+    facts, reads, changed, params = walk.facts, walk.facts.reads, walk.changed, walk.params
 
     def end(target, overwritten):
         source, copy, replaced = active.pop(target)
@@ -168,43 +168,56 @@ def _block(statements, params, reads, changes, facts, dropped_statements, change
             if not ended:
                 del blocking[name]
         reads[target] -= replaced
-        changes[0] += replaced
+        walk.changes += replaced
         if isinstance(source, gast.Name):
             reads[source.id] += replaced
         if reads[target] == 0 or overwritten:
-            changes[0] += 1
+            walk.changes += 1
             dropped.add(id(copy))
-            dropped_statements.append(copy)
+            walk.dropped.append(copy)
+            return False
+        walk.kept.add(target)
+        return True
 
     Assign, Name, Constant = gast.Assign, gast.Name, gast.Constant
-    stores = facts.stores
+    entries = facts.entries
     for statement in statements:
         kind = type(statement)
-        stored = stores(statement)  # replacing never changes them
-        blocked = sorted({t for name in stored for t in blocking.get(name, ())}) \
-            if blocking and not blocking.keys().isdisjoint(stored) else ()
         if kind in _COMPOUND:
-            for target in blocked:
-                end(target, False)
-            if active and not active.keys().isdisjoint(syntax.load_names(statement)):
+            if blocking:
+                stored = facts.assigned_now(statement)
+                if not blocking.keys().isdisjoint(stored):
+                    for target in sorted({t for name in stored for t in blocking.get(name, ())}):
+                        end(target, False)
+            if active and not active.keys().isdisjoint(facts.reads_now(statement)):
                 counts = [replaced for _, _, replaced in active.values()]
                 _substitute(statement, active)
                 if counts != [replaced for _, _, replaced in active.values()]:
-                    facts.forget_reads([statement], changed)
+                    facts.replaced([statement], active, changed)
             continue
-        if active and kind in _SUBSTITUTED and statement.value is not None \
-                and not active.keys().isdisjoint(facts.value_reads(statement)):
-            statement.value = _substitute(statement.value, active)
-            facts.forget_reads([statement], changed)
+        blocked = ()
+        if blocking or active:
+            entry = entries.get(id(statement)) or facts.entry(statement)
+            stored = entry.assigned  # replacing never changes what it assigns
+            if blocking and not blocking.keys().isdisjoint(stored):
+                blocked = sorted({t for name in stored for t in blocking.get(name, ())})
+            if active and kind in _SUBSTITUTED and statement.value is not None:
+                targets = statement.targets if kind is Assign else ()
+                value_reads = entry.read if len(targets) < 2 and (
+                    not targets or type(targets[0]) is Name) else facts.value_reads(statement)
+                if not active.keys().isdisjoint(value_reads):
+                    statement.value = _substitute(statement.value, active)
+                    facts.replaced([statement], active, changed, everywhere=False)
         for target in blocked:
-            end(target, target in stored and kind is Assign)
+            if end(target, target in stored and kind is Assign):
+                walk.blocking.add(id(statement))
         if kind is Assign and len(statement.targets) == 1 \
                 and type(statement.targets[0]) is Name:
             target, value = statement.targets[0].id, statement.value
             if type(value) is Name and value.id == target:  # a = a
-                changes[0] += 1
+                walk.changes += 1
                 dropped.add(id(statement))
-                dropped_statements.append(statement)
+                walk.dropped.append(statement)
             elif type(value) in (Name, Constant) and target not in params:  # a copy
                 active[target] = (value, statement, 0)
                 for name in _blockers(target, value):
@@ -222,35 +235,40 @@ def _blockers(target, source) -> tuple:
 def _substitute(node, active):
     """``node`` with every read of a copy's target replaced by its source (counted in
     ``active``); returns the node (a different one when ``node`` itself was replaced)."""
-    Name, Load, AST = gast.Name, gast.Load, gast.AST
+    Name, Load, Constant, AST = gast.Name, gast.Load, gast.Constant, gast.AST
+    copy_location, deepcopy, child_fields = syntax.copy_location, syntax.deepcopy, \
+        syntax.child_fields
 
     def replacement(child):
-        if type(child) is Name and type(child.ctx) is Load and child.id in active:
+        if type(child.ctx) is Load and child.id in active:
             source, copy, replaced = active[child.id]
             active[child.id] = (source, copy, replaced + 1)
-            return gast.copy_location(syntax.deepcopy(source), child)
+            return copy_location(deepcopy(source), child)
         return None
 
-    top = replacement(node)
-    if top is not None:
-        return top
+    if type(node) is Name:
+        top = replacement(node)
+        return node if top is None else top
     stack = [node]
     while stack:
         current = stack.pop()
-        for field in current._fields:
+        for field in child_fields(type(current)):  # (names are never a context or operator)
             value = getattr(current, field, None)
-            if isinstance(value, list):
+            if type(value) is list:
                 for index, item in enumerate(value):
-                    if isinstance(item, AST):
+                    kind = type(item)
+                    if kind is Name:
                         new = replacement(item)
                         if new is not None:
                             value[index] = new
-                        elif type(item) is not Name:
-                            stack.append(item)
-            elif isinstance(value, AST):
-                new = replacement(value)
-                if new is not None:
-                    setattr(current, field, new)
-                elif type(value) is not Name:
+                    elif kind is not Constant and isinstance(item, AST):
+                        stack.append(item)
+            elif value is not None:
+                kind = type(value)
+                if kind is Name:
+                    new = replacement(value)
+                    if new is not None:
+                        setattr(current, field, new)
+                elif kind is not Constant and isinstance(value, AST):
                     stack.append(value)
     return node

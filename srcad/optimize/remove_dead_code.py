@@ -14,140 +14,112 @@ srcad's runtime helpers, registered primitives).
 
 from __future__ import annotations
 
-import builtins
 from collections import Counter
 
 import gast
-import numpy as np
 
-from .. import registry, runtime, syntax
+from .. import syntax
 from ..annotations import comment_text
-from ..syntax import load_names
+from .statement_facts import COMPOUND, StatementFacts, is_pure
 
-_PURE_BUILTINS = {float, int, abs, len, min, max, slice, tuple, range, sum, pow, round}
-_IMPURE_METHODS = {"fill", "sort", "resize", "put", "itemset", "setfield", "partition",
-                   "setflags", "tofile", "dump"}
+_pure = is_pure  # the rule for an effect-free expression (statement_facts.py)
 
 
-def remove_dead_code(tree: gast.FunctionDef, resolve, reads: Counter | None = None
+def remove_dead_code(tree: gast.FunctionDef, resolve, reads: Counter | None = None,
+                     facts: StatementFacts | None = None, confirm: bool = False
                      ) -> gast.FunctionDef:
-    """``reads``: how often each name is read in ``tree``, when known (it is updated)."""
-    facts = _Facts(resolve)
+    """``reads``: how often each name is read in ``tree``, when known (it is updated);
+    ``facts``: what earlier passes learned about the statements (statement_facts.py). This
+    pass drops statements but changes none, so what each statement reads, assigns and
+    whether its value is pure stay true across its rounds. ``confirm`` (a debug mode): run
+    the round known to change nothing all the same, and fail if it does."""
+    if facts is None:
+        facts = StatementFacts(resolve)
     # how often each name is read: statements are only dropped here, so the count is kept
     # up to date by subtracting what a dropped statement read (no walk of the tree per round)
     if reads is None:
-        reads = Counter(n.id for n in syntax.names(tree) if type(n.ctx) is gast.Load)
+        reads = facts.counts(tree, stores=False)[0]
+    assignments = _Assignments(facts)
     for _ in range(3):  # removing a statement can make what it read dead too
-        before = _count_statements(tree)
-        dropped = []
-        tree.body = _top_level(tree.body, facts, dropped)
-        facts.forget(dropped, reads)
-        read_anywhere = {name for name, count in reads.items() if count > 0}
-        dropped = []
-        tree.body = _nested(tree.body, read_anywhere, facts, dropped, top=True)
-        facts.forget(dropped, reads)
-        if _count_statements(tree) == before:
+        dropped, dropped_nested, passes_added = _round(tree, facts, assignments, reads)
+        # statements are dropped, and ``pass`` put in a block left empty: as many of each,
+        # and the function holds as many statements as before (the rounds' old test)
+        if len(dropped) + len(dropped_nested) == passes_added:
+            break
+        if _settled(dropped_nested):
+            if confirm and any(_round(tree, facts, assignments, reads)):
+                raise AssertionError("remove_dead_code: a round it would have skipped "
+                                     "changed the tree")
             break
     return tree
 
 
-class _Facts:
-    """Per statement, worked out once: this pass drops statements but changes none, so what
-    a statement reads, assigns and whether its value is pure stay true across rounds."""
+def _settled(dropped_nested) -> bool:
+    """Whether the round after one that dropped ``dropped_nested`` inside blocks would change
+    nothing: it reads the same names and sees the same top level (dropping there is done in
+    one backward walk) unless an assignment inside a block went; and it tidies blocks as
+    this one did unless a ``pass`` went (a comment before it may be left with nothing)."""
+    return not any(type(s) in (gast.Assign, gast.Pass) for s in dropped_nested)
 
-    def __init__(self, resolve):
-        self.resolve = resolve
-        self.entries = {}  # id(statement) -> its _Entry (which keeps the statement alive)
 
-    def entry(self, statement) -> _Entry:
-        found = self.entries.get(id(statement))
+def _round(tree, facts, assignments, reads) -> tuple:
+    """One round: the statements dropped at the top level, those dropped inside blocks, and
+    how many ``pass`` it put in blocks left empty."""
+    dropped, passes_added = [], [0]
+    tree.body = _top_level(tree.body, facts, assignments, dropped)
+    _forget(dropped, facts, reads)
+    read_anywhere = {name for name, count in reads.items() if count > 0}
+    dropped_nested = []
+    tree.body = _nested(tree.body, read_anywhere, facts, assignments, dropped_nested,
+                        passes_added, top=True)
+    _forget(dropped_nested, facts, reads)
+    return dropped, dropped_nested, passes_added[0]
+
+
+def _forget(dropped, facts, reads):
+    """``dropped`` statements (simple ones) left the tree: their reads no longer count."""
+    subtract = reads.subtract
+    for statement in dropped:
+        subtract(facts.entry(statement).loaded)
+
+
+class _Assignments:
+    """Per assignment, worked out once: the names its targets hold and what its value reads."""
+
+    def __init__(self, facts):
+        self.facts = facts
+        self.known = {}  # id(assignment) -> (it, target names, names its value reads)
+
+    def of(self, statement) -> tuple:
+        found = self.known.get(id(statement))
         if found is None:
-            found = self.entries[id(statement)] = _Entry(statement, self.resolve)
-        return found
-
-    def reads_now(self, statement) -> set:
-        """The names ``statement`` reads (a loop or branch: as its blocks stand now)."""
-        entry = self.entry(statement)
-        if not isinstance(statement, _COMPOUND):
-            return entry.read
-        names = set(entry.read)
-        for block in (statement.body, statement.orelse):
-            for inner in block:
-                names |= self.reads_now(inner)
-        return names
-
-    def forget(self, dropped, reads):
-        """``dropped`` statements (simple ones) left the tree: their reads no longer count."""
-        for statement in dropped:
-            for name in self.entry(statement).loaded:
-                reads[name] -= 1
-
-
-class _Entry:
-    """What one statement reads (``loaded``: every read, ``read``: the names), assigns
-    (``targets``, for an assignment), what its value reads and whether it is pure."""
-
-    __slots__ = ("loaded", "purity", "read", "resolve", "statement", "targets", "value_read")
-
-    def __init__(self, statement, resolve):
-        self.statement = statement  # kept: no id is reused while the entry exists
-        self.resolve = resolve
-        self.purity = None  # worked out when first asked
-        Load = gast.Load
-        if isinstance(statement, _COMPOUND):  # the header (the blocks change)
-            header = ([statement.target, statement.iter] if isinstance(statement, gast.For)
-                      else statement.test)
-            self.loaded = [n.id for n in syntax.names(header) if type(n.ctx) is Load]
-        else:
-            self.loaded = [n.id for n in syntax.names(statement) if type(n.ctx) is Load]
-        self.read = set(self.loaded)
-        self.targets = self.value_read = None
-        if type(statement) is gast.Assign:
             targets = statement.targets
             if all(type(t) is gast.Name and getattr(t, "annotation", None) is None
                    for t in targets):  # the common case: nothing inside the targets
-                self.targets = {t.id for t in targets}
-                self.value_read = self.read
+                found = (statement, {t.id for t in targets}, self.facts.entry(statement).read)
             else:
-                self.targets = {n.id for t in targets for n in syntax.walk(t)
-                                if isinstance(n, gast.Name)}
-                self.value_read = load_names(statement.value)
-
-    @property
-    def pure(self) -> bool:
-        """Whether the value of this assignment or expression statement is effect-free."""
-        if self.purity is None:
-            self.purity = _pure(self.statement.value, self.resolve)
-        return self.purity
+                found = (statement, {n.id for t in targets for n in syntax.walk(t)
+                                     if isinstance(n, gast.Name)},
+                         syntax.load_names(statement.value))
+            self.known[id(statement)] = found
+        return found
 
 
-_COMPOUND = (gast.For, gast.While, gast.If)
-
-
-def _count_statements(tree) -> int:
-    """How many statements ``tree`` holds (the passes here only drop them from blocks)."""
-    count, blocks = 0, [tree.body]
-    while blocks:
-        for statement in blocks.pop():
-            count += 1
-            for field in ("body", "orelse"):
-                block = getattr(statement, field, None)
-                if isinstance(block, list):
-                    blocks.append(block)
-    return count
-
-
-def _nested(statements, read_anywhere, facts, dropped, top=False):
+def _nested(statements, read_anywhere, facts, assignments, dropped, passes_added, top=False):
     """Inside loops and branches: drop pure assignments to names read nowhere."""
     out = []
     for statement in statements:
-        if isinstance(statement, _COMPOUND):
-            statement.body = _tidy(_nested(statement.body, read_anywhere, facts, dropped),
-                                   dropped) or [gast.Pass()]
-            statement.orelse = _tidy(_nested(statement.orelse, read_anywhere, facts, dropped),
-                                     dropped)
-        elif (not top and isinstance(statement, gast.Assign) and facts.entry(statement).pure
-              and not facts.entry(statement).targets & read_anywhere):
+        if type(statement) in COMPOUND:
+            statement.body = _tidy(_nested(statement.body, read_anywhere, facts, assignments,
+                                           dropped, passes_added), dropped)
+            if not statement.body:
+                statement.body = [gast.Pass()]
+                passes_added[0] += 1
+            statement.orelse = _tidy(_nested(statement.orelse, read_anywhere, facts,
+                                             assignments, dropped, passes_added), dropped)
+        elif (not top and type(statement) is gast.Assign
+              and read_anywhere.isdisjoint(assignments.of(statement)[1])
+              and facts.pure(statement)):
             dropped.append(statement)
             continue
         out.append(statement)
@@ -169,64 +141,37 @@ def _tidy(statements, dropped):
     return real if real else out
 
 
-def _top_level(statements, facts, dropped):
+def _top_level(statements, facts, assignments, dropped):
     live: set[str] = set()
     kept = []
+    titled = False  # whether the statement kept last (the next one) can have a title
+    Assign, Expr, Return = gast.Assign, gast.Expr, gast.Return
+    known, pure = assignments.known, facts.pure
     for statement in reversed(statements):
-        if comment_text(statement) is not None:
+        kind = type(statement)
+        if kind is Expr and comment_text(statement) is not None:
             # a comment titles the statements after it: keep it only if there are some
-            if kept and comment_text(kept[-1]) is None and not isinstance(kept[-1], gast.Return):
+            if titled:
                 kept.append(statement)
+                titled = False
             else:
                 dropped.append(statement)
             continue
-        if isinstance(statement, gast.Assign):
-            entry = facts.entry(statement)
-            targets = entry.targets
-            if not (targets & live) and entry.pure:
+        if kind is Assign:
+            found = known.get(id(statement))
+            _, targets, value_read = found if found is not None else assignments.of(statement)
+            if live.isdisjoint(targets) and pure(statement):
                 dropped.append(statement)
                 continue
             live -= targets
-            live |= entry.value_read
-        elif isinstance(statement, gast.Expr):
-            if facts.entry(statement).pure:
+            live |= value_read
+        elif kind is Expr:
+            if pure(statement):
                 dropped.append(statement)
                 continue
             live |= facts.reads_now(statement)
         else:
             live |= facts.reads_now(statement)
         kept.append(statement)
+        titled = kind is not Return
     return list(reversed(kept))
-
-
-def _pure(node, resolve) -> bool:
-    for sub in syntax.nodes(node):
-        if isinstance(sub, (gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr)):
-            return False
-        if isinstance(sub, gast.Call) and not _pure_callee(sub.func, resolve):
-            return False
-    return True
-
-
-def _pure_callee(func, resolve) -> bool:
-    obj = resolve(func)
-    if not registry.fact(obj, "pure", True):
-        return False
-    module = getattr(obj, "__module__", None) or ""
-    if module.startswith("numpy") or module in ("math", runtime.__name__):
-        return not isinstance(func, gast.Attribute) or func.attr not in _IMPURE_METHODS
-    if isinstance(obj, np.ufunc):
-        return True
-    try:
-        if obj in _PURE_BUILTINS and getattr(builtins, obj.__name__, None) is obj:
-            return True
-    except TypeError:
-        pass
-    if isinstance(func, gast.Attribute) and not isinstance(obj, type(np)):
-        # a method on a value: pure if it is a non-mutating ndarray method
-        return hasattr(np.ndarray, func.attr) and func.attr not in _IMPURE_METHODS
-    try:
-        entry = registry.lookup(obj)
-    except TypeError:
-        entry = None
-    return entry is not None

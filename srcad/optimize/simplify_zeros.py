@@ -27,18 +27,23 @@ from .specialize_runtime_calls import specialize_zeros
 
 
 def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
-                   aliases) -> gast.FunctionDef:
-    """``primal_of(name)`` gives the value a tangent variable belongs to (None otherwise)."""
+                   aliases, stored: dict | None = None) -> gast.FunctionDef:
+    """``primal_of(name)`` gives the value a tangent variable belongs to (None otherwise);
+    ``stored``: how often each name is assigned in ``tree``, if counted already (this pass
+    never assigns nor drops an assignment)."""
     simplify = _Simplify(env, resolve, primal_of, aliases)
     simplify.visit(tree)
     if simplify.zeros:
-        tree = _Restore().visit(tree)  # zeros outside an assignment (a returned tuple) stay
+        # zeros outside an assignment (a returned tuple) stay; an assignment's value has its
+        # own put back, and a statement that held no zero holds no placeholder
+        tree = _Restore(simplify.without_zero).visit(tree)
     if env:  # specialized code: the zeros left, as what rt.zeros_like reduces to for their kinds
-        tree = specialize_zeros(tree, env, resolve, aliases)
+        tree = specialize_zeros(tree, env, resolve, aliases, simplify.without_zero, stored)
     return tree
 
 
 _SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return, gast.Delete)
+_CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)
 
 
 class _Zero(gast.AST):
@@ -58,7 +63,17 @@ class _Zero(gast.AST):
 
 
 class _Restore(gast.NodeTransformer):
-    """Put back the zero subexpressions no enclosing expression could drop."""
+    """Put back the zero subexpressions no enclosing expression could drop (not looking into
+    assignments, nor into the statements whose ids are in ``without_zero``)."""
+
+    def __init__(self, without_zero=frozenset()):
+        super().__init__()
+        self.without_zero = without_zero
+
+    def visit(self, node):
+        if type(node) is gast.Assign or id(node) in self.without_zero:
+            return node
+        return super().visit(node)
 
     def visit__Zero(self, node):  # noqa: N802 - NodeTransformer's naming
         return self.visit(node.original)
@@ -71,10 +86,14 @@ class _Simplify(gast.NodeTransformer):
         self.primal_of = primal_of
         self.aliases = aliases
         self.zeros = 0  # zero subexpressions found (placeholders to restore)
+        self.without_zero = set()  # ids of the statements left as they were: no zero in them
+        self._zeros_like_callees = {}  # callee "f" or ("m", "f") -> whether rt.zeros_like
+        self._evaluated = {}  # shapes.evaluate's cache for the pass
 
     def visit(self, node):
         # most statements hold no zero at all: nothing to simplify there
         if isinstance(node, _SIMPLE_STATEMENTS) and not self.holds_zero(node):
+            self.without_zero.add(id(node))
             return node
         return super().visit(node)
 
@@ -82,10 +101,11 @@ class _Simplify(gast.NodeTransformer):
         """Whether ``node`` holds a constant 0 or a call of rt.zeros_like (fast: no visitor;
         names, operators and contexts are not looked into)."""
         stack = [node]
-        Constant, Call, Name = gast.Constant, gast.Call, gast.Name
-        zeros_like, resolve = runtime.zeros_like, self.resolve
+        pop, push = stack.pop, stack.append
+        Constant, Call, Name, AST = gast.Constant, gast.Call, gast.Name, gast.AST
+        fields_of = _CHILD_FIELDS
         while stack:
-            current = stack.pop()
+            current = pop()
             kind = type(current)
             if kind is Name and getattr(current, "annotation", None) is None:
                 continue
@@ -93,17 +113,42 @@ class _Simplify(gast.NodeTransformer):
                 if self.is_zero(current):
                     return True
                 continue
-            if kind is Call and resolve(current.func) is zeros_like:
+            if kind is Call and self.calls_zeros_like(current):
                 return True
-            stack.extend(syntax.children(current))
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = fields_of[kind] = syntax.child_fields(kind)
+            for field in fields:  # the children syntax.children gives
+                value = getattr(current, field, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, AST):
+                            push(item)
+                elif isinstance(value, AST):
+                    push(value)
         return False
+
+    def calls_zeros_like(self, call) -> bool:
+        """Whether ``call`` calls rt.zeros_like (kept per callee ``f`` or ``m.f``: what a
+        name refers to stays the same during the pass)."""
+        func = call.func
+        if type(func) is gast.Attribute and type(func.value) is gast.Name:
+            key = (func.value.id, func.attr)
+        elif type(func) is gast.Name:
+            key = func.id
+        else:
+            return self.resolve(func) is runtime.zeros_like
+        found = self._zeros_like_callees.get(key)
+        if found is None:
+            found = self._zeros_like_callees[key] = self.resolve(func) is runtime.zeros_like
+        return found
 
     def zero(self, original, product=True):
         self.zeros += 1
         return _Zero(original, product)
 
     def kind(self, node):
-        return shapes.plain(shapes.evaluate(node, self.env, self.resolve))
+        return shapes.plain(shapes.evaluate(node, self.env, self.resolve, self._evaluated))
 
     def is_zero(self, node) -> bool:
         if isinstance(node, _Zero):

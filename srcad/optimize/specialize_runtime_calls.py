@@ -35,8 +35,11 @@ from ..analysis import shapes
 from ..analysis.operations import operation_of
 
 
-def specialize_runtime_calls(tree: gast.FunctionDef, env: dict, resolve, aliases):
-    _Specialize(env, resolve, aliases, tree).visit(tree)
+def specialize_runtime_calls(tree: gast.FunctionDef, env: dict, resolve, aliases,
+                             stored: dict | None = None):
+    """``stored``: how often each name is assigned in ``tree`` (Store or Del), if counted
+    already (shapes.infer counts them; specializing never assigns nor drops an assignment)."""
+    _Specialize(env, resolve, aliases, tree, stored=stored).visit(tree)
     return tree
 
 
@@ -46,19 +49,83 @@ def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -
     specialize = _Specialize(env, resolve, aliases)
     read = set()
     for statement in statements:
-        if any(type(node) is gast.Call and specialize.rule_for(node) is not None
-               for node in syntax.nodes(statement)):
-            statement = specialize.visit(syntax.deepcopy(statement))
-        read |= syntax.load_names(statement)
+        _add_reads_once_specialized(statement, specialize, read)
     return read
 
 
+def _add_reads_once_specialized(node, specialize, read: set) -> None:
+    """Add to ``read`` the names ``node`` reads once specialized. Specializing a statement
+    or expression depends on it alone (its calls, bottom-up), so a compound statement's
+    parts are taken one by one: only a part holding a call to specialize is copied and
+    specialized, the others are read as they are."""
+    blocks = _BLOCK_FIELDS_OF.get(type(node))
+    if blocks is None:
+        blocks = _BLOCK_FIELDS_OF[type(node)] = frozenset(
+            field for field in syntax.child_fields(type(node))
+            if field in ("body", "orelse", "finalbody")) if isinstance(node, gast.stmt) else ()
+    if blocks:
+        for field in syntax.child_fields(type(node)):
+            value = getattr(node, field, None)
+            if field in blocks:
+                for statement in value:
+                    _add_reads_once_specialized(statement, specialize, read)
+            elif value is not None:
+                _add_reads_once_specialized(value, specialize, read)
+        return
+    loads, specialized = _loads_and_specialized_calls(node, specialize)
+    if specialized:
+        read |= syntax.load_names(specialize.visit(syntax.deepcopy(node)))
+    else:
+        read |= loads
 
-def specialize_zeros(tree: gast.FunctionDef, env: dict, resolve, aliases):
+
+_BLOCK_FIELDS_OF: dict = {}  # statement type -> its fields holding statements only
+
+
+def _loads_and_specialized_calls(node, specialize) -> tuple:
+    """(the names ``node`` reads, whether a call in it may be specialized: one with a
+    specializer, or any call in a Name's annotation, where the reads do not look)."""
+    loads = set()
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    Name, Call, Load, AST = gast.Name, gast.Call, gast.Load, gast.AST
+    fields_of = _CHILD_FIELDS
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is Name:
+            if type(current.ctx) is Load:
+                loads.add(current.id)
+            if getattr(current, "annotation", None) is not None:
+                return loads, True  # (specialized as a whole: exact, and rare)
+            continue
+        if kind is list:
+            stack.extend(current)
+            continue
+        if kind is Call and specialize.rule_for(current) is not None:
+            return loads, True
+        if kind is gast.Constant or not isinstance(current, AST):
+            continue
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = syntax.child_fields(kind)
+        for field in fields:
+            value = getattr(current, field, None)
+            if value is not None:
+                push(value)
+    return loads, False
+
+
+
+def specialize_zeros(tree: gast.FunctionDef, env: dict, resolve, aliases,
+                     skipped=frozenset(), stored: dict | None = None):
     """The ``rt.zeros_like`` calls of ``tree`` replaced by what they reduce to for the known
     kinds. simplify_zeros reads such a call as a zero (a product with it is dropped), so the
-    pass above leaves an array's for it, and simplify_zeros calls this once it is done."""
-    _Specialize(env, resolve, aliases, tree, zeros_simplified=True).visit(tree)
+    pass above leaves an array's for it, and simplify_zeros calls this once it is done.
+    ``skipped``: the ids of statements known to hold no such call (not looked into);
+    ``stored``: as for specialize_runtime_calls."""
+    _Specialize(env, resolve, aliases, tree, zeros_simplified=True, skipped=skipped,
+                stored=stored).visit(tree)
     return tree
 
 
@@ -75,15 +142,20 @@ class _Specialize:
     """Rewrites calls bottom-up (arguments first), as a NodeTransformer would, without one:
     a walk that looks each node type's fields up once and skips names and constants."""
 
-    def __init__(self, env, resolve, aliases, tree=None, zeros_simplified=False):
+    def __init__(self, env, resolve, aliases, tree=None, zeros_simplified=False,
+                 skipped=frozenset(), stored=None):
         self.env = env
         self.resolve = resolve
         self.aliases = aliases
         self.tree = tree
         self._definitions = None
+        self._stored = stored  # how often each name is assigned in tree, if counted
         self._placeholders = None
         # True after simplify_zeros: only rt.zeros_like calls are left to specialize
         self.zeros_simplified = zeros_simplified
+        self.skipped = skipped  # ids of statements known to hold no call to specialize
+        self._rules = {}  # callee "f" or ("m", "f") -> its specializer (rule_for)
+        self._evaluated = {}  # shapes.evaluate's cache for the pass
 
     def shape_source(self, node):
         """A name whose array has the same shape as ``node``'s (a name), read for its
@@ -93,7 +165,7 @@ class _Specialize:
         if self.tree is None or type(node) is not gast.Name:
             return node
         if self._definitions is None:
-            self._definitions = _single_definitions(self.tree)
+            self._definitions = _single_definitions(self.tree, self._stored)
         definitions, parameters = self._definitions
         kind = shapes.plain(self.env.get(node.id))
         if not isinstance(kind, shapes.Array) or None in kind.ones:
@@ -110,8 +182,24 @@ class _Specialize:
         return node
 
     def rule_for(self, node):
-        """The specializer on the record of the function ``node`` calls, or None."""
-        function = self.resolve(node.func)
+        """The specializer on the record of the function ``node`` calls, or None (kept per
+        callee ``f`` or ``m.f``: what a name refers to stays the same during the pass, the
+        names it makes being new)."""
+        func = node.func
+        kind = type(func)
+        if kind is gast.Attribute and type(func.value) is gast.Name:
+            key = (func.value.id, func.attr)
+        elif kind is gast.Name:
+            key = func.id
+        else:
+            return self._rule_of(func)
+        rule = self._rules.get(key, _UNSEEN)
+        if rule is _UNSEEN:
+            rule = self._rules[key] = self._rule_of(func)
+        return rule
+
+    def _rule_of(self, func):
+        function = self.resolve(func)
         if self.zeros_simplified and function is not runtime.zeros_like:
             return None
         return registry.fact(function, "specializer")
@@ -122,14 +210,51 @@ class _Specialize:
         if kind is gast.Constant or (
                 kind is gast.Name and getattr(node, "annotation", None) is None):
             return node  # (a parameter's annotation is an expression like any other)
-        syntax.rewrite_children(node, self.visit)
+        self._visit_children(node, kind)
         return self.call(node) if kind is gast.Call else node
+
+    def _visit_children(self, node, kind):
+        """``syntax.rewrite_children(node, self.visit)``, without a call for the children
+        ``visit`` returns as they are (constants, names without an annotation)."""
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = syntax.child_fields(kind)
+        AST, Name, Constant, visit = gast.AST, gast.Name, gast.Constant, self.visit
+        skipped = self.skipped
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for index, item in enumerate(value):
+                    item_kind = type(item)
+                    if item_kind is Constant or (
+                            item_kind is Name and getattr(item, "annotation", None) is None):
+                        continue
+                    if item_kind in _WITHOUT_CALLS and _holds_no_call(item):
+                        continue
+                    if skipped and id(item) in skipped:
+                        continue
+                    if isinstance(item, AST):
+                        new = visit(item)
+                        if new is not item:
+                            value[index] = new
+            elif value is not None:
+                value_kind = type(value)
+                if value_kind is Constant or (
+                        value_kind is Name and getattr(value, "annotation", None) is None):
+                    continue
+                if value_kind in _WITHOUT_CALLS and _holds_no_call(value):
+                    continue  # np.dot, rt.unbroadcast, x.shape, a * b: no call inside
+                if isinstance(value, AST):
+                    new = visit(value)
+                    if new is not value:
+                        setattr(node, field, new)
 
     def call(self, node):
         rule = self.rule_for(node)
         if rule is None or node.keywords:
             return node
-        kinds = [shapes.plain(shapes.evaluate(a, self.env, self.resolve)) for a in node.args]
+        kinds = [shapes.plain(shapes.evaluate(a, self.env, self.resolve, self._evaluated))
+                 for a in node.args]
         replacement = rule(self, node.args, kinds)
         return node if replacement is None else gast.copy_location(replacement, node)
 
@@ -140,7 +265,7 @@ class _Specialize:
             return False
         if self._placeholders is None:
             self._placeholders = {
-                target.id for statement in syntax.walk(self.tree)
+                target.id for statement in syntax.statements(self.tree)
                 if type(statement) is gast.Assign and is_placeholder(statement)
                 for target in statement.targets if type(target) is gast.Name}
         return node.id not in self._placeholders
@@ -155,7 +280,7 @@ class _Specialize:
         if self.tree is None or type(node) is not gast.Name:
             return False
         if self._definitions is None:
-            self._definitions = _single_definitions(self.tree)
+            self._definitions = _single_definitions(self.tree, self._stored)
         return node.id in self._definitions[1]
 
     def made_by_numpy(self, node):
@@ -164,7 +289,7 @@ class _Specialize:
         if self.tree is None or type(node) is not gast.Name:
             return False
         if self._definitions is None:
-            self._definitions = _single_definitions(self.tree)
+            self._definitions = _single_definitions(self.tree, self._stored)
         value = self._definitions[0].get(node.id)
         if type(value) is not gast.Call:
             return False
@@ -180,6 +305,24 @@ class _Specialize:
             callable(function) and (module == "numpy" or module.startswith("numpy.")))
 
 
+_WITHOUT_CALLS = frozenset((gast.Attribute, gast.BinOp))  # forms _holds_no_call knows
+
+
+def _holds_no_call(node) -> bool:
+    """True for ``a.b`` and ``a op b`` of names without an annotation and constants: nothing
+    for the rewrite to look at (False: it may hold something)."""
+    if type(node) is gast.Attribute:
+        parts = (node.value,)
+    else:
+        parts = (node.left, node.right)
+    for part in parts:
+        kind = type(part)
+        if not (kind is gast.Constant or (
+                kind is gast.Name and getattr(part, "annotation", None) is None)):
+            return False
+    return True
+
+
 _ELEMENTWISE_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.Mod)
 
 
@@ -188,10 +331,7 @@ def _single_definitions(tree, stored=None):
     elsewhere; the parameters never assigned). ``stored``: how often each name is assigned
     in ``tree``, if counted already."""
     if stored is None:
-        stored = {}
-        for node in syntax.names(tree):
-            if type(node.ctx) in (gast.Store, gast.Del):
-                stored[node.id] = stored.get(node.id, 0) + 1
+        stored = _stored_counts(tree)
     definitions = {}
     for statement in tree.body:
         if type(statement) is gast.Assign and len(statement.targets) == 1 and type(
@@ -203,6 +343,38 @@ def _single_definitions(tree, stored=None):
     parameters = {a.id for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs
                   if type(a) is gast.Name and a.id not in stored}
     return definitions, parameters
+
+
+def _stored_counts(tree) -> dict:
+    """How often each name is assigned (a Name in Store or Del context) inside ``tree``:
+    the Names ``syntax.names`` gives, counted in one walk without a generator."""
+    stored = {}
+    stack = [tree]
+    pop, extend = stack.pop, stack.extend
+    Name, Store, Del, AST = gast.Name, gast.Store, gast.Del, gast.AST
+    fields_of = _CHILD_FIELDS
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is Name:
+            context = type(current.ctx)
+            if context is Store or context is Del:
+                stored[current.id] = stored.get(current.id, 0) + 1
+        elif kind is list:
+            extend(current)
+        elif kind is not gast.Constant and isinstance(current, AST):
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = fields_of[kind] = syntax.child_fields(kind)
+            for field in fields:
+                value = getattr(current, field, None)
+                if value is not None:
+                    stack.append(value)
+    return stored
+
+
+_CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)
+_UNSEEN = object()
 
 
 def _elementwise_operands(value, resolve):

@@ -1,0 +1,305 @@
+"""What each statement of a function reads and assigns, worked out once and shared by the
+dataflow passes (propagate_copies, remove_dead_code, accumulate_in_place, fuse_single_use):
+none of them walks every statement's names again for what an earlier one learned.
+
+A statement's entry holds the names it reads (every read), the names it assigns or deletes,
+whether it holds a constant or a unary operation (without either, fold_constants has nothing
+to fold in it), and whether its value is effect-free (worked out when first asked). A loop's or
+branch's entry covers its header only (the ``for`` target and iterable, the ``while`` or
+``if`` test): the statements of its blocks have entries of their own, so an entry stays true
+when a block changes. The function's own entry covers what it holds outside its body.
+
+Entries are keyed by the statement's identity and keep the statement alive (no identity is
+reused while the table exists). A pass that changes a statement's expressions in place
+brings its entry up to date (propagate_copies: the reads it replaced, CopyFacts.replaced;
+fuse_single_use: the value it moved in, ``moved_into``) or calls ``forget(statement)``; a
+statement put in place of another gets an entry of its own when first asked about. Folding
+constants never adds or removes a name, so entries outlive it. This is an analysis, not a
+pass: it changes no tree.
+
+An expression is effect-free when it only reads names, does arithmetic, indexing and
+attribute reads, and calls known pure functions (NumPy, math, srcad's runtime helpers,
+registered primitives): ``is_pure``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import Counter
+
+import gast
+import numpy as np
+
+from .. import registry, runtime, syntax
+
+COMPOUND = (gast.For, gast.While, gast.If)  # statements with blocks (no subclasses exist)
+
+
+class Entry:
+    """One statement's facts: ``loaded`` (every name read, in order), ``read`` (those names
+    as a set), ``stored`` (every name assigned or deleted), ``assigned`` (those as a set),
+    ``purity`` (whether its value is effect-free; None until asked)."""
+
+    __slots__ = ("assigned", "folds", "loaded", "purity", "read", "statement", "stored")
+
+    def __init__(self, statement, loaded, stored, folds):
+        self.statement = statement  # kept: no id is reused while the entry exists
+        self.loaded = loaded
+        self.read = set(loaded)
+        self.stored = stored
+        self.assigned = set(stored)
+        self.folds = folds  # holds a constant or a unary operation: may have a fold to make
+        self.purity = None
+
+
+class StatementFacts:
+    """The entries of one function's statements; ``resolve`` (srcad/resolve.py) tells which
+    callees are pure. ``reads``: how often each name is read in the whole function, when a
+    pass keeps it (propagate_copies counts it and keeps it up to date; remove_dead_code
+    updates it for what it drops)."""
+
+    def __init__(self, resolve=None):
+        self.resolve = resolve
+        self.entries: dict = {}  # id(statement) -> Entry
+        self.callees: dict = {}  # a callee's dotted name -> whether calling it is pure
+        self.reads: Counter | None = None
+
+    def entry(self, statement) -> Entry:
+        """``statement``'s entry, worked out now if it has none."""
+        found = self.entries.get(id(statement))
+        if found is None:
+            _work_out([statement], self.entries)
+            found = self.entries[id(statement)]
+        return found
+
+    def statements(self, tree) -> list:
+        """The statements of the function ``tree`` (not itself), each with its entry (those
+        missing worked out together)."""
+        found, missing, entries = [], [], self.entries
+        blocks = [tree.body]
+        while blocks:
+            for statement in blocks.pop():
+                found.append(statement)
+                if id(statement) not in entries:
+                    missing.append(statement)
+                if type(statement) in COMPOUND:
+                    blocks.append(statement.orelse)
+                    blocks.append(statement.body)
+        if missing:
+            _work_out(missing, entries)
+        return found
+
+    def function_entry(self, tree) -> Entry:
+        """The entry of the function ``tree`` itself: what it holds outside its body."""
+        found = self.entries.get(id(tree))
+        if found is None:
+            header = gast.FunctionDef(**{field: [] if field == "body" else value
+                                         for field, value in gast.iter_fields(tree)})
+            _work_out([header], self.entries)
+            found = self.entries.pop(id(header))
+            found.statement = tree
+            self.entries[id(tree)] = found
+        return found
+
+    def reads_now(self, statement) -> set:
+        """The names ``statement`` reads anywhere (a loop or branch: its header and its
+        blocks as they are now)."""
+        entry = self.entry(statement)
+        if type(statement) not in COMPOUND:
+            return entry.read
+        names = set(entry.read)
+        for block in (statement.body, statement.orelse):
+            for inner in block:
+                names |= self.reads_now(inner)
+        return names
+
+    def assigned_now(self, statement) -> set:
+        """The names ``statement`` assigns or deletes anywhere (a loop or branch: its header
+        and its blocks as they are now)."""
+        entry = self.entry(statement)
+        if type(statement) not in COMPOUND:
+            return entry.assigned
+        names = set(entry.assigned)
+        for block in (statement.body, statement.orelse):
+            for inner in block:
+                names |= self.assigned_now(inner)
+        return names
+
+    def forget(self, statement):
+        """``statement``'s expressions changed in place: its entry is worked out again when
+        next asked for."""
+        self.entries.pop(id(statement), None)
+
+    def moved_into(self, statement, name, moved):
+        """A read of ``name`` in ``statement`` was replaced by the value of ``moved``, an
+        assignment to one name: ``statement``'s entry follows."""
+        entry, inserted = self.entry(statement), self.entry(moved)
+        loaded = list(entry.loaded)
+        loaded.remove(name)
+        loaded += inserted.loaded  # (all of them in its value)
+        entry.loaded, entry.read = loaded, set(loaded)
+        entry.folds = entry.folds or inserted.folds
+        entry.purity = None  # what it calls may be known now
+
+    def pure(self, statement) -> bool:
+        """Whether the value of an assignment or expression statement is effect-free."""
+        entry = self.entry(statement)
+        if entry.purity is None:
+            entry.purity = is_pure(statement.value, self.resolve, self.callees)
+        return entry.purity
+
+    def counts(self, tree, stores: bool = True) -> tuple[Counter, Counter | None]:
+        """How often each name is read, and (``stores``) assigned or deleted, in the function
+        ``tree`` as it is now: its statements' entries summed."""
+        header, entries = self.function_entry(tree), self.entries
+        loaded, stored = list(header.loaded), list(header.stored)
+        for statement in self.statements(tree):
+            found = entries[id(statement)]
+            loaded += found.loaded
+            if stores:
+                stored += found.stored
+        return Counter(loaded), Counter(stored) if stores else None
+
+    def survey(self, tree) -> tuple[Counter, set]:
+        """How often each name is read in the function ``tree``, and the ids of its
+        statements (itself among them) that hold a constant or a unary operation: where
+        fold_constants may have something to fold."""
+        header, entries = self.function_entry(tree), self.entries
+        loaded = list(header.loaded)
+        foldable = {id(tree)} if header.folds else set()
+        for statement in self.statements(tree):
+            found = entries[id(statement)]
+            loaded += found.loaded
+            if found.folds:
+                foldable.add(id(statement))
+        return Counter(loaded), foldable
+
+
+_FIELDS: dict = {}  # node type -> its fields that may hold names (syntax.child_fields)
+
+
+def _work_out(statements, entries: dict):
+    """The entries of ``statements`` into ``entries``: the names each reads and assigns (a
+    loop's or branch's header only: the names ``syntax.names`` yields there, walked without
+    a generator), and whether it holds a constant or a unary operation (without either,
+    fold_constants has nothing to fold)."""
+    Name, Load, Store, Del = gast.Name, gast.Load, gast.Store, gast.Del
+    Constant, UnaryOp, For = gast.Constant, gast.UnaryOp, gast.For
+    fields_of, child_fields = _FIELDS, syntax.child_fields
+    AST = gast.AST
+    for statement in statements:
+        loaded, stored = [], []
+        load, store = loaded.append, stored.append
+        kind = type(statement)
+        if kind in COMPOUND:
+            stack = [statement.target, statement.iter] if kind is For else [statement.test]
+        else:
+            stack = [statement]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        folds = False
+        while stack:
+            current = pop()
+            kind = type(current)
+            if kind is Name:
+                context = type(current.ctx)
+                if context is Load:
+                    load(current.id)
+                elif context is Store or context is Del:
+                    store(current.id)
+                continue
+            if kind is Constant or kind is UnaryOp:
+                folds = True
+            fields = fields_of.get(kind)
+            if fields is None:
+                if not isinstance(current, AST):  # None in Dict.keys
+                    continue
+                fields = fields_of[kind] = child_fields(kind)
+            for field in fields:
+                value = getattr(current, field, None)
+                if type(value) is list:
+                    extend(value)
+                elif value is not None:
+                    push(value)
+        entries[id(statement)] = Entry(statement, loaded, stored, folds)
+
+
+_PURE_BUILTINS = {float, int, abs, len, min, max, slice, tuple, range, sum, pow, round}
+_IMPURE_METHODS = {"fill", "sort", "resize", "put", "itemset", "setfield", "partition",
+                   "setflags", "tofile", "dump"}
+
+
+def is_pure(node, resolve, callees: dict | None = None) -> bool:
+    """Whether evaluating ``node`` has no effect (see the module's docstring); ``callees``
+    keeps what was found about each callee named by a dotted name (``np.sum``), for the
+    callers that ask about many nodes with one ``resolve``."""
+    Name, Constant, Call, Attribute = gast.Name, gast.Constant, gast.Call, gast.Attribute
+    fields_of, child_fields = _FIELDS, syntax.child_fields
+    stack = [node]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is Name or kind is Constant:
+            continue
+        if kind in _EFFECTS:
+            return False
+        if kind is Call:
+            func = current.func
+            if callees is None:
+                if not _pure_callee(func, resolve):
+                    return False
+            else:
+                path, part = [], func
+                while type(part) is Attribute:
+                    path.append(part.attr)
+                    part = part.value
+                key = None
+                if type(part) is Name:
+                    path.append(part.id)
+                    key = tuple(path)
+                pure = callees.get(key) if key is not None else None
+                if pure is None:
+                    pure = _pure_callee(func, resolve)
+                    if key is not None:
+                        callees[key] = pure
+                if not pure:
+                    return False
+        fields = fields_of.get(kind)
+        if fields is None:
+            if not isinstance(current, gast.AST):  # None in Dict.keys
+                continue
+            fields = fields_of[kind] = child_fields(kind)
+        for field in fields:
+            value = getattr(current, field, None)
+            if type(value) is list:
+                extend(value)
+            elif value is not None:
+                push(value)
+    return True
+
+
+_EFFECTS = frozenset((gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr))
+
+
+def _pure_callee(func, resolve) -> bool:
+    obj = resolve(func)
+    if not registry.fact(obj, "pure", True):
+        return False
+    module = getattr(obj, "__module__", None) or ""
+    if module.startswith("numpy") or module in ("math", runtime.__name__):
+        return not isinstance(func, gast.Attribute) or func.attr not in _IMPURE_METHODS
+    if isinstance(obj, np.ufunc):
+        return True
+    try:
+        if obj in _PURE_BUILTINS and getattr(builtins, obj.__name__, None) is obj:
+            return True
+    except TypeError:
+        pass
+    if isinstance(func, gast.Attribute) and not isinstance(obj, type(np)):
+        # a method on a value: pure if it is a non-mutating ndarray method
+        return hasattr(np.ndarray, func.attr) and func.attr not in _IMPURE_METHODS
+    try:
+        entry = registry.lookup(obj)
+    except TypeError:
+        entry = None
+    return entry is not None

@@ -1,0 +1,107 @@
+"""The shortcuts of shape inference and the specializing passes give what the plain way
+gives: the assignment counts shapes.infer makes in its walk are ``syntax.names``' counts,
+and the names the transform's hook reads once specialized (names_read_once_specialized,
+which copies and specializes only the parts of a compound statement holding a call to
+specialize) are those of the whole statement copied and specialized."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import gast
+import numpy as np
+
+from srcad import pipeline, syntax
+from srcad.analysis import shapes
+from srcad.optimize import specialize_runtime_calls as specialize
+from srcad.request import ReverseRequest
+
+
+def _loops_and_branches(W, b, x):
+    s = np.sum(x * x) * 0.1
+    v = x
+    for i in range(3):
+        e = np.dot(W, v) * 0.2
+        if s > 0.5:
+            s = s + np.mean(e) * 0.1
+        else:
+            s = s - np.mean(e * e) * 0.1
+        for j in range(2):  # a loop in a loop: its adjoint is one statement of the outer's
+            if np.sum(v) > 0.0:
+                v = v * 0.9 + np.sum(e * v) * b
+            v = np.tanh(v + e * 0.1 + b)
+    while s > 10.0:
+        s = s / 2.0
+    return s + np.sum(v * v)
+
+
+def _arguments():
+    rng = np.random.default_rng(3)
+    return rng.normal(size=(4, 4)), rng.normal(size=(1,)), rng.normal(size=4)
+
+
+def _generate(monkeypatch, function, arguments):
+    """Generate ``function``'s specialized gradient; the hook's statements and answers, and
+    the trees shapes.infer saw (with the counts it made) are recorded."""
+    hooks, inferred = [], []
+    reads_once = pipeline._reads_once_specialized
+    infer = shapes.infer
+
+    def recorded_hook(kinds_env, namer, resolve, aliases):
+        reads = reads_once(kinds_env, namer, resolve, aliases)
+
+        def recorded(statements):
+            env = dict(kinds_env)
+            for name in syntax.load_names(statements):
+                if namer.primal_of(name) in kinds_env:
+                    env[name] = kinds_env[namer.primal_of(name)]
+            copies = [syntax.deepcopy(s) for s in statements]
+            hooks.append((copies, env, resolve, aliases, reads(statements)))
+            return hooks[-1][-1]
+
+        return recorded
+
+    def recorded_infer(tree, params, resolve, counts=None):
+        counts = {} if counts is None else counts
+        env = infer(tree, params, resolve, counts)
+        inferred.append((syntax.deepcopy(tree), dict(counts)))
+        return env
+
+    monkeypatch.setattr(pipeline, "_reads_once_specialized", recorded_hook)
+    monkeypatch.setattr(pipeline.shapes, "infer", recorded_infer)
+    kinds = tuple(shapes.of_value(a) for a in arguments)
+    pipeline.generate_reverse(function, ReverseRequest(wrt=["W", "b", "x"], single=False),
+                              kinds)
+    return hooks, inferred
+
+
+def test_counts_of_infer_are_the_assignments_of_the_tree(monkeypatch):
+    _, inferred = _generate(monkeypatch, _loops_and_branches, _arguments())
+    assert len(inferred) == 2  # the normalized function, the generated code
+    for tree, counts in inferred:
+        expected = Counter(n.id for n in syntax.names(tree)
+                           if type(n.ctx) in (gast.Store, gast.Del))
+        assert counts == expected
+
+
+def test_reads_once_specialized_part_by_part_are_the_whole_statements(monkeypatch):
+    hooks, _ = _generate(monkeypatch, _loops_and_branches, _arguments())
+    assert hooks
+    for statements, env, resolve, aliases, answer in hooks:
+        whole = specialize._Specialize(env, resolve, aliases)
+        expected = set()
+        for statement in statements:
+            expected |= syntax.load_names(whole.visit(syntax.deepcopy(statement)))
+        assert answer == expected
+        # the same statements inside a loop and a branch: taken part by part
+        compound = gast.For(
+            target=syntax.name("k", store=True),
+            iter=syntax.call("range", syntax.name("n_steps")),
+            body=[gast.If(test=syntax.name("flag"),
+                          body=[syntax.deepcopy(s) for s in statements[::2]],
+                          orelse=[syntax.deepcopy(s) for s in statements[1::2]])],
+            orelse=[], type_comment=None)
+        expected = syntax.load_names(whole.visit(syntax.deepcopy(compound)))
+        assert {"n_steps", "flag", "range"} <= expected
+        assert specialize.names_read_once_specialized(
+            [compound], env, resolve, aliases) == expected
