@@ -32,36 +32,44 @@ from .specialize_runtime_calls import shape_sources
 _ELEMENTWISE_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 
-def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases
-                             ) -> gast.FunctionDef:
+def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases,
+                             stored: dict | None = None) -> gast.FunctionDef:
+    """``stored``: how often each name is assigned (Store or Del) in ``tree``, if counted
+    already (shapes.infer counts them)."""
     if not any(_may_broadcast(statement, resolve) for statement in tree.body):
         return tree  # no broadcast to look for (the walk below is the pass's cost)
-    # one walk: how often each name is assigned and read, and the reads of names that may
-    # stand for a broadcast's operand: (holder, field, name, the other operand or the call)
-    stores, loads, reads = {}, {}, []
+    if stored is None:
+        stored = Counter(n.id for n in syntax.names(tree) if type(n.ctx) in (gast.Store,
+                                                                              gast.Del))
+    broadcasts = _broadcasts(tree, stored, resolve)
+    if not broadcasts:
+        return tree
+    # one walk: how often each broadcast is read, and the reads of broadcasts that may
+    # stand for their operand: (holder, field, name, the other operand or the call). From
+    # the first broadcast on: a top-level statement before it cannot read one
+    first = next(index for index, statement in enumerate(tree.body)
+                 if type(statement) is gast.Assign and type(statement.targets[0]) is gast.Name
+                 and statement.targets[0].id in broadcasts)
+    loads, reads = {}, []
     Name, BinOp, Call, Load, AST = gast.Name, gast.BinOp, gast.Call, gast.Load, gast.AST
-    Store, Del = gast.Store, gast.Del
-    stack = [tree]
+    stack = list(reversed(tree.body[first:]))
     pop, push = stack.pop, stack.append
     fields_of = _CHILD_FIELDS
     while stack:  # (the nodes syntax.nodes gives, in another order)
         node = pop()
         kind = type(node)
         if kind is Name:
-            context = type(node.ctx)
-            if context is Load:
+            if type(node.ctx) is Load and node.id in broadcasts:
                 loads[node.id] = loads.get(node.id, 0) + 1
-            elif context is Store or context is Del:
-                stores[node.id] = stores.get(node.id, 0) + 1
             if getattr(node, "annotation", None) is None:
                 continue
         elif kind is BinOp and isinstance(node.op, _ELEMENTWISE_OPERATORS):
             for field, other in (("left", node.right), ("right", node.left)):
                 operand = getattr(node, field)
-                if type(operand) is Name:
+                if type(operand) is Name and operand.id in broadcasts:
                     reads.append((node, field, operand.id, other))
         elif kind is Call and node.args and type(node.args[0]) is Name and len(
-                node.args) == 3 and not node.keywords:
+                node.args) == 3 and not node.keywords and node.args[0].id in broadcasts:
             reads.append((node.args, 0, node.args[0].id, node))  # maybe rt.unindex(v, x, i)
         elif kind is gast.Constant:
             continue
@@ -76,11 +84,7 @@ def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases
                         push(item)
             elif isinstance(value, AST):
                 push(value)
-    stores, loads = Counter(stores), Counter(loads)
-    broadcasts = _broadcasts(tree, stores, resolve)
-    if not broadcasts:
-        return tree
-    shape_source = shape_sources(tree, env, resolve, aliases, stores)
+    shape_source = shape_sources(tree, env, resolve, aliases, stored)
     sources = {}  # name -> the name shape_source gives (the tree is not changed meanwhile)
 
     def source_of(identifier):
@@ -101,7 +105,7 @@ def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases
             replaceable[name].append((holder, field))
     for name, (operand, _) in broadcasts.items():
         places = replaceable[name]
-        if not places or len(places) != loads[name]:
+        if not places or len(places) != loads.get(name, 0):
             continue  # some reader needs the broadcast array itself
         for holder, field in places:
             if type(holder) is list:
@@ -134,14 +138,14 @@ def _broadcasts(tree, stores, resolve) -> dict:
             continue
         value, name = statement.value, statement.targets[0].id
         if not (type(value) is gast.Call and len(value.args) == 2 and not value.keywords
-                and stores[name] == 1 and resolve(value.func) is np.broadcast_to):
+                and stores.get(name, 0) == 1 and resolve(value.func) is np.broadcast_to):
             continue
         operand, shape = value.args
         if not (type(operand) is gast.Constant or (
-                type(operand) is gast.Name and stores[operand.id] <= 1)):
+                type(operand) is gast.Name and stores.get(operand.id, 0) <= 1)):
             continue
         if type(shape) is gast.Attribute and shape.attr == "shape" and type(
-                shape.value) is gast.Name and stores[shape.value.id] <= 1:
+                shape.value) is gast.Name and stores.get(shape.value.id, 0) <= 1:
             found[name] = (operand, shape.value.id)
     return found
 
