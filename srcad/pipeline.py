@@ -330,11 +330,8 @@ def _front(function, request, kinds, stages: dict | None, changes_tree: bool = T
     return front
 
 
-def _context(front: _Front, kinds, enabled, found: shapes.Inferred | None = None
-             ) -> TransformContext:
-    """``found``: receives what the inference on the front found (optimize's seed)."""
-    kinds_env = (shapes.infer(front.tree, dict(zip(front.parsed.params, kinds)), front.resolve,
-                              found=found)
+def _context(front: _Front, kinds, enabled) -> TransformContext:
+    kinds_env = (shapes.infer(front.tree, dict(zip(front.parsed.params, kinds)), front.resolve)
                  if kinds is not None else {})
     return TransformContext(front.parsed, front.namer, front.aliases, front.activity,
                             front.resolve, kinds_env, recompute="recompute" in enabled,
@@ -353,10 +350,7 @@ def _generate(request: Request, keep_stages: bool) -> Generated:
     parsed, namer, aliases, resolve = front.parsed, front.namer, front.aliases, front.resolve
     tree, callees = front.tree, front.callees
     stages = stages or {}
-    # the kinds inferred on the front seed the inference on the generated code, which holds
-    # the front's statements
-    inferred = shapes.Inferred({}, {})
-    context = _context(front, kinds, enabled, inferred)
+    context = _context(front, kinds, enabled)
     if request.mode == "reverse":
         name = name or namer.fresh("grad_" + parsed.name)
         # what the adjoint statements read, and which statements touch no adjoint: reverse
@@ -375,8 +369,7 @@ def _generate(request: Request, keep_stages: bool) -> Generated:
         defaults = None
     if keep_stages:
         stages["transform"] = emit.to_source(generated)
-    generated = optimize(generated, parsed, namer, aliases, kinds, enabled, resolve,
-                         seed=inferred if inferred.statements else None)
+    generated = optimize(generated, parsed, namer, aliases, kinds, enabled, resolve)
     source = emit.to_source(generated)
     if keep_stages:
         stages["optimize"] = source
@@ -406,21 +399,15 @@ def _stored_counts(tree) -> Counter:
 
 
 def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATIONS),
-             resolve: Resolver | None = None, seed: shapes.Inferred | None = None):
-    """Optimization passes, in order; each leaves valid code behind. ``seed``: what
-    shapes.infer found on the front whose statements ``tree`` holds, under ``kinds``."""
+             resolve: Resolver | None = None):
+    """Optimization passes, in order; each leaves valid code behind."""
     resolve = resolve or Resolver(parsed, aliases, namer)
 
     env, stored = {}, None
     if kinds is not None and "specialize" in enabled:
         params = [a.id for a in tree.args.args]
         stored = {}  # how often each name is assigned: counted by infer, read by the next pass
-        env = shapes.infer(tree, dict(zip(params, kinds)), resolve, stored, seed=seed)
-        if seed is not None and invariants.enabled() and env != shapes.infer(
-                tree, dict(zip(params, kinds)), resolve):
-            raise invariants.BrokenInvariantError(
-                "infer", "the kinds inferred from the front's are those a whole inference "
-                "finds")
+        env = shapes.infer(tree, dict(zip(params, kinds)), resolve, stored)
         tree = specialize_runtime_calls(tree, env, resolve, aliases, stored)
         tree = checked("specialize_runtime_calls", tree, parsed, aliases)
         if invariants.enabled() and stored != _stored_counts(tree):

@@ -11,7 +11,7 @@ from collections import Counter
 import gast
 import numpy as np
 
-from srcad import invariants, pipeline, syntax
+from srcad import pipeline, syntax
 from srcad.analysis import shapes
 from srcad.optimize import specialize_runtime_calls as specialize
 from srcad.request import ReverseRequest
@@ -61,9 +61,9 @@ def _generate(monkeypatch, function, arguments):
 
         return recorded
 
-    def recorded_infer(tree, params, resolve, counts=None, **seeding):
+    def recorded_infer(tree, params, resolve, counts=None):
         counts = {} if counts is None else counts
-        env = infer(tree, params, resolve, counts, **seeding)
+        env = infer(tree, params, resolve, counts)
         inferred.append((syntax.deepcopy(tree), dict(counts)))
         return env
 
@@ -77,9 +77,7 @@ def _generate(monkeypatch, function, arguments):
 
 def test_counts_of_infer_are_the_assignments_of_the_tree(monkeypatch):
     _, inferred = _generate(monkeypatch, _loops_and_branches, _arguments())
-    # the normalized function, the generated code (and, when invariants are checked, the
-    # generated code inferred whole: the check of the inference seeded by the first)
-    assert len(inferred) == (3 if invariants.enabled() else 2)
+    assert len(inferred) == 2  # the normalized function, the generated code
     for tree, counts in inferred:
         expected = Counter(n.id for n in syntax.names(tree)
                            if type(n.ctx) in (gast.Store, gast.Del))
@@ -107,48 +105,3 @@ def test_reads_once_specialized_part_by_part_are_the_whole_statements(monkeypatc
         assert {"n_steps", "flag", "range"} <= expected
         assert specialize.names_read_once_specialized(
             [compound], env, resolve, aliases) == expected
-
-
-def test_inference_seeded_by_the_front_is_the_whole_inference(monkeypatch):
-    """pipeline.optimize's inference starts from what the front's found: the same values
-    as an inference of the whole generated code."""
-    seeded = []
-    infer = shapes.infer
-
-    def recorded_infer(tree, params, resolve, counts=None, found=None, seed=None):
-        env = infer(tree, params, resolve, counts, found=found, seed=seed)
-        if seed is not None:
-            assert seed.statements  # the front's assignments, held by the generated code
-            seeded.append(env == infer(tree, params, resolve))
-        return env
-
-    monkeypatch.setattr(pipeline.shapes, "infer", recorded_infer)
-    kinds = tuple(shapes.of_value(a) for a in _arguments())
-    pipeline.generate_reverse(_loops_and_branches,
-                              ReverseRequest(wrt=["W", "b", "x"], single=False), kinds)
-    assert seeded == [True]
-
-
-def _resolve_numpy(node):
-    if isinstance(node, gast.Name) and node.id == "np":
-        return np
-    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and (
-            node.value.id == "np"):
-        return getattr(np, node.attr)
-    return shapes.UNRESOLVED
-
-
-def test_a_seeded_assignment_is_evaluated_again_when_what_it_reads_changes():
-    front = gast.parse("def f(a, b):\n    x = a\n    y = x * 2.0\n    return y\n").body[0]
-    params = {"a": shapes.FLOAT, "b": shapes.Array((False,))}
-    found = shapes.Inferred({}, {})
-    assert shapes.infer(front, params, _resolve_numpy, found=found)["y"] == shapes.FLOAT
-    # the same statements, and one more assignment to x that the front had not
-    more = gast.parse("def g(a, b):\n    x = b\n").body[0].body[0]
-    generated = gast.FunctionDef(name="g", args=front.args,
-                                 body=[front.body[0], more] + front.body[1:],
-                                 decorator_list=[], returns=None, type_comment=None,
-                                 type_params=[])
-    whole = shapes.infer(generated, params, _resolve_numpy)
-    assert whole["y"] != shapes.FLOAT
-    assert shapes.infer(generated, params, _resolve_numpy, seed=found) == whole

@@ -143,6 +143,9 @@ def values_of(params, kinds) -> dict:
 
 def plain(a):
     """Forget a constant's value, keeping its kind."""
+    kind = type(a)
+    if kind is Array or kind is Scalar:
+        return a  # (the usual kinds: nothing to forget)
     if isinstance(a, ShapeTuple):
         return UNKNOWN
     if isinstance(a, Dimension):
@@ -844,52 +847,25 @@ def _count_stored(node, counts: dict) -> None:
             counts[found.id] = counts.get(found.id, 0) + 1
 
 
-@dataclass
-class Inferred:
-    """What ``infer`` found in a tree, for a later ``infer`` of a tree that holds the same
-    statements (the transform's output holds the front's statement objects): ``env`` the
-    values, ``statements`` the ids of the single-target assignments evaluated, mapped to
-    their target."""
-
-    env: dict
-    statements: dict
-
-
-def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = None,
-          found: Inferred | None = None, seed: Inferred | None = None) -> dict:
+def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = None) -> dict:
     """Abstract values of every variable assigned in ``tree``, given the parameters'.
 
     ``counts`` (a dict, if given) receives how often each name is assigned (a Name in
     Store or Del context, as ``syntax.names`` gives them) in ``tree``: counted in the same
-    walk, for the passes that need it next. ``found`` (if given) receives the values and
-    the single-target assignments evaluated, for a later ``seed``: what an earlier infer of
-    a tree found, under the same ``params``, whose statement objects ``tree`` holds (left
-    as they were). An assignment of ``tree`` that earlier infer evaluated, whose target
-    nothing else assigns and which reads no name another statement of ``tree`` assigns
-    (transitively), is not evaluated again: its target takes the earlier value."""
+    walk, for the passes that need it next."""
     env = dict(params)
     assigns = []
     readers = {}  # name -> positions in assigns of the assignments reading it
-    seeded = {} if seed is not None else None  # position in assigns -> its target
-    disturbed = set()  # with a seed: the names statements other than seeded ones assign
-    noted = found.statements if found is not None else None
     Store, Del = gast.Store, gast.Del
     for node in syntax.statements(tree):
         if type(node) is gast.Assign:
             read, bound = _reads_and_binds(node.value)
             targets = node.targets
-            evaluated = not is_restore(node) and not is_placeholder(node)
             if len(targets) == 1 and type(targets[0]) is gast.Name and type(
                     targets[0].ctx) is Store:
-                target = targets[0].id
-                stored = {target}
-                if seeded is not None and evaluated and not bound and (
-                        id(node) in seed.statements):
-                    seeded[len(assigns)] = target
-                elif noted is not None and evaluated and not bound:
-                    noted[id(node)] = target
+                stored = {targets[0].id}
                 if counts is not None:
-                    counts[target] = counts.get(target, 0) + 1
+                    counts[targets[0].id] = counts.get(targets[0].id, 0) + 1
             else:
                 found_stored = [found.id for found in syntax.names(targets)
                                 if type(found.ctx) in (Store, Del)]
@@ -902,42 +878,26 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
                     for name in bound:
                         counts[name] = counts.get(name, 0) + bound[name]
                 bound = set(bound)
-                if seeded is not None:
-                    disturbed.update(bound)
             for name in stored | bound if bound else stored:
                 env.setdefault(name, None)
-            if evaluated:
+            if not is_restore(node) and not is_placeholder(node):
                 position = len(assigns)
                 assigns.append(node)
                 for name in read:
                     readers.setdefault(name, []).append(position)
         else:
-            if counts is not None or seeded is not None:
-                stored_here = {}
-                _count_stored_outside_blocks(node, stored_here)
-                if counts is not None:
-                    for name, count in stored_here.items():
-                        counts[name] = counts.get(name, 0) + count
-                if seeded is not None:
-                    disturbed.update(stored_here)
+            if counts is not None:
+                _count_stored_outside_blocks(node, counts)
             if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
                 counting = isinstance(node.iter, gast.Call) and resolve(node.iter.func) in (
                     range, reversed)
                 env[node.target.id] = Scalar("int") if counting else UNKNOWN
-    if seeded:
-        _seed(env, seeded, disturbed, seed.env)
     # a worklist: an assignment is evaluated again only when a name it reads changed (each
     # value only grows, by join); taking the first pending statement in program order,
     # most are final at their first visit
     rules = {}
     pending = list(range(len(assigns)))  # a heap of positions
     queued = [True] * len(assigns)
-    if seeded:
-        # a seeded assignment is evaluated again only when a name it reads changes: its
-        # value, what it gave before, is that of the names it read then, which only grow
-        pending = [position for position in pending if position not in seeded]
-        for position in seeded:
-            queued[position] = False
     budget = 20 * len(assigns)  # as many evaluations as 20 rounds over every statement
     pop, push, evaluate_value, Name = heapq.heappop, heapq.heappush, _evaluate, gast.Name
     while pending and budget > 0:
@@ -979,19 +939,4 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
                 if not queued[reader]:
                     queued[reader] = True
                     push(pending, reader)
-    if found is not None:
-        found.env = env
     return env
-
-
-def _seed(env, seeded, disturbed, earlier) -> None:
-    """Give the targets of the ``seeded`` assignments (position -> target) their
-    ``earlier`` values, where known, but those of names ``disturbed`` (a loop's target, a
-    name bound inside an expression: given values otherwise than by a join): those are
-    dropped from ``seeded``, to be evaluated like the others."""
-    for position, target in list(seeded.items()):
-        value = earlier.get(target)
-        if value is None or target in disturbed:
-            del seeded[position]
-        else:
-            env[target] = join(env.get(target), value)

@@ -253,8 +253,10 @@ class _Specialize:
         rule = self.rule_for(node)
         if rule is None or node.keywords:
             return node
-        kinds = [shapes.plain(shapes.evaluate(a, self.env, self.resolve, self._evaluated))
-                 for a in node.args]
+        env, plain = self.env, shapes.plain
+        # (a name's kind is in env: the usual argument, looked up without evaluate)
+        kinds = [plain(env[a.id]) if type(a) is gast.Name and a.id in env else plain(
+            shapes.evaluate(a, env, self.resolve, self._evaluated)) for a in node.args]
         replacement = rule(self, node.args, kinds)
         return node if replacement is None else gast.copy_location(replacement, node)
 
