@@ -728,7 +728,14 @@ def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
         return UNKNOWN
     args = []
     for operand in operands:
-        value = _evaluate(operand, env, resolve, rules)
+        # (a name or a constant, the usual operands of generated code: as above, no call)
+        operand_kind = type(operand)
+        if operand_kind is gast.Name and operand.id in env:
+            value = env[operand.id]
+        elif operand_kind is gast.Constant:
+            value = Known(operand.value)
+        else:
+            value = _evaluate(operand, env, resolve, rules)
         if value is None:
             return None  # an operand not known yet: nothing to say about the result yet
         args.append(value)

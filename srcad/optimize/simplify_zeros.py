@@ -100,6 +100,37 @@ class _Simplify(gast.NodeTransformer):
     def holds_zero(self, node) -> bool:
         """Whether ``node`` holds a constant 0 or a call of rt.zeros_like (fast: no visitor;
         names, operators and contexts are not looked into)."""
+        kind = type(node)
+        if kind is gast.Name:
+            if getattr(node, "annotation", None) is None:
+                return False
+        elif kind is gast.Constant:
+            return self.is_zero(node)
+        elif kind is gast.BinOp:
+            return self.holds_zero(node.left) or self.holds_zero(node.right)
+        elif kind is gast.Call:
+            if self.calls_zeros_like(node) or self.holds_zero(node.func):
+                return True
+            for argument in node.args:
+                if self.holds_zero(argument):
+                    return True
+            for keyword in node.keywords:
+                if self.holds_zero(keyword.value):
+                    return True
+            return False
+        elif kind is gast.Attribute:
+            return self.holds_zero(node.value)
+        elif kind is gast.Subscript:
+            return self.holds_zero(node.value) or self.holds_zero(node.slice)
+        elif kind is gast.Assign:
+            for target in node.targets:
+                if self.holds_zero(target):
+                    return True
+            return self.holds_zero(node.value)
+        return self._holds_zero_anywhere(node)  # (the other forms: every field looked into)
+
+    def _holds_zero_anywhere(self, node) -> bool:
+        """``holds_zero`` for any node, its fields found by type."""
         stack = [node]
         pop, push = stack.pop, stack.append
         Constant, Call, Name, AST = gast.Constant, gast.Call, gast.Name, gast.AST
