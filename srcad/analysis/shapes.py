@@ -770,13 +770,19 @@ def _add_reads(node, read: set) -> bool:
         return True
     if kind is gast.Constant:
         return True
-    if kind is gast.BinOp:
-        return _add_reads(node.left, read) and _add_reads(node.right, read)
-    if kind is gast.Call:
-        if node.keywords or not _add_reads(node.func, read):
-            return False
-        for argument in node.args:
-            if not _add_reads(argument, read):
+    if kind is gast.BinOp or kind is gast.Call:
+        if kind is gast.BinOp:
+            operands = (node.left, node.right)
+        else:
+            if node.keywords or not _add_reads(node.func, read):
+                return False
+            operands = node.args
+        for operand in operands:
+            # (a name read or a constant, the usual operands: taken here, without a call)
+            operand_kind = type(operand)
+            if operand_kind is gast.Name and type(operand.ctx) is gast.Load:
+                read.add(operand.id)
+            elif operand_kind is not gast.Constant and not _add_reads(operand, read):
                 return False
         return True
     if kind is gast.Attribute:
