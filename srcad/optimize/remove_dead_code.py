@@ -16,6 +16,7 @@ srcad's runtime helpers, registered primitives).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 
 import gast
@@ -84,82 +85,115 @@ class _Removal:
     def __init__(self, tree, facts, assignments, reads):
         self.facts, self.assignments, self.reads = facts, assignments, reads
         self.removed: set = set()
-        self.nested_assignments: dict = {}  # name -> the assignments inside blocks to it
-        self.top_of: dict = {}  # id(statement inside a block) -> its top-level statement
-        # id(top-level statement) -> {name it reads: the top-level assignment it reads it from}
-        self.sources: dict = {}
-        # id(top-level assignment) -> {target: the reads of it that see this assignment's value}
-        self.seen: dict = {}
+        # name -> its top-level assignments in order, each as (position in the body, the
+        # count of the reads that see its value, the assignment, all its targets' counts)
+        self.assigned: dict = {}
+        self.nested: list = []  # (assignment inside a block, its top-level position)
+        self.nested_assignments: dict | None = None  # name -> those assigning it (when asked)
         self._remove_dead(self._survey(tree.body))
 
     def _survey(self, body) -> list:
-        """Count, and return the statements that may go already."""
-        facts, assignments = self.facts, self.assignments
-        Assign, Expr = gast.Assign, gast.Expr
-        nested_assignments, top_of, sources, seen = (self.nested_assignments, self.top_of,
-                                                     self.sources, self.seen)
-        last_assigned = {}  # name -> the top-level assignment that assigned it last
+        """Count; return what may go already, as the worklist of ``_remove_dead`` holds it:
+        (statement, the position of its top-level statement, its targets' counts or None)."""
+        facts, assignments, reads = self.facts, self.assignments, self.reads
+        entries, entry = facts.entries, facts.entry
+        Assign, Expr, Name = gast.Assign, gast.Expr, gast.Name
+        assigned, nested, read_count = self.assigned, self.nested, reads.get
+        last_assigned = {}  # name -> the count of the reads that see its last top-level value
         waiting = []
-        for statement in body:
+        for position, statement in enumerate(body):
             kind = type(statement)
             if kind is Assign:
-                _, targets, loads = assignments.of(statement)
+                targets = statement.targets
+                if (len(targets) == 1 and type(targets[0]) is Name
+                        and targets[0].annotation is None):
+                    targets = (targets[0].id,)
+                    loads = (entries.get(id(statement)) or entry(statement)).read
+                else:
+                    _, targets, loads = assignments.of(statement)
             elif kind is Expr:
                 if comment_text(statement) is not None:
                     continue
                 if facts.pure(statement):  # read nowhere: goes
-                    waiting.append(statement)
+                    waiting.append((statement, position, None))
                     continue
-                loads = facts.entry(statement).loaded
+                loads = entry(statement).loaded
             elif kind in COMPOUND:
-                loads = list(facts.entry(statement).loaded)
+                loads = list(entry(statement).loaded)
                 blocks = [statement.body, statement.orelse]
                 while blocks:
                     for inner in blocks.pop():
-                        top_of[id(inner)] = statement
+                        loads += (entries.get(id(inner)) or entry(inner)).loaded
                         inner_kind = type(inner)
-                        loads += facts.entry(inner).loaded
                         if inner_kind is Assign:
-                            for name in assignments.of(inner)[1]:
-                                nested_assignments.setdefault(name, []).append(inner)
+                            nested.append((inner, position))
+                            targets = inner.targets
+                            if (len(targets) == 1 and type(targets[0]) is Name
+                                    and targets[0].annotation is None):
+                                dead = read_count(targets[0].id, 0) <= 0
+                            else:
+                                dead = all(read_count(name, 0) <= 0
+                                           for name in assignments.of(inner)[1])
+                            if dead:
+                                waiting.append((inner, position, None))
                         elif inner_kind in COMPOUND:
                             blocks.append(inner.orelse)
                             blocks.append(inner.body)
+                for name, count in Counter(loads).items():
+                    seeing = last_assigned.get(name)
+                    if seeing is not None:
+                        seeing[0] += count
+                continue
             else:
-                loads = facts.entry(statement).loaded
-            found = {}
+                loads = entry(statement).loaded
             for name in loads:
-                source = last_assigned.get(name)
-                if source is not None:
-                    found[name] = source
-                    seen[id(source)][name] += 1
-            if found:
-                sources[id(statement)] = found
+                seeing = last_assigned.get(name)
+                if seeing is not None:
+                    seeing[0] += 1
             if kind is Assign:
-                seen[id(statement)] = dict.fromkeys(targets, 0)
+                counts = []
                 for name in targets:
-                    last_assigned[name] = statement
-        reads = self.reads
-        waiting += [s for s in body if type(s) is Assign and not any(seen[id(s)].values())]
-        waiting += [s for assigned in nested_assignments.values() for s in assigned
-                    if all(reads[name] <= 0 for name in assignments.of(s)[1])]
+                    seeing = last_assigned[name] = [0]
+                    counts.append(seeing)
+                    record = (position, seeing, statement, counts)
+                    found = assigned.get(name)
+                    if found is None:
+                        assigned[name] = [record]
+                    else:
+                        found.append(record)
+        for records in assigned.values():
+            for position, seeing, statement, counts in records:
+                if seeing[0] == 0 and all(count[0] == 0 for count in counts):
+                    waiting.append((statement, position, counts))
         return waiting
+
+    def _assignments_inside_blocks(self) -> dict:
+        """Per name, the assignments inside blocks to it (worked out when first needed)."""
+        if self.nested_assignments is None:
+            self.nested_assignments = by_name = {}
+            for item in self.nested:
+                for name in _target_names(item[0], self.assignments):
+                    found = by_name.get(name)
+                    if found is None:
+                        by_name[name] = [(item[0], item[1], None)]
+                    else:
+                        found.append((item[0], item[1], None))
+        return self.nested_assignments
 
     def _remove_dead(self, waiting):
         facts, assignments, reads = self.facts, self.assignments, self.reads
-        removed, nested_assignments, top_of = self.removed, self.nested_assignments, self.top_of
-        sources, seen = self.sources, self.seen
+        removed, assigned = self.removed, self.assigned
         Assign = gast.Assign
         while waiting:
-            statement = waiting.pop()
+            statement, position, counts = waiting.pop()
             if id(statement) in removed:
                 continue
-            top = top_of.get(id(statement))
+            top_level = counts is not None or type(statement) is not Assign
             if type(statement) is Assign:
-                if top is None:
-                    if any(seen[id(statement)].values()):
+                if top_level:
+                    if any(count[0] for count in counts):
                         continue
-                elif any(reads[name] > 0 for name in assignments.of(statement)[1]):
+                elif any(reads[name] > 0 for name in _target_names(statement, assignments)):
                     continue
                 if not facts.pure(statement):
                     continue
@@ -168,22 +202,36 @@ class _Removal:
             for name in loaded:
                 reads[name] -= 1
                 if reads[name] == 0:
-                    waiting += nested_assignments.get(name, ())
-            # the reads that saw a top-level assignment's value
-            if top is None:
+                    waiting += self._assignments_inside_blocks().get(name, ())
+            if top_level:
                 if type(statement) is not Assign:
-                    continue  # an expression statement: counted for no assignment
-                found, loaded = sources.get(id(statement)), assignments.of(statement)[2]
-            else:
-                found = sources.get(id(top))
-            if found:
-                for name in loaded:
-                    source = found.get(name)
-                    if source is not None:
-                        counts = seen[id(source)]
-                        counts[name] -= 1
-                        if counts[name] == 0:
-                            waiting.append(source)
+                    continue  # an expression statement: its reads were counted for none
+                loaded = assignments.of(statement)[2]
+            # the reads that saw a top-level assignment's value: the last one before
+            for name in loaded:
+                records = assigned.get(name)
+                if records is None:
+                    continue
+                index = bisect_left(records, position, key=_position) - 1
+                if index >= 0:
+                    source_position, seeing, source, source_counts = records[index]
+                    seeing[0] -= 1
+                    if seeing[0] == 0:
+                        waiting.append((source, source_position, source_counts))
+
+
+def _position(record):
+    return record[0]
+
+
+def _target_names(assignment, assignments):
+    """The names ``assignment``'s targets hold (as ``_Assignments.of`` says)."""
+    targets = assignment.targets
+    if len(targets) == 1:
+        target = targets[0]
+        if type(target) is gast.Name and target.annotation is None:
+            return (target.id,)
+    return assignments.of(assignment)[1]
 
 
 def _kept_top_level(statements, removed) -> list:
@@ -191,17 +239,18 @@ def _kept_top_level(statements, removed) -> list:
     only if the next one kept is neither a comment nor a ``return``."""
     kept = []
     titled = False  # whether the statement kept last (the next one) can have a title
-    Return = gast.Return
+    Expr, Return = gast.Expr, gast.Return
     for statement in reversed(statements):
         if id(statement) in removed:
             continue
-        if comment_text(statement) is not None:
+        kind = type(statement)
+        if kind is Expr and comment_text(statement) is not None:
             if titled:
                 kept.append(statement)
                 titled = False
             continue
         kept.append(statement)
-        titled = type(statement) is not Return
+        titled = kind is not Return
     kept.reverse()
     return kept
 
@@ -211,19 +260,32 @@ def _tidy_blocks(statements, removed):
     tidied; an emptied loop or ``if`` body becomes ``pass``."""
     for statement in statements:
         if type(statement) in COMPOUND:
-            statement.body = _tidied([s for s in statement.body if id(s) not in removed],
-                                     removed) or [gast.Pass()]
-            statement.orelse = _tidied([s for s in statement.orelse if id(s) not in removed],
-                                       removed)
+            statement.body = _tidied(statement.body, removed) or [gast.Pass()]
+            if statement.orelse:
+                statement.orelse = _tidied(statement.orelse, removed)
 
 
 def _tidied(block, removed) -> list:
-    _tidy_blocks(block, removed)
-    while True:  # (at most three times: comments before a ``pass`` dropped go next time)
+    """``block`` without what was removed, its loops and branches tidied, then itself."""
+    kept = []
+    may_be_untidy = False  # holds a comment or a ``pass`` (else ``_tidy`` changes nothing)
+    Expr, Pass = gast.Expr, gast.Pass
+    for statement in block:
+        if id(statement) in removed:
+            continue
+        kind = type(statement)
+        if kind in COMPOUND:
+            statement.body = _tidied(statement.body, removed) or [Pass()]
+            if statement.orelse:
+                statement.orelse = _tidied(statement.orelse, removed)
+        elif kind is Expr or kind is Pass:
+            may_be_untidy = True
+        kept.append(statement)
+    while may_be_untidy:  # (at most three times: comments before a dropped ``pass`` go next)
         dropped = []
-        block = _tidy(block, dropped)
-        if not dropped:
-            return block
+        kept = _tidy(kept, dropped)
+        may_be_untidy = bool(dropped)
+    return kept
 
 
 def _tidy(statements, dropped):
