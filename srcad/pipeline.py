@@ -21,7 +21,7 @@ import gast
 from . import emit, invariants, recursion, registry, runtime, syntax
 from .cache import memory
 from .analysis import shapes
-from .analysis.activity import analyze_activity, insert_discrete_checks
+from .analysis.activity import analyze_activity
 from .fence import fence
 from .namespace import Aliases
 from .naming import Namer, identifier
@@ -45,6 +45,7 @@ from .request import OPTIMIZATIONS, ForwardRequest, Request, ReverseRequest
 from .resolve import Resolver
 from .transform.context import TransformContext
 from .transform.forward import forward
+from .transform.insert_discrete_checks import insert_discrete_checks
 from .transform.lower_accumulations import lower_accumulations
 from .transform.reverse import reverse
 
@@ -352,8 +353,12 @@ def _generate(request: Request, keep_stages: bool) -> Generated:
     context = _context(front, kinds, enabled)
     if request.mode == "reverse":
         name = name or namer.fresh("grad_" + parsed.name)
-        generated = checked("reverse", reverse(tree, context, request, name), parsed, aliases)
-        generated = lower_accumulations(generated, namer, aliases)
+        # what the adjoint statements read, and which statements touch no adjoint: reverse
+        # knows, lowering asks
+        reads, primal = {}, []
+        generated = checked("reverse", reverse(tree, context, request, name, reads=reads,
+                                               primal=primal), parsed, aliases)
+        generated = lower_accumulations(generated, namer, aliases, reads, primal)
         generated = checked("lower_accumulations", generated, parsed, aliases)
         label = "grad of %s" % parsed.function.__qualname__
         defaults = function.__defaults__ if not request.extra_params else None
@@ -377,9 +382,9 @@ def _reads_once_specialized(kinds_env, namer, resolve, aliases):
     """The transform's hook: the names adjoint statements read once specialized, an
     adjoint (``x_bar``) having its primal's kind."""
 
-    def reads(statements):
+    def reads(statements, read_now):  # read_now: the names they read (reverse knows them)
         env = dict(kinds_env)
-        for name in syntax.load_names(statements):
+        for name in read_now:
             primal = namer.primal_of(name)
             if primal in kinds_env:
                 env[name] = kinds_env[primal]

@@ -79,3 +79,15 @@ def loop(r, x0):
         x = r * x * (1.0 - x)
         s = s + x * x
     return s
+
+
+# ---- a method srcad cannot resolve, reached by a varied value (appended; keep at the end)
+
+
+def unresolved_method(x, names):
+    total = 0.0
+    for name in names:
+        scale = name.count("_")
+        rounded = (x * 2.0).round_to(3)
+        total = total + scale * np.sum(x)
+    return total

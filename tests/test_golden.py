@@ -1139,6 +1139,43 @@ def test_lower_accumulations_drops_reads_of_zero_adjoints():
         """)
 
 
+PRIMAL_SWEEP_THEN_ADJOINTS = """
+    def f(x, c):
+        for i in range(3):
+            if c:
+                y = x * 2.0
+                pass
+            else:
+                pass
+        del c
+        z = x * y
+        z_bar += 1.0
+        x_bar += z_bar * y
+        del z_bar
+        return x_bar
+    """
+
+
+def test_lower_accumulations_only_tidies_the_primal_sweep():
+    # the statements before the adjoints read and write none: told so (primal=), lowering
+    # leaves them as its statement-by-statement walk would (no del, no pass beside others)
+    walked = lower_accumulations(function_tree(PRIMAL_SWEEP_THEN_ADJOINTS),
+                                 lowering_namer(["x", "z"]), FixedAliases())
+    tree = function_tree(PRIMAL_SWEEP_THEN_ADJOINTS)
+    told = lower_accumulations(tree, lowering_namer(["x", "z"]), FixedAliases(),
+                               primal=tree.body[:3])
+    assert emit.to_source(told) == emit.to_source(walked) == text("""
+        def f(x, c):
+            for i in range(3):
+                if c:
+                    y = x * 2.0
+            z = x * y
+            z_bar = 1.0
+            x_bar = z_bar * y
+            return x_bar
+        """)
+
+
 def test_lower_accumulations_del_resets_to_zero():
     tree = function_tree("""
         def f(x):
@@ -1156,3 +1193,32 @@ def test_lower_accumulations_del_resets_to_zero():
         """)
     for node in gast.walk(out):
         assert not isinstance(node, (gast.AugAssign, gast.Delete))
+
+
+# ---- transform/insert_discrete_checks.py
+
+
+def test_insert_discrete_checks_follows_each_unresolved_method_a_varied_value_reaches():
+    from srcad import pipeline
+    from srcad.request import ReverseRequest
+
+    function = S.unresolved_method
+    front = pipeline._front(function, ReverseRequest(wrt=["x"]).of(function), None, None)
+    # name.count reads no varied value: not checked; (x * 2.0).round_to is checked
+    assert emit.to_source(front.tree) == text("""
+        def unresolved_method(x, names):
+            total = 0.0
+            sequence = rt.iterated(names)
+            length = len(sequence)
+            for index in range(length):
+                name = sequence[index]
+                scale = name.count('_')
+                mul = x * 2.0
+                rounded = mul.round_to(3)
+                rt.check_discrete(rounded, 'golden_subjects.py:91:18', 'round_to')
+                total_2 = np.sum(x)
+                mul_2 = scale * total_2
+                total_3 = total + mul_2
+                total = total_3
+            return total
+        """)

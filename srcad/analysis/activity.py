@@ -9,8 +9,9 @@ declared non-differentiable are never varied.
 A method srcad cannot resolve (``key.startswith("W")`` on a dict's key, ``name.split()``)
 is taken to give a result that needs no derivative (a string, a boolean, an integer):
 its target is not varied, and where a varied value reaches it the statement is listed in
-``Activity.discrete`` so that the code checks the result when it runs (runtime.check_discrete
-raises the located MissingTemplateError if it is a float after all).
+``Activity.discrete`` so that the code checks the result when it runs
+(transform/insert_discrete_checks.py puts the checks in: runtime.check_discrete raises the
+located MissingTemplateError if it is a float after all).
 
 The analysis works on the normalized (A-normal form) function and is
 flow-insensitive per name: iterating the statements to a fixed point makes
@@ -152,27 +153,3 @@ def _reach(start, edges) -> set:
                     reached.add(name)
                     pending.append(name)
     return reached
-
-
-def insert_discrete_checks(tree, activity: Activity, location_of, rt: str) -> None:
-    """After each statement of ``activity.discrete``, ``rt.check_discrete(target, where,
-    method)``: the result taken to need no derivative is checked when the code runs."""
-    if not activity.discrete:
-        return
-    checked = {id(node): node for node in activity.discrete}
-    for holder in syntax.statements(tree):
-        for field_name in ("body", "orelse"):
-            block = getattr(holder, field_name, None)
-            if type(block) is not list or not any(id(s) in checked for s in block):
-                continue
-            new_block = []
-            for statement in block:
-                new_block.append(statement)
-                if id(statement) in checked:
-                    where = location_of(statement.value)
-                    new_block.append(gast.copy_location(gast.Expr(value=syntax.call(
-                        syntax.attribute(syntax.name(rt), "check_discrete"),
-                        syntax.deepcopy(statement.targets[0]),
-                        syntax.constant("%s:%d:%d" % (where.filename, where.lineno, where.col)),
-                        syntax.constant(statement.value.func.attr))), statement))
-            setattr(holder, field_name, new_block)

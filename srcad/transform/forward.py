@@ -36,7 +36,7 @@ from ..normalize.inline import Recursive, value_node
 from ..recursion import jvp_of
 from ..request import Request
 from .context import TransformContext
-from .templates import bind_template, instantiate, template_for
+from .templates import bind_template, instantiate, result_parameter, template_for
 
 
 def forward(tree: gast.FunctionDef, context: TransformContext, request: Request,
@@ -172,11 +172,14 @@ class _Tangents:
     def tangent(self, statement) -> list:
         context = self.context
         namer = context.namer
-        location = context.parsed.location(position(statement) or statement)
+
+        def locate():
+            return context.parsed.location(position(statement) or statement)
+
         target = statement.targets[0]
         if not isinstance(target, gast.Name):
             raise UnsupportedSyntaxError("srcad cannot differentiate through tuple unpacking "
-                                         "that it cannot split", location,
+                                         "that it cannot split", locate(),
                                          "Assign each value to its own name.")
         name = target.id
         result = namer.tangent(name)
@@ -202,7 +205,7 @@ class _Tangents:
             if not all(isinstance(k, gast.Constant) for k in operation.node.keys):
                 raise UnsupportedSyntaxError(
                     "srcad cannot differentiate through a dict whose keys are not constants",
-                    location, "Write the keys as constants: {'w': w, 'b': b}.")
+                    locate(), "Write the keys as constants: {'w': w, 'b': b}.")
             return [syntax.assign(result, gast.Dict(
                 keys=[syntax.deepcopy(k) for k in operation.node.keys],
                 values=[self.tangent_of(a) for a in operation.args]))]
@@ -211,16 +214,16 @@ class _Tangents:
         reason = not_inlined(operation.node) if operation.node is not None else None
         if isinstance(reason, Recursive):
             return self.recursive_call(operation, result)
-        template = template_for(operation, "tangent", location, reason)
+        template = template_for(operation, "tangent", locate, reason)
 
         def tangent_name(value):
             if isinstance(value, gast.Name) and self.varied(value.id):
                 return namer.tangent(value.id)
             return None
 
-        bindings, derivatives = bind_template(template, operation, name, location, tangent_name,
+        bindings, derivatives = bind_template(template, operation, name, locate, tangent_name,
                                               context.resolve)
-        result_param = next(iter(template.signature.parameters))
+        result_param = result_parameter(template)
         derivatives[result_param] = result
 
         def missing(parameter):

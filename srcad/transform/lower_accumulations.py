@@ -27,31 +27,43 @@ import gast
 
 from .. import runtime, syntax
 from ..naming import Namer
+from .templates import new_node
 
 
-def lower_accumulations(tree: gast.FunctionDef, namer: Namer, aliases) -> gast.FunctionDef:
-    lowering = _Lowering(namer, aliases)
+def lower_accumulations(tree: gast.FunctionDef, namer: Namer, aliases,
+                        reads: dict | None = None, primal=()) -> gast.FunctionDef:
+    """``reads`` (optional): statement -> the names its value reads, for statements whose
+    maker knew them (transform/reverse.py fills it); the others' are looked up in the tree.
+    ``primal``: statements of the body that read and write no adjoint (reverse's primal
+    sweep): the lowering below would change nothing in them but what ``_tidied`` does, so
+    that is all they go through."""
+    lowering = _Lowering(namer, aliases, reads=reads)
+    lowering.primal = set(primal)
     tree.body = lowering.block(tree.body)
     return tree
 
 
 class _Lowering:
-    def __init__(self, namer: Namer, aliases, dry: bool = False):
+    def __init__(self, namer: Namer, aliases, dry: bool = False, reads: dict | None = None):
         self.namer = namer
         self.aliases = aliases
         self.dry = dry  # only track which adjoints hold values; change no statement
         self.holding: set[str] = set()  # adjoint variables holding a (nonzero) value
         self.zero: set[str] = set()  # derived temporaries known to be zero
+        self.reads = reads if reads is not None else {}
+        self.primal: set = set()  # see lower_accumulations
 
     def is_adjoint(self, name: str) -> bool:
         return self.namer.primal_of(name) is not None
 
-    def reads_zero(self, node) -> bool:
+    def reads_zero(self, statement) -> bool:
+        """``statement``'s value reads a zero: an adjoint holding no value, or a temporary
+        made from one."""
         zero, holding, primal_of = self.zero, self.holding, self.namer.primal_of
-        for read in syntax.names(node):
-            if type(read.ctx) is not gast.Load:
-                continue
-            identifier = read.id
+        read = self.reads.get(statement)
+        if read is None:
+            read = self.reads[statement] = syntax.load_names(statement.value)
+        for identifier in read:
             if identifier in zero:
                 return True
             if identifier not in holding and primal_of(identifier) is not None:
@@ -60,48 +72,59 @@ class _Lowering:
 
     def block(self, statements):
         out = []
-        for statement in statements:
-            out.extend(self.statement(statement))
+        append = out.append
+        primal = self.primal
+        for s in statements:
+            if primal and s in primal:
+                out.extend(_tidied([s]))
+                continue
+            kind = type(s)
+            if kind is gast.Delete:
+                for target in s.targets:
+                    self.holding.discard(target.id)
+                    self.zero.discard(target.id)
+            elif kind is gast.AugAssign and self.is_adjoint(s.target.id):
+                if not self.reads_zero(s):
+                    append(self.accumulation(s))
+            elif kind is gast.Assign:
+                # only adjoint-sweep statements read adjoints, so this is never primal code
+                if self.reads_zero(s):
+                    self.zero.update(_target_names(s))
+                    continue
+                for target in _target_names(s):
+                    self.zero.discard(target)
+                    if self.is_adjoint(target):
+                        self.holding.add(target)
+                append(s)
+            elif kind is gast.Return:
+                if not self.dry:
+                    s.value = _ReplaceZeroReads(self).visit(s.value)
+                append(s)
+            elif kind is gast.For or kind is gast.While:
+                out.extend(self.loop(s))
+            elif kind is gast.If:
+                out.extend(self.branch(s))
+            else:
+                append(s)
         return out
 
-    def statement(self, s):
-        if isinstance(s, gast.Delete):
-            for target in s.targets:
-                self.holding.discard(target.id)
-                self.zero.discard(target.id)
-            return []
-        if isinstance(s, gast.AugAssign) and self.is_adjoint(s.target.id):
-            name = s.target.id
-            if self.reads_zero(s.value):
-                return []
-            if name in self.holding:
-                value = gast.BinOp(left=syntax.name(name), op=s.op, right=s.value)
-            elif isinstance(s.op, gast.Sub):
-                value = gast.UnaryOp(op=gast.USub(), operand=s.value)
-            else:
-                value = s.value
-            self.holding.add(name)
-            return [gast.copy_location(syntax.assign(name, value), s)]
-        if isinstance(s, gast.Assign):
-            targets = [n.id for t in s.targets for n in syntax.names(t)]
-            # only adjoint-sweep statements read adjoints, so this is never primal code
-            if self.reads_zero(s.value):
-                self.zero.update(targets)
-                return []
-            for target in targets:
-                self.zero.discard(target)
-                if self.is_adjoint(target):
-                    self.holding.add(target)
-            return [s]
-        if isinstance(s, gast.Return):
-            if not self.dry:
-                s.value = _ReplaceZeroReads(self).visit(s.value)
-            return [s]
-        if isinstance(s, (gast.For, gast.While)):
-            return self.loop(s)
-        if isinstance(s, gast.If):
-            return self.branch(s)
-        return [s]
+    def accumulation(self, s):
+        """``x_bar += e`` as an assignment (``x_bar`` is the name of an adjoint)."""
+        name = s.target.id
+        held = name in self.holding
+        self.holding.add(name)
+        if self.dry:
+            return s
+        if held:
+            value = new_node(gast.BinOp, {"left": syntax.name(name), "op": s.op,
+                                          "right": s.value})
+        elif isinstance(s.op, gast.Sub):
+            value = new_node(gast.UnaryOp, {"op": new_node(gast.USub, {}), "operand": s.value})
+        else:
+            value = s.value
+        assign = new_node(gast.Assign, {"targets": [syntax.name(name, True)], "value": value,
+                                        "type_comment": None})
+        return syntax.copy_location(assign, s)
 
     def branch(self, branch):
         """After an ``if``, the same adjoints hold values whichever branch ran."""
@@ -131,7 +154,7 @@ class _Lowering:
         """
         entry = set(self.holding)
         for _ in range(10):
-            trial = _Lowering(self.namer, self.aliases, dry=True)
+            trial = _Lowering(self.namer, self.aliases, dry=True, reads=self.reads)
             trial.holding, trial.zero = set(entry), set(self.zero)
             trial.block(loop.body)
             gained = {n for n in trial.holding - entry if self.is_adjoint(n)}
@@ -152,6 +175,32 @@ class _Lowering:
         rt = self.aliases.name_for(runtime)
         return syntax.call(syntax.attribute(rt, "zeros_like"),
                            syntax.name(self.namer.primal_of(adjoint_name)))
+
+
+def _tidied(statements) -> list:
+    """``statements``, which read and write no adjoint, as the lowering leaves them: with
+    no ``del``, and with the parts of every branch without ``pass`` beside other
+    statements (an empty body gets one, as does an empty loop body)."""
+    out = []
+    for s in statements:
+        kind = type(s)
+        if kind is gast.Delete:
+            continue
+        if kind is gast.If:
+            body = [c for c in _tidied(s.body) if not isinstance(c, gast.Pass)]
+            s.orelse = [c for c in _tidied(s.orelse) if not isinstance(c, gast.Pass)]
+            s.body = body or [gast.Pass()]
+        elif kind is gast.For or kind is gast.While:
+            s.body = _tidied(s.body) or [gast.Pass()]
+        out.append(s)
+    return out
+
+
+def _target_names(assign) -> list:
+    targets = assign.targets
+    if len(targets) == 1 and type(targets[0]) is gast.Name:
+        return [targets[0].id]
+    return [n.id for t in targets for n in syntax.names(t)]
 
 
 class _ReplaceZeroReads(gast.NodeTransformer):

@@ -33,16 +33,29 @@ from ..normalize.inline import Recursive, value_node
 from ..recursion import vjp_of
 from ..request import Request
 from .context import TransformContext
-from .templates import bind_template, check_instantiable, instantiate, template_for, template_of
+from .templates import (
+    bind_template,
+    check_instantiable,
+    instantiate,
+    new_node,
+    result_parameter,
+    template_for,
+    template_of,
+)
 
 
 def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
-            name: str, check_only: bool = False) -> gast.FunctionDef | None:
+            name: str, check_only: bool = False, reads: dict | None = None,
+            primal: list | None = None) -> gast.FunctionDef | None:
     """The gradient function of the normalized ``tree``, whose statements it takes over (the
     primal sweep is made of them: ``tree`` is not to be used afterwards).
 
     ``check_only``: raise what the transform would raise (every adjoint's template looked
     up, bound and checked), but make nothing (None): ``srcad.grad(f)``'s early check.
+    ``reads``: if given, filled with adjoint statement -> the names its value reads
+    (lower_accumulations' ``reads``: found here anyway, to decide what to record).
+    ``primal``: if given, filled with the statements of the primal sweep, which read and
+    write no adjoint (lower_accumulations' ``primal``).
     """
     body = list(tree.body)
     returned = body.pop()
@@ -52,7 +65,7 @@ def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
     else:
         output, aux = returned.value, None
     rt = context.aliases.name_for(runtime)
-    sweeps = _Sweeps(context, body, check_only)
+    sweeps = _Sweeps(context, body, check_only, reads)
     if check_only:
         return None
 
@@ -75,6 +88,8 @@ def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
         statements.extend(kept)
         if request.has_aux:
             aux = returned_value.elts[1]
+    if primal is not None:
+        primal.extend(statements)
 
     seed = (syntax.name(request.seed) if isinstance(request.seed, str)
             else syntax.constant(request.seed))
@@ -99,7 +114,7 @@ def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
 
     # a gradient has its argument's type: read it from the argument as passed, not from a
     # loop variable of the same name that the sweeps left holding another value
-    rebound = syntax.stored_names(gast.Module(body=body, type_ignores=[]))
+    rebound = sweeps.stored
     arguments = {}
     for param in request.wrt:
         if param in rebound:
@@ -152,14 +167,18 @@ def _keep_loop_results(returned, body, namer) -> tuple[list, gast.expr]:
 
 
 def _is_active_assignment(statement, context) -> bool:
-    return isinstance(statement, gast.Assign) and any(
-        context.activity.is_active(n.id) for t in statement.targets for n in syntax.names(t))
+    if not isinstance(statement, gast.Assign):
+        return False
+    targets = statement.targets
+    if len(targets) == 1 and type(targets[0]) is gast.Name:
+        return context.activity.is_active(targets[0].id)
+    return any(context.activity.is_active(n.id) for t in targets for n in syntax.names(t))
 
 
 _IN_PLACE = (runtime.add_at, runtime.append_in_place, runtime.pop_in_place)
 
 
-def _primal_names_read(adjoints: dict, context, loop_stored: set) -> set:
+def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -> set:
     """Primal variables the adjoint statements read (what the reverse sweep needs).
 
     Only names a loop body assigns can be overwritten before the adjoint sweep reads
@@ -167,23 +186,43 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set) -> set:
     not asked about (``reads_once_optimized``, which specializes a copy of each one it
     is given: specialization only removes reads, and the names it brings in, NumPy's
     alias and builtins, are never assigned in a loop, which is checked).
+
+    ``reads`` holds what the statements made from templates read, and is filled with what
+    each other assignment's value reads (``x_bar += e``, ``t = e``: its targets read
+    nothing).
     """
     optimized = context.reads_once_optimized
     if optimized is not None and not loop_stored.isdisjoint(_names_specialization_brings(
             context)):
         loop_stored = None  # (a user variable named like a builtin): ask about all of them
-    read, asked = set(), []
+    read, asked, asked_read = set(), [], set()
     for statements in adjoints.values():
         for statement in statements:
-            names = syntax.load_names(statement)
+            if type(statement) is gast.Delete and all(
+                    type(target) is gast.Name for target in statement.targets):
+                continue  # del x_bar (_reset): reads nothing
+            names = reads.get(statement)
+            if names is None and _targets_are_names(statement):
+                names = reads[statement] = syntax.load_names(statement.value)
+            elif names is None:
+                names = syntax.load_names(statement)
             if optimized is not None and (loop_stored is None
                                           or not loop_stored.isdisjoint(names)):
                 asked.append(statement)
+                asked_read |= names
             else:
                 read |= names
     if asked:
-        read |= optimized(asked)
+        read |= optimized(asked, asked_read)
     return {n for n in read if context.namer.primal_of(n) is None}
+
+
+def _targets_are_names(statement) -> bool:
+    """``x += e`` or ``x = e`` (its targets names): what it reads, its value reads."""
+    kind = type(statement)
+    if kind is gast.AugAssign:
+        return type(statement.target) is gast.Name
+    return kind is gast.Assign and all(type(t) is gast.Name for t in statement.targets)
 
 
 def _names_specialization_brings(context) -> set:
@@ -215,17 +254,23 @@ class _Sweeps:
     its iterations; its reverse is a ``for`` over that count.
     """
 
-    def __init__(self, context: TransformContext, body: list, check_only: bool = False):
+    def __init__(self, context: TransformContext, body: list, check_only: bool = False,
+                 reads: dict | None = None):
         self.context = context
         self.check_only = check_only  # generate no adjoint, only raise what generating raises
         self.uses_tape = False
         self.tape = context.namer.fresh("tape", private=True)  # _tape, unless that is taken
         self.trip_counters = {}
+        self.reads = reads if reads is not None else {}  # see _primal_names_read
         self.active = {}  # id(assignment) -> whether it assigns an active variable
         tested = set()  # what loops iterate over and branches test
+        self.stored = set()  # every name the body assigns (or deletes)
         for node in syntax.nodes(gast.Module(body=body, type_ignores=[])):
             kind = type(node)
-            if kind is gast.Assign:
+            if kind is gast.Name:
+                if type(node.ctx) is gast.Store or type(node.ctx) is gast.Del:
+                    self.stored.add(node.id)
+            elif kind is gast.Assign:
                 self.active[id(node)] = _is_active_assignment(node, context)
             elif kind is gast.Call and context.resolve(node.func) in _IN_PLACE:
                 raise UnsupportedSyntaxError(
@@ -246,7 +291,8 @@ class _Sweeps:
         self.generate_adjoints(body)
         if check_only:
             return
-        self.needed = _primal_names_read(self.adjoints, context, _stored_in_loops(body))
+        self.needed = _primal_names_read(self.adjoints, context, _stored_in_loops(body),
+                                         self.reads)
         self.needed |= set(self.trip_counters.values())
         self.needed |= tested
         self.plans = {}
@@ -263,7 +309,7 @@ class _Sweeps:
                 self.generate_adjoints(statement.orelse)
             elif self.is_active(statement):
                 self.adjoints[id(statement)] = _adjoint_of(statement, self.context,
-                                                           self.check_only)
+                                                           self.check_only, self.reads)
 
     def is_active(self, statement) -> bool:
         """An assignment to an active variable (statements the sweeps add never are)."""
@@ -295,9 +341,11 @@ class _Sweeps:
         A block with nothing to differentiate records nothing: its reverse is empty,
         and what later code reads of its results the enclosing block records.
         """
+        # (assignments are statements: the walk need not look into expressions)
         if key not in self.plans and not any(
                 self.active.get(id(node))
-                for node in syntax.nodes(gast.Module(body=list(statements), type_ignores=[]))):
+                for node in syntax.statements(gast.Module(body=list(statements),
+                                                          type_ignores=[]))):
             self.plans[key] = _BlockPlan([], [], [])
         if key not in self.plans:
             self.plans[key] = _BlockPlan.make(statements, self.needed, self.context,
@@ -546,9 +594,11 @@ def _position(node):
             getattr(node, "col_offset", None))
 
 
-def _adjoint_of(statement, context: TransformContext, check_only: bool = False) -> list:
+def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
+                reads: dict | None = None) -> list:
     """The adjoint statements of one active ``target = operation`` statement (with
-    ``check_only``, of a template's, none: only what making them would raise)."""
+    ``check_only``, none: only what making them would raise is raised). ``reads`` is
+    filled with what the template's statements read (templates.instantiate)."""
     namer = context.namer
     target = statement.targets[0]
     if not isinstance(target, gast.Name):
@@ -558,11 +608,19 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False) 
     name = target.id
     operation = operation_of(statement.value, context.resolve)
     primitive = operation.primitive
+    argument_names = operation.argument_names()
     if not carries_gradient(operation) or not any(
-            context.activity.is_active(n) for n in operation.argument_names()):
+            context.activity.is_active(n) for n in argument_names):
         # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
-        return [_reset(namer.adjoint(name))]
-    location = context.parsed.location(position(statement) or statement)
+        return [] if check_only else [_reset(namer.adjoint(name))]
+
+    def locate():  # (asked for by an error only)
+        return context.parsed.location(position(statement) or statement)
+
+    if check_only and (primitive is IDENTITY or primitive in (runtime.array_of,
+                                                              runtime.owned_tuple) or (
+            primitive is TUPLE and not isinstance(operation.node, gast.Dict))):
+        return []  # (their adjoints are made here, from nothing that can fail)
     if primitive is IDENTITY:
         source = operation.args[0] if operation.args else None
         out = []
@@ -590,7 +648,7 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False) 
         if not all(isinstance(k, gast.Constant) for k in operation.node.keys):
             raise UnsupportedSyntaxError(
                 "srcad cannot differentiate through a dict whose keys are not constants",
-                location, "Write the keys as constants: {'w': w, 'b': b}.")
+                locate(), "Write the keys as constants: {'w': w, 'b': b}.")
         out = []
         for key, item in zip(operation.node.keys, operation.args):
             if isinstance(item, gast.Name) and context.activity.is_active(item.id):
@@ -603,35 +661,40 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False) 
     reason = not_inlined(operation.node) if operation.node is not None else None
     if isinstance(reason, Recursive) and template_of(primitive, "adjoint") is None:
         return _adjoint_of_recursive_call(name, operation, context)
-    template = template_for(operation, "adjoint", location, reason)
+    template = template_for(operation, "adjoint", locate, reason)
 
     def adjoint_name(value):
         if isinstance(value, gast.Name) and context.activity.is_active(value.id):
-            return namer.adjoint(value.id)
+            # (a check only asks whether there is one: any name says so)
+            return _CHECKED if check_only else namer.adjoint(value.id)
         return None
 
-    bindings, derivatives = bind_template(template, operation, name, location, adjoint_name,
+    bindings, derivatives = bind_template(template, operation, name, locate, adjoint_name,
                                           context.resolve)
-    parameters = template.signature.parameters
-    result_param = next(iter(parameters))
+    result_param = result_parameter(template)
     if check_only:
-        derivatives[result_param] = namer.adjoint(name)
+        derivatives[result_param] = _CHECKED
         check_instantiable(template, bindings, derivatives, context.aliases)
         return []
     out = []
-    if name in operation.argument_names():
+    if name in argument_names:
         # x = f(x): read x's adjoint before the template accumulates into it again
         incoming = namer.fresh(name + "_bar_out")
         out.append(syntax.assign(incoming, syntax.name(namer.adjoint(name))))
         out.append(_reset(namer.adjoint(name)))
         derivatives[result_param] = incoming
-        out.extend(instantiate(template, bindings, derivatives, namer, context.aliases))
+        out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
+                               reads=reads))
         out.append(_reset(incoming))
         return out
     derivatives[result_param] = namer.adjoint(name)
-    out.extend(instantiate(template, bindings, derivatives, namer, context.aliases))
+    out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
+                           reads=reads))
     out.append(_reset(namer.adjoint(name)))
     return out
+
+
+_CHECKED = "checked_bar"  # a check's stand-in for an adjoint's name
 
 
 def _adjoint_of_recursive_call(name, operation, context) -> list:
@@ -660,5 +723,6 @@ def _adjoint_of_recursive_call(name, operation, context) -> list:
 
 def _reset(adjoint_name: str) -> gast.Delete:
     """``del x_bar``: from here on (going backwards) x's adjoint is zero again."""
-    return gast.Delete(targets=[gast.Name(id=adjoint_name, ctx=gast.Del(), annotation=None,
-                                          type_comment=None)])
+    target = new_node(gast.Name, {"id": adjoint_name, "ctx": new_node(gast.Del, {}),
+                                  "annotation": None, "type_comment": None})
+    return new_node(gast.Delete, {"targets": [target]})

@@ -49,7 +49,9 @@ class _Compiled:
     the statement writes (or None), ``build(bindings, derivatives, temporaries,
     aliases, missing)`` the statement for one use; ``free``: per statement, the names
     it reads that are neither parameters nor temporaries (they name objects of the
-    template's module).
+    template's module); ``reads``: per statement, what its value reads, as (template
+    names, parameters whose derivative it reads), or None for a statement whose targets
+    are not names (then its targets may read names too) or whose value binds names.
     """
 
     def __init__(self, template: Template):
@@ -58,7 +60,7 @@ class _Compiled:
             if (isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Name)
                     and statement.targets[0].id not in self.temporaries):
                 self.temporaries.append(statement.targets[0].id)
-        self.statements, self.free = [], []
+        self.statements, self.free, self.reads = [], [], []
         parameters = template.signature.parameters
         for statement in template.body:
             target = (statement.target if isinstance(statement, gast.AugAssign)
@@ -67,6 +69,33 @@ class _Compiled:
             self.statements.append((written, _compile_statement(statement, template)))
             self.free.append({n.id for n in syntax.names(statement)} - set(parameters)
                              - set(self.temporaries))
+            self.reads.append(_reads_of(statement))
+
+
+def _reads_of(statement):
+    """(the template names, the parameters ``d[p]`` of) what the value of ``statement``
+    reads, when its targets are names or ``d[p]``, and every name in its value is read;
+    else None."""
+    targets = [statement.target] if isinstance(statement, gast.AugAssign) else (
+        statement.targets if isinstance(statement, gast.Assign) else None)
+    if targets is None or not all(type(t) is gast.Name or is_derivative_ref(t)
+                                  for t in targets):
+        return None
+    names, derivatives = [], []
+    pending = [statement.value]
+    while pending:
+        node = pending.pop()
+        if type(node) is list:
+            pending.extend(node)
+        elif type(node) is gast.Name:
+            if type(node.ctx) is not gast.Load:
+                return None  # (a lambda's parameter, a comprehension's target)
+            names.append(node.id)
+        elif type(node) is gast.Subscript and is_derivative_ref(node):
+            derivatives.append(node.slice.id)
+        elif isinstance(node, gast.AST):
+            pending.extend(getattr(node, field, None) for field in node._fields)
+    return tuple(dict.fromkeys(names)), tuple(dict.fromkeys(derivatives))
 
 
 def _compiled(template: Template) -> _Compiled:
@@ -79,7 +108,7 @@ def _compile_statement(statement, template):
     """``build(B, D, T, A, M)``: a copy of ``statement`` with the substitutions made
     (B bindings, D derivatives, T temporaries, A aliases, M missing), as Python code that
     constructs the nodes directly."""
-    namespace = {"_name": _substituted_name, "_derivative": _derivative, "_located": _located,
+    namespace = {"_name": _substituted_name, "_derivative": _derivative, "_node": new_node,
                  "_template": template}
 
     def held(value) -> str:  # an object the code refers to
@@ -97,10 +126,12 @@ def _compile_statement(statement, template):
             return "_name(B, T, A, _template, %s)" % held(node)
         if kind is gast.Subscript and is_derivative_ref(node):
             return "_derivative(D, M, %r, %r)" % (node.slice.id, isinstance(node.ctx, gast.Store))
-        made = "%s(%s)" % (held(kind), ", ".join(
-            "%s=%s" % (f, code(getattr(node, f, None))) for f in node._fields))
-        extra = {key: getattr(node, key) for key in node.__dict__.keys() - set(node._fields)}
-        return "_located(%s, %s)" % (made, held(extra)) if extra else made
+        # the node's attributes as gast's constructor would set them (its fields, in order),
+        # then the template node's location and annotations, shared
+        attributes = ["%r: %s" % (f, code(getattr(node, f, None))) for f in node._fields]
+        attributes += ["%r: %s" % (key, held(getattr(node, key)))
+                       for key in sorted(node.__dict__.keys() - set(node._fields))]
+        return "_node(%s, {%s})" % (held(kind), ", ".join(attributes))
 
     body = code(statement)
     # (the code is made here from a parsed template's nodes, never from user text)
@@ -108,8 +139,12 @@ def _compile_statement(statement, template):
     return namespace["build"]
 
 
-def _located(node, extra: dict):
-    node.__dict__.update(extra)  # the template node's location (and annotations), shared
+def new_node(kind, attributes: dict):
+    """A node of ``kind`` holding ``attributes``: what ``kind(**attributes)`` makes, in a
+    third of the time gast's generic constructor takes (templates make most nodes of
+    generated code)."""
+    node = kind.__new__(kind)
+    node.__dict__ = attributes
     return node
 
 
@@ -131,20 +166,17 @@ def _substituted_name(bindings, temporaries, aliases, template, node):
     return syntax.name(aliases.name_for(obj))
 
 
-_NAME_FIELDS = frozenset(gast.Name._fields)
-
-
 def _copy_of(node):
     """``syntax.deepcopy(node)``, quicker for what parameters are mostly bound to: names."""
     if type(node) is not gast.Name or getattr(node, "annotation", None) is not None:
         return syntax.deepcopy(node)
     ctx = node.ctx
-    new = gast.Name(id=node.id, ctx=syntax.deepcopy(ctx) if ctx.__dict__ else type(ctx)(),
-                    annotation=None, type_comment=getattr(node, "type_comment", None))
-    for key, value in node.__dict__.items():
-        if key not in _NAME_FIELDS:
-            setattr(new, key, value)  # its location and annotations, shared as deepcopy does
-    return new
+    ctx_kind = type(ctx)
+    attributes = node.__dict__.copy()  # its location and annotations, shared as deepcopy does
+    attributes["ctx"] = syntax.deepcopy(ctx) if ctx.__dict__ else ctx_kind.__new__(ctx_kind)
+    attributes["annotation"] = None
+    attributes["type_comment"] = attributes.get("type_comment")
+    return new_node(gast.Name, attributes)
 
 
 def _derivative(derivatives, missing, parameter, store):
@@ -168,28 +200,29 @@ def template_of(primitive, kind):
     return getattr(entry, kind) if entry is not None else None
 
 
-def template_for(operation, kind: str, location, not_inlined_reason=None) -> Template:
-    """The ``kind`` ("adjoint" or "tangent") template of an operation, or a located error."""
+def template_for(operation, kind: str, locate, not_inlined_reason=None) -> Template:
+    """The ``kind`` ("adjoint" or "tangent") template of an operation, or a located error
+    (``locate()``: the operation's Location, asked for only then)."""
     primitive = operation.primitive
     if operation.node is not None and isinstance(operation.node, gast.Call) and (
             any(isinstance(a, gast.Starred) for a in operation.node.args)
             or any(k.arg is None for k in operation.node.keywords)):
         raise UnsupportedSyntaxError(
             "srcad cannot differentiate through a call with a starred argument (`*args`, "
-            "`**kwargs`) to %s" % operation.description, location,
+            "`**kwargs`) to %s" % operation.description, locate(),
             "Pass the arguments one by one (a starred argument is fine where no derivative "
             "flows, e.g. rs.randn(*x.shape)).")
     if primitive is map:
         raise MissingTemplateError(
             "srcad differentiates map(f, ...) with f a name or an attribute (np.sin, "
-            "self.helper)", location, "Name the function first: g = make_function(); "
+            "self.helper)", locate(), "Name the function first: g = make_function(); "
             "map(g, xs).")
     if primitive is UNRESOLVED and isinstance(not_inlined_reason, ValueDependentCallError):
         raise not_inlined_reason  # resolved in the code generated for the values
     if primitive is UNRESOLVED:
         raise MissingTemplateError(
             "cannot differentiate the call to %s: srcad could not tell which function it "
-            "calls" % operation.description, location,
+            "calls" % operation.description, locate(),
             "Call functions through a module or a global name (e.g. np.tanh).")
     template = template_of(primitive, kind)
     if template is not None:
@@ -213,17 +246,18 @@ def template_for(operation, kind: str, location, not_inlined_reason=None) -> Tem
                 "(docs/templates.md); or mark it @srcad.nondifferentiable."
                 % (decorator, what, body))
     raise MissingTemplateError("no %s template for %s" % (
-        "gradient" if kind == "adjoint" else "tangent", what), location, hint)
+        "gradient" if kind == "adjoint" else "tangent", what), locate(), hint)
 
 
-def bind_template(template: Template, operation, result_name: str, location, derivative_name,
+def bind_template(template: Template, operation, result_name: str, locate, derivative_name,
                   resolve=None):
     """Bind a template's parameters to one operation: (bindings, derivatives).
 
     ``derivative_name(value_node)`` gives the derivative variable of an argument,
     or None when it has none; the result's entry is left for the caller.
     ``resolve`` (static references to objects) is passed on to the primitive's
-    constraints (registry.constraint).
+    constraints (registry.constraint). ``locate()`` gives the operation's Location, for
+    an error.
     """
     args = list(operation.args)
     if operation.primitive is operator.getitem:
@@ -238,44 +272,71 @@ def bind_template(template: Template, operation, result_name: str, location, der
         except TypeError as exc:
             raise TemplateError(
                 "the %s template of %s does not accept this call (%s)"
-                % (template.kind, registry.describe(operation.primitive), exc), location,
+                % (template.kind, registry.describe(operation.primitive), exc), locate(),
                 "Template %s is defined at %s." % (template.name, template.where)) from None
     bindings, derivatives = {}, {}
-    for param_name, param in template.signature.parameters.items():
+    for param_name, var_positional, var_keyword, default in _parameter_table(template):
         if param_name in arguments:
             value = arguments[param_name]
-        elif param.kind is inspect.Parameter.VAR_POSITIONAL:
+        elif var_positional:
             value = ()  # x.transpose(): no axes given
-        elif param.default is not inspect.Parameter.empty:
-            value = syntax.constant(param.default)
+        elif default is not _EMPTY:
+            value = syntax.constant(default)
         else:
             continue
-        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+        if var_positional:
             value = gast.Tuple(elts=list(value), ctx=gast.Load())
-        elif param.kind is inspect.Parameter.VAR_KEYWORD:
+        elif var_keyword:
             raise TemplateError("templates cannot take **kwargs (%s)" % template.where)
         bindings[param_name] = value
-        derivatives[param_name] = derivative_name(value)
+        derivatives[param_name] = derivative = derivative_name(value)
+        if type(value) is not gast.Attribute:
+            continue
         root = value
         while isinstance(root, gast.Attribute):
             root = root.value
-        if root is not value and derivatives[param_name] is None and isinstance(
-                root, gast.Name) and derivative_name(root) is not None:
+        if derivative is None and isinstance(root, gast.Name) and \
+                derivative_name(root) is not None:
             # normalize leaves `name.attr` as an operand only for static references (np.pi):
             # one rooted in a differentiated value would silently lose its derivative
             raise AssertionError("operand %s of %s is not an atom"
                                  % (registry.describe(operation.primitive), param_name))
-    def carries(expression):
-        return any(derivative_name(n) is not None for n in syntax.walk(expression)
-                   if isinstance(n, gast.Name))
 
     entry = registry.lookup(operation.primitive)
-    for check in entry.constraints if entry is not None else ():
-        problem = check(bindings, carries, resolve or (lambda node: UNRESOLVED))
-        if problem is not None:
-            why, hint = problem
-            raise UnsupportedOperationError(why, location, hint)
+    constraints = entry.constraints if entry is not None else ()
+    if constraints:
+        def carries(expression):
+            return any(derivative_name(n) is not None for n in syntax.walk(expression)
+                       if isinstance(n, gast.Name))
+
+        for check in constraints:
+            problem = check(bindings, carries, resolve or (lambda node: UNRESOLVED))
+            if problem is not None:
+                why, hint = problem
+                raise UnsupportedOperationError(why, locate(), hint)
     return bindings, derivatives
+
+
+def result_parameter(template: Template) -> str:
+    """The name of the template's first parameter: the operation's result."""
+    return _parameter_table(template)[0][0]
+
+
+_EMPTY = inspect.Parameter.empty
+_PARAMETER_TABLES: dict = {}  # id(template) -> (template, its parameter table)
+
+
+def _parameter_table(template: Template) -> tuple:
+    """(name, is ``*args``, is ``**kwargs``, default) per parameter of the template, read
+    from its signature once (inspect's Parameter properties cost more than the binding)."""
+    cached = _PARAMETER_TABLES.get(id(template))
+    if cached is not None and cached[0] is template:
+        return cached[1]
+    table = tuple((name, parameter.kind is inspect.Parameter.VAR_POSITIONAL,
+                   parameter.kind is inspect.Parameter.VAR_KEYWORD, parameter.default)
+                  for name, parameter in template.signature.parameters.items())
+    _PARAMETER_TABLES[id(template)] = (template, table)
+    return table
 
 
 def _positional_arguments(template: Template, values: list) -> dict | None:
@@ -311,7 +372,7 @@ def check_instantiable(template: Template, bindings: dict, derivatives: dict, al
 
 
 def instantiate(template: Template, bindings: dict, derivatives: dict, namer, aliases,
-                missing=None) -> list:
+                missing=None, reads: dict | None = None) -> list:
     """The template's statements for one use.
 
     ``bindings`` maps parameter names to gast expressions; ``derivatives``
@@ -319,15 +380,51 @@ def instantiate(template: Template, bindings: dict, derivatives: dict, namer, al
     when the parameter has none. Reading the derivative of a parameter that
     has none drops the statement, or, if ``missing(parameter)`` is given (the
     tangents of forward mode), reads the zero expression it returns.
+
+    ``reads`` (if given) is filled with statement -> the names its value reads
+    (``syntax.load_names(statement.value)``), for statements whose targets are names,
+    known from the template without walking the statement.
     """
     compiled = _compiled(template)
     temporaries = {temp: namer.fresh(temp) for temp in compiled.temporaries}
     out = []
-    for written, build in compiled.statements:
+    for (written, build), read in zip(compiled.statements, compiled.reads):
         if written is not None and derivatives.get(written) is None:
             continue  # no derivative for this parameter: its contribution is not needed
         try:
-            out.append(build(bindings, derivatives, temporaries, aliases, missing))
+            statement = build(bindings, derivatives, temporaries, aliases, missing)
         except _NoDerivative:
             continue  # reads the derivative of something that has none: contributes zero
+        out.append(statement)
+        if reads is not None and read is not None:
+            names = _names_read(read, template, bindings, derivatives, temporaries, aliases)
+            if names is not None:
+                reads[statement] = names
     return out
+
+
+def _names_read(read, template, bindings, derivatives, temporaries, aliases) -> set | None:
+    """What a statement built from the template reads (``_Compiled.reads``), found as its
+    builder finds what each name becomes (_substituted_name, _derivative); None when a
+    derivative read is missing (a zero expression then stands for it)."""
+    names, derivative_parameters = read
+    found = set()
+    for identifier in names:
+        if identifier in bindings:
+            value = bindings[identifier]
+            if type(value) is gast.Name and getattr(value, "annotation", None) is None:
+                if type(value.ctx) is gast.Load:
+                    found.add(value.id)
+            else:
+                found |= syntax.load_names(value)
+        elif identifier in temporaries:
+            found.add(temporaries[identifier])
+        else:
+            obj = template.namespace.get(identifier, _UNBOUND)
+            found.add(identifier if obj is _UNBOUND else aliases.name_for(obj))
+    for parameter in derivative_parameters:
+        derivative = derivatives.get(parameter)
+        if derivative is None:
+            return None
+        found.add(derivative)
+    return found
