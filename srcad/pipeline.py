@@ -382,7 +382,7 @@ def _generate(request: Request, keep_stages: bool) -> Generated:
     if keep_stages:
         stages["transform"] = emit.to_source(generated)
     generated = optimize(generated, parsed, namer, aliases, kinds, enabled, resolve)
-    kept.confirm("lower_accumulations, optimize (through nodes the transform shares)")
+    kept.confirm("the passes after the transform (through nodes it shares)")
     source = emit.to_source(generated)
     if keep_stages:
         stages["optimize"] = source
