@@ -50,13 +50,14 @@ def _generate(monkeypatch, function, arguments):
     def recorded_hook(kinds_env, namer, resolve, aliases):
         reads = reads_once(kinds_env, namer, resolve, aliases)
 
-        def recorded(statements):
+        def recorded(statements, read_now):
+            assert set(read_now) == set(syntax.load_names(statements))  # what reverse passes
             env = dict(kinds_env)
-            for name in syntax.load_names(statements):
+            for name in read_now:
                 if namer.primal_of(name) in kinds_env:
                     env[name] = kinds_env[namer.primal_of(name)]
             copies = [syntax.deepcopy(s) for s in statements]
-            hooks.append((copies, env, resolve, aliases, reads(statements)))
+            hooks.append((copies, env, resolve, aliases, reads(statements, read_now)))
             return hooks[-1][-1]
 
         return recorded
