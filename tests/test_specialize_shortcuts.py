@@ -51,6 +51,7 @@ def _generate(monkeypatch, function, arguments):
         reads = reads_once(kinds_env, namer, resolve, aliases)
 
         def recorded(statements, read_now):
+            assert set(read_now) == set(syntax.load_names(statements))  # what reverse passes
             env = dict(kinds_env)
             for name in read_now:
                 if namer.primal_of(name) in kinds_env:
