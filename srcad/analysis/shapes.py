@@ -216,6 +216,14 @@ def _as_operand(value):
 
 
 def _broadcast(values):
+    if len(values) == 2:  # (the usual operands: an array and a scalar, or two arrays alike)
+        first, second = values
+        if type(first) is Scalar and type(second) is Array:
+            first, second = second, first
+        if type(first) is Array and (type(second) is Scalar or (
+                type(second) is Array and second.ones == first.ones)) and all(
+                f is True or f is False or f is None for f in first.ones):
+            return first  # one pattern: itself, as below
     # (an Array or a Scalar is its own operand: no call for those, the usual operands)
     arrays = [v if type(v) is Array or type(v) is Scalar else _as_operand(v) for v in values]
     if any(not isinstance(v, (Array, Scalar)) for v in arrays):
