@@ -216,6 +216,9 @@ def _as_operand(value):
 
 
 def _broadcast(values):
+    if len(values) == 1 and type(values[0]) is Array and all(
+            f is True or f is False or f is None for f in values[0].ones):
+        return values[0]  # (np.tanh(x)...: as below)
     if len(values) == 2:  # (the usual operands: an array and a scalar, or two arrays alike)
         first, second = values
         if type(first) is Scalar and type(second) is Array:
@@ -884,9 +887,18 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
             targets = node.targets
             if len(targets) == 1 and type(targets[0]) is gast.Name and type(
                     targets[0].ctx) is Store:
-                stored = {targets[0].id}
+                target = targets[0].id
                 if counts is not None:
-                    counts[targets[0].id] = counts.get(targets[0].id, 0) + 1
+                    counts[target] = counts.get(target, 0) + 1
+                if not bound:  # (the usual assignment: one name, nothing bound inside)
+                    env.setdefault(target, None)
+                    if not is_restore(node) and not is_placeholder(node):
+                        position = len(assigns)
+                        assigns.append(node)
+                        for name in read:
+                            readers.setdefault(name, []).append(position)
+                    continue
+                stored = {target}
             else:
                 found_stored = [found.id for found in syntax.names(targets)
                                 if type(found.ctx) in (Store, Del)]
