@@ -608,7 +608,7 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
     name = target.id
     operation = operation_of(statement.value, context.resolve)
     primitive = operation.primitive
-    argument_names = operation.argument_names()
+    argument_names = _argument_names(operation)
     if not carries_gradient(operation) or not any(
             context.activity.is_active(n) for n in argument_names):
         # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
@@ -692,6 +692,15 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
                            reads=reads))
     out.append(_reset(namer.adjoint(name)))
     return out
+
+
+def _argument_names(operation) -> set:
+    """``operation.argument_names()``, without a walk for the usual operands: names."""
+    if not operation.keywords:
+        args = operation.args
+        if all(type(a) is gast.Name for a in args):
+            return {a.id for a in args}
+    return operation.argument_names()
 
 
 _CHECKED = "checked_bar"  # a check's stand-in for an adjoint's name
