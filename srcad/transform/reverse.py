@@ -178,7 +178,8 @@ def _is_active_assignment(statement, context) -> bool:
 _IN_PLACE = (runtime.add_at, runtime.append_in_place, runtime.pop_in_place)
 
 
-def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -> set:
+def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict,
+                       shapes: dict) -> set:
     """Primal variables the adjoint statements read (what the reverse sweep needs).
 
     Only names a loop body assigns can be overwritten before the adjoint sweep reads
@@ -189,7 +190,8 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -
 
     ``reads`` holds what the statements made from templates read, and is filled with what
     each other assignment's value reads (``x_bar += e``, ``t = e``: its targets read
-    nothing).
+    nothing). ``shapes``: the shapes of the statements made from templates (passed on to
+    ``reads_once_optimized``: statements of one shape are specialized alike).
     """
     optimized = context.reads_once_optimized
     if optimized is not None and not loop_stored.isdisjoint(_names_specialization_brings(
@@ -213,7 +215,7 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -
             else:
                 read |= names
     if asked:
-        read |= optimized(asked, asked_read)
+        read |= optimized(asked, asked_read, shapes)
     return {n for n in read if context.namer.primal_of(n) is None}
 
 
@@ -262,6 +264,7 @@ class _Sweeps:
         self.tape = context.namer.fresh("tape", private=True)  # _tape, unless that is taken
         self.trip_counters = {}
         self.reads = reads if reads is not None else {}  # see _primal_names_read
+        self.shapes = {}  # adjoint statement -> its shape (templates.instantiate)
         self.active = {}  # id(assignment) -> whether it assigns an active variable
         tested = set()  # what loops iterate over and branches test
         self.stored = set()  # every name the body assigns (or deletes)
@@ -292,7 +295,7 @@ class _Sweeps:
         if check_only:
             return
         self.needed = _primal_names_read(self.adjoints, context, _stored_in_loops(body),
-                                         self.reads)
+                                         self.reads, self.shapes)
         self.needed |= set(self.trip_counters.values())
         self.needed |= tested
         self.plans = {}
@@ -309,7 +312,8 @@ class _Sweeps:
                 self.generate_adjoints(statement.orelse)
             elif self.is_active(statement):
                 self.adjoints[id(statement)] = _adjoint_of(statement, self.context,
-                                                           self.check_only, self.reads)
+                                                           self.check_only, self.reads,
+                                                           self.shapes)
 
     def is_active(self, statement) -> bool:
         """An assignment to an active variable (statements the sweeps add never are)."""
@@ -595,10 +599,11 @@ def _position(node):
 
 
 def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
-                reads: dict | None = None) -> list:
+                reads: dict | None = None, shapes: dict | None = None) -> list:
     """The adjoint statements of one active ``target = operation`` statement (with
     ``check_only``, none: only what making them would raise is raised). ``reads`` is
-    filled with what the template's statements read (templates.instantiate)."""
+    filled with what the template's statements read, ``shapes`` with their shapes
+    (templates.instantiate)."""
     namer = context.namer
     target = statement.targets[0]
     if not isinstance(target, gast.Name):
@@ -684,12 +689,12 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
         out.append(_reset(namer.adjoint(name)))
         derivatives[result_param] = incoming
         out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
-                               reads=reads))
+                               reads=reads, shapes=shapes))
         out.append(_reset(incoming))
         return out
     derivatives[result_param] = namer.adjoint(name)
     out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
-                           reads=reads))
+                           reads=reads, shapes=shapes))
     out.append(_reset(namer.adjoint(name)))
     return out
 
