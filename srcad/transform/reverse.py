@@ -39,6 +39,7 @@ from .templates import (
     instantiate,
     new_node,
     result_parameter,
+    shape_of,
     template_for,
     template_of,
 )
@@ -190,14 +191,15 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict,
 
     ``reads`` holds what the statements made from templates read, and is filled with what
     each other assignment's value reads (``x_bar += e``, ``t = e``: its targets read
-    nothing). ``shapes``: the shapes of the statements made from templates (passed on to
-    ``reads_once_optimized``: statements of one shape are specialized alike).
+    nothing). ``shapes``: what tells the shapes of the statements made from templates
+    (templates.shape_of; passed on to ``reads_once_optimized``: statements of one shape
+    are specialized alike).
     """
     optimized = context.reads_once_optimized
     if optimized is not None and not loop_stored.isdisjoint(_names_specialization_brings(
             context)):
         loop_stored = None  # (a user variable named like a builtin): ask about all of them
-    read, asked, asked_read = set(), [], set()
+    read, asked, asked_read, asked_shapes = set(), [], set(), {}
     for statements in adjoints.values():
         for statement in statements:
             if type(statement) is gast.Delete and all(
@@ -212,10 +214,15 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict,
                                           or not loop_stored.isdisjoint(names)):
                 asked.append(statement)
                 asked_read |= names
+                use = shapes.get(statement)
+                if use is not None:
+                    shape = shape_of(use)
+                    if shape is not None:
+                        asked_shapes[statement] = shape
             else:
                 read |= names
     if asked:
-        read |= optimized(asked, asked_read, shapes)
+        read |= optimized(asked, asked_read, asked_shapes)
     return {n for n in read if context.namer.primal_of(n) is None}
 
 
@@ -264,7 +271,7 @@ class _Sweeps:
         self.tape = context.namer.fresh("tape", private=True)  # _tape, unless that is taken
         self.trip_counters = {}
         self.reads = reads if reads is not None else {}  # see _primal_names_read
-        self.shapes = {}  # adjoint statement -> its shape (templates.instantiate)
+        self.shapes = {}  # adjoint statement -> its shape's makings (templates.instantiate)
         self.active = {}  # id(assignment) -> whether it assigns an active variable
         tested = set()  # what loops iterate over and branches test
         self.stored = set()  # every name the body assigns (or deletes)

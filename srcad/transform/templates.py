@@ -399,18 +399,14 @@ def instantiate(template: Template, bindings: dict, derivatives: dict, namer, al
     (``syntax.load_names(statement.value)``), for statements whose targets are names,
     known from the template without walking the statement.
 
-    ``shapes`` (if given) is filled with statement -> its shape: ``(template statement,
-    slots)``, for statements whose value's parameters are bound to names or constants.
-    Two statements of the same shape differ only in the names of their slots (``("n",
-    name)`` a name, ``("t", name)`` a template temporary, ``("c", type, repr)`` a
-    constant, in the order of the template statement's ``reads``): their values are the
-    same expression of those names.
+    ``shapes`` (if given) is filled with statement -> what ``shape_of`` reads to tell its
+    shape (asked of few statements: kept as it is until then).
     """
     compiled = _compiled(template)
     temporaries = {temp: namer.fresh(temp) for temp in compiled.temporaries}
     out = []
-    for index, ((written, build), read, callees) in enumerate(zip(
-            compiled.statements, compiled.reads, compiled.callees)):
+    for index, ((written, build), read) in enumerate(zip(compiled.statements,
+                                                          compiled.reads)):
         if written is not None and derivatives.get(written) is None:
             continue  # no derivative for this parameter: its contribution is not needed
         try:
@@ -423,20 +419,23 @@ def instantiate(template: Template, bindings: dict, derivatives: dict, namer, al
             if names is not None:
                 reads[statement] = names
         if shapes is not None and read is not None:
-            slots = _slots(read, callees, bindings, derivatives, temporaries)
-            if slots is not None:
-                shapes[statement] = ((compiled, index), slots)
+            shapes[statement] = (compiled, index, bindings, derivatives, temporaries)
     return out
 
 
-def _slots(read, callees, bindings, derivatives, temporaries) -> tuple | None:
-    """The slots of a statement made from a template statement reading ``read`` (see
-    instantiate's ``shapes``), or None if a parameter is bound to anything else, or a
-    callee (``callees``: the names callees start with, or None) is a slot: what it calls
-    is not the same for all statements of the shape."""
+def shape_of(use) -> tuple | None:
+    """The shape of a statement made from a template statement (``use``: instantiate's
+    ``shapes`` entry): ``(template statement, slots)``. Two statements of one shape differ
+    only in the names of their slots (``("n", name)`` a name, ``("t", name)`` a template
+    temporary, ``("c", type, repr)`` a constant, in the order of the template statement's
+    ``reads``): their values are the same expression of those names. None if a parameter
+    it reads is bound to anything else, or a callee is a slot (what it calls could differ
+    between statements of the shape)."""
+    compiled, index, bindings, derivatives, temporaries = use
+    callees = compiled.callees[index]
     if None in callees:
         return None
-    names, derivative_parameters = read
+    names, derivative_parameters = compiled.reads[index]
     slots = []
     for identifier in names:
         if identifier in callees and (identifier in bindings or identifier in temporaries):
@@ -459,7 +458,7 @@ def _slots(read, callees, bindings, derivatives, temporaries) -> tuple | None:
         if derivative is None:
             return None
         slots.append(("n", derivative))
-    return tuple(slots)
+    return (compiled, index), tuple(slots)
 
 
 def _names_read(read, template, bindings, derivatives, temporaries, aliases) -> set | None:
