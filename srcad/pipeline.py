@@ -175,20 +175,18 @@ def check(request: Request) -> None:
     """
     with collector_paused():
         registry.load_templates()
-        # reverse's check_only reads the tree and changes nothing in it: the tree kept for
-        # the first call is checked as it is (the transform in forward mode changes it)
-        front = _front(request.function, request, None, None,
-                       changes_tree=request.mode != "reverse")
+        # the transform reads the tree and changes nothing in it: the tree kept for the
+        # first call is checked as it is
+        front = _front(request.function, request, None, None)
         context = _context(front, None, request.enabled)
         name = front.namer.fresh("checked_" + front.parsed.name)
+        kept = _KeptTree(front.tree)
         if request.mode == "reverse":
-            before = gast.dump(front.tree) if invariants.enabled() else None
             reverse(front.tree, context, request, name, check_only=True)
-            if before is not None and gast.dump(front.tree) != before:
-                raise invariants.BrokenInvariantError(
-                    "reverse (check_only)", "the normalized tree it reads changed")
+            kept.confirm("reverse (check_only)")
         else:
             forward(front.tree, context, request, name)
+            kept.confirm("forward")
 
 
 def generate(request: Request, keep_stages: bool = False) -> Generated:
@@ -266,26 +264,24 @@ class _Front:
     callees: list  # the user functions inlined into it
     activity: object  # analysis/activity.Activity
 
-    def copy(self, share_tree: bool = False) -> "_Front":
-        """A front the transform can take over while this one stays as it is (``share_tree``:
-        with the same tree, for a caller that only reads it; the names it makes are its own
-        all the same)."""
+    def taken(self) -> "_Front":
+        """This front for one request: the same tree (the transforms only read it), names and
+        aliases of its own (a request makes names; this front stays as it is)."""
         namer = self.namer.copy()
         aliases = self.aliases.copy(namer)
         resolve = Resolver(self.parsed, aliases, namer, extra_locals=self.resolve.extra_locals)
-        tree = self.tree if share_tree else syntax.deepcopy(self.tree)
-        return _Front(self.parsed, namer, aliases, resolve, tree, list(self.callees),
+        return _Front(self.parsed, namer, aliases, resolve, self.tree, list(self.callees),
                       self.activity)
 
 
-def _front(function, request, kinds, stages: dict | None, changes_tree: bool = True
-           ) -> _Front:
+def _front(function, request, kinds, stages: dict | None) -> _Front:
     """parse, fence, normalize and analyze activity (``stages``, if given, records them).
 
     A front made without ``kinds`` for which normalize asked no kind question is the same
     for arguments of every kind: kept with the function, later requests with the same
-    function, wrt and has_aux take a copy of it (grad()'s check, then the first call).
-    ``changes_tree=False``: the caller only reads the front's tree (it may be the kept one).
+    function, wrt and has_aux take it over with names of their own (grad()'s check, then
+    the first call) and the same tree: the transforms read their input and never change it
+    (_KeptTree checks that when invariant checks are on).
     """
     key = ("front", request.wrt, request.has_aux, request.extra_params)
     by_value = request.kinds is not None and any(
@@ -293,7 +289,7 @@ def _front(function, request, kinds, stages: dict | None, changes_tree: bool = T
     if stages is None and not by_value:
         kept = memory.lookup(function, key, counted=False)
         if kept is not None:
-            return kept.copy(share_tree=not changes_tree)
+            return kept.taken()
     parsed = read(function)
     checked("parse", parsed.tree, parsed, None)
     if stages is not None:
@@ -324,11 +320,24 @@ def _front(function, request, kinds, stages: dict | None, changes_tree: bool = T
         stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
     front = _Front(parsed, namer, aliases, resolve, tree, callees, activity)
     if kinds is None and not asked and not by_value:
-        if not changes_tree:
-            memory.store(function, key, front)
-            return front.copy(share_tree=True)
-        memory.store(function, key, front.copy())
+        memory.store(function, key, front)
+        return front.taken()
     return front
+
+
+class _KeptTree:
+    """When invariant checks are on, what a normalized tree (maybe the kept front) looked
+    like, to confirm that the stages after the front leave it as it was."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.dump = gast.dump(tree) if invariants.enabled() else None
+
+    def confirm(self, stages: str) -> None:
+        if self.dump is not None and gast.dump(self.tree) != self.dump:
+            raise invariants.BrokenInvariantError(
+                stages, "the normalized tree it reads (the front kept for later requests) "
+                "changed")
 
 
 def _context(front: _Front, kinds, enabled) -> TransformContext:
@@ -352,6 +361,7 @@ def _generate(request: Request, keep_stages: bool) -> Generated:
     tree, callees = front.tree, front.callees
     stages = stages or {}
     context = _context(front, kinds, enabled)
+    kept = _KeptTree(tree)
     if request.mode == "reverse":
         name = name or namer.fresh("grad_" + parsed.name)
         # what the adjoint statements read, and which statements touch no adjoint: reverse
@@ -359,6 +369,7 @@ def _generate(request: Request, keep_stages: bool) -> Generated:
         reads, primal = {}, []
         generated = checked("reverse", reverse(tree, context, request, name, reads=reads,
                                                primal=primal), parsed, aliases)
+        kept.confirm("reverse")
         generated = lower_accumulations(generated, namer, aliases, reads, primal)
         generated = checked("lower_accumulations", generated, parsed, aliases)
         label = "grad of %s" % parsed.function.__qualname__
@@ -366,11 +377,13 @@ def _generate(request: Request, keep_stages: bool) -> Generated:
     else:
         name = name or namer.fresh("jvp_" + parsed.name)
         generated = checked("forward", forward(tree, context, request, name), parsed, aliases)
+        kept.confirm("forward")
         label = "jvp of %s" % parsed.function.__qualname__
         defaults = None
     if keep_stages:
         stages["transform"] = emit.to_source(generated)
     generated = optimize(generated, parsed, namer, aliases, kinds, enabled, resolve)
+    kept.confirm("the passes after the transform (through nodes it shares)")
     source = emit.to_source(generated)
     if keep_stages:
         stages["optimize"] = source

@@ -889,6 +889,82 @@ def test_remove_dead_code_inside_loops_drops_assignments_read_nowhere():
         """)
 
 
+def test_remove_dead_code_removes_a_dead_chain_of_any_length_inside_a_loop():
+    # each link is read only by the next: a pass in rounds needs one round per link
+    tree = function_tree("""
+        def f(x, n):
+            for i in range(n):
+                a = x * 2.0
+                b = a + 1.0
+                c = b + 1.0
+                d = c + 1.0
+            return x
+        """)
+    assert emit.to_source(remove_dead_code(tree, resolve, confirm=True)) == text("""
+        def f(x, n):
+            for i in range(n):
+                pass
+            return x
+        """)
+
+
+def test_remove_dead_code_removes_a_dead_chain_through_branches():
+    # the chain goes in and out of branches: g, then e, the d's, c, the b's, a
+    tree = function_tree("""
+        def f(x, n):
+            a = x * 2.0
+            if x > 0:
+                b = a + 1.0
+            else:
+                b = a - 1.0
+            c = b * 3.0
+            if x > 1:
+                d = c + 1.0
+            else:
+                d = c
+            e = d * 2.0
+            if x > 2:
+                g = e + 1.0
+            return x
+        """)
+    assert emit.to_source(remove_dead_code(tree, resolve, confirm=True)) == text("""
+        def f(x, n):
+            if x > 0:
+                pass
+            if x > 1:
+                pass
+            if x > 2:
+                pass
+            return x
+        """)
+
+
+def test_remove_dead_code_removes_a_dead_chain_through_a_loop_carry():
+    # w, r, q go; then p, which only q read (the next time round), inside and before the
+    # loop; s and t read each other, so they stay (a loop's carried names are read)
+    tree = function_tree("""
+        def f(x, n):
+            p = x
+            s = x
+            for i in range(n):
+                q = p * 2.0
+                p = x + 1.0
+                r = q + 1.0
+                w = r * 2.0
+                t = s * 2.0
+                s = t
+            return x
+        """)
+    assert emit.to_source(remove_dead_code(tree, resolve, confirm=True)) == text("""
+        def f(x, n):
+            s = x
+            for i in range(n):
+                t = s * 2.0
+                s = t
+            return x
+        """)
+
+
 def test_remove_dead_code_calls_to_unknown_functions_are_kept():
     tree = function_tree("""
         def f(x, callback):

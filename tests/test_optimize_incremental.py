@@ -1,6 +1,7 @@
 """optimize() refolds only the statements that changed and keeps what propagate_copies learned
-between its runs (srcad/pipeline.py), and propagate_copies and remove_dead_code skip a round
-known to change nothing: the code must be what the passes give run in full."""
+between its runs (srcad/pipeline.py), and propagate_copies skips a round known to change
+nothing: the code must be what the passes give run in full. remove_dead_code works by counting
+reads, not in rounds: whatever its rules would still remove after it, it has removed."""
 
 from __future__ import annotations
 
@@ -197,32 +198,67 @@ def test_confirm_catches_a_round_skipped_that_would_change_the_tree(monkeypatch)
             propagate_copies(tree_of(source), confirm=True)
 
 
-# remove_dead_code: b goes in the first round, a (read by b only) in the second
-DEAD_IN_TWO_ROUNDS = ('''
+# remove_dead_code: chains of dead statements, each link read only by the next (a pass working
+# in rounds needs a round per link, or per step in and out of a block)
+DEAD_CHAINS = {'''
 def f(x, n):
     for i in range(n):
         a = x * 2.0
         b = a + 1.0
+        c = b + 1.0
+        d = c + 1.0
+        e = d + 1.0
     return x
-''', '''
+''': '''
 def f(x, n):
     for i in range(n):
         pass
     return x
-''')
+''', '''
+def f(x, n):
+    a = x * 2.0
+    for i in range(n):
+        b = a + 1.0
+    c = b * 3.0
+    if x > 0:
+        d = c + 1.0
+        e = d
+    else:
+        e = c
+    for i in range(n):
+        g = e * 2.0
+        h = g + 1.0
+    return x
+''': '''
+def f(x, n):
+    for i in range(n):
+        pass
+    if x > 0:
+        pass
+    for i in range(n):
+        pass
+    return x
+'''}
 
 
-def test_remove_dead_code_skips_only_a_round_that_would_change_nothing(monkeypatch):
-    source, expected = DEAD_IN_TWO_ROUNDS
-    programs = SOURCES + list(SECOND_ROUND) + [source]
-    skipping = [emit.to_source(remove_dead_code(tree_of(s), resolve, confirm=True))
-                for s in programs]
-    monkeypatch.setattr(remove_dead_code_module, "_settled", lambda dropped: False)
-    assert skipping == [emit.to_source(remove_dead_code(tree_of(s), resolve)) for s in programs]
-    assert skipping[-1] == emit.to_source(tree_of(expected))
+def test_remove_dead_code_leaves_nothing_its_rules_would_remove():
+    # confirm: the rules applied one by one find nothing more, and the read counts are right
+    for source, expected in DEAD_CHAINS.items():
+        reads = Counter(n.id for n in syntax.names(tree_of(source))
+                        if isinstance(n.ctx, gast.Load))
+        result = remove_dead_code(tree_of(source), resolve, reads, confirm=True)
+        assert emit.to_source(result) == emit.to_source(tree_of(expected))
+        assert +reads == Counter(n.id for n in syntax.names(result)  # kept up to date
+                                 if isinstance(n.ctx, gast.Load))
 
 
-def test_confirm_catches_a_dead_code_round_skipped_that_would_change_the_tree(monkeypatch):
-    monkeypatch.setattr(remove_dead_code_module, "_settled", lambda dropped: True)
-    with pytest.raises(AssertionError, match="a round it would have skipped"):
-        remove_dead_code(tree_of(DEAD_IN_TWO_ROUNDS[0]), resolve, confirm=True)
+def test_confirm_catches_dead_code_left_and_wrong_read_counts(monkeypatch):
+    with pytest.raises(AssertionError, match="read counts"):
+        remove_dead_code(tree_of(SOURCES[0]), resolve, Counter({"x": 5}), confirm=True)
+    monkeypatch.setattr(remove_dead_code_module._Removal, "_remove_dead",
+                        lambda removal, waiting: None)
+    with pytest.raises(AssertionError, match="an assignment left is read nowhere"):
+        remove_dead_code(tree_of(next(iter(DEAD_CHAINS))), resolve, confirm=True)
+    with pytest.raises(AssertionError, match="a top-level statement left is dead"):
+        remove_dead_code(tree_of("def f(x):\n    a = x * 2.0\n    return x\n"), resolve,
+                         confirm=True)

@@ -63,7 +63,7 @@ def test_the_check_hands_its_front_to_the_first_call(no_disk_cache):
     assert _front_kept(summed_cubic, ("x", "y")) is not None
     floats = gradient(0.5, 1.5)
     x, y = np.array([0.5, -0.2]), np.array([1.5, 0.3])
-    arrays = gradient(x, y)  # a second specialization copies the kept front again
+    arrays = gradient(x, y)  # a second specialization takes the kept front again
     assert np.allclose(floats, (3 * 0.5 ** 2 * 1.5, 0.5 ** 3 + np.cos(1.5)))
     assert all(np.allclose(a, b) for a, b in zip(arrays, (3 * x ** 2 * y, x ** 3 + np.cos(y))))
     request = ReverseRequest(("x", "y"), single=False).of(
@@ -72,6 +72,63 @@ def test_the_check_hands_its_front_to_the_first_call(no_disk_cache):
     cache.clear()
     assert _front_kept(summed_cubic, ("x", "y")) is None
     assert pipeline.generate(request).source == from_kept.source
+
+
+def looped(x, w):
+    total = 0.0
+    for i in range(3):
+        h = np.tanh(w * x + i)
+        if np.sum(h) > 0.0:
+            total = total + np.sum(h * h)
+        else:
+            total = total - np.sum(h)
+    return total * 2.0
+
+
+@pytest.mark.parametrize("derivative", ["grad", "jvp"])
+def test_requests_share_the_kept_front_and_leave_it_as_it_was(no_disk_cache, derivative):
+    """The transforms (and the passes after them) read the normalized tree and never change
+    it: every request takes the kept front's tree itself, not a copy."""
+    import gast
+
+    x, w = np.array([0.5, -0.2]), np.array([1.5, 0.3])
+    kind = (ReverseRequest if derivative == "grad" else ForwardRequest)(("x", "w"))
+    pipeline.check(kind.of(looped))  # what grad() runs at once: the front is kept
+    kept = _front_kept(looped, ("x", "w"))
+    assert kept is not None
+    before = gast.dump(kept.tree)
+    for values in ((x, w), (0.5, 1.5)):
+        kinds = tuple(srcad.analysis.shapes.of_value(v) for v in values)
+        if derivative == "jvp":
+            kinds += kinds  # the tangents have their values' kinds
+        pipeline.generate(kind.of(looped, kinds))
+        pipeline.generate(kind.of(looped))  # generic code
+    assert _front_kept(looped, ("x", "w")) is kept
+    assert gast.dump(kept.tree) == before
+    assert pipeline._front(looped, kind.of(looped), None, None).tree is kept.tree
+
+
+def test_a_stage_that_changes_the_kept_front_fails_at_that_stage(no_disk_cache, monkeypatch):
+    """With invariant checks on, the kept front is compared before and after a generation."""
+    import gast
+
+    from srcad.invariants import BrokenInvariantError
+    from srcad.transform import reverse as reverse_module
+
+    monkeypatch.setenv("SRCAD_CHECK_INVARIANTS", "1")
+    gradient = srcad.grad(looped, wrt=(0, 1))
+    taking = reverse_module._Sweeps.forward
+
+    def forward_changing_its_input(self, statements, in_loop=False):
+        swept = taking(self, statements, in_loop)
+        for statement in statements:
+            if isinstance(statement, gast.Assign):
+                statement.value = gast.Constant(value=1.0, kind=None)
+        return swept
+
+    monkeypatch.setattr(reverse_module._Sweeps, "forward", forward_changing_its_input)
+    with pytest.raises(BrokenInvariantError, match="after reverse, the normalized tree"):
+        gradient(np.array([0.5, -0.2]), np.array([1.5, 0.3]))
 
 
 def test_a_front_that_depends_on_the_kinds_is_not_kept(no_disk_cache):

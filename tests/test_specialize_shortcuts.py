@@ -50,13 +50,14 @@ def _generate(monkeypatch, function, arguments):
     def recorded_hook(kinds_env, namer, resolve, aliases):
         reads = reads_once(kinds_env, namer, resolve, aliases)
 
-        def recorded(statements, *known):  # (what reverse passes on: reads, shapes)
+        def recorded(statements, read_now, shapes):
+            assert set(read_now) == set(syntax.load_names(statements))  # what reverse passes
             env = dict(kinds_env)
-            for name in syntax.load_names(statements):
+            for name in read_now:
                 if namer.primal_of(name) in kinds_env:
                     env[name] = kinds_env[namer.primal_of(name)]
             copies = [syntax.deepcopy(s) for s in statements]
-            hooks.append((copies, env, resolve, aliases, reads(statements, *known)))
+            hooks.append((copies, env, resolve, aliases, reads(statements, read_now, shapes)))
             return hooks[-1][-1]
 
         return recorded

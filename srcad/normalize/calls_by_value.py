@@ -133,6 +133,8 @@ def resolved_call(normalizer, call):
     func = call.func
     if isinstance(func, gast.Name) and func.id in normalizer.local_functions:
         return None
+    if _is_static_name(normalizer, func) and _is_library_primitive(normalizer.resolve(func)):
+        return None  # np.tanh, math.exp: what reading it by value below concludes, sooner
     meaning = value_of(normalizer, func)
     if meaning is None:
         return None
@@ -174,6 +176,15 @@ def resolved_call(normalizer, call):
     callee = syntax.copy_location(callee, func)
     return syntax.copy_location(gast.Call(func=callee, args=leading + list(call.args),
                                           keywords=keywords + list(call.keywords)), call)
+
+
+def _is_library_primitive(obj) -> bool:
+    """A function of NumPy or of Python's builtins with templates (most calls normalized):
+    its ByValue kind is a Callee of itself (by_value_kind: not an instance of a user's
+    class, callable, not a class), for which resolved_call leaves the call as it is."""
+    return (obj is not UNRESOLVED and not isinstance(obj, type) and callable(obj)
+            and type(obj).__module__.partition(".")[0] in ("numpy", "builtins")
+            and registry.lookup(obj) is not None)
 
 
 def _is_static_name(normalizer, func) -> bool:

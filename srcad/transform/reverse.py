@@ -48,8 +48,9 @@ from .templates import (
 def reverse(tree: gast.FunctionDef, context: TransformContext, request: Request,
             name: str, check_only: bool = False, reads: dict | None = None,
             primal: list | None = None) -> gast.FunctionDef | None:
-    """The gradient function of the normalized ``tree``, whose statements it takes over (the
-    primal sweep is made of them: ``tree`` is not to be used afterwards).
+    """The gradient function of the normalized ``tree``, which stays as it is (the primal
+    sweep is made of copies of its statements: the tree may be the front kept for later
+    requests, pipeline._front).
 
     ``check_only``: raise what the transform would raise (every adjoint's template looked
     up, bound and checked), but make nothing (None): ``srcad.grad(f)``'s early check.
@@ -394,6 +395,8 @@ class _Sweeps:
 
     # ---- primal sweep
     def forward(self, statements, in_loop=False) -> list:
+        """The primal sweep of ``statements``: copies of them (the normalized tree stays as it
+        is: the kept front, pipeline._front), loops and branches with their tape pushes."""
         out = []
         for statement in statements:
             if isinstance(statement, (gast.For, gast.While)):
@@ -408,7 +411,8 @@ class _Sweeps:
                     out.append(syntax.assign(counter, syntax.constant(0)))
                     body.append(syntax.assign(counter, gast.BinOp(
                         left=syntax.name(counter), op=gast.Add(), right=syntax.constant(1))))
-                statement.body = body + [s for s in statement.body if is_carry(s)]
+                body += [syntax.deepcopy(s) for s in statement.body if is_carry(s)]
+                statement = _with_blocks(statement, body, syntax.deepcopy(statement.orelse))
             elif isinstance(statement, gast.If):
                 parts = []
                 for index, part in enumerate((statement.body, statement.orelse)):
@@ -419,7 +423,9 @@ class _Sweeps:
                             code = [c for c in code if not isinstance(c, gast.Pass)]
                             code.append(self.push(plan))
                     parts.append(code)
-                statement.body, statement.orelse = parts[0] or [gast.Pass()], parts[1]
+                statement = _with_blocks(statement, parts[0] or [gast.Pass()], parts[1])
+            else:
+                statement = syntax.deepcopy(statement)
             out.append(statement)
         return out
 
@@ -486,6 +492,17 @@ class _Sweeps:
         header = comment("grad of: " + self.context.parsed.source_text(origin(loop) or loop))
         return [header, gast.For(target=target, iter=iterator, body=body, orelse=[],
                                  type_comment=None)]
+
+
+def _with_blocks(compound, body: list, orelse: list):
+    """A copy of the loop or branch ``compound`` with ``body`` and ``orelse`` (its other
+    fields copied, its location and annotations shared, as syntax.deepcopy does)."""
+    attributes = compound.__dict__.copy()
+    for field in compound._fields:
+        if field not in ("body", "orelse"):
+            attributes[field] = syntax.deepcopy(attributes.get(field))
+    attributes["body"], attributes["orelse"] = body, orelse
+    return new_node(type(compound), attributes)
 
 
 def _has_adjoint_code(statements) -> bool:
@@ -725,8 +742,8 @@ def _adjoint_of_recursive_call(name, operation, context) -> list:
     signature = inspect.signature(function, follow_wrapped=False)
     bound = signature.bind(*operation.args, **operation.keywords)
     bound.apply_defaults()
-    args = [value if isinstance(value, gast.AST) else value_node(value, context.aliases)
-            for value in bound.arguments.values()]
+    args = [syntax.deepcopy(value) if isinstance(value, gast.AST)
+            else value_node(value, context.aliases) for value in bound.arguments.values()]
     grads = namer.fresh("%s_grads" % function.__name__)
     vjp = syntax.call(syntax.name(context.aliases.name_for(vjp_of)),
                       syntax.name(context.aliases.name_for(function)))
