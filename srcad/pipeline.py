@@ -11,6 +11,7 @@ stages up to the transform, for their errors.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import gc
 from collections import Counter
@@ -395,15 +396,77 @@ def _reads_once_specialized(kinds_env, namer, resolve, aliases):
     """The transform's hook: the names adjoint statements read once specialized, an
     adjoint (``x_bar``) having its primal's kind."""
 
-    def reads(statements, read_now):  # read_now: the names they read (reverse knows them)
+    unkinded = None  # aliases and builtins: names whose meaning is not their kind
+
+    def reads(statements, read_now, shapes):
+        """read_now: the names they read (reverse knows them); shapes: statement -> its
+        shape (templates.instantiate), for those made from templates. Statements of one
+        shape whose slots' names have the same kinds are specialized alike: one is, and
+        what it reads is read in each of the others' names."""
+        nonlocal unkinded
         env = dict(kinds_env)
         for name in read_now:
             primal = namer.primal_of(name)
             if primal in kinds_env:
                 env[name] = kinds_env[primal]
-        return names_read_once_specialized(statements, env, resolve, aliases)
+        if unkinded is None:
+            unkinded = frozenset(aliases.bindings) | frozenset(dir(builtins))
+        alike, rest = {}, []
+        for statement in statements:
+            shape = shapes.get(statement)
+            key = _specialized_alike(shape, env, unkinded) if shape is not None else None
+            if key is None:
+                rest.append(statement)
+            else:
+                alike.setdefault(key, []).append((statement, shape[1]))
+        read = set()
+        for group in alike.values():
+            if len(group) == 1:
+                rest.append(group[0][0])
+                continue
+            first, slots = group[0]
+            found = names_read_once_specialized([first], env, resolve, aliases)
+            slot_names = {slot[1] for slot in slots if slot[0] != "c"}
+            read |= found - slot_names
+            positions = [index for index, slot in enumerate(slots)
+                         if slot[0] != "c" and slot[1] in found]
+            for _, other in group:
+                read.update(other[index][1] for index in positions)
+        if rest:
+            read |= names_read_once_specialized(rest, env, resolve, aliases)
+        return read
 
     return reads
+
+
+def _specialized_alike(shape, env, unkinded):
+    """A key equal for statements that specializing changes alike: their template statement,
+    and per slot its constant, or the kind of its name (with which earlier slot holds the
+    same name), or the name itself when it has no kind or its meaning is not its kind.
+    None when a kind cannot be a key."""
+    origin, slots = shape
+    key, first = [origin], {}
+    for index, slot in enumerate(slots):
+        if slot[0] == "c":
+            key.append(slot)
+            continue
+        name = slot[1]
+        same = first.setdefault(name, index)
+        if name in unkinded:
+            key.append(("v", name))
+        elif name in env:
+            kind = env[name]
+            key.append(("k", type(kind), kind, same))
+        elif slot[0] == "t":
+            key.append(("t", same))  # a fresh temporary: no kind, named for this use only
+        else:
+            key.append(("v", name))
+    key = tuple(key)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _stored_counts(tree) -> Counter:

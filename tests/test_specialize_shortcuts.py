@@ -50,14 +50,14 @@ def _generate(monkeypatch, function, arguments):
     def recorded_hook(kinds_env, namer, resolve, aliases):
         reads = reads_once(kinds_env, namer, resolve, aliases)
 
-        def recorded(statements, read_now):
+        def recorded(statements, read_now, shapes):
             assert set(read_now) == set(syntax.load_names(statements))  # what reverse passes
             env = dict(kinds_env)
             for name in read_now:
                 if namer.primal_of(name) in kinds_env:
                     env[name] = kinds_env[namer.primal_of(name)]
             copies = [syntax.deepcopy(s) for s in statements]
-            hooks.append((copies, env, resolve, aliases, reads(statements, read_now)))
+            hooks.append((copies, env, resolve, aliases, reads(statements, read_now, shapes)))
             return hooks[-1][-1]
 
         return recorded
@@ -106,3 +106,37 @@ def test_reads_once_specialized_part_by_part_are_the_whole_statements(monkeypatc
         assert {"n_steps", "flag", "range"} <= expected
         assert specialize.names_read_once_specialized(
             [compound], env, resolve, aliases) == expected
+
+
+def _repeated_in_a_loop(W, b, x):
+    v = x
+    s = 0.0
+    for i in range(3):
+        u = v * b + x  # the same shapes of statements, names of the same kinds
+        w = u * b + x
+        s = s + np.sum(w * W[0]) + np.sum(u * x)
+        v = np.tanh(w) * 0.5 + u * 0.5
+    return s + np.sum(v)
+
+
+def test_statements_specialized_alike_are_asked_about_once(monkeypatch):
+    """The hook specializes one statement of each template statement and kinds of names
+    (templates.instantiate's ``shapes``), and reads the others' names in its answer: its
+    answer is still that of every statement specialized."""
+    asked = []
+    read_once = pipeline.names_read_once_specialized
+
+    def counted(statements, *rest):
+        asked.append(len(statements))
+        return read_once(statements, *rest)
+
+    monkeypatch.setattr(pipeline, "names_read_once_specialized", counted)
+    hooks, _ = _generate(monkeypatch, _repeated_in_a_loop, _arguments())
+    assert hooks
+    for statements, env, resolve, aliases, answer in hooks:
+        whole = specialize._Specialize(env, resolve, aliases)
+        expected = set()
+        for statement in statements:
+            expected |= syntax.load_names(whole.visit(syntax.deepcopy(statement)))
+        assert answer == expected
+    assert sum(asked) < sum(len(statements) for statements, *_ in hooks)

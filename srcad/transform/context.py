@@ -19,7 +19,8 @@ class TransformContext:
     resolve: object
     kinds: dict = field(default_factory=dict)  # abstract values, when specializing
     recompute: bool = True  # recompute cheap loop intermediates rather than record them
-    # the driver's hook (statements, the names they read now) -> the names the adjoint
+    # the driver's hook (statements, the names they read now, their shapes: see
+    # templates.instantiate) -> the names the adjoint
     # statements will still read once optimized (a read specialization removes, say the
     # shape argument of rt.unbroadcast, needs no tape); None: every name they read now
     reads_once_optimized: object = None

@@ -39,6 +39,7 @@ from .templates import (
     instantiate,
     new_node,
     result_parameter,
+    shape_of,
     template_for,
     template_of,
 )
@@ -179,7 +180,8 @@ def _is_active_assignment(statement, context) -> bool:
 _IN_PLACE = (runtime.add_at, runtime.append_in_place, runtime.pop_in_place)
 
 
-def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -> set:
+def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict,
+                       shapes: dict) -> set:
     """Primal variables the adjoint statements read (what the reverse sweep needs).
 
     Only names a loop body assigns can be overwritten before the adjoint sweep reads
@@ -190,13 +192,15 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -
 
     ``reads`` holds what the statements made from templates read, and is filled with what
     each other assignment's value reads (``x_bar += e``, ``t = e``: its targets read
-    nothing).
+    nothing). ``shapes``: what tells the shapes of the statements made from templates
+    (templates.shape_of; passed on to ``reads_once_optimized``: statements of one shape
+    are specialized alike).
     """
     optimized = context.reads_once_optimized
     if optimized is not None and not loop_stored.isdisjoint(_names_specialization_brings(
             context)):
         loop_stored = None  # (a user variable named like a builtin): ask about all of them
-    read, asked, asked_read = set(), [], set()
+    read, asked, asked_read, asked_shapes = set(), [], set(), {}
     for statements in adjoints.values():
         for statement in statements:
             if type(statement) is gast.Delete and all(
@@ -211,10 +215,15 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict) -
                                           or not loop_stored.isdisjoint(names)):
                 asked.append(statement)
                 asked_read |= names
+                use = shapes.get(statement)
+                if use is not None:
+                    shape = shape_of(use)
+                    if shape is not None:
+                        asked_shapes[statement] = shape
             else:
                 read |= names
     if asked:
-        read |= optimized(asked, asked_read)
+        read |= optimized(asked, asked_read, asked_shapes)
     return {n for n in read if context.namer.primal_of(n) is None}
 
 
@@ -263,6 +272,7 @@ class _Sweeps:
         self.tape = context.namer.fresh("tape", private=True)  # _tape, unless that is taken
         self.trip_counters = {}
         self.reads = reads if reads is not None else {}  # see _primal_names_read
+        self.shapes = {}  # adjoint statement -> its shape's makings (templates.instantiate)
         self.active = {}  # id(assignment) -> whether it assigns an active variable
         tested = set()  # what loops iterate over and branches test
         self.stored = set()  # every name the body assigns (or deletes)
@@ -293,7 +303,7 @@ class _Sweeps:
         if check_only:
             return
         self.needed = _primal_names_read(self.adjoints, context, _stored_in_loops(body),
-                                         self.reads)
+                                         self.reads, self.shapes)
         self.needed |= set(self.trip_counters.values())
         self.needed |= tested
         self.plans = {}
@@ -310,7 +320,8 @@ class _Sweeps:
                 self.generate_adjoints(statement.orelse)
             elif self.is_active(statement):
                 self.adjoints[id(statement)] = _adjoint_of(statement, self.context,
-                                                           self.check_only, self.reads)
+                                                           self.check_only, self.reads,
+                                                           self.shapes)
 
     def is_active(self, statement) -> bool:
         """An assignment to an active variable (statements the sweeps add never are)."""
@@ -612,10 +623,11 @@ def _position(node):
 
 
 def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
-                reads: dict | None = None) -> list:
+                reads: dict | None = None, shapes: dict | None = None) -> list:
     """The adjoint statements of one active ``target = operation`` statement (with
     ``check_only``, none: only what making them would raise is raised). ``reads`` is
-    filled with what the template's statements read (templates.instantiate)."""
+    filled with what the template's statements read, ``shapes`` with their shapes
+    (templates.instantiate)."""
     namer = context.namer
     target = statement.targets[0]
     if not isinstance(target, gast.Name):
@@ -625,7 +637,7 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
     name = target.id
     operation = operation_of(statement.value, context.resolve)
     primitive = operation.primitive
-    argument_names = operation.argument_names()
+    argument_names = _argument_names(operation)
     if not carries_gradient(operation) or not any(
             context.activity.is_active(n) for n in argument_names):
         # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
@@ -701,14 +713,23 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
         out.append(_reset(namer.adjoint(name)))
         derivatives[result_param] = incoming
         out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
-                               reads=reads))
+                               reads=reads, shapes=shapes))
         out.append(_reset(incoming))
         return out
     derivatives[result_param] = namer.adjoint(name)
     out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
-                           reads=reads))
+                           reads=reads, shapes=shapes))
     out.append(_reset(namer.adjoint(name)))
     return out
+
+
+def _argument_names(operation) -> set:
+    """``operation.argument_names()``, without a walk for the usual operands: names."""
+    if not operation.keywords:
+        args = operation.args
+        if all(type(a) is gast.Name for a in args):
+            return {a.id for a in args}
+    return operation.argument_names()
 
 
 _CHECKED = "checked_bar"  # a check's stand-in for an adjoint's name

@@ -51,7 +51,9 @@ class _Compiled:
     it reads that are neither parameters nor temporaries (they name objects of the
     template's module); ``reads``: per statement, what its value reads, as (template
     names, parameters whose derivative it reads), or None for a statement whose targets
-    are not names (then its targets may read names too) or whose value binds names.
+    are not names (then its targets may read names too) or whose value binds names;
+    ``callees``: per statement, the names its calls' callees start with (``rt`` of
+    ``rt.unbroadcast(...)``).
     """
 
     def __init__(self, template: Template):
@@ -60,7 +62,7 @@ class _Compiled:
             if (isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Name)
                     and statement.targets[0].id not in self.temporaries):
                 self.temporaries.append(statement.targets[0].id)
-        self.statements, self.free, self.reads = [], [], []
+        self.statements, self.free, self.reads, self.callees = [], [], [], []
         parameters = template.signature.parameters
         for statement in template.body:
             target = (statement.target if isinstance(statement, gast.AugAssign)
@@ -70,6 +72,18 @@ class _Compiled:
             self.free.append({n.id for n in syntax.names(statement)} - set(parameters)
                              - set(self.temporaries))
             self.reads.append(_reads_of(statement))
+            self.callees.append(_callee_roots(statement))
+
+
+def _callee_roots(statement) -> frozenset:
+    roots = set()
+    for node in syntax.walk(statement):
+        if type(node) is gast.Call:
+            root = node.func
+            while type(root) is gast.Attribute:
+                root = root.value
+            roots.add(root.id if type(root) is gast.Name else None)
+    return frozenset(roots)
 
 
 def _reads_of(statement):
@@ -372,7 +386,7 @@ def check_instantiable(template: Template, bindings: dict, derivatives: dict, al
 
 
 def instantiate(template: Template, bindings: dict, derivatives: dict, namer, aliases,
-                missing=None, reads: dict | None = None) -> list:
+                missing=None, reads: dict | None = None, shapes: dict | None = None) -> list:
     """The template's statements for one use.
 
     ``bindings`` maps parameter names to gast expressions; ``derivatives``
@@ -384,11 +398,15 @@ def instantiate(template: Template, bindings: dict, derivatives: dict, namer, al
     ``reads`` (if given) is filled with statement -> the names its value reads
     (``syntax.load_names(statement.value)``), for statements whose targets are names,
     known from the template without walking the statement.
+
+    ``shapes`` (if given) is filled with statement -> what ``shape_of`` reads to tell its
+    shape (asked of few statements: kept as it is until then).
     """
     compiled = _compiled(template)
     temporaries = {temp: namer.fresh(temp) for temp in compiled.temporaries}
     out = []
-    for (written, build), read in zip(compiled.statements, compiled.reads):
+    for index, ((written, build), read) in enumerate(zip(compiled.statements,
+                                                          compiled.reads)):
         if written is not None and derivatives.get(written) is None:
             continue  # no derivative for this parameter: its contribution is not needed
         try:
@@ -400,7 +418,47 @@ def instantiate(template: Template, bindings: dict, derivatives: dict, namer, al
             names = _names_read(read, template, bindings, derivatives, temporaries, aliases)
             if names is not None:
                 reads[statement] = names
+        if shapes is not None and read is not None:
+            shapes[statement] = (compiled, index, bindings, derivatives, temporaries)
     return out
+
+
+def shape_of(use) -> tuple | None:
+    """The shape of a statement made from a template statement (``use``: instantiate's
+    ``shapes`` entry): ``(template statement, slots)``. Two statements of one shape differ
+    only in the names of their slots (``("n", name)`` a name, ``("t", name)`` a template
+    temporary, ``("c", type, repr)`` a constant, in the order of the template statement's
+    ``reads``): their values are the same expression of those names. None if a parameter
+    it reads is bound to anything else, or a callee is a slot (what it calls could differ
+    between statements of the shape)."""
+    compiled, index, bindings, derivatives, temporaries = use
+    callees = compiled.callees[index]
+    if None in callees:
+        return None
+    names, derivative_parameters = compiled.reads[index]
+    slots = []
+    for identifier in names:
+        if identifier in callees and (identifier in bindings or identifier in temporaries):
+            return None
+        if identifier in bindings:
+            value = bindings[identifier]
+            kind = type(value)
+            if kind is gast.Name and type(value.ctx) is gast.Load and getattr(
+                    value, "annotation", None) is None:
+                slots.append(("n", value.id))
+            elif kind is gast.Constant:
+                slots.append(("c", type(value.value), repr(value.value)))
+            else:
+                return None
+        elif identifier in temporaries:
+            slots.append(("t", temporaries[identifier]))
+        # (else a name of the template's module: the same in every statement of the shape)
+    for parameter in derivative_parameters:
+        derivative = derivatives.get(parameter)
+        if derivative is None:
+            return None
+        slots.append(("n", derivative))
+    return (compiled, index), tuple(slots)
 
 
 def _names_read(read, template, bindings, derivatives, temporaries, aliases) -> set | None:
