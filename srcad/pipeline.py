@@ -434,6 +434,11 @@ def _reads_once_specialized(kinds_env, namer, resolve, aliases):
                 read.update(other[index][1] for index in positions)
         if rest:
             read |= names_read_once_specialized(rest, env, resolve, aliases)
+        if invariants.enabled() and alike and read != names_read_once_specialized(
+                statements, env, resolve, aliases):
+            raise invariants.BrokenInvariantError(
+                "reverse (reads once specialized)",
+                "statements specialized alike read other names than each specialized")
         return read
 
     return reads

@@ -10,8 +10,9 @@ from collections import Counter
 
 import gast
 import numpy as np
+import pytest
 
-from srcad import pipeline, syntax
+from srcad import invariants, pipeline, syntax
 from srcad.analysis import shapes
 from srcad.optimize import specialize_runtime_calls as specialize
 from srcad.request import ReverseRequest
@@ -131,6 +132,9 @@ def test_statements_specialized_alike_are_asked_about_once(monkeypatch):
         return read_once(statements, *rest)
 
     monkeypatch.setattr(pipeline, "names_read_once_specialized", counted)
+    # the work counted is the hook's own: with invariant checks on, it also specializes
+    # every statement to check its answer (the answer is checked below all the same)
+    monkeypatch.setenv(invariants.ENVIRONMENT_VARIABLE, "0")
     hooks, _ = _generate(monkeypatch, _repeated_in_a_loop, _arguments())
     assert hooks
     for statements, env, resolve, aliases, answer in hooks:
@@ -140,3 +144,17 @@ def test_statements_specialized_alike_are_asked_about_once(monkeypatch):
             expected |= syntax.load_names(whole.visit(syntax.deepcopy(statement)))
         assert answer == expected
     assert sum(asked) < sum(len(statements) for statements, *_ in hooks)
+
+
+def test_a_wrong_answer_for_statements_specialized_alike_is_caught(monkeypatch):
+    """With invariant checks on, the hook's grouped answer is compared with specializing
+    every statement: a group reading the wrong names fails at the pass."""
+    monkeypatch.setenv(invariants.ENVIRONMENT_VARIABLE, "1")
+    alike = pipeline._specialized_alike
+
+    def merged_too_much(shape, env, unkinded):  # every statement of a template alike
+        return None if alike(shape, env, unkinded) is None else shape[0]
+
+    monkeypatch.setattr(pipeline, "_specialized_alike", merged_too_much)
+    with pytest.raises(invariants.BrokenInvariantError, match="specialized alike"):
+        _generate(monkeypatch, _repeated_in_a_loop, _arguments())
