@@ -474,11 +474,6 @@ def _specialized_alike(shape, env, unkinded):
     return key
 
 
-def _stored_counts(tree) -> Counter:
-    """How often each name is assigned in ``tree`` (for the invariant checks)."""
-    return Counter(n.id for n in syntax.names(tree) if type(n.ctx) in (gast.Store, gast.Del))
-
-
 def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATIONS),
              resolve: Resolver | None = None):
     """Optimization passes, in order; each leaves valid code behind."""
@@ -491,7 +486,7 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
         env = shapes.infer(tree, dict(zip(params, kinds)), resolve, stored)
         tree = specialize_runtime_calls(tree, env, resolve, aliases, stored)
         tree = checked("specialize_runtime_calls", tree, parsed, aliases)
-        if invariants.enabled() and stored != _stored_counts(tree):
+        if invariants.enabled() and stored != syntax.assignment_counts(tree):
             raise invariants.BrokenInvariantError(
                 "specialize_runtime_calls", "the assignments counted before it are its tree's")
         tree = keep_broadcasts_implicit(tree, env, resolve, aliases, stored)
@@ -499,7 +494,7 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
     # dropping zero tangent terms is not only faster: 0 * log(x) is nan for x < 0
     tree = simplify_zeros(tree, env, resolve, namer.primal_of, aliases, stored)
     tree = checked("simplify_zeros", tree, parsed, aliases)
-    if stored is not None and invariants.enabled() and stored != _stored_counts(tree):
+    if stored is not None and invariants.enabled() and stored != syntax.assignment_counts(tree):
         raise invariants.BrokenInvariantError(
             "keep_broadcasts_implicit, simplify_zeros",
             "the assignments counted before them are their tree's")

@@ -305,6 +305,35 @@ def _identifiers(node, contexts) -> set[str]:
     return found
 
 
+def assignment_counts(tree) -> dict:
+    """How often each name is assigned (a Name in Store or Del context) inside ``tree``:
+    the Names ``names`` gives, counted in one walk without a generator (passes keep these
+    counts; the invariant checks compare them with the tree's)."""
+    stored = {}
+    stack = [tree]
+    pop, extend = stack.pop, stack.extend
+    Name, Store, Del, AST = gast.Name, gast.Store, gast.Del, gast.AST
+    fields_of = _CHILD_FIELDS
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is Name:
+            context = type(current.ctx)
+            if context is Store or context is Del:
+                stored[current.id] = stored.get(current.id, 0) + 1
+        elif kind is list:
+            extend(current)
+        elif kind is not gast.Constant and isinstance(current, AST):
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = fields_of[kind] = child_fields(kind)
+            for field in fields:
+                value = getattr(current, field, None)
+                if value is not None:
+                    stack.append(value)
+    return stored
+
+
 _READ = (gast.Load,)
 _WRITTEN = (gast.Store, gast.Del)
 

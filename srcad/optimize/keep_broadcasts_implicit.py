@@ -20,7 +20,6 @@ the same arrays, element for element; the definition is left to remove_dead_code
 
 from __future__ import annotations
 
-from collections import Counter
 
 import gast
 import numpy as np
@@ -39,8 +38,7 @@ def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases
     if not any(_may_broadcast(statement, resolve) for statement in tree.body):
         return tree  # no broadcast to look for (the walk below is the pass's cost)
     if stored is None:
-        stored = Counter(n.id for n in syntax.names(tree) if type(n.ctx) in (gast.Store,
-                                                                              gast.Del))
+        stored = syntax.assignment_counts(tree)
     broadcasts = _broadcasts(tree, stored, resolve)
     if not broadcasts:
         return tree

@@ -333,7 +333,7 @@ def _single_definitions(tree, stored=None):
     elsewhere; the parameters never assigned). ``stored``: how often each name is assigned
     in ``tree``, if counted already."""
     if stored is None:
-        stored = _stored_counts(tree)
+        stored = syntax.assignment_counts(tree)
     definitions = {}
     for statement in tree.body:
         if type(statement) is gast.Assign and len(statement.targets) == 1 and type(
@@ -345,34 +345,6 @@ def _single_definitions(tree, stored=None):
     parameters = {a.id for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs
                   if type(a) is gast.Name and a.id not in stored}
     return definitions, parameters
-
-
-def _stored_counts(tree) -> dict:
-    """How often each name is assigned (a Name in Store or Del context) inside ``tree``:
-    the Names ``syntax.names`` gives, counted in one walk without a generator."""
-    stored = {}
-    stack = [tree]
-    pop, extend = stack.pop, stack.extend
-    Name, Store, Del, AST = gast.Name, gast.Store, gast.Del, gast.AST
-    fields_of = _CHILD_FIELDS
-    while stack:
-        current = pop()
-        kind = type(current)
-        if kind is Name:
-            context = type(current.ctx)
-            if context is Store or context is Del:
-                stored[current.id] = stored.get(current.id, 0) + 1
-        elif kind is list:
-            extend(current)
-        elif kind is not gast.Constant and isinstance(current, AST):
-            fields = fields_of.get(kind)
-            if fields is None:
-                fields = fields_of[kind] = syntax.child_fields(kind)
-            for field in fields:
-                value = getattr(current, field, None)
-                if value is not None:
-                    stack.append(value)
-    return stored
 
 
 _CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)

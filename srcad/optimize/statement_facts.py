@@ -104,25 +104,23 @@ class StatementFacts:
     def reads_now(self, statement) -> set:
         """The names ``statement`` reads anywhere (a loop or branch: its header and its
         blocks as they are now)."""
-        entry = self.entry(statement)
-        if type(statement) not in COMPOUND:
-            return entry.read
-        names = set(entry.read)
-        for block in (statement.body, statement.orelse):
-            for inner in block:
-                names |= self.reads_now(inner)
-        return names
+        return self._anywhere(statement, "read")
 
     def assigned_now(self, statement) -> set:
         """The names ``statement`` assigns or deletes anywhere (a loop or branch: its header
         and its blocks as they are now)."""
-        entry = self.entry(statement)
+        return self._anywhere(statement, "assigned")
+
+    def _anywhere(self, statement, fact: str) -> set:
+        """The entry's ``fact`` (read or assigned names) of ``statement`` and, for a loop or
+        branch, of every statement in its blocks."""
+        names = getattr(self.entry(statement), fact)
         if type(statement) not in COMPOUND:
-            return entry.assigned
-        names = set(entry.assigned)
+            return names
+        names = set(names)
         for block in (statement.body, statement.orelse):
             for inner in block:
-                names |= self.assigned_now(inner)
+                names |= self._anywhere(inner, fact)
         return names
 
     def forget(self, statement):
