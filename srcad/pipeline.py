@@ -11,10 +11,8 @@ stages up to the transform, for their errors.
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import gc
-from collections import Counter
 from dataclasses import dataclass, field
 
 import gast
@@ -40,6 +38,7 @@ from .optimize.propagate_copies import CopyFacts, propagate_copies
 from .optimize.remove_dead_code import remove_dead_code
 from .optimize.simplify_zeros import simplify_zeros
 from .optimize.specialize_runtime_calls import (names_read_once_specialized,
+                                                names_read_once_specialized_alike,
                                                 specialize_runtime_calls)
 from .parse import ParsedFunction, read, signature_of
 from .request import OPTIMIZATIONS, ForwardRequest, Request, ReverseRequest
@@ -396,45 +395,16 @@ def _reads_once_specialized(kinds_env, namer, resolve, aliases):
     """The transform's hook: the names adjoint statements read once specialized, an
     adjoint (``x_bar``) having its primal's kind."""
 
-    unkinded = None  # aliases and builtins: names whose meaning is not their kind
-
     def reads(statements, read_now, shapes):
         """read_now: the names they read (reverse knows them); shapes: statement -> its
-        shape (templates.instantiate), for those made from templates. Statements of one
-        shape whose slots' names have the same kinds are specialized alike: one is, and
-        what it reads is read in each of the others' names."""
-        nonlocal unkinded
+        shape (templates.instantiate), for those made from templates."""
         env = dict(kinds_env)
         for name in read_now:
             primal = namer.primal_of(name)
             if primal in kinds_env:
                 env[name] = kinds_env[primal]
-        if unkinded is None:
-            unkinded = frozenset(aliases.bindings) | frozenset(dir(builtins))
-        alike, rest = {}, []
-        for statement in statements:
-            shape = shapes.get(statement)
-            key = _specialized_alike(shape, env, unkinded) if shape is not None else None
-            if key is None:
-                rest.append(statement)
-            else:
-                alike.setdefault(key, []).append((statement, shape[1]))
-        read = set()
-        for group in alike.values():
-            if len(group) == 1:
-                rest.append(group[0][0])
-                continue
-            first, slots = group[0]
-            found = names_read_once_specialized([first], env, resolve, aliases)
-            slot_names = {slot[1] for slot in slots if slot[0] != "c"}
-            read |= found - slot_names
-            positions = [index for index, slot in enumerate(slots)
-                         if slot[0] != "c" and slot[1] in found]
-            for _, other in group:
-                read.update(other[index][1] for index in positions)
-        if rest:
-            read |= names_read_once_specialized(rest, env, resolve, aliases)
-        if invariants.enabled() and alike and read != names_read_once_specialized(
+        read = names_read_once_specialized_alike(statements, shapes, env, resolve, aliases)
+        if invariants.enabled() and read != names_read_once_specialized(
                 statements, env, resolve, aliases):
             raise invariants.BrokenInvariantError(
                 "reverse (reads once specialized)",
@@ -442,36 +412,6 @@ def _reads_once_specialized(kinds_env, namer, resolve, aliases):
         return read
 
     return reads
-
-
-def _specialized_alike(shape, env, unkinded):
-    """A key equal for statements that specializing changes alike: their template statement,
-    and per slot its constant, or the kind of its name (with which earlier slot holds the
-    same name), or the name itself when it has no kind or its meaning is not its kind.
-    None when a kind cannot be a key."""
-    origin, slots = shape
-    key, first = [origin], {}
-    for index, slot in enumerate(slots):
-        if slot[0] == "c":
-            key.append(slot)
-            continue
-        name = slot[1]
-        same = first.setdefault(name, index)
-        if name in unkinded:
-            key.append(("v", name))
-        elif name in env:
-            kind = env[name]
-            key.append(("k", type(kind), kind, same))
-        elif slot[0] == "t":
-            key.append(("t", same))  # a fresh temporary: no kind, named for this use only
-        else:
-            key.append(("v", name))
-    key = tuple(key)
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
 
 
 def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATIONS),
@@ -486,19 +426,23 @@ def optimize(tree, parsed, namer, aliases, kinds, enabled=frozenset(OPTIMIZATION
         env = shapes.infer(tree, dict(zip(params, kinds)), resolve, stored)
         tree = specialize_runtime_calls(tree, env, resolve, aliases, stored)
         tree = checked("specialize_runtime_calls", tree, parsed, aliases)
-        if invariants.enabled() and stored != syntax.assignment_counts(tree):
-            raise invariants.BrokenInvariantError(
-                "specialize_runtime_calls", "the assignments counted before it are its tree's")
+        _counts_confirmed(stored, tree, "specialize_runtime_calls")
         tree = keep_broadcasts_implicit(tree, env, resolve, aliases, stored)
         tree = checked("keep_broadcasts_implicit", tree, parsed, aliases)
     # dropping zero tangent terms is not only faster: 0 * log(x) is nan for x < 0
     tree = simplify_zeros(tree, env, resolve, namer.primal_of, aliases, stored)
     tree = checked("simplify_zeros", tree, parsed, aliases)
-    if stored is not None and invariants.enabled() and stored != syntax.assignment_counts(tree):
-        raise invariants.BrokenInvariantError(
-            "keep_broadcasts_implicit, simplify_zeros",
-            "the assignments counted before them are their tree's")
+    if stored is not None:
+        _counts_confirmed(stored, tree, "keep_broadcasts_implicit, simplify_zeros")
     return _dataflow(tree, parsed, namer, aliases, env, enabled, resolve)
+
+
+def _counts_confirmed(stored, tree, passes: str) -> None:
+    """When invariant checks are on: the assignment counts shapes.infer made (which the
+    passes after it read instead of counting again) are still ``tree``'s after ``passes``."""
+    if invariants.enabled() and stored != syntax.assignment_counts(tree):
+        raise invariants.BrokenInvariantError(
+            passes, "the assignments counted before them are their tree's")
 
 
 def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
@@ -528,9 +472,9 @@ def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
             tree = checked("propagate_copies", propagate_copies(
                 tree, copies, changed, confirm=invariants.enabled()), parsed, aliases)
     if "remove_dead_code" in enabled:
-        reads = Counter(copies.reads) if copies.reads is not None else None
+        # (the read counts the passes kept: remove_dead_code keeps them the tree's)
         tree = checked("remove_dead_code", remove_dead_code(
-            tree, resolve, reads, copies, confirm=invariants.enabled()), parsed, aliases)
+            tree, resolve, copies.reads, copies, confirm=invariants.enabled()), parsed, aliases)
     if "accumulate_in_place" in enabled:
         tree = accumulate_in_place(tree, lambda n: namer.primal_of(n) is not None,
                                    resolve, copies)

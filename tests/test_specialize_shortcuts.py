@@ -125,13 +125,13 @@ def test_statements_specialized_alike_are_asked_about_once(monkeypatch):
     (templates.instantiate's ``shapes``), and reads the others' names in its answer: its
     answer is still that of every statement specialized."""
     asked = []
-    read_once = pipeline.names_read_once_specialized
+    read_once = specialize.names_read_once_specialized
 
     def counted(statements, *rest):
         asked.append(len(statements))
         return read_once(statements, *rest)
 
-    monkeypatch.setattr(pipeline, "names_read_once_specialized", counted)
+    monkeypatch.setattr(specialize, "names_read_once_specialized", counted)
     # the work counted is the hook's own: with invariant checks on, it also specializes
     # every statement to check its answer (the answer is checked below all the same)
     monkeypatch.setenv(invariants.ENVIRONMENT_VARIABLE, "0")
@@ -150,11 +150,11 @@ def test_a_wrong_answer_for_statements_specialized_alike_is_caught(monkeypatch):
     """With invariant checks on, the hook's grouped answer is compared with specializing
     every statement: a group reading the wrong names fails at the pass."""
     monkeypatch.setenv(invariants.ENVIRONMENT_VARIABLE, "1")
-    alike = pipeline._specialized_alike
+    alike = specialize._specialized_alike
 
-    def merged_too_much(shape, env, unkinded):  # every statement of a template alike
-        return None if alike(shape, env, unkinded) is None else shape[0]
+    def merged_too_much(shape, env, aliases):  # every statement of a template alike
+        return None if alike(shape, env, aliases) is None else shape[0]
 
-    monkeypatch.setattr(pipeline, "_specialized_alike", merged_too_much)
+    monkeypatch.setattr(specialize, "_specialized_alike", merged_too_much)
     with pytest.raises(invariants.BrokenInvariantError, match="specialized alike"):
         _generate(monkeypatch, _repeated_in_a_loop, _arguments())

@@ -26,6 +26,8 @@ in the helper's record, beside its templates (srcad/templates/runtime_helpers.py
 
 from __future__ import annotations
 
+import builtins
+
 import gast
 import numpy as np
 
@@ -51,6 +53,71 @@ def names_read_once_specialized(statements: list, env: dict, resolve, aliases) -
     for statement in statements:
         _add_reads_once_specialized(statement, specialize, read)
     return read
+
+
+def names_read_once_specialized_alike(statements: list, shapes: dict, env: dict, resolve,
+                                      aliases) -> set:
+    """``names_read_once_specialized(statements, ...)``, specializing one statement of each
+    group that specializing changes alike (``shapes``: statement -> its template statement
+    and slots, templates.instantiate's record, for those made from templates): what the one
+    reads is read in each of the others' names."""
+    alike, rest = {}, []
+    for statement in statements:
+        shape = shapes.get(statement)
+        key = _specialized_alike(shape, env, aliases) if shape is not None else None
+        if key is None:
+            rest.append(statement)
+        else:
+            alike.setdefault(key, []).append((statement, shape[1]))
+    read = set()
+    for group in alike.values():
+        if len(group) == 1:
+            rest.append(group[0][0])
+            continue
+        first, slots = group[0]
+        found = names_read_once_specialized([first], env, resolve, aliases)
+        slot_names = {slot[1] for slot in slots if slot[0] != "c"}
+        read |= found - slot_names
+        positions = [index for index, slot in enumerate(slots)
+                     if slot[0] != "c" and slot[1] in found]
+        for _, other in group:
+            read.update(other[index][1] for index in positions)
+    if rest:
+        read |= names_read_once_specialized(rest, env, resolve, aliases)
+    return read
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _specialized_alike(shape, env, aliases):
+    """A key equal for statements that specializing changes alike: their template statement,
+    and per slot its constant, or the kind of its name (with which earlier slot holds the
+    same name), or the name itself when it has no kind or its meaning is not its kind (an
+    alias, a builtin). None when a kind cannot be a key."""
+    origin, slots = shape
+    key, first = [origin], {}
+    for index, slot in enumerate(slots):
+        if slot[0] == "c":
+            key.append(slot)
+            continue
+        name = slot[1]
+        same = first.setdefault(name, index)
+        if name in aliases.bindings or name in _BUILTIN_NAMES:
+            key.append(("v", name))
+        elif name in env:
+            kind = env[name]
+            key.append(("k", type(kind), kind, same))
+        elif slot[0] == "t":
+            key.append(("t", same))  # a fresh temporary: no kind, named for this use only
+        else:
+            key.append(("v", name))
+    key = tuple(key)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _add_reads_once_specialized(node, specialize, read: set) -> None:
