@@ -43,7 +43,6 @@ def simplify_zeros(tree: gast.FunctionDef, env: dict, resolve, primal_of,
 
 
 _SIMPLE_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Expr, gast.Return, gast.Delete)
-_CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)
 
 
 class _Zero(gast.AST):
@@ -130,11 +129,10 @@ class _Simplify(gast.NodeTransformer):
         return self._holds_zero_anywhere(node)  # (the other forms: every field looked into)
 
     def _holds_zero_anywhere(self, node) -> bool:
-        """``holds_zero`` for any node, its fields found by type."""
+        """``holds_zero`` for any node: every child looked into."""
         stack = [node]
-        pop, push = stack.pop, stack.append
-        Constant, Call, Name, AST = gast.Constant, gast.Call, gast.Name, gast.AST
-        fields_of = _CHILD_FIELDS
+        pop, extend = stack.pop, stack.extend
+        Constant, Call, Name = gast.Constant, gast.Call, gast.Name
         while stack:
             current = pop()
             kind = type(current)
@@ -146,17 +144,7 @@ class _Simplify(gast.NodeTransformer):
                 continue
             if kind is Call and self.calls_zeros_like(current):
                 return True
-            fields = fields_of.get(kind)
-            if fields is None:
-                fields = fields_of[kind] = syntax.child_fields(kind)
-            for field in fields:  # the children syntax.children gives
-                value = getattr(current, field, None)
-                if type(value) is list:
-                    for item in value:
-                        if isinstance(item, AST):
-                            push(item)
-                elif isinstance(value, AST):
-                    push(value)
+            extend(syntax.children(current))
         return False
 
     def calls_zeros_like(self, call) -> bool:
