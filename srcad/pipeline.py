@@ -457,10 +457,12 @@ def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
     # statement depends on that statement alone, and folding never adds or removes a name,
     # so what propagate_copies learned about the statements stays true
     copies = CopyFacts(resolve)  # what each statement reads and assigns, shared by the passes
-    # ids of the statements to fold: first those holding a constant or a unary operation (no
-    # rule folds anything else), then those changed since the last fold
+    # ids of the statements to fold: those where a rule may apply (statement_facts), first
+    # all, then those changed since
     copies.reads, changed = copies.survey(tree)
     for step in range(3):
+        if step:
+            changed = copies.foldable(changed)
         folded = set()
         if "fold_constants" in enabled and changed != set():
             tree = checked("fold_constants", fold_constants(tree, is_floating, changed, folded),

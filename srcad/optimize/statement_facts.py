@@ -3,11 +3,12 @@ dataflow passes (propagate_copies, remove_dead_code, accumulate_in_place, fuse_s
 none of them walks every statement's names again for what an earlier one learned.
 
 A statement's entry holds the names it reads (every read), the names it assigns or deletes,
-whether it holds a constant or a unary operation (without either, fold_constants has nothing
-to fold in it), and whether its value is effect-free (worked out when first asked). A loop's or
-branch's entry covers its header only (the ``for`` target and iterable, the ``while`` or
-``if`` test): the statements of its blocks have entries of their own, so an entry stays true
-when a block changes. The function's own entry covers what it holds outside its body.
+whether fold_constants may have a fold to make in it (an operator of constants, a zero or a
+one, ``c1 * (c2 * e)``, a unary operation of a constant or of a unary operation: without one
+of those, no rule of it applies), and whether its value is effect-free (worked out when first asked). A loop's or branch's entry
+covers its header only (the ``for`` target and iterable, the ``while`` or ``if`` test): the
+statements of its blocks have entries of their own, so an entry stays true when a block
+changes. The function's own entry covers what it holds outside its body.
 
 Entries are keyed by the statement's identity and keep the statement alive (no identity is
 reused while the table exists). A pass that changes a statement's expressions in place
@@ -48,7 +49,7 @@ class Entry:
         self.read = set(loaded)
         self.stored = stored
         self.assigned = set(stored)
-        self.folds = folds  # holds a constant or a unary operation: may have a fold to make
+        self.folds = folds  # may have a fold to make (_work_out)
         self.purity = None
 
 
@@ -158,10 +159,16 @@ class StatementFacts:
                 stored += found.stored
         return Counter(loaded), Counter(stored) if stores else None
 
+    def foldable(self, ids) -> set:
+        """Those of the statements ``ids`` whose entry (when they have one) says they may have
+        a fold to make."""
+        entries = self.entries
+        return {i for i in ids if (entry := entries.get(i)) is None or entry.folds}
+
     def survey(self, tree) -> tuple[Counter, set]:
         """How often each name is read in the function ``tree``, and the ids of its
-        statements (itself among them) that hold a constant or a unary operation: where
-        fold_constants may have something to fold."""
+        statements (itself among them) where fold_constants may have something to fold
+        (``_work_out``)."""
         header, entries = self.function_entry(tree), self.entries
         loaded = list(header.loaded)
         foldable = {id(tree)} if header.folds else set()
@@ -174,15 +181,20 @@ class StatementFacts:
 
 
 _FIELDS: dict = {}  # node type -> its fields that may hold names (syntax.child_fields)
+_BY_ONE = (gast.Mult, gast.Div, gast.Pow)  # the operators whose e op 1 may fold to e
+_PLUS_ZERO = (gast.Add, gast.Sub)  # those whose e op 0 may
 
 
 def _work_out(statements, entries: dict):
     """The entries of ``statements`` into ``entries``: the names each reads and assigns (a
     loop's or branch's header only: the names ``syntax.names`` yields there, walked without
-    a generator), and whether it holds a constant or a unary operation (without either,
-    fold_constants has nothing to fold)."""
+    a generator), and whether fold_constants may have a fold to make in it: the first fold
+    it makes (its children not folded yet, a rule's operands as they are) is at an operator
+    with two constant operands, a zero or a one (an identity), ``c1 * (c2 * e)``, or a unary
+    operation of a constant or of a unary operation. Without one, it makes none."""
     Name, Load, Store, Del = gast.Name, gast.Load, gast.Store, gast.Del
     Constant, UnaryOp, For = gast.Constant, gast.UnaryOp, gast.For
+    BinOp, Compare, Mult, Add = gast.BinOp, gast.Compare, gast.Mult, gast.Add
     fields_of, child_fields = _FIELDS, syntax.child_fields
     AST = gast.AST
     for statement in statements:
@@ -205,8 +217,25 @@ def _work_out(statements, entries: dict):
                 elif context is Store or context is Del:
                     store(current.id)
                 continue
-            if kind is Constant or kind is UnaryOp:
-                folds = True
+            if not folds:  # where a rule of fold_constants may apply first (see above)
+                if kind is BinOp:
+                    left, right = current.left, current.right
+                    if type(left) is Constant:  # c + c, 1 * e, 0 + e, c1 * (c2 * e)
+                        op = type(current.op)
+                        folds = type(right) is Constant or (
+                            op is Mult and (left.value == 1 or type(right) is BinOp
+                                            and type(right.left) is Constant)
+                            or op is Add and left.value == 0)
+                    elif type(right) is Constant:  # e * 1, e / 1, e ** 1, e + 0, e - 0
+                        op = type(current.op)
+                        folds = (right.value == 1 if op in _BY_ONE
+                                 else op in _PLUS_ZERO and right.value == 0)
+                elif kind is UnaryOp:
+                    operand = type(current.operand)
+                    folds = operand is Constant or operand is UnaryOp
+                elif kind is Compare:
+                    folds = (type(current.left) is Constant
+                             and type(current.comparators[0]) is Constant)
             fields = fields_of.get(kind)
             if fields is None:
                 if not isinstance(current, AST):  # None in Dict.keys
