@@ -243,6 +243,19 @@ def _substitute(node, active):
         if type(child.ctx) is Load and child.id in active:
             source, copy, replaced = active[child.id]
             active[child.id] = (source, copy, replaced + 1)
+            kind = type(source)
+            if kind is Constant or kind is Name and getattr(source, "annotation", None) is None:
+                # (what syntax.deepcopy makes of a name or a constant, without its walk)
+                new = kind.__new__(kind)
+                new.__dict__ = attributes = source.__dict__.copy()
+                for field in kind._fields:  # (a field never set is None in the copy)
+                    if field not in attributes:
+                        attributes[field] = None
+                if kind is Name:
+                    context = attributes["ctx"]
+                    attributes["ctx"] = leaf = type(context).__new__(type(context))
+                    leaf.__dict__ = context.__dict__.copy()
+                return copy_location(new, child)
             return copy_location(deepcopy(source), child)
         return None
 

@@ -34,11 +34,12 @@ import numpy as np
 from .. import registry, runtime, syntax
 
 COMPOUND = (gast.For, gast.While, gast.If)  # statements with blocks (no subclasses exist)
+_NO_NAMES = frozenset()  # the names an entry holds none of (never changed in place)
 
 
 class Entry:
-    """One statement's facts: ``loaded`` (every name read, in order), ``read`` (those names
-    as a set), ``stored`` (every name assigned or deleted), ``assigned`` (those as a set),
+    """One statement's facts: ``loaded`` (every name read, as often as it is read), ``read``
+    (those names as a set), ``stored`` (every name assigned or deleted), ``assigned`` (those as a set),
     ``purity`` (whether its value is effect-free; None until asked)."""
 
     __slots__ = ("assigned", "folds", "loaded", "purity", "read", "statement", "stored")
@@ -46,9 +47,10 @@ class Entry:
     def __init__(self, statement, loaded, stored, folds):
         self.statement = statement  # kept: no id is reused while the entry exists
         self.loaded = loaded
-        self.read = set(loaded)
+        self.read = set(loaded) if loaded else _NO_NAMES
         self.stored = stored
-        self.assigned = set(stored)
+        self.assigned = ({stored[0]} if len(stored) == 1 else set(stored)) if stored \
+            else _NO_NAMES
         self.folds = folds  # may have a fold to make (_work_out)
         self.purity = None
 
@@ -202,21 +204,24 @@ def _work_out(statements, entries: dict):
         load, store = loaded.append, stored.append
         kind = type(statement)
         if kind in COMPOUND:
-            stack = [statement.target, statement.iter] if kind is For else [statement.test]
+            stack = []
+            for value in ((statement.target, statement.iter) if kind is For
+                          else (statement.test,)):
+                if type(value) is Name:  # (a name is read or stored here, never walked)
+                    context = type(value.ctx)
+                    if context is Load:
+                        load(value.id)
+                    elif context is Store or context is Del:
+                        store(value.id)
+                else:
+                    stack.append(value)
         else:
             stack = [statement]
-        pop, push, extend = stack.pop, stack.append, stack.extend
+        pop, push = stack.pop, stack.append
         folds = False
         while stack:
             current = pop()
             kind = type(current)
-            if kind is Name:
-                context = type(current.ctx)
-                if context is Load:
-                    load(current.id)
-                elif context is Store or context is Del:
-                    store(current.id)
-                continue
             if not folds:  # where a rule of fold_constants may apply first (see above)
                 if kind is BinOp:
                     left, right = current.left, current.right
@@ -244,9 +249,26 @@ def _work_out(statements, entries: dict):
             for field in fields:
                 value = getattr(current, field, None)
                 if type(value) is list:
-                    extend(value)
+                    for item in value:
+                        child = type(item)
+                        if child is Name:
+                            context = type(item.ctx)
+                            if context is Load:
+                                load(item.id)
+                            elif context is Store or context is Del:
+                                store(item.id)
+                        elif child is not Constant and item is not None:
+                            push(item)
                 elif value is not None:
-                    push(value)
+                    child = type(value)
+                    if child is Name:
+                        context = type(value.ctx)
+                        if context is Load:
+                            load(value.id)
+                        elif context is Store or context is Del:
+                            store(value.id)
+                    elif child is not Constant:
+                        push(value)
         entries[id(statement)] = Entry(statement, loaded, stored, folds)
 
 
