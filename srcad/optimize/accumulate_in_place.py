@@ -105,7 +105,7 @@ class _InPlace:
 
     def statement(self, statements, index, s, owned) -> set:
         """What is owned after ``s`` (``owned``, what is owned before it, is the caller's to
-        change: every block is given a set of its own)."""
+        change, and changed here: every block is given a set of its own)."""
         # what escapes is read: a statement (a loop's or branch's header) reading no owned
         # name leaves the owned names as they are
         reads_owned = False
@@ -120,12 +120,12 @@ class _InPlace:
                     and type(value.op) in (gast.Add, gast.Sub)
                     and type(value.left) is gast.Name and value.left.id == name
                     and name not in syntax.load_names(value.right)):
-                owned = owned - self.escaping(value.right)
+                owned -= self.escaping(value.right)
                 if not self.dry:
                     statements[index] = self.in_place(name, value, s)
                 return owned
             if reads_owned:
-                owned = owned - self.escaping(value)
+                owned -= self.escaping(value)
             owned.discard(name)
             derivative = self.derivatives.get(name)
             if derivative is None:
@@ -140,7 +140,7 @@ class _InPlace:
         if kind is gast.For or kind is gast.While:
             header = s.iter if kind is gast.For else s.test
             if reads_owned:
-                owned = owned - self.escaping(header)
+                owned -= self.escaping(header)
             # what is owned at the top of every iteration: fixed point over the body
             entry = set(owned)
             dry, self.dry = self.dry, True
@@ -154,8 +154,10 @@ class _InPlace:
             return entry
         if kind is gast.If:
             if reads_owned:
-                owned = owned - self.escaping(s.test)
+                owned -= self.escaping(s.test)
             after_body = self.block(s.body, set(owned))
             after_else = self.block(s.orelse, set(owned))
             return after_body & after_else
-        return owned - self.escaping(s) if reads_owned else owned
+        if reads_owned:
+            owned -= self.escaping(s)
+        return owned

@@ -31,20 +31,30 @@ def fuse_single_use(tree: gast.FunctionDef, resolve, keep=frozenset(),
         facts = StatementFacts(resolve)
     reads, stores = facts.counts(tree)
     params = {a.id for a in tree.args.args}
-    tree.body = _block(tree.body, reads, stores, params | set(keep), facts)
+    # the names read once and assigned once: a statement fusing never changes how often
+    # another name is read or assigned (the value it moves reads what it read)
+    once = {name for name, count in reads.items() if count == 1 and stores[name] == 1}
+    once -= params
+    once.difference_update(keep)
+    tree.body = _block(tree.body, once, facts)
     return tree
 
 
-def _block(statements, reads, stores, keep, facts):
+def _block(statements, once, facts):
     for statement in statements:
         if type(statement) in COMPOUND:
-            statement.body = _block(statement.body, reads, stores, keep, facts)
-            statement.orelse = _block(statement.orelse, reads, stores, keep, facts)
+            statement.body = _block(statement.body, once, facts)
+            statement.orelse = _block(statement.orelse, once, facts)
     out = []
+    previous = None
+    Assign, Name = gast.Assign, gast.Name
     for statement in statements:
-        if out and type(statement) in _FUSED_INTO and _fusable(out[-1], reads, stores, keep,
-                                                                facts):
-            previous = out[-1]
+        # fused: an effect-free value assigned to a name read once (here, when found here),
+        # assigned once, and kept by nobody
+        if (type(previous) is Assign and type(statement) in _FUSED_INTO
+                and len(previous.targets) == 1 and type(previous.targets[0]) is Name
+                and previous.targets[0].id in once and comment_text(previous) is None
+                and facts.pure(previous)):
             name = previous.targets[0].id
             value, done = _replace_read(statement.value, name, previous.value)
             statement.value = value
@@ -52,19 +62,11 @@ def _block(statements, reads, stores, keep, facts):
                 facts.moved_into(statement, name, previous)
                 out.pop()
         out.append(statement)
+        previous = statement
     return out
 
 
 _FUSED_INTO = (gast.Assign, gast.Return, gast.Expr)  # the statements a value moves into
-
-
-def _fusable(statement, reads, stores, keep, facts) -> bool:
-    if type(statement) is not gast.Assign or len(statement.targets) != 1:
-        return False
-    target = statement.targets[0]
-    return (type(target) is gast.Name and target.id not in keep
-            and reads[target.id] == 1 and stores[target.id] == 1
-            and comment_text(statement) is None and facts.pure(statement))
 
 
 def _replace_read(node, name, value):
