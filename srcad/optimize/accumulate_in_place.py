@@ -66,25 +66,51 @@ class _InPlace:
         return found[1]
 
     def _escaping(self, node, names, safe):
-        if isinstance(node, gast.Name):
-            if isinstance(node.ctx, gast.Load) and not safe:
-                names.add(node.id)
-            return
-        if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare)):
-            for child in syntax.children(node):
-                self._escaping(child, names, safe=True)
-            return
-        if isinstance(node, gast.Call) and self.fresh(node):
-            self._escaping(node.func, names, safe=False)
-            for child in node.args + [k.value for k in node.keywords]:
-                self._escaping(child, names, safe=True)
-            return
-        if isinstance(node, gast.Attribute) and node.attr in ("T", "shape", "ndim", "size"):
-            # x.T is a view; passed on as an operand it is safe, stored it is not
-            self._escaping(node.value, names, safe=safe and node.attr != "T")
-            return
-        for child in syntax.children(node):
-            self._escaping(child, names, safe=False)
+        """Into ``names``: the names read in ``node`` in a way that may keep a reference to
+        their value (``safe``: ``node``'s own value is only an operand, never kept)."""
+        Name, Load, Attribute, Call = gast.Name, gast.Load, gast.Attribute, gast.Call
+        BinOp, UnaryOp, Compare, AST = gast.BinOp, gast.UnaryOp, gast.Compare, gast.AST
+        child_fields = syntax.child_fields
+        stack = [(node, safe)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node, safe = pop()
+            kind = type(node)
+            if kind is Name:
+                if type(node.ctx) is Load and not safe:
+                    names.add(node.id)
+                continue
+            if kind is BinOp:  # an operand's value is read, never kept
+                push((node.left, True))
+                push((node.right, True))
+                continue
+            if kind is UnaryOp:
+                push((node.operand, True))
+                continue
+            if kind is Compare:
+                push((node.left, True))
+                for child in node.comparators:
+                    push((child, True))
+                continue
+            if kind is Call and self.fresh(node):  # an allocating call keeps no argument
+                push((node.func, False))
+                for child in node.args:
+                    push((child, True))
+                for child in node.keywords:
+                    push((child.value, True))
+                continue
+            if kind is Attribute and node.attr in ("T", "shape", "ndim", "size"):
+                # x.T is a view; passed on as an operand it is safe, stored it is not
+                push((node.value, safe and node.attr != "T"))
+                continue
+            for field in child_fields(kind):
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, AST):
+                            push((item, False))
+                elif isinstance(value, AST):
+                    push((value, False))
 
     def in_place(self, name, value, statement):
         """``x_bar += e``; for ``e = rt.unindex(g, x, i)``, ``rt.add_at(x_bar, i, g)``."""
