@@ -150,7 +150,6 @@ def _block(statements, walk: _Round):
     A copy is in effect from the statement after it until a statement assigns its
     target or its source; a loop or branch assigning neither is replaced in whole.
     """
-    statements = list(statements)
     for statement in statements:
         if type(statement) in _COMPOUND:
             statement.body = _block(statement.body, walk) or [gast.Pass()]
@@ -169,7 +168,7 @@ def _block(statements, walk: _Round):
                 del blocking[name]
         reads[target] -= replaced
         walk.changes += replaced
-        if isinstance(source, gast.Name):
+        if type(source) is gast.Name:
             reads[source.id] += replaced
         if reads[target] == 0 or overwritten:
             walk.changes += 1
@@ -187,7 +186,11 @@ def _block(statements, walk: _Round):
             if blocking:
                 stored = facts.assigned_now(statement)
                 if not blocking.keys().isdisjoint(stored):
-                    for target in sorted({t for name in stored for t in blocking.get(name, ())}):
+                    # (the names both assign and block: looked up from the fewer)
+                    both = [name for name in stored if name in blocking] \
+                        if len(stored) < len(blocking) else \
+                        [name for name in blocking if name in stored]
+                    for target in sorted({t for name in both for t in blocking[name]}):
                         end(target, False)
             if active and not active.keys().isdisjoint(facts.reads_now(statement)):
                 counts = [replaced for _, _, replaced in active.values()]
@@ -195,6 +198,11 @@ def _block(statements, walk: _Round):
                 if counts != [replaced for _, _, replaced in active.values()]:
                     facts.replaced([statement], active, changed)
             continue
+        single = None  # the name assigned, by an assignment to one name
+        if kind is Assign:
+            targets = statement.targets
+            if len(targets) == 1 and type(targets[0]) is Name:
+                single = targets[0].id
         blocked = ()
         if blocking or active:
             entry = entries.get(id(statement)) or facts.entry(statement)
@@ -202,29 +210,38 @@ def _block(statements, walk: _Round):
             if blocking and not blocking.keys().isdisjoint(stored):
                 blocked = sorted({t for name in stored for t in blocking.get(name, ())})
             if active and kind in _SUBSTITUTED and statement.value is not None:
-                targets = statement.targets if kind is Assign else ()
-                value_reads = entry.read if len(targets) < 2 and (
-                    not targets or type(targets[0]) is Name) else facts.value_reads(statement)
+                # (what its value reads: all it reads, but where a target reads a name)
+                value_reads = entry.read if single is not None or kind is not Assign \
+                    else facts.value_reads(statement)
                 if not active.keys().isdisjoint(value_reads):
                     statement.value = _substitute(statement.value, active)
                     facts.replaced([statement], active, changed, everywhere=False)
         for target in blocked:
             if end(target, target in stored and kind is Assign):
                 walk.blocking.add(id(statement))
-        if kind is Assign and len(statement.targets) == 1 \
-                and type(statement.targets[0]) is Name:
-            target, value = statement.targets[0].id, statement.value
-            if type(value) is Name and value.id == target:  # a = a
+        if single is not None:
+            value = statement.value
+            source = type(value)
+            if source is Name and value.id == single:  # a = a
                 walk.changes += 1
                 dropped.add(id(statement))
                 walk.dropped.append(statement)
-            elif type(value) in (Name, Constant) and target not in params:  # a copy
-                active[target] = (value, statement, 0)
-                for name in _blockers(target, value):
-                    blocking.setdefault(name, set()).add(target)
+            elif (source is Name or source is Constant) and single not in params:  # a copy
+                active[single] = (value, statement, 0)
+                ended = blocking.get(single)
+                if ended is None:
+                    blocking[single] = {single}
+                else:
+                    ended.add(single)
+                if source is Name:
+                    ended = blocking.get(value.id)
+                    if ended is None:
+                        blocking[value.id] = {single}
+                    else:
+                        ended.add(single)
     for target in list(active):
         end(target, False)
-    return [s for s in statements if id(s) not in dropped]
+    return [s for s in statements if id(s) not in dropped] if dropped else statements
 
 
 def _blockers(target, source) -> tuple:

@@ -120,10 +120,14 @@ class StatementFacts:
         names = getattr(self.entry(statement), fact)
         if type(statement) not in COMPOUND:
             return names
-        names = set(names)
-        for block in (statement.body, statement.orelse):
-            for inner in block:
-                names |= self._anywhere(inner, fact)
+        names, entries = set(names), self.entries
+        blocks = [statement.body, statement.orelse]
+        while blocks:
+            for inner in blocks.pop():
+                names.update(getattr(entries.get(id(inner)) or self.entry(inner), fact))
+                if type(inner) in COMPOUND:
+                    blocks.append(inner.body)
+                    blocks.append(inner.orelse)
         return names
 
     def forget(self, statement):
