@@ -459,14 +459,15 @@ def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
     copies = CopyFacts(resolve)  # what each statement reads and assigns, shared by the passes
     # ids of the statements to fold: those where a rule may apply (statement_facts), first
     # all, then those changed since
-    copies.reads, changed = copies.survey(tree)
+    copies.reads, copies.stores, changed = copies.survey(tree)
+    statements = None  # those statements themselves, when known: folded without a walk
     for step in range(3):
         if step:
-            changed = copies.foldable(changed)
+            changed, statements = copies.foldable(changed)
         folded = set()
         if "fold_constants" in enabled and changed != set():
-            tree = checked("fold_constants", fold_constants(tree, is_floating, changed, folded),
-                           parsed, aliases)
+            tree = checked("fold_constants", fold_constants(
+                tree, is_floating, changed, folded, statements), parsed, aliases)
         if step == 2:
             break
         changed = folded
@@ -485,6 +486,6 @@ def _dataflow(tree, parsed, namer, aliases, env, enabled, resolve):
         # the user's own names and the derivatives stay; srcad's temporaries may go
         keep = set(parsed.identifiers) | {n for n in namer.taken
                                           if namer.primal_of(n) is not None}
-        tree = fuse_single_use(tree, resolve, keep, copies)
+        tree = fuse_single_use(tree, resolve, keep, copies, confirm=invariants.enabled())
         tree = checked("fuse_single_use", tree, parsed, aliases)
     return tree

@@ -149,6 +149,7 @@ class _InPlace:
                 owned -= self.escaping(value.right)
                 if not self.dry:
                     statements[index] = self.in_place(name, value, s)
+                    self.facts.rewritten(s, statements[index])
                 return owned
             if reads_owned:
                 owned -= self.escaping(value)

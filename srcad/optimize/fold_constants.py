@@ -28,16 +28,28 @@ _FOLDABLE = (int, float, complex)
 
 
 def fold_constants(tree: gast.FunctionDef, is_floating, only=None,
-                   changed: set | None = None) -> gast.FunctionDef:
+                   changed: set | None = None, statements=None) -> gast.FunctionDef:
     """``is_floating(name)`` tells variables known to hold floats (adjoints, tangents...).
 
     Folding a statement depends on nothing but the statement: ``only`` (ids of statements)
     limits the work to those (the others are known to hold nothing to fold: a previous
     run changed nothing in them and nothing else has since); the ids of the statements a
-    fold changed (or whose blocks it changed) are added to ``changed``.
+    fold changed (or whose blocks it changed) are added to ``changed``. ``statements``: the
+    statements of ``only`` themselves, when known: their own expressions (a loop's or
+    branch's header, never its blocks) are folded without a walk over the tree, and only
+    their ids are added (one no longer in the tree may be among them only if folding leaves
+    it as it is: a copy, whose value is a name or a constant).
     """
     fold = _Fold(is_floating)
-    fold.statements([tree], only, changed if changed is not None else set())
+    changed = changed if changed is not None else set()
+    if statements is None:
+        fold.statements([tree], only, changed)
+        return tree
+    for statement in statements:
+        before = fold.replaced
+        fold.own(statement)
+        if fold.replaced != before:
+            changed.add(id(statement))
     return tree
 
 
@@ -93,6 +105,26 @@ class _Fold:
                         self.replaced += 1
             if self.replaced != before:
                 changed.add(id(statement))
+
+    def own(self, statement):
+        """Fold ``statement``'s own expressions (not its blocks)."""
+        AST, stmt, fold = gast.AST, gast.stmt, self.fold
+        for field in syntax.child_fields(type(statement)):
+            value = getattr(statement, field, None)
+            if type(value) is list:
+                if value and isinstance(value[0], stmt):
+                    continue  # a block
+                for index, item in enumerate(value):
+                    if isinstance(item, AST):
+                        new = fold(item)
+                        if new is not item:
+                            value[index] = new
+                            self.replaced += 1
+            elif isinstance(value, AST):
+                new = fold(value)
+                if new is not value:
+                    setattr(statement, field, new)
+                    self.replaced += 1
 
     def fold(self, node):
         """``node`` folded (its children in place); the node to put where it stood."""

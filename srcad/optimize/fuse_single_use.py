@@ -24,12 +24,19 @@ from .statement_facts import COMPOUND, StatementFacts
 
 
 def fuse_single_use(tree: gast.FunctionDef, resolve, keep=frozenset(),
-                    facts: StatementFacts | None = None) -> gast.FunctionDef:
+                    facts: StatementFacts | None = None, confirm: bool = False
+                    ) -> gast.FunctionDef:
     """``keep``: names never fused away (e.g. derivative variables, for readability);
-    ``facts``: what earlier passes learned about the statements (statement_facts.py)."""
+    ``facts``: what earlier passes learned about the statements (statement_facts.py), its
+    read and assignment counts among them when kept (kept here too). ``confirm`` (a debug
+    mode): check the kept counts against the tree's."""
     if facts is None:
         facts = StatementFacts(resolve)
-    reads, stores = facts.counts(tree)
+    if facts.reads is None or facts.stores is None:
+        facts.reads, facts.stores = facts.counts(tree)
+    elif confirm:
+        _confirm_counts(tree, facts)
+    reads, stores = facts.reads, facts.stores
     params = {a.id for a in tree.args.args}
     # the names read once and assigned once: a statement fusing never changes how often
     # another name is read or assigned (the value it moves reads what it read)
@@ -60,6 +67,8 @@ def _block(statements, once, facts):
             statement.value = value
             if done:
                 facts.moved_into(statement, name, previous)
+                facts.reads[name] -= 1  # (its one read and assignment are gone)
+                facts.stores[name] -= 1
                 out.pop()
         out.append(statement)
         previous = statement
@@ -67,6 +76,14 @@ def _block(statements, once, facts):
 
 
 _FUSED_INTO = (gast.Assign, gast.Return, gast.Expr)  # the statements a value moves into
+
+
+def _confirm_counts(tree, facts):
+    """The read and assignment counts kept by the passes before are the tree's."""
+    reads, stores = facts.counts(tree)
+    for kept, counted in ((facts.reads, reads), (facts.stores, stores)):
+        if +kept != +counted or any(count < 0 for count in kept.values()):
+            raise AssertionError("fuse_single_use: the counts kept are not the tree's")
 
 
 def _replace_read(node, name, value):

@@ -66,8 +66,8 @@ class _Round:
         self.kept = set()  # the targets of the copies ended and kept
 
     def settled(self) -> bool:
-        """Count the reads the dropped statements made (what the next round would count
-        afresh); then whether the next round would change nothing.
+        """Count the reads (and assignments) the dropped statements made (what the next
+        round would count afresh); then whether the next round would change nothing.
 
         Within a round, every read in a copy's range is replaced, and a copy is dropped
         when no read of its target is left. Inner blocks go first, so a loop or branch is
@@ -79,10 +79,12 @@ class _Round:
         copy's target gone since it ended (replaced by a copy of the same name that ended
         later, in an outer block, or made by a statement dropped): it goes when none is
         left."""
-        reads = self.facts.reads
+        reads, stores = self.facts.reads, self.facts.stores
         for statement in self.dropped:
             if type(statement.value) is gast.Name:
                 reads[statement.value.id] -= 1
+            if stores is not None:  # (kept when counted: each dropped assigns one name)
+                stores[statement.targets[0].id] -= 1
         return all(reads[name] > 0 for name in self.kept) and not any(
             id(statement) in self.blocking for statement in self.dropped)
 

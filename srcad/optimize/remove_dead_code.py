@@ -198,6 +198,9 @@ class _Removal:
                 if not facts.pure(statement):
                     continue
             removed.add(id(statement))
+            if facts.stores is not None:  # (kept: what it assigned is assigned no more)
+                for name in facts.entry(statement).stored:
+                    facts.stores[name] -= 1
             loaded = facts.entry(statement).loaded
             for name in loaded:
                 reads[name] -= 1
@@ -305,9 +308,12 @@ def _tidy(statements, dropped):
 
 def _confirm(tree, facts, assignments, reads):
     """The rules, one by one, find nothing more to remove, and ``reads`` is the tree's."""
-    counted = facts.counts(tree, stores=False)[0]
+    counted, stored = facts.counts(tree, stores=facts.stores is not None)
     if +counted != +reads or any(count < 0 for count in reads.values()):
         raise AssertionError("remove_dead_code: the read counts it kept are not the tree's")
+    if stored is not None and (+stored != +facts.stores
+                               or any(count < 0 for count in facts.stores.values())):
+        raise AssertionError("remove_dead_code: the assignment counts kept are not the tree's")
     if _top_level(tree.body, facts, assignments, []) != tree.body:
         raise AssertionError("remove_dead_code: a top-level statement left is dead")
     blocks = [s for s in tree.body if type(s) in COMPOUND]

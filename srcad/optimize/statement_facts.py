@@ -58,14 +58,17 @@ class Entry:
 class StatementFacts:
     """The entries of one function's statements; ``resolve`` (srcad/resolve.py) tells which
     callees are pure. ``reads``: how often each name is read in the whole function, when a
-    pass keeps it (propagate_copies counts it and keeps it up to date; remove_dead_code
-    updates it for what it drops)."""
+    pass keeps it (``survey`` or propagate_copies counts it; propagate_copies keeps it up to
+    date, and remove_dead_code, accumulate_in_place and fuse_single_use update it for what
+    they drop or rewrite). ``stores``: how often each name is assigned or deleted, likewise
+    (``survey`` counts it)."""
 
     def __init__(self, resolve=None):
         self.resolve = resolve
         self.entries: dict = {}  # id(statement) -> Entry
         self.callees: dict = {}  # a callee's dotted name -> whether calling it is pure
         self.reads: Counter | None = None
+        self.stores: Counter | None = None
 
     def entry(self, statement) -> Entry:
         """``statement``'s entry, worked out now if it has none."""
@@ -165,25 +168,45 @@ class StatementFacts:
                 stored += found.stored
         return Counter(loaded), Counter(stored) if stores else None
 
-    def foldable(self, ids) -> set:
+    def foldable(self, ids) -> tuple[set, list | None]:
         """Those of the statements ``ids`` whose entry (when they have one) says they may have
-        a fold to make."""
-        entries = self.entries
-        return {i for i in ids if (entry := entries.get(i)) is None or entry.folds}
+        a fold to make, and those statements themselves (None when one has no entry)."""
+        entries, kept, statements = self.entries, set(), []
+        for key in ids:
+            entry = entries.get(key)
+            if entry is None:
+                kept.add(key)
+                statements = None
+            elif entry.folds:
+                kept.add(key)
+                if statements is not None:
+                    statements.append(entry.statement)
+        return kept, statements
 
-    def survey(self, tree) -> tuple[Counter, set]:
-        """How often each name is read in the function ``tree``, and the ids of its
-        statements (itself among them) where fold_constants may have something to fold
-        (``_work_out``)."""
+    def survey(self, tree) -> tuple[Counter, Counter, set]:
+        """How often each name is read, and assigned or deleted, in the function ``tree``,
+        and the ids of its statements (itself among them) where fold_constants may have
+        something to fold (``_work_out``)."""
         header, entries = self.function_entry(tree), self.entries
-        loaded = list(header.loaded)
+        loaded, stored = list(header.loaded), list(header.stored)
         foldable = {id(tree)} if header.folds else set()
         for statement in self.statements(tree):
             found = entries[id(statement)]
             loaded += found.loaded
+            stored += found.stored
             if found.folds:
                 foldable.add(id(statement))
-        return Counter(loaded), foldable
+        return Counter(loaded), Counter(stored), foldable
+
+    def rewritten(self, old, new):
+        """The statement ``new`` took ``old``'s place: the kept counts (when kept) follow."""
+        before, after = self.entry(old), self.entry(new)
+        if self.reads is not None:
+            self.reads.subtract(before.loaded)
+            self.reads.update(after.loaded)
+        if self.stores is not None:
+            self.stores.subtract(before.stored)
+            self.stores.update(after.stored)
 
 
 _FIELDS: dict = {}  # node type -> its fields that may hold names (syntax.child_fields)
