@@ -35,6 +35,10 @@ def accumulate_in_place(tree: gast.FunctionDef, is_derivative, resolve,
     return tree
 
 
+_Assign, _Name, _BinOp = gast.Assign, gast.Name, gast.BinOp  # (looked up once)
+_ACCUMULATING = (gast.Add, gast.Sub)  # the operators of x = x + e that become x += e
+
+
 class _InPlace:
     def __init__(self, is_derivative, resolve, facts):
         self.is_derivative = is_derivative
@@ -139,13 +143,13 @@ class _InPlace:
             entry = self.facts.entries.get(id(s)) or self.facts.entry(s)
             reads_owned = not owned.isdisjoint(entry.read)
         kind = type(s)
-        if kind is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name:
+        if kind is _Assign and len(s.targets) == 1 and type(s.targets[0]) is _Name:
             name = s.targets[0].id
             value = s.value
-            if (name in owned and type(value) is gast.BinOp
-                    and type(value.op) in (gast.Add, gast.Sub)
-                    and type(value.left) is gast.Name and value.left.id == name
-                    and name not in syntax.load_names(value.right)):
+            # (x = x + e: x read once in it, by the left operand, is read nowhere in e)
+            if (name in owned and type(value) is _BinOp and type(value.op) in _ACCUMULATING
+                    and type(value.left) is _Name and value.left.id == name
+                    and entry.loaded.count(name) == 1):
                 owned -= self.escaping(value.right)
                 if not self.dry:
                     statements[index] = self.in_place(name, value, s)
