@@ -15,7 +15,9 @@ import pytest
 from srcad import emit, runtime, syntax
 from srcad.optimize import propagate_copies as propagate_copies_module
 from srcad.optimize import remove_dead_code as remove_dead_code_module
+from srcad.optimize.accumulate_in_place import accumulate_in_place
 from srcad.optimize.fold_constants import fold_constants
+from srcad.optimize.fuse_single_use import fuse_single_use
 from srcad.optimize.propagate_copies import CopyFacts, propagate_copies
 from srcad.optimize.remove_dead_code import remove_dead_code
 
@@ -48,6 +50,20 @@ def f(x, n):
             s = t - x * (1 + 0)
     v = s
     return v * scale
+''', '''
+def f(x, y, n):
+    a = 1 * x
+    b = y / 1
+    c = a ** 1
+    d = b - 0
+    e = 0 + c
+    g = 3.0 * (2.0 * d)
+    h = --e
+    k = not True
+    m = 1 < 2
+    p = -(2.0)
+    q = x * 2.0 + y[0] - np.sum(x, axis=0)
+    return a + b + c + d + e + g + h + k + m + p + q
 ''']
 
 
@@ -67,12 +83,18 @@ def full(tree):
 
 
 def incremental(tree):
-    """What pipeline.optimize runs: folds limited to what changed, facts kept."""
-    copies, changed = CopyFacts(), None
+    """What pipeline.optimize runs: folds limited to the statements where a rule may apply
+    (the survey's flag), then to those changed since and flagged (given as the statements
+    themselves: no walk), facts kept."""
+    copies = CopyFacts()
+    copies.reads, copies.stores, changed = copies.survey(tree)
+    statements = None
     for step in range(3):
+        if step:
+            changed, statements = copies.foldable(changed)
         folded = set()
         if changed != set():
-            tree = fold_constants(tree, floating, changed, folded)
+            tree = fold_constants(tree, floating, changed, folded, statements)
         if step == 2:
             break
         changed = folded
@@ -110,6 +132,23 @@ def test_a_fold_limited_to_the_statements_changed_equals_a_full_fold():
         assert changed  # every program above has something to fold
         again_limited = fold_constants(once, floating, only=changed)
         assert emit.to_source(again_limited) == emit.to_source(again_in_full)
+
+
+def test_the_survey_flags_every_statement_a_fold_changes():
+    # a statement not flagged is never folded: each rule's first fold is at a flagged operator
+    for source in SOURCES:
+        tree = tree_of(source)
+        flagged = CopyFacts().survey(tree)[2]
+        changed = set()
+        fold_constants(tree, floating, changed=changed)
+        folded = [s for s in syntax.statements(tree) if id(s) in changed
+                  and not isinstance(s, (gast.For, gast.While, gast.If, gast.FunctionDef))]
+        assert folded and all(id(s) in flagged for s in folded)
+    # the last program's last statements have constants, but nothing to fold
+    tree = tree_of(SOURCES[-1])
+    facts = CopyFacts()
+    flagged = facts.survey(tree)[2]
+    assert not {id(s) for s in tree.body[-2:]} & flagged
 
 
 def test_incremental_folds_and_kept_facts_give_the_full_passes_code():
@@ -262,3 +301,42 @@ def test_confirm_catches_dead_code_left_and_wrong_read_counts(monkeypatch):
     with pytest.raises(AssertionError, match="a top-level statement left is dead"):
         remove_dead_code(tree_of("def f(x):\n    a = x * 2.0\n    return x\n"), resolve,
                          confirm=True)
+
+
+def _counted(tree):
+    """How often each name is read, and assigned or deleted, in ``tree``."""
+    reads, stores = Counter(), Counter()
+    for node in syntax.names(tree):
+        if isinstance(node.ctx, gast.Load):
+            reads[node.id] += 1
+        elif isinstance(node.ctx, (gast.Store, gast.Del)):
+            stores[node.id] += 1
+    return reads, stores
+
+
+ACCUMULATING = '''
+def f(x, n):
+    g_bar = x * 2.0
+    for i in range(n):
+        g_bar = g_bar + x * 3.0
+    t = g_bar * 2.0
+    return t + x
+'''
+
+
+def test_the_counts_the_passes_keep_are_the_trees():
+    # the survey counts reads and assignments; propagate_copies, remove_dead_code,
+    # accumulate_in_place and fuse_single_use keep both up to date (fuse_single_use counts
+    # nothing again)
+    for source in SOURCES + [ACCUMULATING]:
+        tree, copies = incremental(tree_of(source))
+        copies.resolve = resolve  # (what the statements call: for whether it is pure)
+        tree = remove_dead_code(tree, resolve, copies.reads, copies, confirm=True)
+        tree = accumulate_in_place(tree, lambda name: name.endswith("_bar"), resolve, copies)
+        tree = fuse_single_use(tree, resolve, (), copies, confirm=True)
+        reads, stores = _counted(tree)
+        assert +copies.reads == reads and +copies.stores == stores
+    assert "g_bar += x * 3.0" in emit.to_source(tree) and "t =" not in emit.to_source(tree)
+    copies.stores["x"] += 1
+    with pytest.raises(AssertionError, match="the counts kept are not the tree's"):
+        fuse_single_use(tree, resolve, (), copies, confirm=True)

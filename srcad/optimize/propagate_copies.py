@@ -182,19 +182,20 @@ def _block(statements, walk: _Round):
 
     Assign, Name, Constant = gast.Assign, gast.Name, gast.Constant
     entries = facts.entries
+    active_names, blocking_names = active.keys(), blocking.keys()  # (live views)
     for statement in statements:
         kind = type(statement)
         if kind in _COMPOUND:
             if blocking:
                 stored = facts.assigned_now(statement)
-                if not blocking.keys().isdisjoint(stored):
+                if not blocking_names.isdisjoint(stored):
                     # (the names both assign and block: looked up from the fewer)
                     both = [name for name in stored if name in blocking] \
                         if len(stored) < len(blocking) else \
                         [name for name in blocking if name in stored]
                     for target in sorted({t for name in both for t in blocking[name]}):
                         end(target, False)
-            if active and not active.keys().isdisjoint(facts.reads_now(statement)):
+            if active and not active_names.isdisjoint(facts.reads_now(statement)):
                 counts = [replaced for _, _, replaced in active.values()]
                 _substitute(statement, active)
                 if counts != [replaced for _, _, replaced in active.values()]:
@@ -209,13 +210,13 @@ def _block(statements, walk: _Round):
         if blocking or active:
             entry = entries.get(id(statement)) or facts.entry(statement)
             stored = entry.assigned  # replacing never changes what it assigns
-            if blocking and not blocking.keys().isdisjoint(stored):
+            if blocking and not blocking_names.isdisjoint(stored):
                 blocked = sorted({t for name in stored for t in blocking.get(name, ())})
             if active and kind in _SUBSTITUTED and statement.value is not None:
                 # (what its value reads: all it reads, but where a target reads a name)
                 value_reads = entry.read if single is not None or kind is not Assign \
                     else facts.value_reads(statement)
-                if not active.keys().isdisjoint(value_reads):
+                if not active_names.isdisjoint(value_reads):
                     statement.value = _substitute(statement.value, active)
                     facts.replaced([statement], active, changed, everywhere=False)
         for target in blocked:

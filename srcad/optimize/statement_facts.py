@@ -225,7 +225,7 @@ def _work_out(statements, entries: dict):
     Constant, UnaryOp, For = gast.Constant, gast.UnaryOp, gast.For
     BinOp, Compare, Mult, Add = gast.BinOp, gast.Compare, gast.Mult, gast.Add
     fields_of, child_fields = _FIELDS, syntax.child_fields
-    AST = gast.AST
+    AST, Assign, Attribute, Call = gast.AST, gast.Assign, gast.Attribute, gast.Call
     for statement in statements:
         loaded, stored = [], []
         load, store = loaded.append, stored.append
@@ -242,6 +242,18 @@ def _work_out(statements, entries: dict):
                         store(value.id)
                 else:
                     stack.append(value)
+        elif kind is Assign:  # (the commonest statement: its targets and value directly)
+            stack = []
+            for value in (*statement.targets, statement.value):
+                child = type(value)
+                if child is Name:
+                    context = type(value.ctx)
+                    if context is Load:
+                        load(value.id)
+                    elif context is Store or context is Del:
+                        store(value.id)
+                elif child is not Constant:
+                    stack.append(value)
         else:
             stack = [statement]
         pop, push = stack.pop, stack.append
@@ -249,9 +261,9 @@ def _work_out(statements, entries: dict):
         while stack:
             current = pop()
             kind = type(current)
-            if not folds:  # where a rule of fold_constants may apply first (see above)
-                if kind is BinOp:
-                    left, right = current.left, current.right
+            if kind is BinOp:  # (the commonest node: its two operands looked at directly)
+                left, right = current.left, current.right
+                if not folds:  # where a rule of fold_constants may apply first (see above)
                     if type(left) is Constant:  # c + c, 1 * e, 0 + e, c1 * (c2 * e)
                         op = type(current.op)
                         folds = type(right) is Constant or (
@@ -262,7 +274,44 @@ def _work_out(statements, entries: dict):
                         op = type(current.op)
                         folds = (right.value == 1 if op in _BY_ONE
                                  else op in _PLUS_ZERO and right.value == 0)
-                elif kind is UnaryOp:
+                for child in (left, right):
+                    operand = type(child)
+                    if operand is Name:
+                        context = type(child.ctx)
+                        if context is Load:
+                            load(child.id)
+                        elif context is Store or context is Del:
+                            store(child.id)
+                    elif operand is not Constant:
+                        push(child)
+                continue
+            if kind is Attribute:  # (np.dot, rt.unbroadcast, x.T: a name, mostly)
+                value = current.value
+                child = type(value)
+                if child is Name:
+                    context = type(value.ctx)
+                    if context is Load:
+                        load(value.id)
+                    elif context is Store or context is Del:
+                        store(value.id)
+                elif child is not Constant:
+                    push(value)
+                continue
+            if kind is Call:  # (its function, arguments and keywords' values directly)
+                for value in (current.func, *current.args,
+                              *[keyword.value for keyword in current.keywords]):
+                    child = type(value)
+                    if child is Name:
+                        context = type(value.ctx)
+                        if context is Load:
+                            load(value.id)
+                        elif context is Store or context is Del:
+                            store(value.id)
+                    elif child is not Constant:
+                        push(value)
+                continue
+            if not folds:
+                if kind is UnaryOp:
                     operand = type(current.operand)
                     folds = operand is Constant or operand is UnaryOp
                 elif kind is Compare:
