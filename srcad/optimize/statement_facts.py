@@ -5,10 +5,12 @@ none of them walks every statement's names again for what an earlier one learned
 A statement's entry holds the names it reads (every read), the names it assigns or deletes,
 whether fold_constants may have a fold to make in it (an operator of constants, a zero or a
 one, ``c1 * (c2 * e)``, a unary operation of a constant or of a unary operation: without one
-of those, no rule of it applies), and whether its value is effect-free (worked out when first asked). A loop's or branch's entry
-covers its header only (the ``for`` target and iterable, the ``while`` or ``if`` test): the
-statements of its blocks have entries of their own, so an entry stays true when a block
-changes. The function's own entry covers what it holds outside its body.
+of those, no rule of it applies), whether it holds a call (or a yield, await, ``:=``:
+without one its value is effect-free), and whether its value is effect-free (worked out when
+first asked). A loop's or branch's entry covers its header only (the ``for`` target and
+iterable, the ``while`` or ``if`` test): the statements of its blocks have entries of their
+own, so an entry stays true when a block changes. The function's own entry covers what it
+holds outside its body.
 
 Entries are keyed by the statement's identity and keep the statement alive (no identity is
 reused while the table exists). A pass that changes a statement's expressions in place
@@ -39,12 +41,15 @@ _NO_NAMES = frozenset()  # the names an entry holds none of (never changed in pl
 
 class Entry:
     """One statement's facts: ``loaded`` (every name read, as often as it is read), ``read``
-    (those names as a set), ``stored`` (every name assigned or deleted), ``assigned`` (those as a set),
-    ``purity`` (whether its value is effect-free; None until asked)."""
+    (those names as a set), ``stored`` (every name assigned or deleted), ``assigned`` (those
+    as a set), ``folds`` (fold_constants may have a fold to make), ``calls`` (it holds a call,
+    or a yield, await or ``:=``), ``purity`` (whether its value is effect-free; None until
+    asked)."""
 
-    __slots__ = ("assigned", "folds", "loaded", "purity", "read", "statement", "stored")
+    __slots__ = ("assigned", "calls", "folds", "loaded", "purity", "read", "statement",
+                 "stored")
 
-    def __init__(self, statement, loaded, stored, folds):
+    def __init__(self, statement, loaded, stored, folds, calls=True):
         self.statement = statement  # kept: no id is reused while the entry exists
         self.loaded = loaded
         self.read = set(loaded) if loaded else _NO_NAMES
@@ -52,6 +57,7 @@ class Entry:
         self.assigned = ({stored[0]} if len(stored) == 1 else set(stored)) if stored \
             else _NO_NAMES
         self.folds = folds  # may have a fold to make (_work_out)
+        self.calls = calls  # (replacing a name by a name or constant never adds one)
         self.purity = None
 
 
@@ -147,13 +153,15 @@ class StatementFacts:
         loaded += inserted.loaded  # (all of them in its value)
         entry.loaded, entry.read = loaded, set(loaded)
         entry.folds = entry.folds or inserted.folds
+        entry.calls = entry.calls or inserted.calls
         entry.purity = None  # what it calls may be known now
 
     def pure(self, statement) -> bool:
         """Whether the value of an assignment or expression statement is effect-free."""
         entry = self.entry(statement)
-        if entry.purity is None:
-            entry.purity = is_pure(statement.value, self.resolve, self.callees)
+        if entry.purity is None:  # (without a call, yield, await or :=, it is)
+            entry.purity = not entry.calls or is_pure(statement.value, self.resolve,
+                                                      self.callees)
         return entry.purity
 
     def counts(self, tree, stores: bool = True) -> tuple[Counter, Counter | None]:
@@ -257,7 +265,7 @@ def _work_out(statements, entries: dict):
         else:
             stack = [statement]
         pop, push = stack.pop, stack.append
-        folds = False
+        folds = calls = False
         while stack:
             current = pop()
             kind = type(current)
@@ -298,6 +306,7 @@ def _work_out(statements, entries: dict):
                     push(value)
                 continue
             if kind is Call:  # (its function, arguments and keywords' values directly)
+                calls = True
                 for value in (current.func, *current.args,
                               *[keyword.value for keyword in current.keywords]):
                     child = type(value)
@@ -310,6 +319,8 @@ def _work_out(statements, entries: dict):
                     elif child is not Constant:
                         push(value)
                 continue
+            if kind in _EFFECTS:
+                calls = True
             if not folds:
                 if kind is UnaryOp:
                     operand = type(current.operand)
@@ -345,7 +356,7 @@ def _work_out(statements, entries: dict):
                             store(value.id)
                     elif child is not Constant:
                         push(value)
-        entries[id(statement)] = Entry(statement, loaded, stored, folds)
+        entries[id(statement)] = Entry(statement, loaded, stored, folds, calls)
 
 
 _PURE_BUILTINS = {float, int, abs, len, min, max, slice, tuple, range, sum, pow, round}
