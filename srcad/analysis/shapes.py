@@ -326,6 +326,11 @@ def comparison(*args, **kwargs):
     return ANY_SCALAR
 
 
+# the rules of arithmetic: functions of their operands' kinds alone (a constant number read as
+# its kind), kept per kinds by _arithmetic
+_ARITHMETIC = frozenset((elementwise, operator_elementwise, add, true_divide, power, comparison))
+
+
 def same_as_first(*args, **kwargs):
     return plain(args[0]) if args else UNKNOWN
 
@@ -754,10 +759,50 @@ def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
         keywords = {k: _evaluate(v, env, resolve, rules) for k, v in keywords.items()}
         if any(v is None for v in keywords.values()):
             return None
+    if rule in _ARITHMETIC and not keywords:
+        return _arithmetic(rule, args)
     try:
         return rule(*args, **keywords)
     except (TypeError, ValueError, IndexError, AttributeError):
         return UNKNOWN  # a call the rule does not understand: assume nothing
+
+
+# (rule, the operands' kinds) -> the arithmetic rule's result: for ``a * b``, ``a + 0.5``,
+# np.tanh(a)..., most of what generated code computes, over a few kinds
+_ARITHMETIC_RESULTS: dict = {}
+_PLAIN_KINDS = {float: "float", int: "int", bool: "bool"}  # a constant's -> plain's kind
+
+
+def _arithmetic(rule, args):
+    """``rule(*args)`` for one of the ``_ARITHMETIC`` rules, kept per rule and operand kinds
+    when those are arrays, scalars or constant numbers: the rules are functions of those alone,
+    and read a constant number as its kind (``plain``: Known(0.5) as FLOAT), so equal keys
+    give equal results."""
+    key = [rule]
+    for a in args:
+        kind = type(a)
+        if kind is Array:
+            key.append(a.ones)  # (a tuple: never a kind's name)
+        elif kind is Scalar:
+            key.append(a.kind)
+        elif kind is Known and type(a.value) in _PLAIN_KINDS:
+            key.append(_PLAIN_KINDS[type(a.value)])
+        else:
+            return _applied(rule, args)
+    key = tuple(key)
+    result = _ARITHMETIC_RESULTS.get(key, _UNSEEN)
+    if result is _UNSEEN:
+        result = _applied(rule, args)
+        if len(_ARITHMETIC_RESULTS) < 4096:  # bounded: ever new patterns
+            _ARITHMETIC_RESULTS[key] = result
+    return result
+
+
+def _applied(rule, args):
+    try:
+        return rule(*args)
+    except (TypeError, ValueError, IndexError, AttributeError):
+        return UNKNOWN
 
 
 _CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)
