@@ -916,6 +916,35 @@ def _count_stored(node, counts: dict) -> None:
             counts[found.id] = counts.get(found.id, 0) + 1
 
 
+_STATEMENT_HOLDERS = (gast.stmt, gast.excepthandler, gast.match_case)
+_BLOCKS_OF: dict = {}  # node type -> its fields that may hold statements, in field order
+
+
+def _statements(tree) -> list:
+    """``list(syntax.statements(tree))``: the same statements in the same (breadth-first)
+    order, without a generator, and without looking into the statements that hold none."""
+    found, queue = [], [tree]
+    Assign, Expr, stmt, holders = gast.Assign, gast.Expr, gast.stmt, _STATEMENT_HOLDERS
+    blocks_of = _BLOCKS_OF
+    for current in queue:  # (a list read while it grows: breadth first)
+        kind = type(current)
+        if kind is Assign or kind is Expr:
+            found.append(current)
+            continue
+        if isinstance(current, stmt):
+            found.append(current)
+        blocks = blocks_of.get(kind)
+        if blocks is None:
+            blocks = blocks_of[kind] = tuple(field for field in kind._fields if field in _BLOCKS)
+        for field in blocks:
+            children = getattr(current, field, None)
+            if type(children) is list:
+                for child in children:
+                    if isinstance(child, holders):
+                        queue.append(child)
+    return found
+
+
 def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = None) -> dict:
     """Abstract values of every variable assigned in ``tree``, given the parameters'.
 
@@ -925,12 +954,19 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
     env = dict(params)
     assigns = []
     readers = {}  # name -> positions in assigns of the assignments reading it
-    Store, Del = gast.Store, gast.Del
-    for node in syntax.statements(tree):
-        if type(node) is gast.Assign:
-            read, bound = _reads_and_binds(node.value)
+    Store, Del, Name, Load, Assign = gast.Store, gast.Del, gast.Name, gast.Load, gast.Assign
+    for node in _statements(tree):
+        if type(node) is Assign:
+            value = node.value
+            if type(value) is Name and type(value.ctx) is Load:  # (a copy: x = y)
+                read, bound = {value.id}, _NOTHING_BOUND
+            else:
+                read = set()
+                bound = _NOTHING_BOUND
+                if not _add_reads(value, read):
+                    read, bound = _reads_and_binds(value)
             targets = node.targets
-            if len(targets) == 1 and type(targets[0]) is gast.Name and type(
+            if len(targets) == 1 and type(targets[0]) is Name and type(
                     targets[0].ctx) is Store:
                 target = targets[0].id
                 if counts is not None:
@@ -941,7 +977,11 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
                         position = len(assigns)
                         assigns.append(node)
                         for name in read:
-                            readers.setdefault(name, []).append(position)
+                            positions = readers.get(name)
+                            if positions is None:
+                                readers[name] = [position]
+                            else:
+                                positions.append(position)
                     continue
                 stored = {target}
             else:
@@ -963,6 +1003,9 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
                 assigns.append(node)
                 for name in read:
                     readers.setdefault(name, []).append(position)
+        elif type(node) is gast.Expr:  # (a call for its effect, most often: rt.check_...)
+            if counts is not None and not _add_reads(node.value, set()):
+                _count_stored_outside_blocks(node, counts)  # (the usual forms store nothing)
         else:
             if counts is not None:
                 _count_stored_outside_blocks(node, counts)
