@@ -138,6 +138,8 @@ class _Simplify(gast.NodeTransformer):
                 if type(operand) is not Constant and self.holds_zero(operand):
                     return True
             return False
+        elif kind is gast.Expr:
+            return self.holds_zero(node.value)
         elif kind is gast.Assign:
             for target in node.targets:
                 if self.holds_zero(target):

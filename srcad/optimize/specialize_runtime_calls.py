@@ -325,7 +325,7 @@ class _Specialize:
         kinds = [plain(env[a.id]) if type(a) is gast.Name and a.id in env else plain(
             shapes.evaluate(a, env, self.resolve, self._evaluated)) for a in node.args]
         replacement = rule(self, node.args, kinds)
-        return node if replacement is None else gast.copy_location(replacement, node)
+        return node if replacement is None else syntax.copy_location(replacement, node)
 
     def bound_everywhere(self, node):
         """True if ``node`` names a value no placeholder binds (``y = None`` at the top of the
