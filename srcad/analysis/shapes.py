@@ -626,8 +626,9 @@ def _known_or_unknown(obj):
 
 def evaluate(node, env: dict, resolve, cache: dict | None = None) -> Abstract:
     """The abstract value of an expression (of any nesting) under ``env``. ``cache`` (a
-    dict, if given) keeps the shape rules and callees looked up, for a caller evaluating
-    many expressions while the names keep what they refer to (a pass)."""
+    dict, if given) keeps the shape rules and callees looked up (and each constant's Known),
+    for a caller evaluating many expressions while the names keep what they refer to and the
+    constants their values (a pass)."""
     return _evaluate(node, env, resolve, {} if cache is None else cache)
 
 
@@ -653,7 +654,7 @@ def _rule_of(primitive, rules: dict):
 
 def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
     """``evaluate``; ``rules`` caches the shape rule of each primitive met (and the object
-    each callee ``m.f`` refers to).
+    each callee ``m.f`` refers to, and the Known of each constant operand, by its node).
 
     The operation an expression performs is read as ``operations.operation_of`` reads it
     (the same primitive, operands and keywords), without building an Operation."""
@@ -749,7 +750,9 @@ def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
         if operand_kind is gast.Name and operand.id in env:
             value = env[operand.id]
         elif operand_kind is gast.Constant:
-            value = Known(operand.value)
+            value = rules.get(operand)  # (each constant's Known made once: rules keeps it)
+            if value is None:
+                value = rules[operand] = Known(operand.value)
         else:
             value = _evaluate(operand, env, resolve, rules)
         if value is None:
