@@ -217,15 +217,47 @@ _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 _Name = gast.Name
+_Pow = gast.Pow
+_Assign = gast.Assign
+
+
+_BinOp, _Call, _Attribute, _Constant = gast.BinOp, gast.Call, gast.Attribute, gast.Constant
+_INFINITY = math.inf
 
 
 def _expression(node, context: int) -> str:
     """``node``'s text; ``context`` is the precedence its parent gives it."""
+    # the commonest nodes of generated code are printed here, without a dispatch through
+    # _EXPRESSIONS (the printer's time goes to calls, one or two per node)
     kind = type(node)
     if kind is _Name:
         return node.id
-    if kind is gast.Constant:
-        return _constant(node.value, node, context)
+    if kind is _BinOp:
+        operator = type(node.op)
+        precedence, symbol = _OPERATORS[operator]
+        left, right = node.left, node.right
+        if operator is _Pow:
+            text = ((left.id if type(left) is _Name else _expression(left, _POWER_LEFT))
+                    + " ** "
+                    + (right.id if type(right) is _Name else _expression(right, _POWER_RIGHT)))
+        else:
+            text = ((left.id if type(left) is _Name else _expression(left, precedence))
+                    + " " + symbol + " "
+                    + (right.id if type(right) is _Name
+                       else _expression(right, precedence + 1)))
+        return "(" + text + ")" if precedence < context else text
+    if kind is _Constant:
+        value = node.value
+        if type(value) is float and 0.0 < value < _INFINITY:  # (no sign, no spelling)
+            return "(" + repr(value) + ")" if _CONSTANT < context else repr(value)
+        return _constant(value, node, context)
+    if kind is _Call:
+        return _call(node, context)
+    if kind is _Attribute:
+        value = node.value
+        if type(value) is _Name:
+            return value.id + "." + node.attr
+        return _expression(value, _HIGHEST) + "." + node.attr
     printer = _EXPRESSIONS.get(kind)
     if printer is None:
         raise _Unprintable(kind.__name__)
@@ -280,13 +312,24 @@ def _attribute(node, context):
 
 def _call(node, context):
     arguments, keywords = node.args, node.keywords
-    given = _COMMA if len(arguments) + len(keywords) > 1 else _CALL_ONE_ARGUMENT
-    parts = [argument.id if type(argument) is _Name else _expression(argument, given)
-             for argument in arguments]
-    for keyword in keywords:
-        value = _expression(keyword.value, _COMMA)
-        parts.append(keyword.arg + "=" + value if keyword.arg else "**" + value)
-    return _expression(node.func, _HIGHEST) + "(" + ", ".join(parts) + ")"
+    if len(arguments) == 1 and not keywords:  # the commonest call: f(x)
+        argument = arguments[0]
+        inside = (argument.id if type(argument) is _Name
+                  else _expression(argument, _CALL_ONE_ARGUMENT))
+    else:
+        given = _COMMA if len(arguments) + len(keywords) > 1 else _CALL_ONE_ARGUMENT
+        parts = []
+        for argument in arguments:
+            parts.append(argument.id if type(argument) is _Name
+                         else _expression(argument, given))
+        for keyword in keywords:
+            value = _expression(keyword.value, _COMMA)
+            parts.append(keyword.arg + "=" + value if keyword.arg else "**" + value)
+        inside = ", ".join(parts)
+    function = node.func
+    if type(function) is _Attribute and type(function.value) is _Name:  # np.sum(...)
+        return function.value.id + "." + function.attr + "(" + inside + ")"
+    return _expression(function, _HIGHEST) + "(" + inside + ")"
 
 
 def _subscript(node, context):
@@ -310,7 +353,7 @@ def _binary(node, context):
     precedence, symbol = _OPERATORS[operator]
     left, right = node.left, node.right
     # (names, the commonest operands, without a call)
-    if operator is gast.Pow:
+    if operator is _Pow:
         text = ((left.id if type(left) is _Name else _expression(left, _POWER_LEFT)) + " ** "
                 + (right.id if type(right) is _Name else _expression(right, _POWER_RIGHT)))
     else:
@@ -489,10 +532,20 @@ class _Printer:
 
     def block(self, statements, indent: str) -> None:
         printers = _STATEMENTS
+        append = self.parts.append
         for statement in statements:
-            printer = printers.get(type(statement))
+            kind = type(statement)
+            # the commonest statement, ``name = expression``, printed here (as assign and
+            # line would); inside a function no line breaks are owed before a statement
+            if kind is _Assign and indent:
+                targets = statement.targets
+                if len(targets) == 1 and type(targets[0]) is _Name:
+                    append("\n" + indent + targets[0].id + " = "
+                           + _expression(statement.value, _ASSIGN))
+                    continue
+            printer = printers.get(kind)
             if printer is None:
-                raise _Unprintable(type(statement).__name__)
+                raise _Unprintable(kind.__name__)
             printer(self, statement, indent)
 
     def body(self, statements, indent: str) -> None:
