@@ -218,10 +218,12 @@ _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 _Name = gast.Name
 _Pow = gast.Pow
-_Assign = gast.Assign
+_Assign, _AugAssign, _Expr = gast.Assign, gast.AugAssign, gast.Expr
+_COMMENT_START = len(COMMENT_PREFIX)
 
 
 _BinOp, _Call, _Attribute, _Constant = gast.BinOp, gast.Call, gast.Attribute, gast.Constant
+_UnaryOp, _USub = gast.UnaryOp, gast.USub
 _INFINITY = math.inf
 
 
@@ -253,6 +255,9 @@ def _expression(node, context: int) -> str:
         return _constant(value, node, context)
     if kind is _Call:
         return _call(node, context)
+    if kind is _UnaryOp and type(node.op) is _USub:  # -(x * y)
+        text = "-" + _expression(node.operand, _NEGATIVE)
+        return "(" + text + ")" if _NEGATIVE < context else text
     if kind is _Attribute:
         value = node.value
         if type(value) is _Name:
@@ -543,6 +548,20 @@ class _Printer:
                     append("\n" + indent + targets[0].id + " = "
                            + _expression(statement.value, _ASSIGN))
                     continue
+            elif kind is _Expr and indent:
+                value = statement.value
+                if type(value) is _Constant:  # a comment (as expression_statement prints it)
+                    text = value.value
+                    if (type(text) is str and text.startswith(COMMENT_PREFIX)
+                            and not getattr(value, "kind", None)
+                            and not _LINE_BREAK.search(text)):
+                        append("\n" + indent + "# " + text[_COMMENT_START:])
+                        continue
+            elif kind is _AugAssign and indent and type(statement.target) is _Name:
+                append("\n" + indent + statement.target.id + " "
+                       + _OPERATORS[type(statement.op)][1] + "= "
+                       + _expression(statement.value, _AUGMENTED_ASSIGN))
+                continue
             printer = printers.get(kind)
             if printer is None:
                 raise _Unprintable(kind.__name__)
@@ -802,6 +821,23 @@ def parse_source(text: str) -> gast.Module:
 
 
 _FACTORY = "_srcad_bind"
+# a line of blanks only, among "\n"-separated ASCII lines (str.strip's ASCII whitespace less
+# the line breaks _indented rules out)
+_BLANK_LINE = re.compile("\n[ \t\x1f]*\n")
+
+
+def _indented(source: str) -> str:
+    """``source`` with each line that holds more than blanks indented by four spaces."""
+    # the printer's text in one replace: it ends with a line break, breaks lines at "\n" only
+    # (none of the other characters str.splitlines breaks at, none of the non-ASCII blanks
+    # str.strip removes) and has no blank line
+    if (source.endswith("\n") and source.isascii() and "\r" not in source
+            and "\x0b" not in source and "\x0c" not in source and "\x1c" not in source
+            and "\x1d" not in source and "\x1e" not in source
+            and _BLANK_LINE.search("\n" + source) is None):
+        return "    " + source[:-1].replace("\n", "\n    ") + "\n"
+    return "".join("    " + line if line.strip() else line
+                   for line in source.splitlines(keepends=True))
 
 
 def compile_function(source: str, name: str, aliases: dict, user_function,
@@ -814,9 +850,8 @@ def compile_function(source: str, name: str, aliases: dict, user_function,
     user_code = user_function.__code__
     user_cells = dict(zip(user_code.co_freevars, user_function.__closure__ or ()))
     free = list(aliases) + [n for n in user_cells if n not in aliases]
-    indented = "".join("    " + line if line.strip() else line
-                       for line in source.splitlines(keepends=True))
-    text = "def %s(%s):\n%s    return %s\n" % (_FACTORY, ", ".join(free), indented, name)
+    text = "def %s(%s):\n%s    return %s\n" % (_FACTORY, ", ".join(free), _indented(source),
+                                                 name)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     filename = generated_files.write_source_file(text, label, digest) or \
         "<srcad %s %s>" % (label, digest)
