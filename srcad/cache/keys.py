@@ -233,10 +233,11 @@ def registry_fingerprint() -> str:
     held = [(primitive.obj, primitive.adjoint, primitive.tangent, primitive.differentiable)
             for primitive in registry.registered(load=False)]
     try:
-        if held == _registry_read[0]:
-            return _registry_read[1]
+        unchanged = held == _registry_read[0]
     except Exception:  # noqa: BLE001 - an object whose == raises: not the same one
-        pass
+        unchanged = False
+    if unchanged:
+        return _registry_read[1]
     fingerprint = _registry_fingerprint()
     _registry_read = (held, fingerprint)
     return fingerprint
