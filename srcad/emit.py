@@ -238,31 +238,31 @@ def _expression(node, context: int) -> str:
         operator = type(node.op)
         precedence, symbol = _OPERATORS[operator]
         left, right = node.left, node.right
+        # (f-strings: one new string where + makes one per operand)
         if operator is _Pow:
-            text = ((left.id if type(left) is _Name else _expression(left, _POWER_LEFT))
-                    + " ** "
-                    + (right.id if type(right) is _Name else _expression(right, _POWER_RIGHT)))
+            left = left.id if type(left) is _Name else _expression(left, _POWER_LEFT)
+            right = right.id if type(right) is _Name else _expression(right, _POWER_RIGHT)
+            text = f"{left} ** {right}"
         else:
-            text = ((left.id if type(left) is _Name else _expression(left, precedence))
-                    + " " + symbol + " "
-                    + (right.id if type(right) is _Name
-                       else _expression(right, precedence + 1)))
-        return "(" + text + ")" if precedence < context else text
+            left = left.id if type(left) is _Name else _expression(left, precedence)
+            right = right.id if type(right) is _Name else _expression(right, precedence + 1)
+            text = f"{left} {symbol} {right}"
+        return f"({text})" if precedence < context else text
     if kind is _Constant:
         value = node.value
         if type(value) is float and 0.0 < value < _INFINITY:  # (no sign, no spelling)
-            return "(" + repr(value) + ")" if _CONSTANT < context else repr(value)
+            return f"({value!r})" if _CONSTANT < context else repr(value)
         return _constant(value, node, context)
     if kind is _Call:
         return _call(node, context)
     if kind is _UnaryOp and type(node.op) is _USub:  # -(x * y)
         text = "-" + _expression(node.operand, _NEGATIVE)
-        return "(" + text + ")" if _NEGATIVE < context else text
+        return f"({text})" if _NEGATIVE < context else text
     if kind is _Attribute:
         value = node.value
         if type(value) is _Name:
-            return value.id + "." + node.attr
-        return _expression(value, _HIGHEST) + "." + node.attr
+            return f"{value.id}.{node.attr}"
+        return f"{_expression(value, _HIGHEST)}.{node.attr}"
     printer = _EXPRESSIONS.get(kind)
     if printer is None:
         raise _Unprintable(kind.__name__)
@@ -333,8 +333,8 @@ def _call(node, context):
         inside = ", ".join(parts)
     function = node.func
     if type(function) is _Attribute and type(function.value) is _Name:  # np.sum(...)
-        return function.value.id + "." + function.attr + "(" + inside + ")"
-    return _expression(function, _HIGHEST) + "(" + inside + ")"
+        return f"{function.value.id}.{function.attr}({inside})"
+    return f"{_expression(function, _HIGHEST)}({inside})"
 
 
 def _subscript(node, context):
@@ -532,7 +532,7 @@ class _Printer:
         self.breaks_lines = False  # a string printed across lines: comments need the slow pass
 
     def line(self, indent: str, text: str) -> None:
-        self.parts.append(_NEWLINES[self.pending] + indent + text)
+        self.parts.append(f"{_NEWLINES[self.pending]}{indent}{text}")
         self.pending = 0
 
     def block(self, statements, indent: str) -> None:
@@ -545,8 +545,8 @@ class _Printer:
             if kind is _Assign and indent:
                 targets = statement.targets
                 if len(targets) == 1 and type(targets[0]) is _Name:
-                    append("\n" + indent + targets[0].id + " = "
-                           + _expression(statement.value, _ASSIGN))
+                    append(f"\n{indent}{targets[0].id} = "
+                           f"{_expression(statement.value, _ASSIGN)}")
                     continue
             elif kind is _Expr and indent:
                 value = statement.value
@@ -555,12 +555,11 @@ class _Printer:
                     if (type(text) is str and text.startswith(COMMENT_PREFIX)
                             and not getattr(value, "kind", None)
                             and not _LINE_BREAK.search(text)):
-                        append("\n" + indent + "# " + text[_COMMENT_START:])
+                        append(f"\n{indent}# {text[_COMMENT_START:]}")
                         continue
             elif kind is _AugAssign and indent and type(statement.target) is _Name:
-                append("\n" + indent + statement.target.id + " "
-                       + _OPERATORS[type(statement.op)][1] + "= "
-                       + _expression(statement.value, _AUGMENTED_ASSIGN))
+                append(f"\n{indent}{statement.target.id} {_OPERATORS[type(statement.op)][1]}= "
+                       f"{_expression(statement.value, _AUGMENTED_ASSIGN)}")
                 continue
             printer = printers.get(kind)
             if printer is None:
