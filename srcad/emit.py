@@ -308,13 +308,6 @@ def _number(value, context: int) -> str:
     return "(" + text + ")" if _CONSTANT < context else text
 
 
-def _attribute(node, context):
-    value = node.value
-    if type(value) is _Name:
-        return value.id + "." + node.attr
-    return _expression(value, _HIGHEST) + "." + node.attr
-
-
 def _call(node, context):
     arguments, keywords = node.args, node.keywords
     if len(arguments) == 1 and not keywords:  # the commonest call: f(x)
@@ -351,21 +344,6 @@ def _slice(node, context):
         if not (type(step) is gast.Name and step.id == "None"):
             text += _expression(step, _SLICE)
     return text
-
-
-def _binary(node, context):
-    operator = type(node.op)
-    precedence, symbol = _OPERATORS[operator]
-    left, right = node.left, node.right
-    # (names, the commonest operands, without a call)
-    if operator is _Pow:
-        text = ((left.id if type(left) is _Name else _expression(left, _POWER_LEFT)) + " ** "
-                + (right.id if type(right) is _Name else _expression(right, _POWER_RIGHT)))
-    else:
-        text = ((left.id if type(left) is _Name else _expression(left, precedence))
-                + " " + symbol + " "
-                + (right.id if type(right) is _Name else _expression(right, precedence + 1)))
-    return "(" + text + ")" if precedence < context else text
 
 
 def _unary(node, context):
@@ -471,9 +449,9 @@ def _dict_comprehension(node, context):
             + _comprehensions(node.generators) + "}")
 
 
+# (Name, Constant, BinOp, Call and Attribute: printed by _expression itself)
 _EXPRESSIONS = {
-    gast.Attribute: _attribute, gast.Call: _call, gast.Subscript: _subscript,
-    gast.Slice: _slice, gast.BinOp: _binary, gast.UnaryOp: _unary, gast.BoolOp: _boolean,
+    gast.Subscript: _subscript, gast.Slice: _slice, gast.UnaryOp: _unary, gast.BoolOp: _boolean,
     gast.Compare: _compare, gast.IfExp: _if_expression, gast.Tuple: _tuple,
     gast.List: _list, gast.Set: _set, gast.Dict: _dict, gast.Starred: _starred,
     gast.NamedExpr: _named_expression, gast.Lambda: _lambda, gast.GeneratorExp: _generator,
