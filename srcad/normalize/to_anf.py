@@ -74,6 +74,10 @@ def is_atom(node, local_names) -> bool:
 _LIST_MAKERS = (list, np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
                 runtime.appended)
 _LIST_MAKER_IDS = frozenset(id(maker) for maker in _LIST_MAKERS)  # (they live as long)
+# the callees whose calls operation_Call lowers or rewrites (summations, maps, lists of
+# comprehensions, extrema, dicts, array displays, einsums of many operands)
+_LOWERED_CALLEES = (sum, map, list, max, min, dict, np.array, np.asarray, np.einsum)
+_LOWERED_CALLEE_IDS = frozenset(id(callee) for callee in _LOWERED_CALLEES)
 
 class _LastAnswerResolver(Resolver):
     """A Resolver that keeps its last answer: normalizing a call asks what its callee means
@@ -477,6 +481,8 @@ class _ToANF:
             if inner is not node.args[0]:
                 node = _copy(node, gast.Call(func=node.func, args=[inner],
                                              keywords=node.keywords))
+        if self.calls_primitive_as_written(node):
+            return self.primitive_call(self.ufunc_displays_as_arrays(node), None)
         by_value = None
         for _ in range(8):  # a partial of a bound method...: each step resolves one
             rewritten = calls_by_value.resolved_call(self, node)
@@ -517,11 +523,37 @@ class _ToANF:
             failure = None
         if inlined is not None:
             return inlined
-        func = node.func
         packed = self.array_literal(node)
         if packed is not None:
             return packed
-        node = self.ufunc_displays_as_arrays(self.einsum_in_steps(node))
+        return self.primitive_call(self.ufunc_displays_as_arrays(self.einsum_in_steps(node)),
+                                   failure or by_value)
+
+    def calls_primitive_as_written(self, node) -> bool:
+        """Whether ``node`` calls a NumPy or builtin function with templates, by a static
+        name (calls_by_value.calls_library_primitive), other than those operation_Call
+        lowers (``sum``, ``map``, ``max``, ``np.array``, ``np.einsum``...), with no argument
+        spread (``*args``, ``**options``): every step of operation_Call between naming the
+        lambdas and ufunc_displays_as_arrays leaves such a call as it is, and none inlines."""
+        func = node.func
+        if type(func) is gast.Name:
+            if func.id in self.local_functions:
+                return False
+        elif type(func) is not gast.Attribute:
+            return False
+        for argument in node.args:
+            if type(argument) is gast.Starred:
+                return False
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                return False
+        return (calls_by_value.calls_library_primitive(self, node)
+                and id(self.resolve(func)) not in _LOWERED_CALLEE_IDS)
+
+    def primitive_call(self, node, failure):
+        """``node`` (a call that stays a call) with its callee, arguments and keywords atoms;
+        ``failure``: why a derivative cannot flow through it, if it cannot."""
+        func = node.func
         if not is_static_reference(func, self.locals):
             if isinstance(func, gast.Attribute):  # a method call: x.sum(axis=0)
                 func = _copy(func, gast.Attribute(value=self.atom(func.value), attr=func.attr,
@@ -534,7 +566,6 @@ class _ToANF:
         call = _copy(node, gast.Call(func=func, args=args, keywords=keywords))
         # on the atoms: an argument that builds a nested def (make_rhs(k)) is one by now
         calls_by_value.check_nested_function_passed(self, call, None, ())
-        failure = failure or by_value
         if failure is not None:  # left as a call; an error only if a gradient flows in
             set_not_inlined(call, failure)
         return call
