@@ -144,7 +144,7 @@ class _ToANF:
         return self.out
 
     def emit(self, statement, like):
-        syntax.copy_location(statement, like)
+        _copy(like, statement)
         current = self.current_origin  # origin_of_current, its common case inline
         if current is None or current[0] is not self.current or current[1] is not self.source:
             current = self.origin_of_current()
@@ -426,8 +426,8 @@ class _ToANF:
         return normalize(node)
 
     def operation_BinOp(self, node):
-        return _copy(node, gast.BinOp(left=self.atom(node.left), op=node.op,
-                                      right=self.atom(node.right)))
+        return _copy(node, _new(gast.BinOp, left=self.atom(node.left), op=node.op,
+                                right=self.atom(node.right)))
 
     def operation_JoinedStr(self, node):
         """An f-string: what it formats becomes atoms; the text carries no derivative."""
@@ -442,12 +442,12 @@ class _ToANF:
         return _copy(node, gast.JoinedStr(values=values))
 
     def operation_UnaryOp(self, node):
-        return _copy(node, gast.UnaryOp(op=node.op, operand=self.atom(node.operand)))
+        return _copy(node, _new(gast.UnaryOp, op=node.op, operand=self.atom(node.operand)))
 
     def operation_Compare(self, node):
         if len(node.ops) == 1:
-            return _copy(node, gast.Compare(left=self.atom(node.left), ops=node.ops,
-                                            comparators=[self.atom(c) for c in node.comparators]))
+            return _copy(node, _new(gast.Compare, left=self.atom(node.left), ops=node.ops,
+                                    comparators=[self.atom(c) for c in node.comparators]))
         # a < b < c: b evaluated once, c only if a < b
         result = self.fresh("cond")
         left = self.atom(node.left)
@@ -556,14 +556,15 @@ class _ToANF:
         func = node.func
         if not is_static_reference(func, self.locals):
             if isinstance(func, gast.Attribute):  # a method call: x.sum(axis=0)
-                func = _copy(func, gast.Attribute(value=self.atom(func.value), attr=func.attr,
-                                                  ctx=gast.Load()))
+                func = _copy(func, _new(gast.Attribute, value=self.atom(func.value),
+                                        attr=func.attr, ctx=_LOAD.__new__(_LOAD)))
             else:
                 func = self.atom(func)
         args = [_copy(a, gast.Starred(value=self.atom(a.value), ctx=gast.Load()))
                 if isinstance(a, gast.Starred) else self.atom(a) for a in node.args]
-        keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
-        call = _copy(node, gast.Call(func=func, args=args, keywords=keywords))
+        keywords = [_new(gast.keyword, arg=k.arg, value=self.atom(k.value))
+                    for k in node.keywords]
+        call = _copy(node, _new(gast.Call, func=func, args=args, keywords=keywords))
         # on the atoms: an argument that builds a nested def (make_rhs(k)) is one by now
         calls_by_value.check_nested_function_passed(self, call, None, ())
         if failure is not None:  # left as a call; an error only if a gradient flows in
@@ -571,15 +572,15 @@ class _ToANF:
         return call
 
     def operation_Attribute(self, node):
-        return _copy(node, gast.Attribute(value=self.atom(node.value), attr=node.attr,
-                                          ctx=gast.Load()))
+        return _copy(node, _new(gast.Attribute, value=self.atom(node.value), attr=node.attr,
+                                ctx=_LOAD.__new__(_LOAD)))
 
     def operation_Subscript(self, node):
         joined = self.index_trick(node)
         if joined is not None:
             return joined
-        return _copy(node, gast.Subscript(value=self.atom(node.value),
-                                          slice=self.index(node.slice), ctx=gast.Load()))
+        return _copy(node, _new(gast.Subscript, value=self.atom(node.value),
+                                slice=self.index(node.slice), ctx=_LOAD.__new__(_LOAD)))
 
     def operation_Tuple(self, node):
         return _copy(node, type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load()))
@@ -877,8 +878,30 @@ def _name(identifier, context):
                 type_comment=None)
 
 
+_LOAD = gast.Load
+_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_LOCATED: dict = {}  # (new node type, old node type) -> the location attributes both have
+_ABSENT = object()
+
+
 def _copy(old, new):
-    return syntax.copy_location(new, old)
+    """``syntax.copy_location(new, old)`` (the location attributes both node types have and
+    ``old`` has a value for, set on ``new``), through the nodes' dicts: to_anf locates
+    every node it makes."""
+    key = (type(new), type(old))
+    common = _LOCATED.get(key)
+    if common is None:
+        common = _LOCATED[key] = tuple(attribute for attribute in _LOCATION if attribute in
+                                       old._attributes and attribute in new._attributes)
+    found, located = old.__dict__, new.__dict__
+    for attribute in common:
+        value = found.get(attribute, _ABSENT)
+        if value is _ABSENT:  # not set on the node: its class's default, if any
+            value = getattr(old, attribute, _ABSENT)
+            if value is _ABSENT:
+                continue
+        located[attribute] = value
+    return new
 
 
 def _constant_fold_sign(node):
