@@ -59,9 +59,12 @@ class Recursive:
 
 def is_static_reference(node, local_names) -> bool:
     """``np.pi``, ``math.sqrt``: an attribute chain rooted in a free (non-local) name."""
-    if isinstance(node, gast.Attribute):
-        return is_static_reference(node.value, local_names)
-    return isinstance(node, gast.Name) and node.id not in local_names
+    while type(node) is _ATTRIBUTE:  # (asked of most nodes to_anf meets: no recursion)
+        node = node.value
+    return type(node) is _NAME and node.id not in local_names
+
+
+_ATTRIBUTE, _NAME = gast.Attribute, gast.Name
 
 
 def capture_local_function(normalizer, name, definition):
