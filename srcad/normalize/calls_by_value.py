@@ -344,7 +344,8 @@ def map_as_generator(call, resolve, namer, aliases):
             or any(isinstance(a, gast.Starred) for a in call.args)
             or resolve(call.func) is not map):
         return None
-    function, sequences = call.args[0], call.args[1:]
+    # (copies: the generator's nodes are located at the call, below)
+    function, sequences = syntax.deepcopy(call.args[0]), syntax.deepcopy(call.args[1:])
     names = [namer.fresh("item") for _ in sequences]
     loads = [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
              for n in names]

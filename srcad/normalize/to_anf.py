@@ -962,4 +962,5 @@ def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
     body = normalizer.statements(tree.body)
     if inlined is not None:
         inlined.extend(normalizer.inlined)
-    return syntax.copy_location(syntax.function_def(tree.name, tree.args, body), tree)
+    return syntax.copy_location(syntax.function_def(tree.name, syntax.deepcopy(tree.args),
+                                                    body), tree)
