@@ -101,6 +101,17 @@ def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str],
             if not known[1]:
                 continue
             arguments = _names_in(operands)
+        elif type(value) is gast.Call and (callee := resolve(value.func)) is not UNRESOLVED:
+            # a call of a resolved function (most calls): operation_of's primitive and
+            # arguments, without building the Operation
+            known = carries.get(id(callee))
+            if known is None:
+                known = carries[id(callee)] = (callee, carries_gradient(Operation(callee)))
+            if not known[1]:
+                continue
+            arguments = _names_in(value.args)
+            if value.keywords:
+                arguments |= _names_in({k.arg: k.value for k in value.keywords}.values())
         else:
             operation = operation_of(node.value, resolve)
             if _is_unresolved_method(operation):
