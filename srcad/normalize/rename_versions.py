@@ -158,9 +158,11 @@ class _Versions:
         fields_of = _FIELDS
         if type(node) is Name:  # (the value of an assignment, a test: read as it is)
             if type(node.ctx) is Load:
-                node = self._renamed(node, current)
-                if node.id not in bound:
-                    unbound.add(node.id)
+                version = current.get(node.id, node.id)
+                if version != node.id:
+                    node = self._renamed(node, version)
+                if version not in bound:
+                    unbound.add(version)
             stack = []
         else:
             stack = [node]
@@ -176,17 +178,21 @@ class _Versions:
                 value = getattr(found, field, None)
                 if type(value) is Name:
                     if type(value.ctx) is Load:
-                        value = self._renamed(value, current)
-                        setattr(found, field, value)
-                        if value.id not in bound:
-                            unbound.add(value.id)
+                        version = current.get(value.id, value.id)
+                        if version != value.id:
+                            value = self._renamed(value, version)
+                            setattr(found, field, value)
+                        if version not in bound:
+                            unbound.add(version)
                 elif type(value) is list:
                     for index, item in enumerate(value):
                         if type(item) is Name:
                             if type(item.ctx) is Load:
-                                item = value[index] = self._renamed(item, current)
-                                if item.id not in bound:
-                                    unbound.add(item.id)
+                                version = current.get(item.id, item.id)
+                                if version != item.id:
+                                    value[index] = self._renamed(item, version)
+                                if version not in bound:
+                                    unbound.add(version)
                         elif isinstance(item, AST):
                             push(item)
                 elif isinstance(value, AST):
@@ -199,11 +205,8 @@ class _Versions:
         return node
 
     @staticmethod
-    def _renamed(name, current: dict):
-        """``name`` (a Name read), or a new Name of its current version."""
-        version = current.get(name.id)
-        if version is None or version == name.id:
-            return name
+    def _renamed(name, version: str):
+        """A new Name of ``version``, read where ``name`` was."""
         renamed = _NAME.__new__(_NAME)
         renamed.__dict__ = name.__dict__.copy()
         renamed.id = version
