@@ -189,3 +189,21 @@ def test_the_front_leaves_the_parsed_tree_as_it_was():
     assert srcad.source(_loops_of_every_kind, wrt=(2,), example_args=(xs, pairs, W)) == text
     assert _unchanged(before, parsed.tree)
     assert_close(value, numeric_grad(_loops_of_every_kind, (xs, pairs, W), 2))
+
+
+def test_renamed_function_is_a_renamed_copy():
+    """inline's one-walk copy of a callee renamed is what a copy renamed in place gives (every
+    function of srcad's source, nested defs and lambdas keeping their own names)."""
+    from srcad.normalize import inline
+
+    for function in FUNCTIONS:
+        names = sorted({n.id for n in syntax.names(function)} | {
+            s.name for s in syntax.statements(function) if isinstance(s, gast.FunctionDef)})
+        mapping = {name: name + "_2" for name in names[::2]}
+        before = _snapshot(function)
+        expected = syntax.deepcopy(function)
+        inline._rename_tree(expected, mapping)
+        renamed = inline._renamed_function(function, mapping)
+        assert gast.dump(renamed, include_attributes=True) == gast.dump(
+            expected, include_attributes=True)
+        assert _unchanged(before, function)
