@@ -210,7 +210,8 @@ def read(function) -> ParsedFunction:
     """``function`` parsed once (while its code object stays the same), shared by every
     request for it: the pipeline, ``grad``'s check, error locations and the cache key.
 
-    A ParsedFunction is read-only: passes work on copies of its tree.
+    A ParsedFunction is read-only: no pass changes its tree (normalize reads it and makes
+    anew what it changes; with invariant checks on, the pipeline confirms it).
     """
     function = unwrap_function(function)
     try:
