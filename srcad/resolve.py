@@ -25,7 +25,6 @@ from .namespace import Aliases
 from .naming import Namer
 from .parse import ParsedFunction
 
-
 _ATTRIBUTE, _NAME = gast.Attribute, gast.Name
 
 
