@@ -61,10 +61,13 @@ _WRITING_FUNCTIONS = ("copyto", "put", "place", "putmask", "fill_diagonal", "put
 _WRITERS = tuple(getattr(numpy, name, None) for name in _WRITING_FUNCTIONS)
 
 
+_WRITER_IDS = frozenset(id(writer) for writer in _WRITERS)  # (they live as long)
+
+
 def _writes_into_argument(function) -> bool:
     # (rt.add_at in srcad's own code is not one: forward mode follows it, reverse mode
     # refuses it)
-    return any(writer is function for writer in _WRITERS)
+    return id(function) in _WRITER_IDS
 
 
 def fence(parsed: ParsedFunction, *, has_aux: bool = False, inlined: bool = False) -> None:
@@ -237,6 +240,7 @@ _CHECKED_EXPRESSIONS = frozenset([gast.Starred, gast.Lambda, gast.Dict, gast.Cal
 # srcad's templates are derivatives of real functions: a complex value inside would get
 # derivatives without the conjugates complex calculus needs
 _COMPLEX_MAKERS = (complex, numpy.complex64, numpy.complex128)
+_COMPLEX_MAKER_IDS = frozenset(id(maker) for maker in _COMPLEX_MAKERS)  # (they live as long)
 _COMPLEX_HINT = ("srcad differentiates real-valued code; write the real and imaginary parts as "
                  "separate real arrays.")
 
@@ -401,11 +405,17 @@ def _check_expressions(parsed, statement, loop=None) -> None:
         if isinstance(node, gast.Slice):  # np.mgrid[0:1:5j]: a count of points, no number
             slice_bounds.update(id(part) for part in (node.lower, node.upper, node.step))
         if isinstance(node, gast.Call):  # f(*args): normalize spreads or binds them
-            starred_targets.update(id(a) for a in node.args if isinstance(a, gast.Starred))
-            # a lambda argument becomes a named local function (normalize/to_anf.py)
-            # (and a lambda called where it is written, (lambda t: t * t)(x))
-            argument_lambdas.update(id(a) for a in node.args + [k.value for k in node.keywords]
-                                    + [node.func] if isinstance(a, gast.Lambda))
+            for argument in node.args:
+                if type(argument) is gast.Starred:
+                    starred_targets.add(id(argument))
+                elif type(argument) is gast.Lambda:
+                    # a lambda argument becomes a named local function (normalize/to_anf.py)
+                    argument_lambdas.add(id(argument))
+            for keyword in node.keywords:
+                if type(keyword.value) is gast.Lambda:
+                    argument_lambdas.add(id(keyword.value))
+            if type(node.func) is gast.Lambda:  # (lambda t: t * t)(x), called where written
+                argument_lambdas.add(id(node.func))
         if isinstance(node, gast.Lambda) and node is not allowed_lambda and \
                 id(node) not in argument_lambdas:
             _reject(parsed, node, "a lambda that is not assigned to a name, passed to a "
@@ -426,7 +436,7 @@ def _check_expressions(parsed, statement, loop=None) -> None:
                             "Use the returned value: `y = np.add(a, b)`.")
             func = node.func
             callee = _static_object(parsed, func)
-            if any(callee is maker for maker in _COMPLEX_MAKERS):
+            if id(callee) in _COMPLEX_MAKER_IDS:
                 _reject(parsed, func, "a complex number", _COMPLEX_HINT)
             if (isinstance(func, gast.Attribute) and func.attr == "pop"
                     and isinstance(func.value, gast.Name) and func.value.id in parsed.local_names

@@ -49,9 +49,12 @@ class ParsedFunction:
 
     def origin(self, node) -> "Origin":
         """The absolute place of one of this function's nodes."""
-        end = getattr(node, "end_lineno", None)
-        return _origin(self.filename, getattr(node, "lineno", 1) + self.line_offset,
-                       getattr(node, "col_offset", 0) + self.col_offset,
+        # (read from the node's dict: a node type declares no lineno or col_offset of its
+        # own, and None for end_lineno, the defaults below)
+        found = node.__dict__
+        end = found.get("end_lineno")
+        return _origin(self.filename, found.get("lineno", 1) + self.line_offset,
+                       found.get("col_offset", 0) + self.col_offset,
                        None if end is None else end + self.line_offset)
 
     def location(self, node) -> Location | None:
@@ -207,7 +210,8 @@ def read(function) -> ParsedFunction:
     """``function`` parsed once (while its code object stays the same), shared by every
     request for it: the pipeline, ``grad``'s check, error locations and the cache key.
 
-    A ParsedFunction is read-only: passes work on copies of its tree.
+    A ParsedFunction is read-only: no pass changes its tree (normalize reads it and makes
+    anew what it changes; with invariant checks on, the pipeline confirms it).
     """
     function = unwrap_function(function)
     try:

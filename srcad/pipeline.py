@@ -122,15 +122,42 @@ def _normalize_values(parsed, namer, aliases, inlined=None, resolve=None, values
                       asked=None) -> gast.FunctionDef:
     """normalize up to (not including) the last propagate_writes and rename_versions."""
     resolve = resolve or Resolver(parsed, aliases, namer)
-    tree = syntax.deepcopy(parsed.tree)
-    tree = checked("lower_exits", lower_exits(tree, namer, resolve, aliases), parsed, aliases)
+    # lower_exits and to_anf read the parsed tree and make what they change: no copy of it
+    read_only = _UnchangedNodes(parsed.tree)
+    tree = checked("lower_exits", lower_exits(parsed.tree, namer, resolve, aliases), parsed,
+                   aliases)
     tree = checked("to_anf", to_anf(parsed, tree, namer, aliases, inlined, values, asked),
                    parsed, aliases)
     tree = checked("lower_mutations", lower_mutations(tree, namer, aliases), parsed, aliases)
     if not _generated_by_srcad(parsed):
         tree = propagate_writes(tree, resolve, namer, aliases, guard=False)
         tree = checked("propagate_writes", tree, parsed, aliases)
-    return checked("split_tuples", split_tuples(tree, namer, resolve), parsed, aliases)
+    tree = checked("split_tuples", split_tuples(tree, namer, resolve), parsed, aliases)
+    read_only.confirm("normalize (up to split_tuples)")
+    return tree
+
+
+class _UnchangedNodes:
+    """When invariant checks are on, every node of a tree as it is (its fields, location
+    and annotations), to confirm that the stages reading it left every node as it was."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.nodes = ([(node, _fields_of(node)) for node in gast.walk(tree)]
+                      if invariants.enabled() else None)
+
+    def confirm(self, stages: str) -> None:
+        if self.nodes is not None and (
+                any(_fields_of(node) != fields for node, fields in self.nodes)
+                or len(self.nodes) != sum(1 for _ in gast.walk(self.tree))):
+            raise invariants.BrokenInvariantError(
+                stages, "a node of the parsed function's tree (which later requests read "
+                "again) changed")
+
+
+def _fields_of(node) -> dict:
+    return {key: list(value) if type(value) is list else value
+            for key, value in node.__dict__.items()}
 
 
 def _generated_by_srcad(parsed) -> bool:
@@ -290,6 +317,7 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
         if kept is not None:
             return kept.taken()
     parsed = read(function)
+    read_only = _UnchangedNodes(parsed.tree)
     checked("parse", parsed.tree, parsed, None)
     if stages is not None:
         stages["parse"] = emit.to_source(parsed.tree)
@@ -315,6 +343,7 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
         outputs = [output.id] if isinstance(output, gast.Name) else []
     activity = analyze_activity(tree, request.wrt, outputs, resolve)
     insert_discrete_checks(tree, activity, parsed.location, aliases.name_for(runtime))
+    read_only.confirm("the front (normalize, activity, insert_discrete_checks)")
     if stages is not None:
         stages["analyze"] = "active variables: %s" % ", ".join(sorted(activity.active))
     front = _Front(parsed, namer, aliases, resolve, tree, callees, activity)

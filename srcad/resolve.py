@@ -25,6 +25,8 @@ from .namespace import Aliases
 from .naming import Namer
 from .parse import ParsedFunction
 
+_ATTRIBUTE, _NAME = gast.Attribute, gast.Name
+
 
 class Resolver:
     def __init__(self, parsed: ParsedFunction, aliases: Aliases | None = None,
@@ -40,16 +42,24 @@ class Resolver:
 
     def __call__(self, node):
         """The object ``node`` refers to, or UNRESOLVED when it is not a static reference."""
-        if isinstance(node, gast.Name):
-            if self.aliases is not None and node.id in self.aliases.bindings:
-                return self.aliases.bindings[node.id]
-            if self.is_local(node.id):
+        attributes = []  # (asked of most calls the passes meet: the chain in a loop)
+        while type(node) is _ATTRIBUTE:
+            attributes.append(node.attr)
+            node = node.value
+        if type(node) is not _NAME:
+            return UNRESOLVED
+        name = node.id
+        if self.aliases is not None and name in self.aliases.bindings:
+            found = self.aliases.bindings[name]
+        elif self.is_local(name):
+            return UNRESOLVED
+        else:
+            found = self.parsed.resolve_name(name, UNRESOLVED)
+        for attribute in reversed(attributes):  # the base first: np, then np.linalg...
+            if found is UNRESOLVED:
                 return UNRESOLVED
-            return self.parsed.resolve_name(node.id, UNRESOLVED)
-        if isinstance(node, gast.Attribute):
-            base = self(node.value)
-            return UNRESOLVED if base is UNRESOLVED else getattr(base, node.attr, UNRESOLVED)
-        return UNRESOLVED
+            found = getattr(found, attribute, UNRESOLVED)
+        return found
 
     def object_or(self, node, default):
         """``self(node)``, with ``default`` for UNRESOLVED."""

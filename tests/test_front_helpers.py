@@ -10,6 +10,7 @@ import pathlib
 from collections import Counter
 
 import gast
+import numpy as np
 import pytest
 
 from srcad import fence, naming, parse, syntax
@@ -91,3 +92,118 @@ def test_base_name_is_the_plain_rule(text, private):
         base = "v" + base
     assert naming._base_name(text, private) == base
     assert naming._base_name(text, private) == base  # (the second time from the table)
+
+
+def _fields(node) -> dict:
+    return {key: list(value) if type(value) is list else value
+            for key, value in node.__dict__.items()}
+
+
+def _snapshot(tree) -> list:
+    return [(node, _fields(node)) for node in gast.walk(tree)]
+
+
+def _unchanged(snapshot, tree) -> bool:
+    return (all(_fields(node) == fields for node, fields in snapshot)
+            and len(snapshot) == sum(1 for _ in gast.walk(tree)))
+
+
+def test_origin_reads_what_getattr_reads():
+    parsed = parse.read(_loops_of_every_kind)
+    for function in FUNCTIONS[:200]:
+        for node in gast.walk(function):
+            end = getattr(node, "end_lineno", None)
+            expected = Origin(parsed.filename, getattr(node, "lineno", 1) + parsed.line_offset,
+                              getattr(node, "col_offset", 0) + parsed.col_offset,
+                              None if end is None else end + parsed.line_offset)
+            assert parsed.origin(node) == expected
+
+
+def test_lower_exits_leaves_its_input_as_it_was():
+    """lower_exits makes the statements and calls it changes: normalize gives it the parsed
+    function's own tree (every function of srcad's source: loops of every kind)."""
+    from srcad.namespace import Aliases
+    from srcad.normalize.lower_exits import lower_exits
+    from srcad.resolve import Resolver
+
+    parsed = parse.read(_loops_of_every_kind)
+    lowered = 0
+    for function in FUNCTIONS:
+        if not function.body or not isinstance(function.body[-1], gast.Return):
+            continue
+        namer = naming.Namer(parse.all_identifiers(function))
+        aliases = Aliases(parsed, namer)
+        before = _snapshot(function)
+        result = lower_exits(function, namer, Resolver(parsed, aliases, namer), aliases)
+        assert _unchanged(before, function)
+        lowered += result.body is not function.body
+    assert lowered > 500
+
+
+def _loops_of_every_kind(xs, pairs, W):
+    total = 0.0
+    for x in xs:
+        if x > 10.0:
+            break
+        total = total + x * x
+    for a, b in zip(*pairs):
+        total = total + a * b
+    for i in reversed(range(len(xs))):
+        if i == 0:
+            continue
+        total = total + xs[i] * 0.5
+    for k, row in enumerate(W):
+        total = total + sum(map(np.tanh, row)) * k
+    for u, v in zip(xs, xs[::-1]):
+        total = total + u * v
+    steps = 0
+    while steps < 3:
+        steps = steps + 1
+        total = total * 0.9
+    if total > 1e6:
+        return total * 0.0
+    return total + sum(t * t for t in xs)
+
+
+def test_the_front_leaves_the_parsed_tree_as_it_was():
+    """normalize reads the parsed function's tree, shared with every later request for the
+    function (a specialization, srcad.source, error locations): no stage changes a node of
+    it, and a second derivative of the function is the same code, with the right values."""
+    import numpy as np
+
+    import srcad
+    from srcad import cache
+    from tests._fd import assert_close, numeric_grad
+
+    parsed = parse.read(_loops_of_every_kind)
+    before = _snapshot(parsed.tree)
+    xs = [0.3, 1.2, -0.7, 2.0]
+    pairs = [[0.5, 1.5], [2.0, -1.0]]
+    W = np.array([[0.1, 0.2], [0.3, -0.4]])
+    cache.clear()
+    first = srcad.grad(_loops_of_every_kind, wrt=(2,))
+    (value,) = first(xs, pairs, W)
+    text = srcad.source(_loops_of_every_kind, wrt=(2,), example_args=(xs, pairs, W))
+    assert _unchanged(before, parsed.tree)
+    cache.clear()
+    assert srcad.source(_loops_of_every_kind, wrt=(2,), example_args=(xs, pairs, W)) == text
+    assert _unchanged(before, parsed.tree)
+    assert_close(value, numeric_grad(_loops_of_every_kind, (xs, pairs, W), 2))
+
+
+def test_renamed_function_is_a_renamed_copy():
+    """inline's one-walk copy of a callee renamed is what a copy renamed in place gives (every
+    function of srcad's source, nested defs and lambdas keeping their own names)."""
+    from srcad.normalize import inline
+
+    for function in FUNCTIONS:
+        names = sorted({n.id for n in syntax.names(function)} | {
+            s.name for s in syntax.statements(function) if isinstance(s, gast.FunctionDef)})
+        mapping = {name: name + "_2" for name in names[::2]}
+        before = _snapshot(function)
+        expected = syntax.deepcopy(function)
+        inline._rename_tree(expected, mapping)
+        renamed = inline._renamed_function(function, mapping)
+        assert gast.dump(renamed, include_attributes=True) == gast.dump(
+            expected, include_attributes=True)
+        assert _unchanged(before, function)

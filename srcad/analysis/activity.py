@@ -57,14 +57,26 @@ def carries_gradient(operation: Operation) -> bool:
 
 
 def assignments(tree):
-    """(target names, Operation, statement) for every assignment in ``tree``, in order."""
-    for node in syntax.statements(tree):
-        if isinstance(node, gast.Assign):
-            targets = node.targets
-            if len(targets) == 1 and type(targets[0]) is gast.Name:
-                yield [targets[0].id], node
-                continue
-            yield [n.id for t in targets for n in syntax.walk(t) if isinstance(n, gast.Name)], node
+    """(target names, statement) for every assignment in ``tree`` (normalized: only ``if``,
+    ``for`` and ``while`` statements hold others), each block's before the blocks nested in
+    its statements."""
+    Assign, Name, holders = gast.Assign, gast.Name, (gast.If, gast.For, gast.While)
+    blocks = [tree.body]
+    while blocks:
+        nested = []
+        for node in blocks.pop():
+            kind = type(node)
+            if kind is Assign:
+                targets = node.targets
+                if len(targets) == 1 and type(targets[0]) is Name:
+                    yield [targets[0].id], node
+                    continue
+                yield [n.id for t in targets for n in syntax.walk(t)
+                       if isinstance(n, Name)], node
+            elif kind in holders:
+                nested.append(node.orelse)
+                nested.append(node.body)
+        blocks.extend(nested)
 
 
 def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str], resolve) -> Activity:
@@ -89,6 +101,17 @@ def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str],
             if not known[1]:
                 continue
             arguments = _names_in(operands)
+        elif type(value) is gast.Call and (callee := resolve(value.func)) is not UNRESOLVED:
+            # a call of a resolved function (most calls): operation_of's primitive and
+            # arguments, without building the Operation
+            known = carries.get(id(callee))
+            if known is None:
+                known = carries[id(callee)] = (callee, carries_gradient(Operation(callee)))
+            if not known[1]:
+                continue
+            arguments = _names_in(value.args)
+            if value.keywords:
+                arguments |= _names_in({k.arg: k.value for k in value.keywords}.values())
         else:
             operation = operation_of(node.value, resolve)
             if _is_unresolved_method(operation):

@@ -133,7 +133,7 @@ def resolved_call(normalizer, call):
     func = call.func
     if isinstance(func, gast.Name) and func.id in normalizer.local_functions:
         return None
-    if _is_static_name(normalizer, func) and _is_library_primitive(normalizer.resolve(func)):
+    if calls_library_primitive(normalizer, call):
         return None  # np.tanh, math.exp: what reading it by value below concludes, sooner
     meaning = value_of(normalizer, func)
     if meaning is None:
@@ -176,6 +176,14 @@ def resolved_call(normalizer, call):
     callee = syntax.copy_location(callee, func)
     return syntax.copy_location(gast.Call(func=callee, args=leading + list(call.args),
                                           keywords=keywords + list(call.keywords)), call)
+
+
+def calls_library_primitive(normalizer, call) -> bool:
+    """Whether ``call``'s callee is a static name (``np.tanh``, ``math.exp``, not a local,
+    not a parameter read by value) of a function of NumPy or of Python's builtins with
+    templates: a call resolved_call leaves as it is."""
+    func = call.func
+    return _is_static_name(normalizer, func) and _is_library_primitive(normalizer.resolve(func))
 
 
 def _is_library_primitive(obj) -> bool:
@@ -336,7 +344,8 @@ def map_as_generator(call, resolve, namer, aliases):
             or any(isinstance(a, gast.Starred) for a in call.args)
             or resolve(call.func) is not map):
         return None
-    function, sequences = call.args[0], call.args[1:]
+    # (copies: the generator's nodes are located at the call, below)
+    function, sequences = syntax.deepcopy(call.args[0]), syntax.deepcopy(call.args[1:])
     names = [namer.fresh("item") for _ in sequences]
     loads = [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
              for n in names]

@@ -59,9 +59,12 @@ class Recursive:
 
 def is_static_reference(node, local_names) -> bool:
     """``np.pi``, ``math.sqrt``: an attribute chain rooted in a free (non-local) name."""
-    if isinstance(node, gast.Attribute):
-        return is_static_reference(node.value, local_names)
-    return isinstance(node, gast.Name) and node.id not in local_names
+    while type(node) is _ATTRIBUTE:  # (asked of most nodes to_anf meets: no recursion)
+        node = node.value
+    return type(node) is _NAME and node.id not in local_names
+
+
+_ATTRIBUTE, _NAME = gast.Attribute, gast.Name
 
 
 def capture_local_function(normalizer, name, definition):
@@ -366,7 +369,6 @@ def prepare_callee(function, namer, aliases, fenced=None):
         if fenced is not None:
             fenced[function] = known
     callee, identifiers = known
-    tree = syntax.deepcopy(callee.tree)
     mapping = {}
     for identifier in identifiers:
         if identifier in callee.local_names:
@@ -375,8 +377,7 @@ def prepare_callee(function, namer, aliases, fenced=None):
             obj = callee.resolve_name(identifier, _UNDEFINED)
             if obj is not _UNDEFINED:
                 mapping[identifier] = aliases.name_for(obj, preferred=identifier)
-    _rename_tree(tree, mapping)
-    return callee, tree, mapping
+    return callee, _renamed_function(callee.tree, mapping), mapping
 
 
 def prepare_local(definition, namer):
@@ -416,6 +417,45 @@ def _declared_signature(arguments) -> inspect.Signature:
     if arguments.kwarg is not None:
         parameters.append(kind(arguments.kwarg.id, kind.VAR_KEYWORD))
     return inspect.Signature(parameters)
+
+
+def _renamed_function(tree, mapping):
+    """A copy of the function ``tree`` renamed as _rename_tree renames it, in one walk."""
+    copy = type(tree).__new__(type(tree))
+    copy.__dict__ = tree.__dict__.copy()
+    for field in tree._fields:
+        if field != "body":
+            setattr(copy, field, syntax.deepcopy(getattr(tree, field, None)))
+    for arg in syntax.parameters(copy.args):
+        arg.id = mapping.get(arg.id, arg.id)
+    copy.body = [_renamed_copy(statement, mapping) for statement in tree.body]
+    return copy
+
+
+def _renamed_copy(node, mapping):
+    """``syntax.deepcopy(node)`` with the names in it renamed as _rename_scoped renames
+    them (a nested function's own names left as they are), in one walk."""
+    kind = type(node)
+    if kind is list:
+        return [_renamed_copy(item, mapping) for item in node]
+    if kind is gast.Name:
+        copy = syntax.deepcopy(node)
+        copy.id = mapping.get(node.id, node.id)
+        return copy
+    if kind is gast.FunctionDef or kind is gast.Lambda:
+        return _rename_scoped(syntax.deepcopy(node), mapping)
+    if not isinstance(node, gast.AST):
+        return node
+    attributes = node.__dict__.copy()  # location, annotations: shared, as deepcopy does
+    for field in kind._fields:
+        value = attributes.get(field)
+        if value is None:
+            attributes[field] = None  # (a field never set is None in the copy)
+        elif type(value) is list or isinstance(value, gast.AST):
+            attributes[field] = _renamed_copy(value, mapping)
+    copy = kind.__new__(kind)
+    copy.__dict__ = attributes
+    return copy
 
 
 def _rename_tree(tree, mapping):

@@ -40,6 +40,9 @@ from ..naming import Namer
 
 
 def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve, aliases) -> gast.FunctionDef:
+    """``tree`` lowered, as a new function node: ``tree`` and the nodes in it stay as they
+    are (a statement or an expression this pass changes is a copy), so it may lower the
+    parsed function's own tree, which later requests read again."""
     lowering = _LowerExits(namer, resolve, aliases)
     body = lowering.index_loops(tree.body)
     if _has_early_return(body):
@@ -55,8 +58,18 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve, aliases) -> gast.
         body.append(gast.copy_location(gast.Return(value=syntax.name(result)), last_return))
     else:
         body = lowering.block(body)
+    tree = _shallow(tree)
     tree.body = body
     return tree
+
+
+def _shallow(node):
+    """A new node of ``node``'s type and fields (the fields' values shared), for this pass
+    to change without changing ``node``."""
+    kind = type(node)
+    copy = kind.__new__(kind)
+    copy.__dict__ = node.__dict__.copy()
+    return copy
 
 
 def index_loops(statements, namer: Namer, resolve, aliases) -> list:
@@ -106,6 +119,8 @@ class _LowerExits:
     def index_loops(self, statements):
         out = []
         for s in statements:
+            if isinstance(s, (gast.For, gast.While, gast.If)):
+                s = _shallow(s)
             if isinstance(s, gast.For):
                 s.body = self.index_loops(s.body)
                 s.orelse = self.index_loops(s.orelse)
@@ -141,11 +156,13 @@ class _LowerExits:
                 for a in call.args]
 
         if callee is range:
-            hoist_arguments(iterator)
+            loop.iter = _shallow(iterator)
+            hoist_arguments(loop.iter)
             return prelude + [loop]
         if callee is reversed and _is_range_call(iterator.args[0], self.resolve):
-            hoist_arguments(iterator.args[0])
-            loop.iter = gast.Subscript(value=iterator.args[0], slice=gast.Slice(
+            steps = _shallow(iterator.args[0])
+            hoist_arguments(steps)
+            loop.iter = gast.Subscript(value=steps, slice=gast.Slice(
                 lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
             return prelude + [loop]
         rt = self.aliases.name_for(runtime)
@@ -167,6 +184,7 @@ class _LowerExits:
             if not _names_for_each(loop.target):
                 return self.transposing_loop(loop, prelude)
             self.spread_zip(loop, prelude)
+            iterator = loop.iter  # (a copy, zipping the sequences one by one)
         index = self.namer.fresh("index")
         if callee is reversed:  # visit the sequence's indices backwards
             lengths, item = self.items(iterator.args[0], hoist, prelude, loop)
@@ -202,6 +220,7 @@ class _LowerExits:
         prelude.append(gast.copy_location(gast.If(test=wrong, body=[gast.Raise(
             exc=syntax.call(syntax.name("ValueError"), syntax.constant(message)), cause=None)],
             orelse=[]), loop))
+        loop.iter = _shallow(loop.iter)
         loop.iter.args = [gast.Subscript(value=syntax.name(sequences), slice=syntax.constant(i),
                                          ctx=gast.Load()) for i in range(count)]
 
@@ -352,6 +371,7 @@ class _LowerExits:
             return [gast.copy_location(syntax.assign(self.loop_flags[-1][1],
                                                      syntax.constant(True)), s)]
         if isinstance(s, gast.If):
+            s = _shallow(s)
             s.body = self.block(s.body) or [gast.Pass()]
             s.orelse = self.block(s.orelse)
             return [s]
@@ -360,6 +380,7 @@ class _LowerExits:
         return [s]
 
     def loop(self, loop):
+        loop = _shallow(loop)
         has_break = _contains(loop.body, gast.Break)
         has_return = self.return_target is not None and _contains(
             loop.body, gast.Return, stop_at_loops=False)

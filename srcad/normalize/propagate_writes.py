@@ -828,10 +828,10 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
     (when the argument kinds are known) marks values never written in place,
     ``holds_nothing(name)`` values that are arrays or scalars (no list, tuple or dict).
     """
+    writes, recursive_calls = _writes_and_recursive_calls(tree.body)
     call_checks = {}
-    if guard and callee_writes is not None:
+    if guard and callee_writes is not None and recursive_calls:
         call_checks = _check_calls_not_inlined(tree, resolve, callee_writes, aliases)
-    writes = any(isinstance(n, gast.Assign) and write_kind(n) for n in syntax.statements(tree))
     if not writes and not call_checks:
         return tree
     params = [a.id for a in tree.args.args]
@@ -844,6 +844,30 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
     _Rewrite(aliasing, liveness, local_names, namer, aliases, guard,
              is_scalar or (lambda name: False), call_checks).run(tree)
     return tree
+
+
+def _writes_and_recursive_calls(body) -> tuple:
+    """Whether the statements (normalized: only ``if``, ``for`` and ``while`` hold others)
+    write into an object (an assignment marked a write), and whether one calls a recursive
+    function (a call not inlined: _check_calls_not_inlined's to check), in one walk."""
+    writes = recursive = False
+    Assign, Expr, Call = gast.Assign, gast.Expr, gast.Call
+    holders = (gast.If, gast.For, gast.While)
+    stack = [body]
+    while stack and not (writes and recursive):
+        for statement in stack.pop():
+            kind = type(statement)
+            if kind is Assign or kind is Expr:
+                if kind is Assign and not writes and write_kind(statement):
+                    writes = True
+                call = statement.value
+                if (not recursive and type(call) is Call
+                        and isinstance(not_inlined(call), Recursive)):
+                    recursive = True
+            elif kind in holders:
+                stack.append(statement.body)
+                stack.append(statement.orelse)
+    return writes, recursive
 
 
 def _check_calls_not_inlined(tree, resolve, callee_writes, aliases) -> dict:

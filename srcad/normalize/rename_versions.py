@@ -122,6 +122,7 @@ class _Assigned:
 
 
 _FIELDS: dict = {}  # node type -> syntax.child_fields of it
+_NAME = gast.Name
 
 
 class _Versions:
@@ -144,49 +145,81 @@ class _Versions:
         return set_origin(gast.copy_location(syntax.assign(target, syntax.name(version)), like),
                           like)
 
-    def reads(self, node, current: dict, bound: set) -> None:
+    def reads(self, node, current: dict, bound: set):
         """Rename what ``node`` reads; a version it reads that only some paths bind (valid
         Python where the other paths never get here) gets a placeholder, because the
-        derivative code may still read it on those paths (a zero adjoint's shape)."""
+        derivative code may still read it on those paths (a zero adjoint's shape).
+
+        A name renamed is a new Name put in its place (the normalized tree may share a
+        name read with the parsed function's tree, which stays as it is): returns ``node``,
+        or the name that replaces it when it is itself a name read."""
         unbound = set()
         Name, Load, AST = gast.Name, gast.Load, gast.AST
         fields_of = _FIELDS
-        stack = [node]  # (syntax.names, without a generator: one pass renames and checks)
+        if type(node) is Name:  # (the value of an assignment, a test: read as it is)
+            if type(node.ctx) is Load:
+                version = current.get(node.id, node.id)
+                if version != node.id:
+                    node = self._renamed(node, version)
+                if version not in bound:
+                    unbound.add(version)
+            stack = []
+        else:
+            stack = [node]
         pop, push = stack.pop, stack.append
-        while stack:
+        while stack:  # (syntax.names, without a generator: one pass renames and checks)
             found = pop()
-            kind = type(found)
-            if kind is Name:
-                if type(found.ctx) is Load:
-                    if found.id in current:
-                        found.id = current[found.id]
-                    if found.id not in bound:
-                        unbound.add(found.id)
-                continue
-            if kind is list:
-                stack.extend(found)
-                continue
-            fields = fields_of.get(kind)
+            fields = fields_of.get(type(found))
             if fields is None:
                 if not isinstance(found, AST):  # None in Dict.keys
                     continue
-                fields = fields_of[kind] = syntax.child_fields(kind)
+                fields = fields_of[type(found)] = syntax.child_fields(type(found))
             for field in fields:
                 value = getattr(found, field, None)
-                if isinstance(value, (AST, list)):
+                if type(value) is Name:
+                    if type(value.ctx) is Load:
+                        version = current.get(value.id, value.id)
+                        if version != value.id:
+                            value = self._renamed(value, version)
+                            setattr(found, field, value)
+                        if version not in bound:
+                            unbound.add(version)
+                elif type(value) is list:
+                    for index, item in enumerate(value):
+                        if type(item) is Name:
+                            if type(item.ctx) is Load:
+                                version = current.get(item.id, item.id)
+                                if version != item.id:
+                                    value[index] = self._renamed(item, version)
+                                if version not in bound:
+                                    unbound.add(version)
+                        elif isinstance(item, AST):
+                            push(item)
+                elif isinstance(value, AST):
                     push(value)
         # of the names read that are not surely bound, the versions (a global such as np
         # is none): only a name that ever was a value of a ``current`` may be one now
         unbound &= self.versions
         if unbound:  # (rare: building the set of versions costs as many names as there are)
             self.placeholders |= unbound & set(current.values())
+        return node
+
+    @staticmethod
+    def _renamed(name, version: str):
+        """A new Name of ``version``, read where ``name`` was."""
+        renamed = _NAME.__new__(_NAME)
+        renamed.__dict__ = name.__dict__.copy()
+        renamed.id = version
+        context = type(name.ctx)
+        renamed.ctx = context.__new__(context)
+        return renamed
 
     def block(self, statements, current: dict, defined: set, bound: set,
               in_loop: bool) -> list:
         out = []
         for s in statements:
             if isinstance(s, gast.Assign):
-                self.reads(s.value, current, bound)
+                s.value = self.reads(s.value, current, bound)
                 for target in s.targets:
                     for n in (target,) if type(target) is gast.Name else syntax.walk(target):
                         if isinstance(n, gast.Name):
@@ -208,7 +241,7 @@ class _Versions:
         return out
 
     def branch(self, s, current, defined, bound, in_loop):
-        self.reads(s.test, current, bound)
+        s.test = self.reads(s.test, current, bound)
         # only a name the branches assign can have another version after them (a block
         # changes the entries of ``current`` of the names it assigns, and no other)
         rebound = self.assigned.within(s.body) | self.assigned.within(s.orelse)
@@ -243,7 +276,10 @@ class _Versions:
 
     def loop(self, s, current, defined, bound, in_loop):
         before = []
-        self.reads(s.iter if isinstance(s, gast.For) else s.test, current, bound)
+        if isinstance(s, gast.For):
+            s.iter = self.reads(s.iter, current, bound)
+        else:
+            s.test = self.reads(s.test, current, bound)
         assigned = self.assigned.within(s.body)
         inner_targets = self.assigned.loop_targets(s.body)
         carried = sorted((assigned - inner_targets)

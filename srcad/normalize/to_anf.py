@@ -74,6 +74,10 @@ def is_atom(node, local_names) -> bool:
 _LIST_MAKERS = (list, np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
                 runtime.appended)
 _LIST_MAKER_IDS = frozenset(id(maker) for maker in _LIST_MAKERS)  # (they live as long)
+# the callees whose calls operation_Call lowers or rewrites (summations, maps, lists of
+# comprehensions, extrema, dicts, array displays, einsums of many operands)
+_LOWERED_CALLEES = (sum, map, list, max, min, dict, np.array, np.asarray, np.einsum)
+_LOWERED_CALLEE_IDS = frozenset(id(callee) for callee in _LOWERED_CALLEES)
 
 class _LastAnswerResolver(Resolver):
     """A Resolver that keeps its last answer: normalizing a call asks what its callee means
@@ -140,7 +144,7 @@ class _ToANF:
         return self.out
 
     def emit(self, statement, like):
-        syntax.copy_location(statement, like)
+        _copy(like, statement)
         current = self.current_origin  # origin_of_current, its common case inline
         if current is None or current[0] is not self.current or current[1] is not self.source:
             current = self.origin_of_current()
@@ -422,8 +426,8 @@ class _ToANF:
         return normalize(node)
 
     def operation_BinOp(self, node):
-        return _copy(node, gast.BinOp(left=self.atom(node.left), op=node.op,
-                                      right=self.atom(node.right)))
+        return _copy(node, _new(gast.BinOp, left=self.atom(node.left), op=node.op,
+                                right=self.atom(node.right)))
 
     def operation_JoinedStr(self, node):
         """An f-string: what it formats becomes atoms; the text carries no derivative."""
@@ -438,12 +442,12 @@ class _ToANF:
         return _copy(node, gast.JoinedStr(values=values))
 
     def operation_UnaryOp(self, node):
-        return _copy(node, gast.UnaryOp(op=node.op, operand=self.atom(node.operand)))
+        return _copy(node, _new(gast.UnaryOp, op=node.op, operand=self.atom(node.operand)))
 
     def operation_Compare(self, node):
         if len(node.ops) == 1:
-            return _copy(node, gast.Compare(left=self.atom(node.left), ops=node.ops,
-                                            comparators=[self.atom(c) for c in node.comparators]))
+            return _copy(node, _new(gast.Compare, left=self.atom(node.left), ops=node.ops,
+                                    comparators=[self.atom(c) for c in node.comparators]))
         # a < b < c: b evaluated once, c only if a < b
         result = self.fresh("cond")
         left = self.atom(node.left)
@@ -477,6 +481,8 @@ class _ToANF:
             if inner is not node.args[0]:
                 node = _copy(node, gast.Call(func=node.func, args=[inner],
                                              keywords=node.keywords))
+        if self.calls_primitive_as_written(node):
+            return self.primitive_call(self.ufunc_displays_as_arrays(node), None)
         by_value = None
         for _ in range(8):  # a partial of a bound method...: each step resolves one
             rewritten = calls_by_value.resolved_call(self, node)
@@ -517,38 +523,64 @@ class _ToANF:
             failure = None
         if inlined is not None:
             return inlined
-        func = node.func
         packed = self.array_literal(node)
         if packed is not None:
             return packed
-        node = self.ufunc_displays_as_arrays(self.einsum_in_steps(node))
+        return self.primitive_call(self.ufunc_displays_as_arrays(self.einsum_in_steps(node)),
+                                   failure or by_value)
+
+    def calls_primitive_as_written(self, node) -> bool:
+        """Whether ``node`` calls a NumPy or builtin function with templates, by a static
+        name (calls_by_value.calls_library_primitive), other than those operation_Call
+        lowers (``sum``, ``map``, ``max``, ``np.array``, ``np.einsum``...), with no argument
+        spread (``*args``, ``**options``): every step of operation_Call between naming the
+        lambdas and ufunc_displays_as_arrays leaves such a call as it is, and none inlines."""
+        func = node.func
+        if type(func) is gast.Name:
+            if func.id in self.local_functions:
+                return False
+        elif type(func) is not gast.Attribute:
+            return False
+        for argument in node.args:
+            if type(argument) is gast.Starred:
+                return False
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                return False
+        return (calls_by_value.calls_library_primitive(self, node)
+                and id(self.resolve(func)) not in _LOWERED_CALLEE_IDS)
+
+    def primitive_call(self, node, failure):
+        """``node`` (a call that stays a call) with its callee, arguments and keywords atoms;
+        ``failure``: why a derivative cannot flow through it, if it cannot."""
+        func = node.func
         if not is_static_reference(func, self.locals):
             if isinstance(func, gast.Attribute):  # a method call: x.sum(axis=0)
-                func = _copy(func, gast.Attribute(value=self.atom(func.value), attr=func.attr,
-                                                  ctx=gast.Load()))
+                func = _copy(func, _new(gast.Attribute, value=self.atom(func.value),
+                                        attr=func.attr, ctx=_LOAD.__new__(_LOAD)))
             else:
                 func = self.atom(func)
         args = [_copy(a, gast.Starred(value=self.atom(a.value), ctx=gast.Load()))
                 if isinstance(a, gast.Starred) else self.atom(a) for a in node.args]
-        keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value)) for k in node.keywords]
-        call = _copy(node, gast.Call(func=func, args=args, keywords=keywords))
+        keywords = [_new(gast.keyword, arg=k.arg, value=self.atom(k.value))
+                    for k in node.keywords]
+        call = _copy(node, _new(gast.Call, func=func, args=args, keywords=keywords))
         # on the atoms: an argument that builds a nested def (make_rhs(k)) is one by now
         calls_by_value.check_nested_function_passed(self, call, None, ())
-        failure = failure or by_value
         if failure is not None:  # left as a call; an error only if a gradient flows in
             set_not_inlined(call, failure)
         return call
 
     def operation_Attribute(self, node):
-        return _copy(node, gast.Attribute(value=self.atom(node.value), attr=node.attr,
-                                          ctx=gast.Load()))
+        return _copy(node, _new(gast.Attribute, value=self.atom(node.value), attr=node.attr,
+                                ctx=_LOAD.__new__(_LOAD)))
 
     def operation_Subscript(self, node):
         joined = self.index_trick(node)
         if joined is not None:
             return joined
-        return _copy(node, gast.Subscript(value=self.atom(node.value),
-                                          slice=self.index(node.slice), ctx=gast.Load()))
+        return _copy(node, _new(gast.Subscript, value=self.atom(node.value),
+                                slice=self.index(node.slice), ctx=_LOAD.__new__(_LOAD)))
 
     def operation_Tuple(self, node):
         return _copy(node, type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load()))
@@ -846,8 +878,30 @@ def _name(identifier, context):
                 type_comment=None)
 
 
+_LOAD = gast.Load
+_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_LOCATED: dict = {}  # (new node type, old node type) -> the location attributes both have
+_ABSENT = object()
+
+
 def _copy(old, new):
-    return syntax.copy_location(new, old)
+    """``syntax.copy_location(new, old)`` (the location attributes both node types have and
+    ``old`` has a value for, set on ``new``), through the nodes' dicts: to_anf locates
+    every node it makes."""
+    key = (type(new), type(old))
+    common = _LOCATED.get(key)
+    if common is None:
+        common = _LOCATED[key] = tuple(attribute for attribute in _LOCATION if attribute in
+                                       old._attributes and attribute in new._attributes)
+    found, located = old.__dict__, new.__dict__
+    for attribute in common:
+        value = found.get(attribute, _ABSENT)
+        if value is _ABSENT:  # not set on the node: its class's default, if any
+            value = getattr(old, attribute, _ABSENT)
+            if value is _ABSENT:
+                continue
+        located[attribute] = value
+    return new
 
 
 def _constant_fold_sign(node):
@@ -908,4 +962,5 @@ def to_anf(parsed: ParsedFunction, tree: gast.FunctionDef, namer: Namer,
     body = normalizer.statements(tree.body)
     if inlined is not None:
         inlined.extend(normalizer.inlined)
-    return syntax.copy_location(syntax.function_def(tree.name, tree.args, body), tree)
+    return syntax.copy_location(syntax.function_def(tree.name, syntax.deepcopy(tree.args),
+                                                    body), tree)
