@@ -15,12 +15,12 @@ import inspect
 import linecache
 import os
 import textwrap
-import weakref
 from dataclasses import dataclass, field
 
 import gast
 
 from . import syntax
+from .cache import memory
 from .annotations import Origin
 from .errors import Location, SourceUnavailableError, UnsupportedSyntaxError
 
@@ -203,26 +203,23 @@ def signature_of(function) -> inspect.Signature:
     return inspect.signature(function, follow_wrapped=False)
 
 
-_read: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # function -> (code, parsed)
-
-
 def read(function) -> ParsedFunction:
     """``function`` parsed once (while its code object stays the same), shared by every
-    request for it: the pipeline, ``grad``'s check, error locations and the cache key.
+    request for it: the pipeline, ``grad``'s check, error locations and the cache key. Kept
+    with what srcad made for the function (cache/memory.py): ``srcad.cache.clear()`` forgets
+    it too, so a function's first ``grad`` after it costs what the very first did.
 
-    A ParsedFunction is read-only: no pass changes its tree (normalize reads it and makes
-    anew what it changes; with invariant checks on, the pipeline confirms it).
+    A ParsedFunction is read-only: passes work on copies of its tree.
     """
     function = unwrap_function(function)
-    try:
-        cached = _read.get(function)
-    except TypeError:  # cannot be weakly referenced: nothing to share it with
-        return parse_function(function)
-    if cached is not None and cached[0] is getattr(function, "__code__", None):
-        return _for_function(cached[1], function)
+    if not isinstance(getattr(function, "__dict__", None), dict):
+        return parse_function(function)  # nowhere to keep it
+    cached = memory.lookup(function, "parsed", counted=False)
+    if cached is not None:
+        return _for_function(cached, function)
     parsed = parse_function(function)
-    # the entry must not hold the function: a value referring to its weak key keeps it alive
-    _read[function] = (function.__code__, _for_function(parsed, None))
+    # the entry does not hold the function (its own __dict__ holds the entry)
+    memory.store(function, "parsed", _for_function(parsed, None))
     return parsed
 
 
@@ -279,7 +276,7 @@ def parse_function(function) -> ParsedFunction:
         raise SourceUnavailableError("could not find the definition of %s in its source" % what)
     tree = defs[0]
     tree.decorator_list = []
-    local_names = _local_names(tree)
+    local_names, identifiers = _names_of(tree)
     return ParsedFunction(
         function=function,
         tree=tree,
@@ -288,7 +285,7 @@ def parse_function(function) -> ParsedFunction:
         line_offset=first_line - 1,
         col_offset=indent,
         local_names=frozenset(local_names),
-        identifiers=frozenset(all_identifiers(tree)),
+        identifiers=frozenset(identifiers),
         raw_source=raw,
     )
 
@@ -328,10 +325,10 @@ def _parse_lambda(function, what) -> ParsedFunction:
     gast.copy_location(body, node.body)
     tree = gast.copy_location(
         syntax.function_def(LAMBDA_NAME, syntax.deepcopy(node.args), [body]), node)
+    local_names, identifiers = _names_of(tree)
     return ParsedFunction(
         function=function, tree=tree, source=text, filename=filename, line_offset=0,
-        col_offset=0, local_names=frozenset(_local_names(tree)),
-        identifiers=frozenset(all_identifiers(tree)),
+        col_offset=0, local_names=frozenset(local_names), identifiers=frozenset(identifiers),
         raw_source=ast.get_source_segment(text, _located(node)) or gast.dump(node))
 
 
@@ -438,17 +435,26 @@ def wrapper_error(wrapper) -> SourceUnavailableError:
         % (wrapped.__name__, wrapped.__name__))
 
 
-def _local_names(tree: gast.FunctionDef) -> set[str]:
-    names = {a.id for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs}
+def _names_of(tree: gast.FunctionDef) -> tuple[set[str], set[str]]:
+    """(the names ``tree`` binds locally, every identifier in it: ``all_identifiers``), in
+    one walk."""
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs}
     for extra in (tree.args.vararg, tree.args.kwarg):
         if extra is not None:
-            names.add(extra.id)
+            local.add(extra.id)
+    identifiers = set()
+    Name, FunctionDef, Store, Del = gast.Name, gast.FunctionDef, gast.Store, gast.Del
     for node in syntax.walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            names.add(node.id)
-        elif isinstance(node, gast.FunctionDef) and node is not tree:
-            names.add(node.name)  # a nested def binds a local name too
-    return names
+        kind = type(node)
+        if kind is Name:
+            identifiers.add(node.id)
+            if type(node.ctx) is Store or type(node.ctx) is Del:
+                local.add(node.id)
+        elif kind is FunctionDef:
+            identifiers.add(node.name)
+            if node is not tree:
+                local.add(node.name)  # a nested def binds a local name too
+    return local, identifiers
 
 
 def all_identifiers(tree) -> set[str]:

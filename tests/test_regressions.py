@@ -801,7 +801,7 @@ def test_a_nested_function_bound_in_two_branches_is_refused(function):
     to_anf saw last: with one in each branch, both branches called the second, and the
     gradient was 3 where it is 2, silently. A name bound more than once is now refused at
     the definition (inline.capture_local_function); a nested def's name is a local of its
-    function (parse._local_names), renamed per inlining like the others. (Found while
+    function (parse._names_of), renamed per inlining like the others. (Found while
     adding builders that return closures, issue 11.)"""
     from srcad import errors
 
