@@ -18,6 +18,7 @@ lower_accumulations.py turns into plain Python.
 from __future__ import annotations
 
 import builtins
+import collections
 import inspect
 from dataclasses import dataclass
 
@@ -178,6 +179,14 @@ def _is_active_assignment(statement, context) -> bool:
 
 
 _IN_PLACE = (runtime.add_at, runtime.append_in_place, runtime.pop_in_place)
+_BLOCK_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
+_EXPRESSION_FIELDS: dict = {}  # node type -> its fields that may hold expressions (not blocks)
+_BLOCKS_OF: dict = {}  # statement type -> its fields that hold statements
+
+
+def _blocks_of(kind) -> tuple:
+    fields = _BLOCKS_OF[kind] = tuple(f for f in kind._fields if f in _BLOCK_FIELDS)
+    return fields
 
 
 def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict,
@@ -274,28 +283,11 @@ class _Sweeps:
         self.reads = reads if reads is not None else {}  # see _primal_names_read
         self.shapes = {}  # adjoint statement -> its shape's makings (templates.instantiate)
         self.active = {}  # id(assignment) -> whether it assigns an active variable
+        self.derivative_names = _DerivativeNames(context.namer, context.activity)
         tested = set()  # what loops iterate over and branches test
         self.stored = set()  # every name the body assigns (or deletes)
-        for node in syntax.nodes(gast.Module(body=body, type_ignores=[])):
-            kind = type(node)
-            if kind is gast.Name:
-                if type(node.ctx) is gast.Store or type(node.ctx) is gast.Del:
-                    self.stored.add(node.id)
-            elif kind is gast.Assign:
-                self.active[id(node)] = _is_active_assignment(node, context)
-            elif kind is gast.Call and context.resolve(node.func) in _IN_PLACE:
-                raise UnsupportedSyntaxError(
-                    "reverse mode through srcad's in-place operations (rt.add_at, and the list "
-                    "operations of forward-mode code)",
-                    context.parsed.location(position(node) or node),
-                    "Differentiate it in forward mode, or generate the gradient code to "
-                    "differentiate with optimize= without 'accumulate_in_place'.")
-            elif kind is gast.While:
-                self.trip_counters[id(node)] = context.namer.fresh("trips")
-            elif kind is gast.For:
-                tested |= syntax.load_names(node.iter)
-            elif kind is gast.If:
-                tested |= syntax.load_names(node.test)
+        if self._survey(body, tested):
+            self._raise_in_place(body)
         # every adjoint is generated once, here, in the order of the adjoint sweep (which
         # then places them): what they read decides what the primal sweep records
         self.adjoints = {}  # id(assignment) -> its adjoint statements
@@ -310,6 +302,92 @@ class _Sweeps:
         self.kept = {}  # loop -> (name, copy) pairs: see keep_overwritten
         self.prepare(body, in_loop=False)
 
+    def _survey(self, body, tested) -> bool:
+        """Fill ``stored``, ``active`` (every assignment), ``trip_counters`` (``while`` loops, in
+        the order ``syntax.nodes`` meets them: statements first by depth, as their counters are
+        named) and ``tested``; whether a call to an in-place operation is inside (then
+        ``_raise_in_place`` says where). One walk without a generator: statements, then each
+        one's expressions (blocks hold statements only)."""
+        context = self.context
+        stored, active, resolve = self.stored, self.active, context.resolve
+        activity = context.activity
+        Name, Store, Del, Call, AST = gast.Name, gast.Store, gast.Del, gast.Call, gast.AST
+        fields_of = _EXPRESSION_FIELDS
+        in_place = False
+        holders = (gast.stmt, gast.excepthandler, gast.match_case)
+        queue = collections.deque(body)
+        while queue:
+            statement = queue.popleft()
+            kind = type(statement)
+            blocks = _BLOCKS_OF.get(kind)
+            if blocks is None:
+                blocks = _blocks_of(kind)
+            for field in blocks:
+                queue.extend(child for child in getattr(statement, field, None) or ()
+                             if isinstance(child, holders))
+            if kind is gast.Assign:
+                targets = statement.targets
+                if len(targets) == 1 and type(targets[0]) is Name:
+                    identifier = targets[0].id
+                    stored.add(identifier)  # (a Store name: the walk below skips it)
+                    active[id(statement)] = activity.is_active(identifier)
+                    stack = [statement.value]
+                else:
+                    active[id(statement)] = _is_active_assignment(statement, context)
+                    stack = [targets, statement.value]
+            else:
+                if kind is gast.While:
+                    self.trip_counters[id(statement)] = context.namer.fresh("trips")
+                elif kind is gast.For:
+                    tested |= syntax.load_names(statement.iter)
+                elif kind is gast.If:
+                    tested |= syntax.load_names(statement.test)
+                fields = fields_of.get(kind)
+                if fields is None:
+                    fields = fields_of[kind] = tuple(
+                        f for f in syntax.child_fields(kind) if f not in _BLOCK_FIELDS)
+                stack = [getattr(statement, f, None) for f in fields]
+            pop, push, extend = stack.pop, stack.append, stack.extend
+            while stack:
+                node = pop()
+                node_kind = type(node)
+                if node_kind is Name:
+                    context_kind = type(node.ctx)
+                    if context_kind is Store or context_kind is Del:
+                        stored.add(node.id)
+                    continue
+                if node_kind is list:
+                    extend(node)
+                    continue
+                if node is None or node_kind is gast.Constant:
+                    continue
+                if node_kind is Call and resolve(node.func) in _IN_PLACE:
+                    in_place = True
+                fields = fields_of.get(node_kind)
+                if fields is None:
+                    if not isinstance(node, AST):
+                        continue
+                    fields = fields_of[node_kind] = syntax.child_fields(node_kind)
+                for field in fields:
+                    value = getattr(node, field, None)
+                    if value is not None:
+                        push(value)
+        return in_place
+
+    def _raise_in_place(self, body):
+        """The located error for the first call to an in-place operation (``syntax.nodes``'
+        order)."""
+        context = self.context
+        for node in syntax.nodes(gast.Module(body=body, type_ignores=[])):
+            if type(node) is gast.Call and context.resolve(node.func) in _IN_PLACE:
+                raise UnsupportedSyntaxError(
+                    "reverse mode through srcad's in-place operations (rt.add_at, and the list "
+                    "operations of forward-mode code)",
+                    context.parsed.location(position(node) or node),
+                    "Differentiate it in forward mode, or generate the gradient code to "
+                    "differentiate with optimize= without 'accumulate_in_place'.")
+        raise AssertionError("an in-place call was found, then not found")
+
     def generate_adjoints(self, statements):
         """The adjoint statements of every active assignment, last first, as the sweep goes."""
         for statement in reversed(statements):
@@ -321,7 +399,7 @@ class _Sweeps:
             elif self.is_active(statement):
                 self.adjoints[id(statement)] = _adjoint_of(statement, self.context,
                                                            self.check_only, self.reads,
-                                                           self.shapes)
+                                                           self.shapes, self.derivative_names)
 
     def is_active(self, statement) -> bool:
         """An assignment to an active variable (statements the sweeps add never are)."""
@@ -623,12 +701,15 @@ def _position(node):
 
 
 def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
-                reads: dict | None = None, shapes: dict | None = None) -> list:
+                reads: dict | None = None, shapes: dict | None = None,
+                derivative_names: dict | None = None) -> list:
     """The adjoint statements of one active ``target = operation`` statement (with
     ``check_only``, none: only what making them would raise is raised). ``reads`` is
     filled with what the template's statements read, ``shapes`` with their shapes
-    (templates.instantiate)."""
+    (templates.instantiate); ``derivative_names``: a _DerivativeNames of this sweep."""
     namer = context.namer
+    if derivative_names is None:
+        derivative_names = _DerivativeNames(namer, context.activity)
     target = statement.targets[0]
     if not isinstance(target, gast.Name):
         raise UnsupportedSyntaxError(
@@ -638,8 +719,8 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
     operation = operation_of(statement.value, context.resolve)
     primitive = operation.primitive
     argument_names = _argument_names(operation)
-    if not carries_gradient(operation) or not any(
-            context.activity.is_active(n) for n in argument_names):
+    is_active = context.activity.is_active
+    if not carries_gradient(operation) or not any(is_active(n) for n in argument_names):
         # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
         return [] if check_only else [_reset(namer.adjoint(name))]
 
@@ -692,11 +773,17 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
         return _adjoint_of_recursive_call(name, operation, context)
     template = template_for(operation, "adjoint", locate, reason)
 
-    def adjoint_name(value):
-        if isinstance(value, gast.Name) and context.activity.is_active(value.id):
+    if check_only:
+        def adjoint_name(value):
             # (a check only asks whether there is one: any name says so)
-            return _CHECKED if check_only else namer.adjoint(value.id)
-        return None
+            if type(value) is gast.Name or isinstance(value, gast.Name):
+                return _CHECKED if is_active(value.id) else None
+            return None
+    else:
+        def adjoint_name(value):
+            if type(value) is gast.Name or isinstance(value, gast.Name):
+                return derivative_names[value.id]
+            return None
 
     bindings, derivatives = bind_template(template, operation, name, locate, adjoint_name,
                                           context.resolve)
@@ -724,12 +811,33 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
 
 
 def _argument_names(operation) -> set:
-    """``operation.argument_names()``, without a walk for the usual operands: names."""
-    if not operation.keywords:
-        args = operation.args
-        if all(type(a) is gast.Name for a in args):
-            return {a.id for a in args}
-    return operation.argument_names()
+    """``operation.argument_names()``, without a walk for the usual operands: names and
+    constants."""
+    if operation.keywords:
+        return operation.argument_names()
+    found = set()
+    for argument in operation.args:
+        kind = type(argument)
+        if kind is gast.Name:
+            found.add(argument.id)
+        elif kind is not gast.Constant:
+            return operation.argument_names()
+    return found
+
+
+class _DerivativeNames(dict):
+    """identifier -> the name of its adjoint if it is active, else None: ``namer.adjoint``
+    asked once per identifier, when first needed (so names are made in the same order)."""
+
+    def __init__(self, namer, activity):
+        super().__init__()
+        self.namer, self.activity = namer, activity
+
+    def __missing__(self, identifier):
+        derivative = (self.namer.adjoint(identifier) if self.activity.is_active(identifier)
+                      else None)
+        self[identifier] = derivative
+        return derivative
 
 
 _CHECKED = "checked_bar"  # a check's stand-in for an adjoint's name

@@ -68,7 +68,8 @@ class _Compiled:
             target = (statement.target if isinstance(statement, gast.AugAssign)
                       else statement.targets[0])
             written = target.slice.id if is_derivative_ref(target) else None
-            self.statements.append((written, _compile_statement(statement, template)))
+            self.statements.append((written, _compile_statement(statement, template,
+                                                                 self.temporaries)))
             self.free.append({n.id for n in syntax.names(statement)} - set(parameters)
                              - set(self.temporaries))
             self.reads.append(_reads_of(statement))
@@ -118,12 +119,15 @@ def _compiled(template: Template) -> _Compiled:
     return template.compiled
 
 
-def _compile_statement(statement, template):
+def _compile_statement(statement, template, temporaries=()):
     """``build(B, D, T, A, M)``: a copy of ``statement`` with the substitutions made
     (B bindings, D derivatives, T temporaries, A aliases, M missing), as Python code that
-    constructs the nodes directly."""
+    constructs the nodes directly. (Bindings are the template's parameters only, and
+    ``temporaries`` the names its body assigns: what a name can become is known here,
+    but for a parameter left unbound.)"""
     namespace = {"_name": _substituted_name, "_derivative": _derivative, "_node": new_node,
-                 "_template": template}
+                 "_template": template, "_parameter": _parameter, "_temporary": syntax.name}
+    parameters = template.signature.parameters
 
     def held(value) -> str:  # an object the code refers to
         key = "_%d" % len(namespace)
@@ -136,6 +140,10 @@ def _compile_statement(statement, template):
             return "[%s]" % "".join(code(item) + ", " for item in node)
         if not isinstance(node, gast.AST):
             return held(node)
+        if kind is gast.Name and node.id in parameters:
+            return "_parameter(B, T, A, _template, %s)" % held(node)
+        if kind is gast.Name and node.id in temporaries:
+            return "_temporary(T[%r], %r)" % (node.id, isinstance(node.ctx, gast.Store))
         if kind is gast.Name:
             return "_name(B, T, A, _template, %s)" % held(node)
         if kind is gast.Subscript and is_derivative_ref(node):
@@ -178,6 +186,14 @@ def _substituted_name(bindings, temporaries, aliases, template, node):
         raise NameError("template %s (%s) uses the unknown name %r"
                         % (template.name, template.where, identifier))
     return syntax.name(aliases.name_for(obj))
+
+
+def _parameter(bindings, temporaries, aliases, template, node):
+    """``_substituted_name`` for a name of one of the template's parameters."""
+    value = bindings.get(node.id, _UNBOUND)
+    if value is _UNBOUND:
+        return _substituted_name(bindings, temporaries, aliases, template, node)
+    return _copy_of(value)
 
 
 def _copy_of(node):
@@ -295,7 +311,7 @@ def bind_template(template: Template, operation, result_name: str, locate, deriv
         elif var_positional:
             value = ()  # x.transpose(): no axes given
         elif default is not _EMPTY:
-            value = syntax.constant(default)
+            value = new_node(gast.Constant, {"value": default, "kind": None})
         else:
             continue
         if var_positional:
