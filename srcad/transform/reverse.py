@@ -716,77 +716,20 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
             "srcad cannot differentiate through tuple unpacking yet",
             context.parsed.location(statement), "Assign each value to its own name.")
     name = target.id
-    operation = operation_of(statement.value, context.resolve)
-    primitive = operation.primitive
-    argument_names = _argument_names(operation)
-    is_active = context.activity.is_active
-    if not carries_gradient(operation) or not any(is_active(n) for n in argument_names):
-        # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
-        return [] if check_only else [_reset(namer.adjoint(name))]
-
-    def locate():  # (asked for by an error only)
-        return context.parsed.location(position(statement) or statement)
-
-    if check_only and (primitive is IDENTITY or primitive in (runtime.array_of,
-                                                              runtime.owned_tuple) or (
-            primitive is TUPLE and not isinstance(operation.node, gast.Dict))):
-        return []  # (their adjoints are made here, from nothing that can fail)
-    if primitive is IDENTITY:
-        source = operation.args[0] if operation.args else None
-        out = []
-        if isinstance(source, gast.Name) and context.activity.is_active(source.id) \
-                and source.id != name:
-            out.append(gast.AugAssign(target=syntax.name(namer.adjoint(source.id), True),
-                                      op=gast.Add(), value=syntax.name(namer.adjoint(name))))
-        out.append(_reset(namer.adjoint(name)))
-        return out
-    if primitive in (runtime.array_of, runtime.owned_tuple) or (
-            primitive is TUPLE and not isinstance(operation.node, gast.Dict)):
-        # an array, list or tuple of values: element k's adjoint is the k-th of the whole's
-        # (a list's adjoint is an array stacking its elements' adjoints)
-        out = []
-        for index, item in enumerate(operation.args):
-            if isinstance(item, gast.Name) and context.activity.is_active(item.id):
-                part = gast.Subscript(value=syntax.name(namer.adjoint(name)),
-                                      slice=syntax.constant(index), ctx=gast.Load())
-                out.append(gast.AugAssign(target=syntax.name(namer.adjoint(item.id), True),
-                                          op=gast.Add(), value=part))
-        out.append(_reset(namer.adjoint(name)))
-        return out
-    if primitive is TUPLE:
-        # a dict {key: value}: each value's adjoint is the whole's (an Entries) at its key
-        if not all(isinstance(k, gast.Constant) for k in operation.node.keys):
-            raise UnsupportedSyntaxError(
-                "srcad cannot differentiate through a dict whose keys are not constants",
-                locate(), "Write the keys as constants: {'w': w, 'b': b}.")
-        out = []
-        for key, item in zip(operation.node.keys, operation.args):
-            if isinstance(item, gast.Name) and context.activity.is_active(item.id):
-                part = gast.Subscript(value=syntax.name(namer.adjoint(name)),
-                                      slice=syntax.deepcopy(key), ctx=gast.Load())
-                out.append(gast.AugAssign(target=syntax.name(namer.adjoint(item.id), True),
-                                          op=gast.Add(), value=part))
-        out.append(_reset(namer.adjoint(name)))
-        return out
-    reason = not_inlined(operation.node) if operation.node is not None else None
-    if isinstance(reason, Recursive) and template_of(primitive, "adjoint") is None:
-        return _adjoint_of_recursive_call(name, operation, context)
-    template = template_for(operation, "adjoint", locate, reason)
-
-    if check_only:
-        def adjoint_name(value):
-            # (a check only asks whether there is one: any name says so)
-            if type(value) is gast.Name or isinstance(value, gast.Name):
-                return _CHECKED if is_active(value.id) else None
-            return None
+    use = context.template_uses.get(statement)
+    if use is not None and template_of(use.operation.primitive, "adjoint") is use.template:
+        # bound by an earlier transform of this tree (its errors raised then): only the
+        # derivative names are this transform's (asked in the order binding asks them)
+        if check_only:
+            return []
+        template, bindings, argument_names = use.template, use.bindings, use.argument_names
+        derivatives = {parameter: derivative_names[value.id] if type(value) is gast.Name
+                       else None for parameter, value in bindings.items()}
     else:
-        def adjoint_name(value):
-            if type(value) is gast.Name or isinstance(value, gast.Name):
-                return derivative_names[value.id]
-            return None
-
-    bindings, derivatives = bind_template(template, operation, name, locate, adjoint_name,
-                                          context.resolve)
+        template, bindings, derivatives, argument_names = _bound(
+            statement, name, context, check_only, derivative_names)
+        if template is None:
+            return bindings  # (the adjoint statements, made without a template)
     result_param = result_parameter(template)
     if check_only:
         derivatives[result_param] = _CHECKED
@@ -808,6 +751,99 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
                            reads=reads, shapes=shapes))
     out.append(_reset(namer.adjoint(name)))
     return out
+
+
+def _bound(statement, name, context, check_only, derivative_names):
+    """(template, bindings, derivatives, argument_names) of the adjoint template of the
+    active ``name = operation`` statement, kept in ``context.template_uses``; or (None, the
+    adjoint statements, None, None) for the operations whose adjoints are made without one.
+    """
+    namer = context.namer
+    operation = operation_of(statement.value, context.resolve)
+    primitive = operation.primitive
+    argument_names = _argument_names(operation)
+    is_active = context.activity.is_active
+    if not carries_gradient(operation) or not any(is_active(n) for n in argument_names):
+        # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
+        return None, [] if check_only else [_reset(namer.adjoint(name))], None, None
+
+    def locate():  # (asked for by an error only)
+        return context.parsed.location(position(statement) or statement)
+
+    if check_only and (primitive is IDENTITY or primitive in (runtime.array_of,
+                                                              runtime.owned_tuple) or (
+            primitive is TUPLE and not isinstance(operation.node, gast.Dict))):
+        return None, [], None, None  # (their adjoints are made here, from nothing that can fail)
+    if primitive is IDENTITY:
+        source = operation.args[0] if operation.args else None
+        out = []
+        if isinstance(source, gast.Name) and context.activity.is_active(source.id) \
+                and source.id != name:
+            out.append(gast.AugAssign(target=syntax.name(namer.adjoint(source.id), True),
+                                      op=gast.Add(), value=syntax.name(namer.adjoint(name))))
+        out.append(_reset(namer.adjoint(name)))
+        return None, out, None, None
+    if primitive in (runtime.array_of, runtime.owned_tuple) or (
+            primitive is TUPLE and not isinstance(operation.node, gast.Dict)):
+        # an array, list or tuple of values: element k's adjoint is the k-th of the whole's
+        # (a list's adjoint is an array stacking its elements' adjoints)
+        out = []
+        for index, item in enumerate(operation.args):
+            if isinstance(item, gast.Name) and context.activity.is_active(item.id):
+                part = gast.Subscript(value=syntax.name(namer.adjoint(name)),
+                                      slice=syntax.constant(index), ctx=gast.Load())
+                out.append(gast.AugAssign(target=syntax.name(namer.adjoint(item.id), True),
+                                          op=gast.Add(), value=part))
+        out.append(_reset(namer.adjoint(name)))
+        return None, out, None, None
+    if primitive is TUPLE:
+        # a dict {key: value}: each value's adjoint is the whole's (an Entries) at its key
+        if not all(isinstance(k, gast.Constant) for k in operation.node.keys):
+            raise UnsupportedSyntaxError(
+                "srcad cannot differentiate through a dict whose keys are not constants",
+                locate(), "Write the keys as constants: {'w': w, 'b': b}.")
+        out = []
+        for key, item in zip(operation.node.keys, operation.args):
+            if isinstance(item, gast.Name) and context.activity.is_active(item.id):
+                part = gast.Subscript(value=syntax.name(namer.adjoint(name)),
+                                      slice=syntax.deepcopy(key), ctx=gast.Load())
+                out.append(gast.AugAssign(target=syntax.name(namer.adjoint(item.id), True),
+                                          op=gast.Add(), value=part))
+        out.append(_reset(namer.adjoint(name)))
+        return None, out, None, None
+    reason = not_inlined(operation.node) if operation.node is not None else None
+    if isinstance(reason, Recursive) and template_of(primitive, "adjoint") is None:
+        return None, _adjoint_of_recursive_call(name, operation, context), None, None
+    template = template_for(operation, "adjoint", locate, reason)
+
+    if check_only:
+        def adjoint_name(value):
+            # (a check only asks whether there is one: any name says so)
+            if type(value) is gast.Name or isinstance(value, gast.Name):
+                return _CHECKED if is_active(value.id) else None
+            return None
+    else:
+        def adjoint_name(value):
+            if type(value) is gast.Name or isinstance(value, gast.Name):
+                return derivative_names[value.id]
+            return None
+
+    bindings, derivatives = bind_template(template, operation, name, locate, adjoint_name,
+                                          context.resolve)
+    context.template_uses[statement] = _TemplateUse(operation, argument_names, template,
+                                                    bindings)
+    return template, bindings, derivatives, argument_names
+
+
+@dataclass
+class _TemplateUse:
+    """How an operation binds its adjoint template: what a later transform of the same tree
+    takes over (the errors binding raises were raised then)."""
+
+    operation: object
+    argument_names: set
+    template: object
+    bindings: dict
 
 
 def _argument_names(operation) -> set:
