@@ -746,10 +746,10 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
                                reads=reads, shapes=shapes))
         out.append(_reset(incoming))
         return out
-    derivatives[result_param] = namer.adjoint(name)
+    derivatives[result_param] = adjoint = derivative_names[name] or namer.adjoint(name)
     out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
                            reads=reads, shapes=shapes))
-    out.append(_reset(namer.adjoint(name)))
+    out.append(_reset(adjoint))
     return out
 
 
