@@ -26,5 +26,6 @@ class TransformContext:
     reads_once_optimized: object = None
     # statement of the tree -> how the adjoint template of its operation binds, found by an
     # earlier transform of the same tree (the check grad() runs, then the first call): what
-    # does not depend on the names a transform makes (transform/reverse.py, _TemplateUse)
+    # does not depend on the names a transform makes (transform/reverse.py, _TemplateUse;
+    # and its survey of the body, _Survey)
     template_uses: dict = field(default_factory=dict)

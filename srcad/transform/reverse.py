@@ -286,8 +286,18 @@ class _Sweeps:
         self.derivative_names = _DerivativeNames(context.namer, context.activity)
         tested = set()  # what loops iterate over and branches test
         self.stored = set()  # every name the body assigns (or deletes)
-        if self._survey(body, tested):
-            self._raise_in_place(body)
+        surveyed = context.template_uses.get(_Survey)
+        if surveyed is not None and surveyed.body == body:
+            # an earlier transform of this tree surveyed it (and raised what it found): only
+            # the trip counters' names are this transform's
+            self.stored, self.active, tested = surveyed.stored, surveyed.active, surveyed.tested
+            for loop in surveyed.loops:
+                self.trip_counters[id(loop)] = context.namer.fresh("trips")
+        else:
+            if self._survey(body, tested):
+                self._raise_in_place(body)
+            context.template_uses[_Survey] = _Survey(list(body), self.stored, self.active,
+                                                     tested, self.loops)
         # every adjoint is generated once, here, in the order of the adjoint sweep (which
         # then places them): what they read decides what the primal sweep records
         self.adjoints = {}  # id(assignment) -> its adjoint statements
@@ -314,6 +324,7 @@ class _Sweeps:
         Name, Store, Del, Call, AST = gast.Name, gast.Store, gast.Del, gast.Call, gast.AST
         fields_of = _EXPRESSION_FIELDS
         in_place = False
+        self.loops = []  # the while loops, in the order their trip counters are named
         holders = (gast.stmt, gast.excepthandler, gast.match_case)
         queue = collections.deque(body)
         while queue:
@@ -338,6 +349,7 @@ class _Sweeps:
             else:
                 if kind is gast.While:
                     self.trip_counters[id(statement)] = context.namer.fresh("trips")
+                    self.loops.append(statement)
                 elif kind is gast.For:
                     tested |= syntax.load_names(statement.iter)
                 elif kind is gast.If:
@@ -833,6 +845,17 @@ def _bound(statement, name, context, check_only, derivative_names):
     context.template_uses[statement] = _TemplateUse(operation, argument_names, template,
                                                     bindings)
     return template, bindings, derivatives, argument_names
+
+
+@dataclass
+class _Survey:
+    """What _Sweeps._survey found in a body (kept in ``context.template_uses``; read only)."""
+
+    body: list
+    stored: set
+    active: dict
+    tested: set
+    loops: list
 
 
 @dataclass
