@@ -322,6 +322,7 @@ class _Sweeps:
         stored, active, resolve = self.stored, self.active, context.resolve
         activity = context.activity
         Name, Store, Del, Call, AST = gast.Name, gast.Store, gast.Del, gast.Call, gast.AST
+        Load, Constant = gast.Load, gast.Constant
         fields_of = _EXPRESSION_FIELDS
         in_place = False
         self.loops = []  # the while loops, in the order their trip counters are named
@@ -342,7 +343,19 @@ class _Sweeps:
                     identifier = targets[0].id
                     stored.add(identifier)  # (a Store name: the walk below skips it)
                     active[id(statement)] = activity.is_active(identifier)
-                    stack = [statement.value]
+                    value = statement.value
+                    value_kind = type(value)
+                    if value_kind is gast.BinOp:
+                        left, right = value.left, value.right
+                        if (type(left) is Constant or type(left) is Name
+                                and type(left.ctx) is Load) and (
+                                type(right) is Constant or type(right) is Name
+                                and type(right.ctx) is Load):
+                            continue  # operands read: no call, nothing assigned
+                    elif value_kind is Constant or value_kind is Name and type(
+                            value.ctx) is Load:
+                        continue
+                    stack = [value]
                 else:
                     active[id(statement)] = _is_active_assignment(statement, context)
                     stack = [targets, statement.value]
@@ -371,7 +384,7 @@ class _Sweeps:
                 if node_kind is list:
                     extend(node)
                     continue
-                if node is None or node_kind is gast.Constant:
+                if node is None or node_kind is Constant:
                     continue
                 if node_kind is Call and resolve(node.func) in _IN_PLACE:
                     in_place = True

@@ -230,13 +230,23 @@ def template_of(primitive, kind):
     return getattr(entry, kind) if entry is not None else None
 
 
+def _starred(call) -> bool:
+    """A call with a ``*args`` or ``**kwargs`` argument."""
+    for argument in call.args:
+        if isinstance(argument, gast.Starred):
+            return True
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return True
+    return False
+
+
 def template_for(operation, kind: str, locate, not_inlined_reason=None) -> Template:
     """The ``kind`` ("adjoint" or "tangent") template of an operation, or a located error
     (``locate()``: the operation's Location, asked for only then)."""
     primitive = operation.primitive
-    if operation.node is not None and isinstance(operation.node, gast.Call) and (
-            any(isinstance(a, gast.Starred) for a in operation.node.args)
-            or any(k.arg is None for k in operation.node.keywords)):
+    if operation.node is not None and isinstance(operation.node, gast.Call) and _starred(
+            operation.node):
         raise UnsupportedSyntaxError(
             "srcad cannot differentiate through a call with a starred argument (`*args`, "
             "`**kwargs`) to %s" % operation.description, locate(),
@@ -393,7 +403,11 @@ def check_instantiable(template: Template, bindings: dict, derivatives: dict, al
     for (written, build), free in zip(compiled.statements, compiled.free):
         if written is not None and derivatives.get(written) is None:
             continue
-        if all(n in bindings or n in namespace or hasattr(builtins, n) for n in free):
+        for identifier in free:
+            if not (identifier in bindings or identifier in namespace
+                    or hasattr(builtins, identifier)):
+                break
+        else:
             continue  # every name it reads means something: building it cannot fail
         try:
             build(bindings, derivatives, {t: t for t in compiled.temporaries}, aliases, None)
