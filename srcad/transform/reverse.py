@@ -206,8 +206,7 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict,
     are specialized alike).
     """
     optimized = context.reads_once_optimized
-    if optimized is not None and not loop_stored.isdisjoint(_names_specialization_brings(
-            context)):
+    if optimized is not None and _named_like_what_specialization_brings(loop_stored, context):
         loop_stored = None  # (a user variable named like a builtin): ask about all of them
     read, asked, asked_read, asked_shapes = set(), [], set(), {}
     for statements in adjoints.values():
@@ -244,8 +243,10 @@ def _targets_are_names(statement) -> bool:
     return kind is gast.Assign and all(type(t) is gast.Name for t in statement.targets)
 
 
-def _names_specialization_brings(context) -> set:
-    return set(context.aliases.bindings) | set(dir(builtins))
+def _named_like_what_specialization_brings(names, context) -> bool:
+    """One of ``names`` is an alias (NumPy's...) or a builtin's name."""
+    bindings, builtin_names = context.aliases.bindings, vars(builtins)
+    return any(name in bindings or name in builtin_names for name in names)
 
 
 def _stored_in_loops(statements) -> set:
