@@ -122,17 +122,24 @@ def _compiled(template: Template) -> _Compiled:
 def _compile_statement(statement, template, temporaries=()):
     """``build(B, D, T, A, M)``: a copy of ``statement`` with the substitutions made
     (B bindings, D derivatives, T temporaries, A aliases, M missing), as Python code that
-    constructs the nodes directly. (Bindings are the template's parameters only, and
-    ``temporaries`` the names its body assigns: what a name can become is known here,
-    but for a parameter left unbound.)"""
-    namespace = {"_name": _substituted_name, "_derivative": _derivative, "_node": new_node,
+    constructs the nodes directly, one local variable per node, in the order a recursive
+    copy makes them (children first, in field order). (Bindings are the template's
+    parameters only, and ``temporaries`` the names its body assigns: what a name can become
+    is known here, but for a parameter left unbound.)"""
+    namespace = {"_name": _substituted_name, "_derivative": _derivative,
                  "_template": template, "_parameter": _parameter, "_temporary": syntax.name}
     parameters = template.signature.parameters
+    lines = []
 
     def held(value) -> str:  # an object the code refers to
         key = "_%d" % len(namespace)
         namespace[key] = value
         return key
+
+    def made(expression: str) -> str:  # a local variable holding what ``expression`` makes
+        local = "n%d" % len(lines)
+        lines.append("%s = %s" % (local, expression))
+        return local
 
     def code(node) -> str:
         kind = type(node)
@@ -141,23 +148,27 @@ def _compile_statement(statement, template, temporaries=()):
         if not isinstance(node, gast.AST):
             return held(node)
         if kind is gast.Name and node.id in parameters:
-            return "_parameter(B, T, A, _template, %s)" % held(node)
+            return made("_parameter(B, T, A, _template, %s)" % held(node))
         if kind is gast.Name and node.id in temporaries:
-            return "_temporary(T[%r], %r)" % (node.id, isinstance(node.ctx, gast.Store))
+            return made("_temporary(T[%r], %r)" % (node.id, isinstance(node.ctx, gast.Store)))
         if kind is gast.Name:
-            return "_name(B, T, A, _template, %s)" % held(node)
+            return made("_name(B, T, A, _template, %s)" % held(node))
         if kind is gast.Subscript and is_derivative_ref(node):
-            return "_derivative(D, M, %r, %r)" % (node.slice.id, isinstance(node.ctx, gast.Store))
+            return made("_derivative(D, M, %r, %r)" % (node.slice.id,
+                                                        isinstance(node.ctx, gast.Store)))
         # the node's attributes as gast's constructor would set them (its fields, in order),
-        # then the template node's location and annotations, shared
+        # then the template node's location and annotations, shared (new_node's making)
         attributes = ["%r: %s" % (f, code(getattr(node, f, None))) for f in node._fields]
         attributes += ["%r: %s" % (key, held(getattr(node, key)))
                        for key in sorted(node.__dict__.keys() - set(node._fields))]
-        return "_node(%s, {%s})" % (held(kind), ", ".join(attributes))
+        local = made("%s(%s)" % (held(kind.__new__), held(kind)))
+        lines.append("%s.__dict__ = {%s}" % (local, ", ".join(attributes)))
+        return local
 
-    body = code(statement)
+    result = code(statement)
     # (the code is made here from a parsed template's nodes, never from user text)
-    exec("def build(B, D, T, A, M):\n    return " + body, namespace)  # noqa: S102
+    exec("def build(B, D, T, A, M):\n%s\n    return %s"  # noqa: S102
+         % ("".join("    %s\n" % line for line in lines), result), namespace)
     return namespace["build"]
 
 
