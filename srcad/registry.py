@@ -87,6 +87,15 @@ class Template:
                     required = len(names)
         return names, required, rest
 
+    @functools.cached_property
+    def parameter_table(self) -> tuple:
+        """(name, is ``*args``, is ``**kwargs``, default) per parameter, read from the
+        signature once (inspect's Parameter properties cost more than a binding:
+        transform/templates.py binds a template for every use)."""
+        return tuple((name, parameter.kind is inspect.Parameter.VAR_POSITIONAL,
+                      parameter.kind is inspect.Parameter.VAR_KEYWORD, parameter.default)
+                     for name, parameter in self.signature.parameters.items())
+
     @property
     def namespace(self) -> dict:
         return self.function.__globals__

@@ -789,16 +789,21 @@ def _bound(statement, name, context, check_only, derivative_names):
     primitive = operation.primitive
     argument_names = _argument_names(operation)
     is_active = context.activity.is_active
-    if not carries_gradient(operation) or not any(is_active(n) for n in argument_names):
+    for argument_name in argument_names:
+        if is_active(argument_name):
+            break
+    else:
+        argument_name = None
+    if argument_name is None or not carries_gradient(operation):
         # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
         return None, [] if check_only else [_reset(namer.adjoint(name))], None, None
 
     def locate():  # (asked for by an error only)
         return context.parsed.location(position(statement) or statement)
 
-    if check_only and (primitive is IDENTITY or primitive in (runtime.array_of,
-                                                              runtime.owned_tuple) or (
-            primitive is TUPLE and not isinstance(operation.node, gast.Dict))):
+    of_elements = primitive in (runtime.array_of, runtime.owned_tuple) or (
+        primitive is TUPLE and not isinstance(operation.node, gast.Dict))
+    if check_only and (primitive is IDENTITY or of_elements):
         return None, [], None, None  # (their adjoints are made here, from nothing that can fail)
     if primitive is IDENTITY:
         source = operation.args[0] if operation.args else None
@@ -809,8 +814,7 @@ def _bound(statement, name, context, check_only, derivative_names):
                                       op=gast.Add(), value=syntax.name(namer.adjoint(name))))
         out.append(_reset(namer.adjoint(name)))
         return None, out, None, None
-    if primitive in (runtime.array_of, runtime.owned_tuple) or (
-            primitive is TUPLE and not isinstance(operation.node, gast.Dict)):
+    if of_elements:
         # an array, list or tuple of values: element k's adjoint is the k-th of the whole's
         # (a list's adjoint is an array stacking its elements' adjoints)
         out = []

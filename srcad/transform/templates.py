@@ -326,7 +326,7 @@ def bind_template(template: Template, operation, result_name: str, locate, deriv
                 % (template.kind, registry.describe(operation.primitive), exc), locate(),
                 "Template %s is defined at %s." % (template.name, template.where)) from None
     bindings, derivatives = {}, {}
-    for param_name, var_positional, var_keyword, default in _parameter_table(template):
+    for param_name, var_positional, var_keyword, default in template.parameter_table:
         if param_name in arguments:
             value = arguments[param_name]
         elif var_positional:
@@ -370,24 +370,10 @@ def bind_template(template: Template, operation, result_name: str, locate, deriv
 
 def result_parameter(template: Template) -> str:
     """The name of the template's first parameter: the operation's result."""
-    return _parameter_table(template)[0][0]
+    return template.parameter_table[0][0]
 
 
 _EMPTY = inspect.Parameter.empty
-_PARAMETER_TABLES: dict = {}  # id(template) -> (template, its parameter table)
-
-
-def _parameter_table(template: Template) -> tuple:
-    """(name, is ``*args``, is ``**kwargs``, default) per parameter of the template, read
-    from its signature once (inspect's Parameter properties cost more than the binding)."""
-    cached = _PARAMETER_TABLES.get(id(template))
-    if cached is not None and cached[0] is template:
-        return cached[1]
-    table = tuple((name, parameter.kind is inspect.Parameter.VAR_POSITIONAL,
-                   parameter.kind is inspect.Parameter.VAR_KEYWORD, parameter.default)
-                  for name, parameter in template.signature.parameters.items())
-    _PARAMETER_TABLES[id(template)] = (template, table)
-    return table
 
 
 def _positional_arguments(template: Template, values: list) -> dict | None:
