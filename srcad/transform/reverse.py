@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import gast
 
-from .. import runtime, syntax
+from .. import registry, runtime, syntax
 from ..analysis import shapes
 from ..analysis.activity import carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, operation_of
@@ -743,7 +743,7 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
             context.parsed.location(statement), "Assign each value to its own name.")
     name = target.id
     use = context.template_uses.get(statement)
-    if use is not None and template_of(use.operation.primitive, "adjoint") is use.template:
+    if use is not None and _still_registered(use):
         # bound by an earlier transform of this tree (its errors raised then): only the
         # derivative names are this transform's (asked in the order binding asks them)
         if check_only:
@@ -863,6 +863,13 @@ def _bound(statement, name, context, check_only, derivative_names):
     context.template_uses[statement] = _TemplateUse(operation, argument_names, template,
                                                     bindings)
     return template, bindings, derivatives, argument_names
+
+
+def _still_registered(use) -> bool:
+    """The template ``use`` bound is still its primitive's adjoint, and the primitive still
+    differentiable (a template registered since, or a ``nondifferentiable``, counts)."""
+    entry = registry.lookup(use.operation.primitive)
+    return entry is not None and entry.adjoint is use.template and entry.differentiable
 
 
 @dataclass
