@@ -748,18 +748,23 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
         # derivative names are this transform's (asked in the order binding asks them)
         if check_only:
             return []
-        template, bindings, argument_names = use.template, use.bindings, use.argument_names
+        template, bindings = use.template, use.bindings
         derivatives = {parameter: derivative_names[value.id] if type(value) is gast.Name
                        else None for parameter, value in bindings.items()}
+        kept = True
     else:
-        template, bindings, derivatives, argument_names = _bound(
-            statement, name, context, check_only, derivative_names)
+        template, bindings, derivatives, use = _bound(statement, name, context, check_only,
+                                                      derivative_names)
         if template is None:
             return bindings  # (the adjoint statements, made without a template)
+        kept = False
+    argument_names = use.argument_names
     result_param = result_parameter(template)
     if check_only:
         derivatives[result_param] = _CHECKED
         check_instantiable(template, bindings, derivatives, context.aliases)
+        # (kept once instantiating it raises nothing: a later check of the tree takes it over)
+        context.template_uses[statement] = use
         return []
     out = []
     if name in argument_names:
@@ -771,19 +776,22 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
         out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
                                reads=reads, shapes=shapes))
         out.append(_reset(incoming))
+        if not kept:
+            context.template_uses[statement] = use
         return out
     derivatives[result_param] = adjoint = derivative_names[name] or namer.adjoint(name)
     out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
                            reads=reads, shapes=shapes))
     out.append(_reset(adjoint))
+    if not kept:
+        context.template_uses[statement] = use
     return out
 
 
 def _bound(statement, name, context, check_only, derivative_names):
-    """(template, bindings, derivatives, argument_names) of the adjoint template of the
-    active ``name = operation`` statement, kept in ``context.template_uses``; or (None, the
-    adjoint statements, None, None) for the operations whose adjoints are made without one.
-    """
+    """(template, bindings, derivatives, its _TemplateUse) of the adjoint template of the
+    active ``name = operation`` statement; or (None, the adjoint statements, None, None) for
+    the operations whose adjoints are made without one."""
     namer = context.namer
     operation = operation_of(statement.value, context.resolve)
     primitive = operation.primitive
@@ -860,9 +868,8 @@ def _bound(statement, name, context, check_only, derivative_names):
 
     bindings, derivatives = bind_template(template, operation, name, locate, adjoint_name,
                                           context.resolve)
-    context.template_uses[statement] = _TemplateUse(operation, argument_names, template,
-                                                    bindings)
-    return template, bindings, derivatives, argument_names
+    return template, bindings, derivatives, _TemplateUse(operation, argument_names, template,
+                                                         bindings)
 
 
 def _still_registered(use) -> bool:
