@@ -76,7 +76,10 @@ class _Lowering:
         primal = self.primal
         for s in statements:
             if primal and s in primal:
-                out.extend(_tidied([s]))
+                if type(s) is gast.Assign:
+                    append(s)  # (what _tidied leaves of an assignment)
+                else:
+                    out.extend(_tidied([s]))
                 continue
             kind = type(s)
             if kind is gast.Delete:
@@ -122,7 +125,8 @@ class _Lowering:
             value = new_node(gast.UnaryOp, {"op": new_node(gast.USub, {}), "operand": s.value})
         else:
             value = s.value
-        assign = {"targets": [syntax.name(name, True)], "value": value, "type_comment": None}
+        # (the accumulation's target, a Name made for it alone, becomes the assignment's)
+        assign = {"targets": [s.target], "value": value, "type_comment": None}
         for attribute in _LOCATION:  # (syntax.copy_location's: an AugAssign's are an Assign's)
             value = getattr(s, attribute, _ABSENT)
             if value is not _ABSENT:
