@@ -127,7 +127,8 @@ def _compile_statement(statement, template, temporaries=()):
     parameters only, and ``temporaries`` the names its body assigns: what a name can become
     is known here, but for a parameter left unbound.)"""
     namespace = {"_name": _substituted_name, "_derivative": _derivative,
-                 "_template": template, "_parameter": _parameter, "_temporary": syntax.name}
+                 "_template": template, "_copy_of": _copy_of, "_named": syntax.name,
+                 "_module_name": _module_name, "_unbound": _UNBOUND}
     parameters = template.signature.parameters
     lines = []
 
@@ -148,14 +149,22 @@ def _compile_statement(statement, template, temporaries=()):
         if not isinstance(node, gast.AST):
             return held(node)
         if kind is gast.Name and node.id in parameters:
-            return made("_parameter(B, T, A, _template, %s)" % held(node))
+            # its binding copied (_substituted_name's way for a parameter left unbound)
+            local = made("B.get(%r, _unbound)" % node.id)
+            lines.append("%s = _copy_of(%s) if %s is not _unbound else _name(B, T, A, "
+                         "_template, %s)" % (local, local, local, held(node)))
+            return local
         if kind is gast.Name and node.id in temporaries:
-            return made("_temporary(T[%r], %r)" % (node.id, isinstance(node.ctx, gast.Store)))
+            return made("_named(T[%r], %r)" % (node.id, isinstance(node.ctx, gast.Store)))
         if kind is gast.Name:
-            return made("_name(B, T, A, _template, %s)" % held(node))
+            return made("_module_name(A, _template, %s)" % held(node))
         if kind is gast.Subscript and is_derivative_ref(node):
-            return made("_derivative(D, M, %r, %r)" % (node.slice.id,
-                                                        isinstance(node.ctx, gast.Store)))
+            # its derivative's name (_derivative's way when it has none)
+            store = isinstance(node.ctx, gast.Store)
+            local = made("D.get(%r)" % node.slice.id)
+            lines.append("%s = _named(%s, %r) if %s is not None else _derivative(D, M, %r, %r)"
+                         % (local, local, store, local, node.slice.id, store))
+            return local
         # the node's attributes as gast's constructor would set them (its fields, in order),
         # then the template node's location and annotations, shared (new_node's making)
         attributes = ["%r: %s" % (f, code(getattr(node, f, None))) for f in node._fields]
@@ -199,12 +208,13 @@ def _substituted_name(bindings, temporaries, aliases, template, node):
     return syntax.name(aliases.name_for(obj))
 
 
-def _parameter(bindings, temporaries, aliases, template, node):
-    """``_substituted_name`` for a name of one of the template's parameters."""
-    value = bindings.get(node.id, _UNBOUND)
-    if value is _UNBOUND:
-        return _substituted_name(bindings, temporaries, aliases, template, node)
-    return _copy_of(value)
+def _module_name(aliases, template, node):
+    """``_substituted_name`` for a name that is neither a parameter nor a temporary of the
+    template: the alias of what it means in the template's module (or a builtin)."""
+    obj = template.namespace.get(node.id, _UNBOUND)
+    if obj is _UNBOUND:
+        return _substituted_name({}, {}, aliases, template, node)
+    return syntax.name(aliases.name_for(obj))
 
 
 def _copy_of(node):
