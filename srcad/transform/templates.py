@@ -320,6 +320,37 @@ def bind_template(template: Template, operation, result_name: str, locate, deriv
     constraints (registry.constraint). ``locate()`` gives the operation's Location, for
     an error.
     """
+    names = template.plain_parameters
+    if (names is not None and not operation.keywords and len(operation.args) + 1 == len(names)
+            and operation.primitive is not operator.getitem):
+        # every parameter positional, without default, and an argument for each: the
+        # binding below, without its general cases
+        bindings = dict(zip(names, [syntax.name(result_name), *operation.args]))
+        derivatives = {}
+        for param_name, value in bindings.items():
+            derivatives[param_name] = derivative = derivative_name(value)
+            if type(value) is gast.Attribute:
+                _check_atom(value, derivative, derivative_name, operation, param_name)
+    else:
+        bindings, derivatives = _bound_generally(template, operation, result_name, locate,
+                                                 derivative_name)
+    entry = registry.lookup(operation.primitive)
+    constraints = entry.constraints if entry is not None else ()
+    if constraints:
+        def carries(expression):
+            return any(derivative_name(n) is not None for n in syntax.walk(expression)
+                       if isinstance(n, gast.Name))
+
+        for check in constraints:
+            problem = check(bindings, carries, resolve or (lambda node: UNRESOLVED))
+            if problem is not None:
+                why, hint = problem
+                raise UnsupportedOperationError(why, locate(), hint)
+    return bindings, derivatives
+
+
+def _bound_generally(template, operation, result_name, locate, derivative_name):
+    """bind_template's (bindings, derivatives), for any template and call."""
     args = list(operation.args)
     if operation.primitive is operator.getitem:
         args[1] = syntax.index_expression(args[1])
@@ -346,36 +377,25 @@ def bind_template(template: Template, operation, result_name: str, locate, deriv
         else:
             continue
         if var_positional:
-            value = gast.Tuple(elts=list(value), ctx=gast.Load())
+            value = new_node(gast.Tuple, {"elts": list(value), "ctx": new_node(gast.Load, {})})
         elif var_keyword:
             raise TemplateError("templates cannot take **kwargs (%s)" % template.where)
         bindings[param_name] = value
         derivatives[param_name] = derivative = derivative_name(value)
-        if type(value) is not gast.Attribute:
-            continue
-        root = value
-        while isinstance(root, gast.Attribute):
-            root = root.value
-        if derivative is None and isinstance(root, gast.Name) and \
-                derivative_name(root) is not None:
-            # normalize leaves `name.attr` as an operand only for static references (np.pi):
-            # one rooted in a differentiated value would silently lose its derivative
-            raise AssertionError("operand %s of %s is not an atom"
-                                 % (registry.describe(operation.primitive), param_name))
-
-    entry = registry.lookup(operation.primitive)
-    constraints = entry.constraints if entry is not None else ()
-    if constraints:
-        def carries(expression):
-            return any(derivative_name(n) is not None for n in syntax.walk(expression)
-                       if isinstance(n, gast.Name))
-
-        for check in constraints:
-            problem = check(bindings, carries, resolve or (lambda node: UNRESOLVED))
-            if problem is not None:
-                why, hint = problem
-                raise UnsupportedOperationError(why, locate(), hint)
+        if type(value) is gast.Attribute:
+            _check_atom(value, derivative, derivative_name, operation, param_name)
     return bindings, derivatives
+
+
+def _check_atom(value, derivative, derivative_name, operation, param_name) -> None:
+    """An operand ``name.attr`` is a static reference (np.pi): normalize leaves no other, and
+    one rooted in a differentiated value would silently lose its derivative."""
+    root = value
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if derivative is None and isinstance(root, gast.Name) and derivative_name(root) is not None:
+        raise AssertionError("operand %s of %s is not an atom"
+                             % (registry.describe(operation.primitive), param_name))
 
 
 def result_parameter(template: Template) -> str:
