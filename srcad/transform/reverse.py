@@ -20,6 +20,7 @@ from __future__ import annotations
 import builtins
 import collections
 import inspect
+import operator
 from dataclasses import dataclass
 
 import gast
@@ -809,7 +810,7 @@ def _bound(statement, name, context, check_only, derivative_names):
     def locate():  # (asked for by an error only)
         return context.parsed.location(position(statement) or statement)
 
-    of_elements = primitive in (runtime.array_of, runtime.owned_tuple) or (
+    of_elements = primitive in _OF_ELEMENTS or (
         primitive is TUPLE and not isinstance(operation.node, gast.Dict))
     if check_only and (primitive is IDENTITY or of_elements):
         return None, [], None, None  # (their adjoints are made here, from nothing that can fail)
@@ -868,8 +869,8 @@ def _bound(statement, name, context, check_only, derivative_names):
 
     bindings, derivatives = bind_template(template, operation, name, locate, adjoint_name,
                                           context.resolve)
-    return template, bindings, derivatives, _TemplateUse(operation, argument_names, template,
-                                                         bindings)
+    return template, bindings, derivatives, _TemplateUse.of(operation, argument_names, template,
+                                                            bindings)
 
 
 def _still_registered(use) -> bool:
@@ -890,15 +891,20 @@ class _Survey:
     loops: list
 
 
-@dataclass
-class _TemplateUse:
+class _TemplateUse(tuple):
     """How an operation binds its adjoint template: what a later transform of the same tree
-    takes over (the errors binding raises were raised then)."""
+    takes over (the errors binding raises were raised then). A tuple (made by
+    ``_TemplateUse.of``, without a Python ``__init__``: one per active statement)."""
 
-    operation: object
-    argument_names: set
-    template: object
-    bindings: dict
+    __slots__ = ()
+    operation = property(operator.itemgetter(0))
+    argument_names = property(operator.itemgetter(1))
+    template = property(operator.itemgetter(2))
+    bindings = property(operator.itemgetter(3))
+
+    @classmethod
+    def of(cls, operation, argument_names, template, bindings) -> "_TemplateUse":
+        return tuple.__new__(cls, (operation, argument_names, template, bindings))
 
 
 def _argument_names(operation) -> set:
@@ -932,6 +938,7 @@ class _DerivativeNames(dict):
 
 
 _CHECKED = "checked_bar"  # a check's stand-in for an adjoint's name
+_OF_ELEMENTS = (runtime.array_of, runtime.owned_tuple)  # an array, a tuple of its arguments
 
 
 def _adjoint_of_recursive_call(name, operation, context) -> list:
