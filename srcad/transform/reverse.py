@@ -212,8 +212,7 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict,
     read, asked, asked_read, asked_shapes = set(), [], set(), {}
     for statements in adjoints.values():
         for statement in statements:
-            if type(statement) is gast.Delete and all(
-                    type(target) is gast.Name for target in statement.targets):
+            if type(statement) is gast.Delete and _deletes_names(statement):
                 continue  # del x_bar (_reset): reads nothing
             names = reads.get(statement)
             if names is None and _targets_are_names(statement):
@@ -233,7 +232,15 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict,
                 read |= names
     if asked:
         read |= optimized(asked, asked_read, asked_shapes)
-    return {n for n in read if context.namer.primal_of(n) is None}
+    primal_of = context.namer.primal_of
+    return {n for n in read if primal_of(n) is None}
+
+
+def _deletes_names(delete) -> bool:
+    targets = delete.targets
+    if len(targets) == 1:
+        return type(targets[0]) is gast.Name
+    return all(type(target) is gast.Name for target in targets)
 
 
 def _targets_are_names(statement) -> bool:
