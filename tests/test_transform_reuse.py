@@ -76,14 +76,14 @@ def test_a_template_registered_after_grad_is_used():
 
     @srcad.adjoint(_cube)
     def wrong_cube_adjoint(y, x):
-        d[x] += d[y] * 2.0  # noqa: F821 (wrong on purpose: replaced below)
+        d[x] += d[y] * 2.0  # (wrong on purpose: replaced below)
 
     cache.clear()
     gradient = srcad.grad(_uses_cube)  # its check binds the wrong template
 
     @srcad.adjoint(_cube)
     def cube_adjoint(y, x):
-        d[x] += d[y] * 3.0 * x * x  # noqa: F821
+        d[x] += d[y] * 3.0 * x * x
 
     assert_close(gradient(x), numeric_grad(_uses_cube, (x,), 0))
 
@@ -94,7 +94,7 @@ def _halved(x):
 
 @srcad.adjoint(_halved)
 def _halved_adjoint(y, x):
-    d[x] += d[y] * 0.5  # noqa: F821
+    d[x] += d[y] * 0.5
 
 
 def _uses_halved(x):
