@@ -340,12 +340,13 @@ class _Sweeps:
         while queue:
             statement = queue.popleft()
             kind = type(statement)
-            blocks = _BLOCKS_OF.get(kind)
-            if blocks is None:
-                blocks = _blocks_of(kind)
-            for field in blocks:
-                queue.extend(child for child in getattr(statement, field, None) or ()
-                             if isinstance(child, holders))
+            if kind is not gast.Assign:  # (an assignment holds no statements)
+                blocks = _BLOCKS_OF.get(kind)
+                if blocks is None:
+                    blocks = _blocks_of(kind)
+                for field in blocks:
+                    queue.extend(child for child in getattr(statement, field, None) or ()
+                                 if isinstance(child, holders))
             if kind is gast.Assign:
                 targets = statement.targets
                 if len(targets) == 1 and type(targets[0]) is Name:

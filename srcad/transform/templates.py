@@ -74,6 +74,11 @@ class _Compiled:
                              - set(self.temporaries))
             self.reads.append(_reads_of(statement))
             self.callees.append(_callee_roots(statement))
+        # (written, build, free names) per statement, and the module the free names are
+        # looked up in (its globals: the same dict for the template's life), for checks
+        self.checked = tuple((written, build, tuple(free))
+                             for (written, build), free in zip(self.statements, self.free))
+        self.namespace = template.namespace
 
 
 def _callee_roots(statement) -> frozenset:
@@ -425,14 +430,13 @@ def _positional_arguments(template: Template, values: list) -> dict | None:
 def check_instantiable(template: Template, bindings: dict, derivatives: dict, aliases) -> None:
     """Raise what ``instantiate`` would raise for this use (a template srcad cannot parse, or
     one using a name its module does not define), without making the statements."""
-    compiled = _compiled(template)
-    namespace = template.namespace
-    for (written, build), free in zip(compiled.statements, compiled.free):
+    compiled = template.compiled or _compiled(template)
+    namespace = compiled.namespace
+    for written, build, free in compiled.checked:
         if written is not None and derivatives.get(written) is None:
             continue
-        for identifier in free:
-            if not (identifier in bindings or identifier in namespace
-                    or hasattr(builtins, identifier)):
+        for identifier in free:  # (never a parameter: bindings do not hold it)
+            if not (identifier in namespace or hasattr(builtins, identifier)):
                 break
         else:
             continue  # every name it reads means something: building it cannot fail
