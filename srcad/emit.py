@@ -217,15 +217,52 @@ _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 _Name = gast.Name
+_Pow = gast.Pow
+_Assign, _AugAssign, _Expr = gast.Assign, gast.AugAssign, gast.Expr
+_COMMENT_START = len(COMMENT_PREFIX)
+
+
+_BinOp, _Call, _Attribute, _Constant = gast.BinOp, gast.Call, gast.Attribute, gast.Constant
+_UnaryOp, _USub = gast.UnaryOp, gast.USub
+_INFINITY = math.inf
 
 
 def _expression(node, context: int) -> str:
     """``node``'s text; ``context`` is the precedence its parent gives it."""
+    # the commonest nodes of generated code are printed here, without a dispatch through
+    # _EXPRESSIONS (the printer's time goes to calls, one or two per node)
     kind = type(node)
     if kind is _Name:
         return node.id
-    if kind is gast.Constant:
-        return _constant(node.value, node, context)
+    if kind is _BinOp:
+        operator = type(node.op)
+        precedence, symbol = _OPERATORS[operator]
+        left, right = node.left, node.right
+        # (f-strings: one new string where + makes one per operand)
+        if operator is _Pow:
+            left = left.id if type(left) is _Name else _expression(left, _POWER_LEFT)
+            right = right.id if type(right) is _Name else _expression(right, _POWER_RIGHT)
+            text = f"{left} ** {right}"
+        else:
+            left = left.id if type(left) is _Name else _expression(left, precedence)
+            right = right.id if type(right) is _Name else _expression(right, precedence + 1)
+            text = f"{left} {symbol} {right}"
+        return f"({text})" if precedence < context else text
+    if kind is _Constant:
+        value = node.value
+        if type(value) is float and 0.0 < value < _INFINITY:  # (no sign, no spelling)
+            return f"({value!r})" if _CONSTANT < context else repr(value)
+        return _constant(value, node, context)
+    if kind is _Call:
+        return _call(node, context)
+    if kind is _UnaryOp and type(node.op) is _USub:  # -(x * y)
+        text = "-" + _expression(node.operand, _NEGATIVE)
+        return f"({text})" if _NEGATIVE < context else text
+    if kind is _Attribute:
+        value = node.value
+        if type(value) is _Name:
+            return f"{value.id}.{node.attr}"
+        return f"{_expression(value, _HIGHEST)}.{node.attr}"
     printer = _EXPRESSIONS.get(kind)
     if printer is None:
         raise _Unprintable(kind.__name__)
@@ -271,22 +308,26 @@ def _number(value, context: int) -> str:
     return "(" + text + ")" if _CONSTANT < context else text
 
 
-def _attribute(node, context):
-    value = node.value
-    if type(value) is _Name:
-        return value.id + "." + node.attr
-    return _expression(value, _HIGHEST) + "." + node.attr
-
-
 def _call(node, context):
     arguments, keywords = node.args, node.keywords
-    given = _COMMA if len(arguments) + len(keywords) > 1 else _CALL_ONE_ARGUMENT
-    parts = [argument.id if type(argument) is _Name else _expression(argument, given)
-             for argument in arguments]
-    for keyword in keywords:
-        value = _expression(keyword.value, _COMMA)
-        parts.append(keyword.arg + "=" + value if keyword.arg else "**" + value)
-    return _expression(node.func, _HIGHEST) + "(" + ", ".join(parts) + ")"
+    if len(arguments) == 1 and not keywords:  # the commonest call: f(x)
+        argument = arguments[0]
+        inside = (argument.id if type(argument) is _Name
+                  else _expression(argument, _CALL_ONE_ARGUMENT))
+    else:
+        given = _COMMA if len(arguments) + len(keywords) > 1 else _CALL_ONE_ARGUMENT
+        parts = []
+        for argument in arguments:
+            parts.append(argument.id if type(argument) is _Name
+                         else _expression(argument, given))
+        for keyword in keywords:
+            value = _expression(keyword.value, _COMMA)
+            parts.append(keyword.arg + "=" + value if keyword.arg else "**" + value)
+        inside = ", ".join(parts)
+    function = node.func
+    if type(function) is _Attribute and type(function.value) is _Name:  # np.sum(...)
+        return f"{function.value.id}.{function.attr}({inside})"
+    return f"{_expression(function, _HIGHEST)}({inside})"
 
 
 def _subscript(node, context):
@@ -303,21 +344,6 @@ def _slice(node, context):
         if not (type(step) is gast.Name and step.id == "None"):
             text += _expression(step, _SLICE)
     return text
-
-
-def _binary(node, context):
-    operator = type(node.op)
-    precedence, symbol = _OPERATORS[operator]
-    left, right = node.left, node.right
-    # (names, the commonest operands, without a call)
-    if operator is gast.Pow:
-        text = ((left.id if type(left) is _Name else _expression(left, _POWER_LEFT)) + " ** "
-                + (right.id if type(right) is _Name else _expression(right, _POWER_RIGHT)))
-    else:
-        text = ((left.id if type(left) is _Name else _expression(left, precedence))
-                + " " + symbol + " "
-                + (right.id if type(right) is _Name else _expression(right, precedence + 1)))
-    return "(" + text + ")" if precedence < context else text
 
 
 def _unary(node, context):
@@ -423,9 +449,9 @@ def _dict_comprehension(node, context):
             + _comprehensions(node.generators) + "}")
 
 
+# (Name, Constant, BinOp, Call and Attribute: printed by _expression itself)
 _EXPRESSIONS = {
-    gast.Attribute: _attribute, gast.Call: _call, gast.Subscript: _subscript,
-    gast.Slice: _slice, gast.BinOp: _binary, gast.UnaryOp: _unary, gast.BoolOp: _boolean,
+    gast.Subscript: _subscript, gast.Slice: _slice, gast.UnaryOp: _unary, gast.BoolOp: _boolean,
     gast.Compare: _compare, gast.IfExp: _if_expression, gast.Tuple: _tuple,
     gast.List: _list, gast.Set: _set, gast.Dict: _dict, gast.Starred: _starred,
     gast.NamedExpr: _named_expression, gast.Lambda: _lambda, gast.GeneratorExp: _generator,
@@ -484,15 +510,38 @@ class _Printer:
         self.breaks_lines = False  # a string printed across lines: comments need the slow pass
 
     def line(self, indent: str, text: str) -> None:
-        self.parts.append(_NEWLINES[self.pending] + indent + text)
+        self.parts.append(f"{_NEWLINES[self.pending]}{indent}{text}")
         self.pending = 0
 
     def block(self, statements, indent: str) -> None:
         printers = _STATEMENTS
+        append = self.parts.append
         for statement in statements:
-            printer = printers.get(type(statement))
+            kind = type(statement)
+            # the commonest statement, ``name = expression``, printed here (as assign and
+            # line would); inside a function no line breaks are owed before a statement
+            if kind is _Assign and indent:
+                targets = statement.targets
+                if len(targets) == 1 and type(targets[0]) is _Name:
+                    append(f"\n{indent}{targets[0].id} = "
+                           f"{_expression(statement.value, _ASSIGN)}")
+                    continue
+            elif kind is _Expr and indent:
+                value = statement.value
+                if type(value) is _Constant:  # a comment (as expression_statement prints it)
+                    text = value.value
+                    if (type(text) is str and text.startswith(COMMENT_PREFIX)
+                            and not getattr(value, "kind", None)
+                            and not _LINE_BREAK.search(text)):
+                        append(f"\n{indent}# {text[_COMMENT_START:]}")
+                        continue
+            elif kind is _AugAssign and indent and type(statement.target) is _Name:
+                append(f"\n{indent}{statement.target.id} {_OPERATORS[type(statement.op)][1]}= "
+                       f"{_expression(statement.value, _AUGMENTED_ASSIGN)}")
+                continue
+            printer = printers.get(kind)
             if printer is None:
-                raise _Unprintable(type(statement).__name__)
+                raise _Unprintable(kind.__name__)
             printer(self, statement, indent)
 
     def body(self, statements, indent: str) -> None:
@@ -749,6 +798,23 @@ def parse_source(text: str) -> gast.Module:
 
 
 _FACTORY = "_srcad_bind"
+# a line of blanks only, among "\n"-separated ASCII lines (str.strip's ASCII whitespace less
+# the line breaks _indented rules out)
+_BLANK_LINE = re.compile("\n[ \t\x1f]*\n")
+
+
+def _indented(source: str) -> str:
+    """``source`` with each line that holds more than blanks indented by four spaces."""
+    # the printer's text in one replace: it ends with a line break, breaks lines at "\n" only
+    # (none of the other characters str.splitlines breaks at, none of the non-ASCII blanks
+    # str.strip removes) and has no blank line
+    if (source.endswith("\n") and source.isascii() and "\r" not in source
+            and "\x0b" not in source and "\x0c" not in source and "\x1c" not in source
+            and "\x1d" not in source and "\x1e" not in source
+            and _BLANK_LINE.search("\n" + source) is None):
+        return "    " + source[:-1].replace("\n", "\n    ") + "\n"
+    return "".join("    " + line if line.strip() else line
+                   for line in source.splitlines(keepends=True))
 
 
 def compile_function(source: str, name: str, aliases: dict, user_function,
@@ -761,9 +827,8 @@ def compile_function(source: str, name: str, aliases: dict, user_function,
     user_code = user_function.__code__
     user_cells = dict(zip(user_code.co_freevars, user_function.__closure__ or ()))
     free = list(aliases) + [n for n in user_cells if n not in aliases]
-    indented = "".join("    " + line if line.strip() else line
-                       for line in source.splitlines(keepends=True))
-    text = "def %s(%s):\n%s    return %s\n" % (_FACTORY, ", ".join(free), indented, name)
+    text = "def %s(%s):\n%s    return %s\n" % (_FACTORY, ", ".join(free), _indented(source),
+                                                 name)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     filename = generated_files.write_source_file(text, label, digest) or \
         "<srcad %s %s>" % (label, digest)

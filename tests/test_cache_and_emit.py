@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import cache
+from srcad import cache, emit
 from srcad.cache import generated_files
 
 try:
@@ -339,6 +339,25 @@ def test_traceback_of_non_scalar_output_points_into_generated_code():
     assert "check_scalar_output" in line
     generated = next(iter(g.specializations.values()))
     assert line.strip() in [text.strip() for text in generated.source.splitlines()]
+
+
+@pytest.mark.parametrize("source", [
+    "def f(x):\n    y = x * 2.0\n    return y\n",  # the printer's text: the fast path
+    "def f(x):\n    return x",  # no final line break
+    "\n", "", "def f(x):\n\n    return x\n", "def f(x):\n    \n    return x\n",
+    "   \ndef f(x):\n    return x\n", "def f(x):\n    return x\n\t\n",
+    "def f(x):\n    return '\x1f'\n", "def f(x):\n\x1f\n    return x\n",
+    "def f(x):\r\n    return x\r\n", "def f(x):\n    return \"\"\"a\x0cb\x1cc\"\"\"\n",
+    "def f(x):\n    return \"\"\"a\n\u2028 \u3000\n\"\"\"\n", "def f(x):\n\u3000\n    return x\n",
+    "def f(x):\n    return '\u00e9'\n",
+])
+def test_generated_source_is_indented_in_its_factory_line_by_line(source):
+    """compile_function's fast indentation (one replace, for the printer's text) is the line by
+    line one for any text: lines of blanks only stay as they are, lines end where
+    str.splitlines ends them."""
+    by_line = "".join("    " + line if line.strip() else line
+                      for line in source.splitlines(keepends=True))
+    assert emit._indented(source) == by_line
 
 
 def test_source_attribute_is_what_linecache_holds():

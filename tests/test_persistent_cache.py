@@ -480,3 +480,46 @@ def test_generated_source_files_unused_for_a_week_are_removed(tmp_path, monkeypa
         assert stream.read() == "y = 2\n"
     assert sorted(os.listdir(folder)) == [".last-sweep", "grad_of_f_89ab.py",
                                           "grad_of_recent_4567.py", "notes.txt"]
+
+
+def test_templates_and_declarations_registered_outside_srcad_change_the_key():
+    """registry_fingerprint (part of every lookup key) answers again only while the registry
+    holds the same templates and declarations: registering changes it."""
+    from srcad import registry
+    from srcad.cache import keys
+
+    def halved(x):
+        return 0.5 * x
+
+    def jumps(x):
+        return np.floor(x)
+
+    before = keys.registry_fingerprint()
+    assert keys.registry_fingerprint() == before
+    registry.adjoint(halved)(_halved_adjoint)
+    with_adjoint = keys.registry_fingerprint()
+    assert with_adjoint != before
+    registry.adjoint(halved)(_halved_adjoint_again)  # a new template for the same function
+    assert keys.registry_fingerprint() not in (before, with_adjoint)
+    again = keys.registry_fingerprint()
+    registry.nondifferentiable(jumps)
+    assert keys.registry_fingerprint() != again
+    assert keys.registry_fingerprint() == keys._registry_fingerprint()  # the answer kept is right
+
+
+def _halved_adjoint(y, x):
+    d[x] += 0.5 * d[y]  # noqa: F821 (template notation)
+
+
+def _halved_adjoint_again(y, x):
+    d[x] += d[y] * 0.5  # noqa: F821 (template notation)
+
+
+def test_the_registry_fingerprint_kept_is_never_one_made_for_another_registry(monkeypatch):
+    """An empty registry (before any template is loaded) has a fingerprint of its own too."""
+    from srcad import registry
+    from srcad.cache import keys
+
+    monkeypatch.setattr(keys, "_registry_read", (None, ""))
+    monkeypatch.setattr(registry, "registered", lambda load=True: [])
+    assert keys.registry_fingerprint() == keys._registry_fingerprint() == keys.sha("")

@@ -326,6 +326,11 @@ def comparison(*args, **kwargs):
     return ANY_SCALAR
 
 
+# the rules of arithmetic: functions of their operands' kinds alone (a constant number read as
+# its kind), kept per kinds by _arithmetic
+_ARITHMETIC = frozenset((elementwise, operator_elementwise, add, true_divide, power, comparison))
+
+
 def same_as_first(*args, **kwargs):
     return plain(args[0]) if args else UNKNOWN
 
@@ -621,8 +626,9 @@ def _known_or_unknown(obj):
 
 def evaluate(node, env: dict, resolve, cache: dict | None = None) -> Abstract:
     """The abstract value of an expression (of any nesting) under ``env``. ``cache`` (a
-    dict, if given) keeps the shape rules and callees looked up, for a caller evaluating
-    many expressions while the names keep what they refer to (a pass)."""
+    dict, if given) keeps the shape rules and callees looked up (and each constant's Known),
+    for a caller evaluating many expressions while the names keep what they refer to and the
+    constants their values (a pass)."""
     return _evaluate(node, env, resolve, {} if cache is None else cache)
 
 
@@ -648,7 +654,7 @@ def _rule_of(primitive, rules: dict):
 
 def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
     """``evaluate``; ``rules`` caches the shape rule of each primitive met (and the object
-    each callee ``m.f`` refers to).
+    each callee ``m.f`` refers to, and the Known of each constant operand, by its node).
 
     The operation an expression performs is read as ``operations.operation_of`` reads it
     (the same primitive, operands and keywords), without building an Operation."""
@@ -744,7 +750,9 @@ def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
         if operand_kind is gast.Name and operand.id in env:
             value = env[operand.id]
         elif operand_kind is gast.Constant:
-            value = Known(operand.value)
+            value = rules.get(operand)  # (each constant's Known made once: rules keeps it)
+            if value is None:
+                value = rules[operand] = Known(operand.value)
         else:
             value = _evaluate(operand, env, resolve, rules)
         if value is None:
@@ -754,10 +762,50 @@ def _evaluate(node, env: dict, resolve, rules: dict) -> Abstract:
         keywords = {k: _evaluate(v, env, resolve, rules) for k, v in keywords.items()}
         if any(v is None for v in keywords.values()):
             return None
+    if rule in _ARITHMETIC and not keywords:
+        return _arithmetic(rule, args)
     try:
         return rule(*args, **keywords)
     except (TypeError, ValueError, IndexError, AttributeError):
         return UNKNOWN  # a call the rule does not understand: assume nothing
+
+
+# (rule, the operands' kinds) -> the arithmetic rule's result: for ``a * b``, ``a + 0.5``,
+# np.tanh(a)..., most of what generated code computes, over a few kinds
+_ARITHMETIC_RESULTS: dict = {}
+_PLAIN_KINDS = {float: "float", int: "int", bool: "bool"}  # a constant's -> plain's kind
+
+
+def _arithmetic(rule, args):
+    """``rule(*args)`` for one of the ``_ARITHMETIC`` rules, kept per rule and operand kinds
+    when those are arrays, scalars or constant numbers: the rules are functions of those alone,
+    and read a constant number as its kind (``plain``: Known(0.5) as FLOAT), so equal keys
+    give equal results."""
+    key = [rule]
+    for a in args:
+        kind = type(a)
+        if kind is Array:
+            key.append(a.ones)  # (a tuple: never a kind's name)
+        elif kind is Scalar:
+            key.append(a.kind)
+        elif kind is Known and type(a.value) in _PLAIN_KINDS:
+            key.append(_PLAIN_KINDS[type(a.value)])
+        else:
+            return _applied(rule, args)
+    key = tuple(key)
+    result = _ARITHMETIC_RESULTS.get(key, _UNSEEN)
+    if result is _UNSEEN:
+        result = _applied(rule, args)
+        if len(_ARITHMETIC_RESULTS) < 4096:  # bounded: ever new patterns
+            _ARITHMETIC_RESULTS[key] = result
+    return result
+
+
+def _applied(rule, args):
+    try:
+        return rule(*args)
+    except (TypeError, ValueError, IndexError, AttributeError):
+        return UNKNOWN
 
 
 _CHILD_FIELDS: dict = {}  # node type -> syntax.child_fields(type)
@@ -871,6 +919,35 @@ def _count_stored(node, counts: dict) -> None:
             counts[found.id] = counts.get(found.id, 0) + 1
 
 
+_STATEMENT_HOLDERS = (gast.stmt, gast.excepthandler, gast.match_case)
+_BLOCKS_OF: dict = {}  # node type -> its fields that may hold statements, in field order
+
+
+def _statements(tree) -> list:
+    """``list(syntax.statements(tree))``: the same statements in the same (breadth-first)
+    order, without a generator, and without looking into the statements that hold none."""
+    found, queue = [], [tree]
+    Assign, Expr, stmt, holders = gast.Assign, gast.Expr, gast.stmt, _STATEMENT_HOLDERS
+    blocks_of = _BLOCKS_OF
+    for current in queue:  # (a list read while it grows: breadth first)
+        kind = type(current)
+        if kind is Assign or kind is Expr:
+            found.append(current)
+            continue
+        if isinstance(current, stmt):
+            found.append(current)
+        blocks = blocks_of.get(kind)
+        if blocks is None:
+            blocks = blocks_of[kind] = tuple(field for field in kind._fields if field in _BLOCKS)
+        for field in blocks:
+            children = getattr(current, field, None)
+            if type(children) is list:
+                for child in children:
+                    if isinstance(child, holders):
+                        queue.append(child)
+    return found
+
+
 def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = None) -> dict:
     """Abstract values of every variable assigned in ``tree``, given the parameters'.
 
@@ -880,12 +957,19 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
     env = dict(params)
     assigns = []
     readers = {}  # name -> positions in assigns of the assignments reading it
-    Store, Del = gast.Store, gast.Del
-    for node in syntax.statements(tree):
-        if type(node) is gast.Assign:
-            read, bound = _reads_and_binds(node.value)
+    Store, Del, Name, Load, Assign = gast.Store, gast.Del, gast.Name, gast.Load, gast.Assign
+    for node in _statements(tree):
+        if type(node) is Assign:
+            value = node.value
+            if type(value) is Name and type(value.ctx) is Load:  # (a copy: x = y)
+                read, bound = {value.id}, _NOTHING_BOUND
+            else:
+                read = set()
+                bound = _NOTHING_BOUND
+                if not _add_reads(value, read):
+                    read, bound = _reads_and_binds(value)
             targets = node.targets
-            if len(targets) == 1 and type(targets[0]) is gast.Name and type(
+            if len(targets) == 1 and type(targets[0]) is Name and type(
                     targets[0].ctx) is Store:
                 target = targets[0].id
                 if counts is not None:
@@ -896,7 +980,11 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
                         position = len(assigns)
                         assigns.append(node)
                         for name in read:
-                            readers.setdefault(name, []).append(position)
+                            positions = readers.get(name)
+                            if positions is None:
+                                readers[name] = [position]
+                            else:
+                                positions.append(position)
                     continue
                 stored = {target}
             else:
@@ -918,6 +1006,9 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
                 assigns.append(node)
                 for name in read:
                     readers.setdefault(name, []).append(position)
+        elif type(node) is gast.Expr:  # (a call for its effect, most often: rt.check_...)
+            if counts is not None and not _add_reads(node.value, set()):
+                _count_stored_outside_blocks(node, counts)  # (the usual forms store nothing)
         else:
             if counts is not None:
                 _count_stored_outside_blocks(node, counts)

@@ -220,15 +220,39 @@ def _type_name(kind):
     return "%s.%s" % (_module_label(kind.__module__), kind.__qualname__)
 
 
+_registry_read = (None, "")  # what registry_fingerprint last read (a list), its answer
+
+
 def registry_fingerprint() -> str:
     """Templates and non-differentiable declarations registered outside srcad itself."""
+    global _registry_read
+    # read at every lookup (twice per grad and first call): the answer is the last one while
+    # every primitive holds the same objects (held here, so none is freed and replaced by a
+    # new one that compares alike; templates are not changed in place: registering one makes
+    # a new Template)
+    held = [(primitive.obj, primitive.adjoint, primitive.tangent, primitive.differentiable)
+            for primitive in registry.registered(load=False)]
+    try:
+        unchanged = held == _registry_read[0]
+    except Exception:  # noqa: BLE001 - an object whose == raises: not the same one
+        unchanged = False
+    if unchanged:
+        return _registry_read[1]
+    fingerprint = _registry_fingerprint()
+    _registry_read = (held, fingerprint)
+    return fingerprint
+
+
+def _registry_fingerprint() -> str:
     parts = []
+    # (read at every lookup, over every primitive: the tests below are the cheap spellings of
+    # "in package P": module == P or module.startswith(P + "."))
     for primitive in registry.registered(load=False):  # srcad's own are in build_fingerprint
         for template in (primitive.adjoint, primitive.tangent):
             if template is None:
                 continue
             module = getattr(template.function, "__module__", "") or ""
-            if module.split(".")[0] == "srcad":
+            if module.startswith("srcad.") or module == "srcad":
                 continue
             try:
                 body = "".join(inspect.getsourcelines(template.function)[0])
@@ -238,7 +262,7 @@ def registry_fingerprint() -> str:
                                              template.function.__qualname__, sha(body)))
         if not primitive.differentiable:
             module = getattr(primitive.obj, "__module__", "") or ""
-            if inspect.isfunction(primitive.obj) and module.split(".")[0] not in (
+            if inspect.isfunction(primitive.obj) and module.partition(".")[0] not in (
                     "srcad", "numpy", "math"):
                 parts.append("nondifferentiable %s" % describe(primitive.obj))
     return sha("\n".join(sorted(parts)))

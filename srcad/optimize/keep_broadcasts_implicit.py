@@ -35,19 +35,18 @@ def keep_broadcasts_implicit(tree: gast.FunctionDef, env: dict, resolve, aliases
                              stored: dict | None = None) -> gast.FunctionDef:
     """``stored``: how often each name is assigned (Store or Del) in ``tree``, if counted
     already (shapes.infer counts them)."""
-    if not any(_may_broadcast(statement, resolve) for statement in tree.body):
+    candidates = [(index, statement) for index, statement in enumerate(tree.body)
+                  if _may_broadcast(statement, resolve)]
+    if not candidates:
         return tree  # no broadcast to look for (the walk below is the pass's cost)
     if stored is None:
         stored = syntax.assignment_counts(tree)
-    broadcasts = _broadcasts(tree, stored, resolve)
+    broadcasts, first = _broadcasts(candidates, stored)
     if not broadcasts:
         return tree
     # one walk: how often each broadcast is read, and the reads of broadcasts that may
     # stand for their operand: (holder, field, name, the other operand or the call). From
-    # the first broadcast on: a top-level statement before it cannot read one
-    first = next(index for index, statement in enumerate(tree.body)
-                 if type(statement) is gast.Assign and type(statement.targets[0]) is gast.Name
-                 and statement.targets[0].id in broadcasts)
+    # the first broadcast on (``first``): a top-level statement before it cannot read one
     loads, reads = {}, []
     Name, BinOp, Call, Load, AST = gast.Name, gast.BinOp, gast.Call, gast.Load, gast.AST
     stack = list(reversed(tree.body[first:]))
@@ -126,17 +125,17 @@ def _may_broadcast(statement, resolve) -> bool:
             and resolve(value.func) is np.broadcast_to)
 
 
-def _broadcasts(tree, stores, resolve) -> dict:
-    """{v: (a, n)} for the top-level ``v = np.broadcast_to(a, n.shape)``, v assigned there
-    only, ``a`` a constant or a name assigned once (so every read of v may read it)."""
-    found = {}
-    for statement in tree.body:
-        if not (type(statement) is gast.Assign and len(statement.targets) == 1
-                and type(statement.targets[0]) is gast.Name):
+def _broadcasts(candidates, stores) -> tuple:
+    """({v: (a, n)} for the top-level ``v = np.broadcast_to(a, n.shape)``, v assigned there
+    only, ``a`` a constant or a name assigned once (so every read of v may read it); the
+    position in the body of the first). ``candidates``: the (position, statement) of the
+    body's statements of that form (``_may_broadcast``), in order."""
+    found, first = {}, None
+    for index, statement in candidates:
+        if not (len(statement.targets) == 1 and type(statement.targets[0]) is gast.Name):
             continue
         value, name = statement.value, statement.targets[0].id
-        if not (type(value) is gast.Call and len(value.args) == 2 and not value.keywords
-                and stores.get(name, 0) == 1 and resolve(value.func) is np.broadcast_to):
+        if stores.get(name, 0) != 1:
             continue
         operand, shape = value.args
         if not (type(operand) is gast.Constant or (
@@ -145,7 +144,9 @@ def _broadcasts(tree, stores, resolve) -> dict:
         if type(shape) is gast.Attribute and shape.attr == "shape" and type(
                 shape.value) is gast.Name and stores.get(shape.value.id, 0) <= 1:
             found[name] = (operand, shape.value.id)
-    return found
+            if first is None:
+                first = index
+    return found, first
 
 
 def _has_shape_of(node, name, env, source_of) -> bool:

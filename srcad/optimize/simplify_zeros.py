@@ -87,6 +87,7 @@ class _Simplify(gast.NodeTransformer):
         self.zeros = 0  # zero subexpressions found (placeholders to restore)
         self.without_zero = set()  # ids of the statements left as they were: no zero in them
         self._zeros_like_callees = {}  # callee "f" or ("m", "f") -> whether rt.zeros_like
+        self._linear_callees = {}  # callee "f" or ("m", "f") -> linear_in (linear_in)
         self._evaluated = {}  # shapes.evaluate's cache for the pass
 
     def visit(self, node):
@@ -98,29 +99,47 @@ class _Simplify(gast.NodeTransformer):
 
     def holds_zero(self, node) -> bool:
         """Whether ``node`` holds a constant 0 or a call of rt.zeros_like (fast: no visitor;
-        names, operators and contexts are not looked into)."""
+        names, operators and contexts are not looked into), but a constant where none of the
+        rewrites below reads it (those read the operands of an operator, and a call's arguments
+        at the positions it is linear in): an index (``x[0]``), a keyword (``axis=0``), a
+        comparison's operand (``t > 0.0``), another argument of a call."""
         kind = type(node)
+        Constant = gast.Constant
         if kind is gast.Name:
             if getattr(node, "annotation", None) is None:
                 return False
-        elif kind is gast.Constant:
+        elif kind is Constant:
             return self.is_zero(node)
         elif kind is gast.BinOp:
             return self.holds_zero(node.left) or self.holds_zero(node.right)
         elif kind is gast.Call:
             if self.calls_zeros_like(node) or self.holds_zero(node.func):
                 return True
-            for argument in node.args:
-                if self.holds_zero(argument):
+            linear = None
+            for position, argument in enumerate(node.args):
+                if type(argument) is Constant:
+                    if linear is None:
+                        linear = self.linear_in(node)
+                    if position in linear and self.is_zero(argument):
+                        return True
+                elif self.holds_zero(argument):
                     return True
             for keyword in node.keywords:
-                if self.holds_zero(keyword.value):
+                if type(keyword.value) is not Constant and self.holds_zero(keyword.value):
                     return True
             return False
         elif kind is gast.Attribute:
             return self.holds_zero(node.value)
         elif kind is gast.Subscript:
-            return self.holds_zero(node.value) or self.holds_zero(node.slice)
+            return (type(node.value) is not Constant and self.holds_zero(node.value)) or (
+                type(node.slice) is not Constant and self.holds_zero(node.slice))
+        elif kind is gast.Compare:
+            for operand in [node.left] + node.comparators:
+                if type(operand) is not Constant and self.holds_zero(operand):
+                    return True
+            return False
+        elif kind is gast.Expr:
+            return self.holds_zero(node.value)
         elif kind is gast.Assign:
             for target in node.targets:
                 if self.holds_zero(target):
@@ -161,6 +180,25 @@ class _Simplify(gast.NodeTransformer):
         if found is None:
             found = self._zeros_like_callees[key] = self.resolve(func) is runtime.zeros_like
         return found
+
+    def linear_in(self, call) -> tuple:
+        """The argument positions ``call``'s callee is linear in, where visit_Call reads a zero
+        (none for a callee with an effect), kept per callee ``f`` or ``m.f``."""
+        func = call.func
+        if type(func) is gast.Attribute and type(func.value) is gast.Name:
+            key = (func.value.id, func.attr)
+        elif type(func) is gast.Name:
+            key = func.id
+        else:
+            return self._linear_in(func)
+        found = self._linear_callees.get(key)
+        if found is None:
+            found = self._linear_callees[key] = self._linear_in(func)
+        return found
+
+    def _linear_in(self, func) -> tuple:
+        entry = registry.lookup(self.resolve(func))
+        return tuple(entry.linear_in) if entry is not None and entry.pure else ()
 
     def zero(self, original, product=True):
         self.zeros += 1

@@ -325,7 +325,7 @@ class _Specialize:
         kinds = [plain(env[a.id]) if type(a) is gast.Name and a.id in env else plain(
             shapes.evaluate(a, env, self.resolve, self._evaluated)) for a in node.args]
         replacement = rule(self, node.args, kinds)
-        return node if replacement is None else gast.copy_location(replacement, node)
+        return node if replacement is None else syntax.copy_location(replacement, node)
 
     def bound_everywhere(self, node):
         """True if ``node`` names a value no placeholder binds (``y = None`` at the top of the
@@ -333,10 +333,7 @@ class _Specialize:
         if self.tree is None or type(node) is not gast.Name:
             return False
         if self._placeholders is None:
-            self._placeholders = {
-                target.id for statement in syntax.statements(self.tree)
-                if type(statement) is gast.Assign and is_placeholder(statement)
-                for target in statement.targets if type(target) is gast.Name}
+            self._placeholders = _placeholder_targets(self.tree)
         return node.id not in self._placeholders
 
     def np(self, attr):
@@ -374,6 +371,40 @@ class _Specialize:
             callable(function) and (module == "numpy" or module.startswith("numpy.")))
 
 
+def _placeholder_targets(tree) -> set:
+    """The names the placeholders of ``tree`` assign (``is_placeholder``), its statements
+    (``syntax.statements``) taken in one walk that does not look into those without blocks."""
+    found = set()
+    stack = [tree]
+    pop, push = stack.pop, stack.append
+    Assign, Expr, Name, holders = gast.Assign, gast.Expr, gast.Name, _STATEMENT_HOLDERS
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is Assign:
+            if is_placeholder(current):
+                found.update(target.id for target in current.targets if type(target) is Name)
+            continue
+        if kind is Expr:
+            continue
+        blocks = _BLOCKS_OF.get(kind)
+        if blocks is None:
+            blocks = _BLOCKS_OF[kind] = tuple(
+                field for field in kind._fields if field in _STATEMENT_BLOCKS)
+        for field in blocks:
+            children = getattr(current, field, None)
+            if type(children) is list:
+                for child in children:
+                    if isinstance(child, holders):
+                        push(child)
+    return found
+
+
+_STATEMENT_HOLDERS = (gast.stmt, gast.excepthandler, gast.match_case)  # (syntax.statements')
+_STATEMENT_BLOCKS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
+_BLOCKS_OF: dict = {}  # node type -> its fields that may hold statements, in field order
+
+
 _WITHOUT_CALLS = frozenset((gast.Attribute, gast.BinOp))  # forms _holds_no_call knows
 
 
@@ -402,12 +433,12 @@ def _single_definitions(tree, stored=None):
     if stored is None:
         stored = syntax.assignment_counts(tree)
     definitions = {}
+    Assign, Name, count = gast.Assign, gast.Name, stored.get
     for statement in tree.body:
-        if type(statement) is gast.Assign and len(statement.targets) == 1 and type(
-                statement.targets[0]) is gast.Name:
-            name = statement.targets[0].id
-            if stored.get(name) == 1:
-                definitions[name] = statement.value
+        if type(statement) is Assign:
+            targets = statement.targets
+            if len(targets) == 1 and type(targets[0]) is Name and count(targets[0].id) == 1:
+                definitions[targets[0].id] = statement.value
     arguments = tree.args
     parameters = {a.id for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs
                   if type(a) is gast.Name and a.id not in stored}
