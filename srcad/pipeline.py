@@ -289,6 +289,8 @@ class _Front:
     tree: gast.FunctionDef  # normalized
     callees: list  # the user functions inlined into it
     activity: object  # analysis/activity.Activity
+    # statement -> how its adjoint template binds (transform/reverse.py's, for its tree)
+    template_uses: dict = field(default_factory=dict)
 
     def taken(self) -> "_Front":
         """This front for one request: the same tree (the transforms only read it), names and
@@ -297,7 +299,7 @@ class _Front:
         aliases = self.aliases.copy(namer)
         resolve = Resolver(self.parsed, aliases, namer, extra_locals=self.resolve.extra_locals)
         return _Front(self.parsed, namer, aliases, resolve, self.tree, list(self.callees),
-                      self.activity)
+                      self.activity, self.template_uses)
 
 
 def _front(function, request, kinds, stages: dict | None) -> _Front:
@@ -375,7 +377,7 @@ def _context(front: _Front, kinds, enabled) -> TransformContext:
                             front.resolve, kinds_env, recompute="recompute" in enabled,
                             reads_once_optimized=_reads_once_specialized(
                                 kinds_env, front.namer, front.resolve, front.aliases)
-                            if kinds_env else None)
+                            if kinds_env else None, template_uses=front.template_uses)
 
 
 def _generate(request: Request, keep_stages: bool) -> Generated:

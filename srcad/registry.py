@@ -87,6 +87,25 @@ class Template:
                     required = len(names)
         return names, required, rest
 
+    @functools.cached_property
+    def parameter_table(self) -> tuple:
+        """(name, is ``*args``, is ``**kwargs``, default) per parameter, read from the
+        signature once (inspect's Parameter properties cost more than a binding:
+        transform/templates.py binds a template for every use)."""
+        return tuple((name, parameter.kind is inspect.Parameter.VAR_POSITIONAL,
+                      parameter.kind is inspect.Parameter.VAR_KEYWORD, parameter.default)
+                     for name, parameter in self.signature.parameters.items())
+
+    @functools.cached_property
+    def plain_parameters(self) -> tuple | None:
+        """The parameters' names when each is positional and has no default, else None."""
+        if all(not var_positional and not var_keyword and default is inspect.Parameter.empty
+               and self.signature.parameters[name].kind in (
+                   inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+               for name, var_positional, var_keyword, default in self.parameter_table):
+            return tuple(name for name, _, _, _ in self.parameter_table)
+        return None
+
     @property
     def namespace(self) -> dict:
         return self.function.__globals__

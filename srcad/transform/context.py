@@ -24,3 +24,8 @@ class TransformContext:
     # statements will still read once optimized (a read specialization removes, say the
     # shape argument of rt.unbroadcast, needs no tape); None: every name they read now
     reads_once_optimized: object = None
+    # statement of the tree -> how the adjoint template of its operation binds, found by an
+    # earlier transform of the same tree (the check grad() runs, then the first call): what
+    # does not depend on the names a transform makes (transform/reverse.py, _TemplateUse;
+    # and its survey of the body, _Survey)
+    template_uses: dict = field(default_factory=dict)

@@ -76,7 +76,10 @@ class _Lowering:
         primal = self.primal
         for s in statements:
             if primal and s in primal:
-                out.extend(_tidied([s]))
+                if type(s) is gast.Assign:
+                    append(s)  # (what _tidied leaves of an assignment)
+                else:
+                    out.extend(_tidied([s]))
                 continue
             kind = type(s)
             if kind is gast.Delete:
@@ -122,9 +125,13 @@ class _Lowering:
             value = new_node(gast.UnaryOp, {"op": new_node(gast.USub, {}), "operand": s.value})
         else:
             value = s.value
-        assign = new_node(gast.Assign, {"targets": [syntax.name(name, True)], "value": value,
-                                        "type_comment": None})
-        return syntax.copy_location(assign, s)
+        # (the accumulation's target, a Name made for it alone, becomes the assignment's)
+        assign = {"targets": [s.target], "value": value, "type_comment": None}
+        for attribute in _LOCATION:  # (syntax.copy_location's: an AugAssign's are an Assign's)
+            value = getattr(s, attribute, _ABSENT)
+            if value is not _ABSENT:
+                assign[attribute] = value
+        return new_node(gast.Assign, assign)
 
     def branch(self, branch):
         """After an ``if``, the same adjoints hold values whichever branch ran."""
@@ -175,6 +182,10 @@ class _Lowering:
         rt = self.aliases.name_for(runtime)
         return syntax.call(syntax.attribute(rt, "zeros_like"),
                            syntax.name(self.namer.primal_of(adjoint_name)))
+
+
+_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_ABSENT = object()
 
 
 def _tidied(statements) -> list:

@@ -18,12 +18,14 @@ lower_accumulations.py turns into plain Python.
 from __future__ import annotations
 
 import builtins
+import collections
 import inspect
+import operator
 from dataclasses import dataclass
 
 import gast
 
-from .. import runtime, syntax
+from .. import registry, runtime, syntax
 from ..analysis import shapes
 from ..analysis.activity import carries_gradient
 from ..analysis.operations import IDENTITY, TUPLE, operation_of
@@ -178,6 +180,14 @@ def _is_active_assignment(statement, context) -> bool:
 
 
 _IN_PLACE = (runtime.add_at, runtime.append_in_place, runtime.pop_in_place)
+_BLOCK_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
+_EXPRESSION_FIELDS: dict = {}  # node type -> its fields that may hold expressions (not blocks)
+_BLOCKS_OF: dict = {}  # statement type -> its fields that hold statements
+
+
+def _blocks_of(kind) -> tuple:
+    fields = _BLOCKS_OF[kind] = tuple(f for f in kind._fields if f in _BLOCK_FIELDS)
+    return fields
 
 
 def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict,
@@ -197,14 +207,12 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict,
     are specialized alike).
     """
     optimized = context.reads_once_optimized
-    if optimized is not None and not loop_stored.isdisjoint(_names_specialization_brings(
-            context)):
+    if optimized is not None and _named_like_what_specialization_brings(loop_stored, context):
         loop_stored = None  # (a user variable named like a builtin): ask about all of them
     read, asked, asked_read, asked_shapes = set(), [], set(), {}
     for statements in adjoints.values():
         for statement in statements:
-            if type(statement) is gast.Delete and all(
-                    type(target) is gast.Name for target in statement.targets):
+            if type(statement) is gast.Delete and _deletes_names(statement):
                 continue  # del x_bar (_reset): reads nothing
             names = reads.get(statement)
             if names is None and _targets_are_names(statement):
@@ -224,7 +232,15 @@ def _primal_names_read(adjoints: dict, context, loop_stored: set, reads: dict,
                 read |= names
     if asked:
         read |= optimized(asked, asked_read, asked_shapes)
-    return {n for n in read if context.namer.primal_of(n) is None}
+    primal_of = context.namer.primal_of
+    return {n for n in read if primal_of(n) is None}
+
+
+def _deletes_names(delete) -> bool:
+    targets = delete.targets
+    if len(targets) == 1:
+        return type(targets[0]) is gast.Name
+    return all(type(target) is gast.Name for target in targets)
 
 
 def _targets_are_names(statement) -> bool:
@@ -235,8 +251,10 @@ def _targets_are_names(statement) -> bool:
     return kind is gast.Assign and all(type(t) is gast.Name for t in statement.targets)
 
 
-def _names_specialization_brings(context) -> set:
-    return set(context.aliases.bindings) | set(dir(builtins))
+def _named_like_what_specialization_brings(names, context) -> bool:
+    """One of ``names`` is an alias (NumPy's...) or a builtin's name."""
+    bindings, builtin_names = context.aliases.bindings, vars(builtins)
+    return any(name in bindings or name in builtin_names for name in names)
 
 
 def _stored_in_loops(statements) -> set:
@@ -274,28 +292,21 @@ class _Sweeps:
         self.reads = reads if reads is not None else {}  # see _primal_names_read
         self.shapes = {}  # adjoint statement -> its shape's makings (templates.instantiate)
         self.active = {}  # id(assignment) -> whether it assigns an active variable
+        self.derivative_names = _DerivativeNames(context.namer, context.activity)
         tested = set()  # what loops iterate over and branches test
         self.stored = set()  # every name the body assigns (or deletes)
-        for node in syntax.nodes(gast.Module(body=body, type_ignores=[])):
-            kind = type(node)
-            if kind is gast.Name:
-                if type(node.ctx) is gast.Store or type(node.ctx) is gast.Del:
-                    self.stored.add(node.id)
-            elif kind is gast.Assign:
-                self.active[id(node)] = _is_active_assignment(node, context)
-            elif kind is gast.Call and context.resolve(node.func) in _IN_PLACE:
-                raise UnsupportedSyntaxError(
-                    "reverse mode through srcad's in-place operations (rt.add_at, and the list "
-                    "operations of forward-mode code)",
-                    context.parsed.location(position(node) or node),
-                    "Differentiate it in forward mode, or generate the gradient code to "
-                    "differentiate with optimize= without 'accumulate_in_place'.")
-            elif kind is gast.While:
-                self.trip_counters[id(node)] = context.namer.fresh("trips")
-            elif kind is gast.For:
-                tested |= syntax.load_names(node.iter)
-            elif kind is gast.If:
-                tested |= syntax.load_names(node.test)
+        surveyed = context.template_uses.get(_Survey)
+        if surveyed is not None and surveyed.body == body:
+            # an earlier transform of this tree surveyed it (and raised what it found): only
+            # the trip counters' names are this transform's
+            self.stored, self.active, tested = surveyed.stored, surveyed.active, surveyed.tested
+            for loop in surveyed.loops:
+                self.trip_counters[id(loop)] = context.namer.fresh("trips")
+        else:
+            if self._survey(body, tested):
+                self._raise_in_place(body)
+            context.template_uses[_Survey] = _Survey(list(body), self.stored, self.active,
+                                                     tested, self.loops)
         # every adjoint is generated once, here, in the order of the adjoint sweep (which
         # then places them): what they read decides what the primal sweep records
         self.adjoints = {}  # id(assignment) -> its adjoint statements
@@ -310,6 +321,108 @@ class _Sweeps:
         self.kept = {}  # loop -> (name, copy) pairs: see keep_overwritten
         self.prepare(body, in_loop=False)
 
+    def _survey(self, body, tested) -> bool:
+        """Fill ``stored``, ``active`` (every assignment), ``trip_counters`` (``while`` loops, in
+        the order ``syntax.nodes`` meets them: statements first by depth, as their counters are
+        named) and ``tested``; whether a call to an in-place operation is inside (then
+        ``_raise_in_place`` says where). One walk without a generator: statements, then each
+        one's expressions (blocks hold statements only)."""
+        context = self.context
+        stored, active, resolve = self.stored, self.active, context.resolve
+        activity = context.activity
+        Name, Store, Del, Call, AST = gast.Name, gast.Store, gast.Del, gast.Call, gast.AST
+        Load, Constant = gast.Load, gast.Constant
+        fields_of = _EXPRESSION_FIELDS
+        in_place = False
+        self.loops = []  # the while loops, in the order their trip counters are named
+        holders = (gast.stmt, gast.excepthandler, gast.match_case)
+        queue = collections.deque(body)
+        while queue:
+            statement = queue.popleft()
+            kind = type(statement)
+            if kind is not gast.Assign:  # (an assignment holds no statements)
+                blocks = _BLOCKS_OF.get(kind)
+                if blocks is None:
+                    blocks = _blocks_of(kind)
+                for field in blocks:
+                    queue.extend(child for child in getattr(statement, field, None) or ()
+                                 if isinstance(child, holders))
+            if kind is gast.Assign:
+                targets = statement.targets
+                if len(targets) == 1 and type(targets[0]) is Name:
+                    identifier = targets[0].id
+                    stored.add(identifier)  # (a Store name: the walk below skips it)
+                    active[id(statement)] = activity.is_active(identifier)
+                    value = statement.value
+                    value_kind = type(value)
+                    if value_kind is gast.BinOp:
+                        left, right = value.left, value.right
+                        if (type(left) is Constant or type(left) is Name
+                                and type(left.ctx) is Load) and (
+                                type(right) is Constant or type(right) is Name
+                                and type(right.ctx) is Load):
+                            continue  # operands read: no call, nothing assigned
+                    elif value_kind is Constant or value_kind is Name and type(
+                            value.ctx) is Load:
+                        continue
+                    stack = [value]
+                else:
+                    active[id(statement)] = _is_active_assignment(statement, context)
+                    stack = [targets, statement.value]
+            else:
+                if kind is gast.While:
+                    self.trip_counters[id(statement)] = context.namer.fresh("trips")
+                    self.loops.append(statement)
+                elif kind is gast.For:
+                    tested |= syntax.load_names(statement.iter)
+                elif kind is gast.If:
+                    tested |= syntax.load_names(statement.test)
+                fields = fields_of.get(kind)
+                if fields is None:
+                    fields = fields_of[kind] = tuple(
+                        f for f in syntax.child_fields(kind) if f not in _BLOCK_FIELDS)
+                stack = [getattr(statement, f, None) for f in fields]
+            pop, push, extend = stack.pop, stack.append, stack.extend
+            while stack:
+                node = pop()
+                node_kind = type(node)
+                if node_kind is Name:
+                    context_kind = type(node.ctx)
+                    if context_kind is Store or context_kind is Del:
+                        stored.add(node.id)
+                    continue
+                if node_kind is list:
+                    extend(node)
+                    continue
+                if node is None or node_kind is Constant:
+                    continue
+                if node_kind is Call and resolve(node.func) in _IN_PLACE:
+                    in_place = True
+                fields = fields_of.get(node_kind)
+                if fields is None:
+                    if not isinstance(node, AST):
+                        continue
+                    fields = fields_of[node_kind] = syntax.child_fields(node_kind)
+                for field in fields:
+                    value = getattr(node, field, None)
+                    if value is not None:
+                        push(value)
+        return in_place
+
+    def _raise_in_place(self, body):
+        """The located error for the first call to an in-place operation (``syntax.nodes``'
+        order)."""
+        context = self.context
+        for node in syntax.nodes(gast.Module(body=body, type_ignores=[])):
+            if type(node) is gast.Call and context.resolve(node.func) in _IN_PLACE:
+                raise UnsupportedSyntaxError(
+                    "reverse mode through srcad's in-place operations (rt.add_at, and the list "
+                    "operations of forward-mode code)",
+                    context.parsed.location(position(node) or node),
+                    "Differentiate it in forward mode, or generate the gradient code to "
+                    "differentiate with optimize= without 'accumulate_in_place'.")
+        raise AssertionError("an in-place call was found, then not found")
+
     def generate_adjoints(self, statements):
         """The adjoint statements of every active assignment, last first, as the sweep goes."""
         for statement in reversed(statements):
@@ -321,7 +434,7 @@ class _Sweeps:
             elif self.is_active(statement):
                 self.adjoints[id(statement)] = _adjoint_of(statement, self.context,
                                                            self.check_only, self.reads,
-                                                           self.shapes)
+                                                           self.shapes, self.derivative_names)
 
     def is_active(self, statement) -> bool:
         """An assignment to an active variable (statements the sweeps add never are)."""
@@ -623,33 +736,92 @@ def _position(node):
 
 
 def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
-                reads: dict | None = None, shapes: dict | None = None) -> list:
+                reads: dict | None = None, shapes: dict | None = None,
+                derivative_names: dict | None = None) -> list:
     """The adjoint statements of one active ``target = operation`` statement (with
     ``check_only``, none: only what making them would raise is raised). ``reads`` is
     filled with what the template's statements read, ``shapes`` with their shapes
-    (templates.instantiate)."""
+    (templates.instantiate); ``derivative_names``: a _DerivativeNames of this sweep."""
     namer = context.namer
+    if derivative_names is None:
+        derivative_names = _DerivativeNames(namer, context.activity)
     target = statement.targets[0]
     if not isinstance(target, gast.Name):
         raise UnsupportedSyntaxError(
             "srcad cannot differentiate through tuple unpacking yet",
             context.parsed.location(statement), "Assign each value to its own name.")
     name = target.id
+    use = context.template_uses.get(statement)
+    if use is not None and _still_registered(use):
+        # bound by an earlier transform of this tree (its errors raised then): only the
+        # derivative names are this transform's (asked in the order binding asks them)
+        if check_only:
+            return []
+        template, bindings = use.template, use.bindings
+        derivatives = {parameter: derivative_names[value.id] if type(value) is gast.Name
+                       else None for parameter, value in bindings.items()}
+        kept = True
+    else:
+        template, bindings, derivatives, use = _bound(statement, name, context, check_only,
+                                                      derivative_names)
+        if template is None:
+            return bindings  # (the adjoint statements, made without a template)
+        kept = False
+    argument_names = use.argument_names
+    result_param = result_parameter(template)
+    if check_only:
+        derivatives[result_param] = _CHECKED
+        check_instantiable(template, bindings, derivatives, context.aliases)
+        # (kept once instantiating it raises nothing: a later check of the tree takes it over)
+        context.template_uses[statement] = use
+        return []
+    out = []
+    if name in argument_names:
+        # x = f(x): read x's adjoint before the template accumulates into it again
+        incoming = namer.fresh(name + "_bar_out")
+        out.append(syntax.assign(incoming, syntax.name(namer.adjoint(name))))
+        out.append(_reset(namer.adjoint(name)))
+        derivatives[result_param] = incoming
+        out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
+                               reads=reads, shapes=shapes))
+        out.append(_reset(incoming))
+        if not kept:
+            context.template_uses[statement] = use
+        return out
+    derivatives[result_param] = adjoint = derivative_names[name] or namer.adjoint(name)
+    out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
+                           reads=reads, shapes=shapes))
+    out.append(_reset(adjoint))
+    if not kept:
+        context.template_uses[statement] = use
+    return out
+
+
+def _bound(statement, name, context, check_only, derivative_names):
+    """(template, bindings, derivatives, its _TemplateUse) of the adjoint template of the
+    active ``name = operation`` statement; or (None, the adjoint statements, None, None) for
+    the operations whose adjoints are made without one."""
+    namer = context.namer
     operation = operation_of(statement.value, context.resolve)
     primitive = operation.primitive
     argument_names = _argument_names(operation)
-    if not carries_gradient(operation) or not any(
-            context.activity.is_active(n) for n in argument_names):
+    is_active = context.activity.is_active
+    for argument_name in argument_names:
+        if is_active(argument_name):
+            break
+    else:
+        argument_name = None
+    if argument_name is None or not carries_gradient(operation):
         # e.g. y = np.zeros(n) before a loop fills y: nothing flows back through it
-        return [] if check_only else [_reset(namer.adjoint(name))]
+        return None, [] if check_only else [_reset(namer.adjoint(name))], None, None
 
     def locate():  # (asked for by an error only)
         return context.parsed.location(position(statement) or statement)
 
-    if check_only and (primitive is IDENTITY or primitive in (runtime.array_of,
-                                                              runtime.owned_tuple) or (
-            primitive is TUPLE and not isinstance(operation.node, gast.Dict))):
-        return []  # (their adjoints are made here, from nothing that can fail)
+    of_elements = primitive in _OF_ELEMENTS or (
+        primitive is TUPLE and not isinstance(operation.node, gast.Dict))
+    if check_only and (primitive is IDENTITY or of_elements):
+        return None, [], None, None  # (their adjoints are made here, from nothing that can fail)
     if primitive is IDENTITY:
         source = operation.args[0] if operation.args else None
         out = []
@@ -658,9 +830,8 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
             out.append(gast.AugAssign(target=syntax.name(namer.adjoint(source.id), True),
                                       op=gast.Add(), value=syntax.name(namer.adjoint(name))))
         out.append(_reset(namer.adjoint(name)))
-        return out
-    if primitive in (runtime.array_of, runtime.owned_tuple) or (
-            primitive is TUPLE and not isinstance(operation.node, gast.Dict)):
+        return None, out, None, None
+    if of_elements:
         # an array, list or tuple of values: element k's adjoint is the k-th of the whole's
         # (a list's adjoint is an array stacking its elements' adjoints)
         out = []
@@ -671,7 +842,7 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
                 out.append(gast.AugAssign(target=syntax.name(namer.adjoint(item.id), True),
                                           op=gast.Add(), value=part))
         out.append(_reset(namer.adjoint(name)))
-        return out
+        return None, out, None, None
     if primitive is TUPLE:
         # a dict {key: value}: each value's adjoint is the whole's (an Entries) at its key
         if not all(isinstance(k, gast.Constant) for k in operation.node.keys):
@@ -686,53 +857,96 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
                 out.append(gast.AugAssign(target=syntax.name(namer.adjoint(item.id), True),
                                           op=gast.Add(), value=part))
         out.append(_reset(namer.adjoint(name)))
-        return out
+        return None, out, None, None
     reason = not_inlined(operation.node) if operation.node is not None else None
     if isinstance(reason, Recursive) and template_of(primitive, "adjoint") is None:
-        return _adjoint_of_recursive_call(name, operation, context)
+        return None, _adjoint_of_recursive_call(name, operation, context), None, None
     template = template_for(operation, "adjoint", locate, reason)
 
-    def adjoint_name(value):
-        if isinstance(value, gast.Name) and context.activity.is_active(value.id):
+    if check_only:
+        def adjoint_name(value):
             # (a check only asks whether there is one: any name says so)
-            return _CHECKED if check_only else namer.adjoint(value.id)
-        return None
+            if type(value) is gast.Name or isinstance(value, gast.Name):
+                return _CHECKED if is_active(value.id) else None
+            return None
+    else:
+        def adjoint_name(value):
+            if type(value) is gast.Name or isinstance(value, gast.Name):
+                return derivative_names[value.id]
+            return None
 
     bindings, derivatives = bind_template(template, operation, name, locate, adjoint_name,
                                           context.resolve)
-    result_param = result_parameter(template)
-    if check_only:
-        derivatives[result_param] = _CHECKED
-        check_instantiable(template, bindings, derivatives, context.aliases)
-        return []
-    out = []
-    if name in argument_names:
-        # x = f(x): read x's adjoint before the template accumulates into it again
-        incoming = namer.fresh(name + "_bar_out")
-        out.append(syntax.assign(incoming, syntax.name(namer.adjoint(name))))
-        out.append(_reset(namer.adjoint(name)))
-        derivatives[result_param] = incoming
-        out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
-                               reads=reads, shapes=shapes))
-        out.append(_reset(incoming))
-        return out
-    derivatives[result_param] = namer.adjoint(name)
-    out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
-                           reads=reads, shapes=shapes))
-    out.append(_reset(namer.adjoint(name)))
-    return out
+    return template, bindings, derivatives, _TemplateUse.of(operation, argument_names, template,
+                                                            bindings)
+
+
+def _still_registered(use) -> bool:
+    """The template ``use`` bound is still its primitive's adjoint, and the primitive still
+    differentiable (a template registered since, or a ``nondifferentiable``, counts)."""
+    entry = registry.lookup(use.operation.primitive)
+    return entry is not None and entry.adjoint is use.template and entry.differentiable
+
+
+@dataclass
+class _Survey:
+    """What _Sweeps._survey found in a body (kept in ``context.template_uses``; read only)."""
+
+    body: list
+    stored: set
+    active: dict
+    tested: set
+    loops: list
+
+
+class _TemplateUse(tuple):
+    """How an operation binds its adjoint template: what a later transform of the same tree
+    takes over (the errors binding raises were raised then). A tuple (made by
+    ``_TemplateUse.of``, without a Python ``__init__``: one per active statement)."""
+
+    __slots__ = ()
+    operation = property(operator.itemgetter(0))
+    argument_names = property(operator.itemgetter(1))
+    template = property(operator.itemgetter(2))
+    bindings = property(operator.itemgetter(3))
+
+    @classmethod
+    def of(cls, operation, argument_names, template, bindings) -> "_TemplateUse":
+        return tuple.__new__(cls, (operation, argument_names, template, bindings))
 
 
 def _argument_names(operation) -> set:
-    """``operation.argument_names()``, without a walk for the usual operands: names."""
-    if not operation.keywords:
-        args = operation.args
-        if all(type(a) is gast.Name for a in args):
-            return {a.id for a in args}
-    return operation.argument_names()
+    """``operation.argument_names()``, without a walk for the usual operands: names and
+    constants."""
+    if operation.keywords:
+        return operation.argument_names()
+    found = set()
+    for argument in operation.args:
+        kind = type(argument)
+        if kind is gast.Name:
+            found.add(argument.id)
+        elif kind is not gast.Constant:
+            return operation.argument_names()
+    return found
+
+
+class _DerivativeNames(dict):
+    """identifier -> the name of its adjoint if it is active, else None: ``namer.adjoint``
+    asked once per identifier, when first needed (so names are made in the same order)."""
+
+    def __init__(self, namer, activity):
+        super().__init__()
+        self.namer, self.activity = namer, activity
+
+    def __missing__(self, identifier):
+        derivative = (self.namer.adjoint(identifier) if self.activity.is_active(identifier)
+                      else None)
+        self[identifier] = derivative
+        return derivative
 
 
 _CHECKED = "checked_bar"  # a check's stand-in for an adjoint's name
+_OF_ELEMENTS = (runtime.array_of, runtime.owned_tuple)  # an array, a tuple of its arguments
 
 
 def _adjoint_of_recursive_call(name, operation, context) -> list:

@@ -68,11 +68,17 @@ class _Compiled:
             target = (statement.target if isinstance(statement, gast.AugAssign)
                       else statement.targets[0])
             written = target.slice.id if is_derivative_ref(target) else None
-            self.statements.append((written, _compile_statement(statement, template)))
+            self.statements.append((written, _compile_statement(statement, template,
+                                                                 self.temporaries)))
             self.free.append({n.id for n in syntax.names(statement)} - set(parameters)
                              - set(self.temporaries))
             self.reads.append(_reads_of(statement))
             self.callees.append(_callee_roots(statement))
+        # (written, build, free names) per statement, and the module the free names are
+        # looked up in (its globals: the same dict for the template's life), for checks
+        self.checked = tuple((written, build, tuple(free))
+                             for (written, build), free in zip(self.statements, self.free))
+        self.namespace = template.namespace
 
 
 def _callee_roots(statement) -> frozenset:
@@ -118,17 +124,28 @@ def _compiled(template: Template) -> _Compiled:
     return template.compiled
 
 
-def _compile_statement(statement, template):
+def _compile_statement(statement, template, temporaries=()):
     """``build(B, D, T, A, M)``: a copy of ``statement`` with the substitutions made
     (B bindings, D derivatives, T temporaries, A aliases, M missing), as Python code that
-    constructs the nodes directly."""
-    namespace = {"_name": _substituted_name, "_derivative": _derivative, "_node": new_node,
-                 "_template": template}
+    constructs the nodes directly, one local variable per node, in the order a recursive
+    copy makes them (children first, in field order). (Bindings are the template's
+    parameters only, and ``temporaries`` the names its body assigns: what a name can become
+    is known here, but for a parameter left unbound.)"""
+    namespace = {"_name": _substituted_name, "_derivative": _derivative,
+                 "_template": template, "_copy_of": _copy_of, "_named": syntax.name,
+                 "_module_name": _module_name, "_unbound": _UNBOUND}
+    parameters = template.signature.parameters
+    lines = []
 
     def held(value) -> str:  # an object the code refers to
         key = "_%d" % len(namespace)
         namespace[key] = value
         return key
+
+    def made(expression: str) -> str:  # a local variable holding what ``expression`` makes
+        local = "n%d" % len(lines)
+        lines.append("%s = %s" % (local, expression))
+        return local
 
     def code(node) -> str:
         kind = type(node)
@@ -136,20 +153,36 @@ def _compile_statement(statement, template):
             return "[%s]" % "".join(code(item) + ", " for item in node)
         if not isinstance(node, gast.AST):
             return held(node)
+        if kind is gast.Name and node.id in parameters:
+            # its binding copied (_substituted_name's way for a parameter left unbound)
+            local = made("B.get(%r, _unbound)" % node.id)
+            lines.append("%s = _copy_of(%s) if %s is not _unbound else _name(B, T, A, "
+                         "_template, %s)" % (local, local, local, held(node)))
+            return local
+        if kind is gast.Name and node.id in temporaries:
+            return made("_named(T[%r], %r)" % (node.id, isinstance(node.ctx, gast.Store)))
         if kind is gast.Name:
-            return "_name(B, T, A, _template, %s)" % held(node)
+            return made("_module_name(A, _template, %s)" % held(node))
         if kind is gast.Subscript and is_derivative_ref(node):
-            return "_derivative(D, M, %r, %r)" % (node.slice.id, isinstance(node.ctx, gast.Store))
+            # its derivative's name (_derivative's way when it has none)
+            store = isinstance(node.ctx, gast.Store)
+            local = made("D.get(%r)" % node.slice.id)
+            lines.append("%s = _named(%s, %r) if %s is not None else _derivative(D, M, %r, %r)"
+                         % (local, local, store, local, node.slice.id, store))
+            return local
         # the node's attributes as gast's constructor would set them (its fields, in order),
-        # then the template node's location and annotations, shared
+        # then the template node's location and annotations, shared (new_node's making)
         attributes = ["%r: %s" % (f, code(getattr(node, f, None))) for f in node._fields]
         attributes += ["%r: %s" % (key, held(getattr(node, key)))
                        for key in sorted(node.__dict__.keys() - set(node._fields))]
-        return "_node(%s, {%s})" % (held(kind), ", ".join(attributes))
+        local = made("%s(%s)" % (held(kind.__new__), held(kind)))
+        lines.append("%s.__dict__ = {%s}" % (local, ", ".join(attributes)))
+        return local
 
-    body = code(statement)
+    result = code(statement)
     # (the code is made here from a parsed template's nodes, never from user text)
-    exec("def build(B, D, T, A, M):\n    return " + body, namespace)  # noqa: S102
+    exec("def build(B, D, T, A, M):\n%s\n    return %s"  # noqa: S102
+         % ("".join("    %s\n" % line for line in lines), result), namespace)
     return namespace["build"]
 
 
@@ -177,6 +210,15 @@ def _substituted_name(bindings, temporaries, aliases, template, node):
             return syntax.deepcopy(node)  # builtins (float, abs...) are never shadowed
         raise NameError("template %s (%s) uses the unknown name %r"
                         % (template.name, template.where, identifier))
+    return syntax.name(aliases.name_for(obj))
+
+
+def _module_name(aliases, template, node):
+    """``_substituted_name`` for a name that is neither a parameter nor a temporary of the
+    template: the alias of what it means in the template's module (or a builtin)."""
+    obj = template.namespace.get(node.id, _UNBOUND)
+    if obj is _UNBOUND:
+        return _substituted_name({}, {}, aliases, template, node)
     return syntax.name(aliases.name_for(obj))
 
 
@@ -214,13 +256,23 @@ def template_of(primitive, kind):
     return getattr(entry, kind) if entry is not None else None
 
 
+def _starred(call) -> bool:
+    """A call with a ``*args`` or ``**kwargs`` argument."""
+    for argument in call.args:
+        if isinstance(argument, gast.Starred):
+            return True
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return True
+    return False
+
+
 def template_for(operation, kind: str, locate, not_inlined_reason=None) -> Template:
     """The ``kind`` ("adjoint" or "tangent") template of an operation, or a located error
     (``locate()``: the operation's Location, asked for only then)."""
     primitive = operation.primitive
-    if operation.node is not None and isinstance(operation.node, gast.Call) and (
-            any(isinstance(a, gast.Starred) for a in operation.node.args)
-            or any(k.arg is None for k in operation.node.keywords)):
+    if operation.node is not None and isinstance(operation.node, gast.Call) and _starred(
+            operation.node):
         raise UnsupportedSyntaxError(
             "srcad cannot differentiate through a call with a starred argument (`*args`, "
             "`**kwargs`) to %s" % operation.description, locate(),
@@ -273,6 +325,37 @@ def bind_template(template: Template, operation, result_name: str, locate, deriv
     constraints (registry.constraint). ``locate()`` gives the operation's Location, for
     an error.
     """
+    names = template.plain_parameters
+    if (names is not None and not operation.keywords and len(operation.args) + 1 == len(names)
+            and operation.primitive is not operator.getitem):
+        # every parameter positional, without default, and an argument for each: the
+        # binding below, without its general cases
+        bindings = dict(zip(names, [syntax.name(result_name), *operation.args]))
+        derivatives = {}
+        for param_name, value in bindings.items():
+            derivatives[param_name] = derivative = derivative_name(value)
+            if type(value) is gast.Attribute:
+                _check_atom(value, derivative, derivative_name, operation, param_name)
+    else:
+        bindings, derivatives = _bound_generally(template, operation, result_name, locate,
+                                                 derivative_name)
+    entry = registry.lookup(operation.primitive)
+    constraints = entry.constraints if entry is not None else ()
+    if constraints:
+        def carries(expression):
+            return any(derivative_name(n) is not None for n in syntax.walk(expression)
+                       if isinstance(n, gast.Name))
+
+        for check in constraints:
+            problem = check(bindings, carries, resolve or (lambda node: UNRESOLVED))
+            if problem is not None:
+                why, hint = problem
+                raise UnsupportedOperationError(why, locate(), hint)
+    return bindings, derivatives
+
+
+def _bound_generally(template, operation, result_name, locate, derivative_name):
+    """bind_template's (bindings, derivatives), for any template and call."""
     args = list(operation.args)
     if operation.primitive is operator.getitem:
         args[1] = syntax.index_expression(args[1])
@@ -289,68 +372,43 @@ def bind_template(template: Template, operation, result_name: str, locate, deriv
                 % (template.kind, registry.describe(operation.primitive), exc), locate(),
                 "Template %s is defined at %s." % (template.name, template.where)) from None
     bindings, derivatives = {}, {}
-    for param_name, var_positional, var_keyword, default in _parameter_table(template):
+    for param_name, var_positional, var_keyword, default in template.parameter_table:
         if param_name in arguments:
             value = arguments[param_name]
         elif var_positional:
             value = ()  # x.transpose(): no axes given
         elif default is not _EMPTY:
-            value = syntax.constant(default)
+            value = new_node(gast.Constant, {"value": default, "kind": None})
         else:
             continue
         if var_positional:
-            value = gast.Tuple(elts=list(value), ctx=gast.Load())
+            value = new_node(gast.Tuple, {"elts": list(value), "ctx": new_node(gast.Load, {})})
         elif var_keyword:
             raise TemplateError("templates cannot take **kwargs (%s)" % template.where)
         bindings[param_name] = value
         derivatives[param_name] = derivative = derivative_name(value)
-        if type(value) is not gast.Attribute:
-            continue
-        root = value
-        while isinstance(root, gast.Attribute):
-            root = root.value
-        if derivative is None and isinstance(root, gast.Name) and \
-                derivative_name(root) is not None:
-            # normalize leaves `name.attr` as an operand only for static references (np.pi):
-            # one rooted in a differentiated value would silently lose its derivative
-            raise AssertionError("operand %s of %s is not an atom"
-                                 % (registry.describe(operation.primitive), param_name))
-
-    entry = registry.lookup(operation.primitive)
-    constraints = entry.constraints if entry is not None else ()
-    if constraints:
-        def carries(expression):
-            return any(derivative_name(n) is not None for n in syntax.walk(expression)
-                       if isinstance(n, gast.Name))
-
-        for check in constraints:
-            problem = check(bindings, carries, resolve or (lambda node: UNRESOLVED))
-            if problem is not None:
-                why, hint = problem
-                raise UnsupportedOperationError(why, locate(), hint)
+        if type(value) is gast.Attribute:
+            _check_atom(value, derivative, derivative_name, operation, param_name)
     return bindings, derivatives
+
+
+def _check_atom(value, derivative, derivative_name, operation, param_name) -> None:
+    """An operand ``name.attr`` is a static reference (np.pi): normalize leaves no other, and
+    one rooted in a differentiated value would silently lose its derivative."""
+    root = value
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if derivative is None and isinstance(root, gast.Name) and derivative_name(root) is not None:
+        raise AssertionError("operand %s of %s is not an atom"
+                             % (registry.describe(operation.primitive), param_name))
 
 
 def result_parameter(template: Template) -> str:
     """The name of the template's first parameter: the operation's result."""
-    return _parameter_table(template)[0][0]
+    return template.parameter_table[0][0]
 
 
 _EMPTY = inspect.Parameter.empty
-_PARAMETER_TABLES: dict = {}  # id(template) -> (template, its parameter table)
-
-
-def _parameter_table(template: Template) -> tuple:
-    """(name, is ``*args``, is ``**kwargs``, default) per parameter of the template, read
-    from its signature once (inspect's Parameter properties cost more than the binding)."""
-    cached = _PARAMETER_TABLES.get(id(template))
-    if cached is not None and cached[0] is template:
-        return cached[1]
-    table = tuple((name, parameter.kind is inspect.Parameter.VAR_POSITIONAL,
-                   parameter.kind is inspect.Parameter.VAR_KEYWORD, parameter.default)
-                  for name, parameter in template.signature.parameters.items())
-    _PARAMETER_TABLES[id(template)] = (template, table)
-    return table
 
 
 def _positional_arguments(template: Template, values: list) -> dict | None:
@@ -372,12 +430,15 @@ def _positional_arguments(template: Template, values: list) -> dict | None:
 def check_instantiable(template: Template, bindings: dict, derivatives: dict, aliases) -> None:
     """Raise what ``instantiate`` would raise for this use (a template srcad cannot parse, or
     one using a name its module does not define), without making the statements."""
-    compiled = _compiled(template)
-    namespace = template.namespace
-    for (written, build), free in zip(compiled.statements, compiled.free):
+    compiled = template.compiled or _compiled(template)
+    namespace = compiled.namespace
+    for written, build, free in compiled.checked:
         if written is not None and derivatives.get(written) is None:
             continue
-        if all(n in bindings or n in namespace or hasattr(builtins, n) for n in free):
+        for identifier in free:  # (never a parameter: bindings do not hold it)
+            if not (identifier in namespace or hasattr(builtins, identifier)):
+                break
+        else:
             continue  # every name it reads means something: building it cannot fail
         try:
             build(bindings, derivatives, {t: t for t in compiled.temporaries}, aliases, None)
