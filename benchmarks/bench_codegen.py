@@ -12,8 +12,9 @@ as the median over REPEATS (default 15) in milliseconds:
 
   cold, fresh process   a new Python process: import srcad, then grad() and the
                         first call; includes loading and parsing the templates
-  warm, cache cleared   in one process after srcad.cache.clear(): grad() alone,
-                        and source_for() (a specialization) alone
+  warm, cache cleared   in one process after srcad.cache.clear() (which forgets
+                        the function's parse too): grad() alone, and
+                        source_for() (a specialization) alone
   cached                grad() on a function already generated (a cache hit),
                         and a call that reuses an existing specialization
 """

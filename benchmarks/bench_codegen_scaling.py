@@ -16,6 +16,8 @@ round times every size once, so drift in machine speed hits all sizes alike);
 the median over the rounds is reported:
 
   grad+call     ``srcad.grad(f)`` then the first call: what a user waits for
+                (after ``srcad.cache.clear()``, which forgets the function's
+                parse too: reading and parsing its source is counted)
   specialized   ``pipeline.generate_reverse`` for the arguments' kinds alone
                 (the code that runs), as the first call makes it: from the
                 normalized front grad()'s check kept, when that front does not

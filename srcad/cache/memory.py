@@ -71,7 +71,8 @@ def store(function, key, value):
 
 
 def clear(function=None) -> None:
-    """Forget the generated code of ``function``, or of every function (and the counts)."""
+    """Forget what srcad made or read for ``function`` (its generated code, its parse), or
+    for every function (and the counts)."""
     with _lock:
         for cached in [function] if function is not None else list(_functions):
             cached.__dict__.pop(_ATTRIBUTE, None)
