@@ -74,16 +74,21 @@ _ABSENT = object()
 
 def copy_location(new, old):
     """``gast.copy_location(new, old)``: ``old``'s location attributes set on ``new`` (those
-    both node types have and ``old`` has a value for), the types' common ones found once."""
+    both node types have and ``old`` has a value for), the types' common ones found once, read
+    and set through the nodes' dicts (every pass locates the nodes it makes)."""
     key = (type(new), type(old))
     common = _LOCATED.get(key)
     if common is None:
         common = _LOCATED[key] = tuple(attribute for attribute in _LOCATION if attribute in
                                        old._attributes and attribute in new._attributes)
+    found, located = old.__dict__, new.__dict__
     for attribute in common:
-        value = getattr(old, attribute, _ABSENT)
-        if value is not _ABSENT:
-            setattr(new, attribute, value)
+        value = found.get(attribute, _ABSENT)
+        if value is _ABSENT:  # not set on the node: its class's default, if any
+            value = getattr(old, attribute, _ABSENT)
+            if value is _ABSENT:
+                continue
+        located[attribute] = value
     return new
 
 

@@ -879,29 +879,11 @@ def _name(identifier, context):
 
 
 _LOAD = gast.Load
-_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-_LOCATED: dict = {}  # (new node type, old node type) -> the location attributes both have
-_ABSENT = object()
 
 
 def _copy(old, new):
-    """``syntax.copy_location(new, old)`` (the location attributes both node types have and
-    ``old`` has a value for, set on ``new``), through the nodes' dicts: to_anf locates
-    every node it makes."""
-    key = (type(new), type(old))
-    common = _LOCATED.get(key)
-    if common is None:
-        common = _LOCATED[key] = tuple(attribute for attribute in _LOCATION if attribute in
-                                       old._attributes and attribute in new._attributes)
-    found, located = old.__dict__, new.__dict__
-    for attribute in common:
-        value = found.get(attribute, _ABSENT)
-        if value is _ABSENT:  # not set on the node: its class's default, if any
-            value = getattr(old, attribute, _ABSENT)
-            if value is _ABSENT:
-                continue
-        located[attribute] = value
-    return new
+    """``syntax.copy_location(new, old)``: to_anf locates every node it makes."""
+    return syntax.copy_location(new, old)
 
 
 def _constant_fold_sign(node):
