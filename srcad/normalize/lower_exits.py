@@ -398,8 +398,8 @@ class _LowerExits:
             before.append(syntax.assign(stop, syntax.constant(False)))
         if orelse and exit_flags:
             after.append(gast.If(test=_all_not(exit_flags), body=orelse, orelse=[]))
-        else:
-            after.extend(orelse)
+        else:  # (located at the loop below: copies, the parsed tree's statements stay as they are)
+            after.extend(_shallow(statement) for statement in orelse)
         if exit_flags and isinstance(loop, gast.For):
             steps = self.namer.fresh("steps")
             step = self.namer.fresh("step")
