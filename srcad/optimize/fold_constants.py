@@ -64,8 +64,6 @@ def _number(node):
             and not isinstance(node.value, bool))
 
 
-
-
 class _Fold:
     """Folds bottom-up (children first), as a NodeTransformer would, without one: a
     walk that looks each node type's fields up once and skips names and constants."""
@@ -78,7 +76,7 @@ class _Fold:
 
     def statements(self, block, only, changed):
         """Fold the statements of ``block`` (those in ``only``, when given) and their blocks."""
-        AST, stmt, fold = gast.AST, gast.stmt, self.fold
+        stmt = gast.stmt
         for statement in block:
             own = only is None or id(statement) in only
             kind = type(statement)
@@ -89,42 +87,34 @@ class _Fold:
                 value = getattr(statement, field, None)
                 if type(value) is list and value and isinstance(value[0], stmt):
                     self.statements(value, only, changed)
-                elif not own:
-                    continue
-                elif type(value) is list:
-                    for index, item in enumerate(value):
-                        if isinstance(item, AST):
-                            new = fold(item)
-                            if new is not item:
-                                value[index] = new
-                                self.replaced += 1
-                elif isinstance(value, AST):
-                    new = fold(value)
-                    if new is not value:
-                        setattr(statement, field, new)
-                        self.replaced += 1
+                elif own:
+                    self.field(statement, field, value)
             if self.replaced != before:
                 changed.add(id(statement))
 
     def own(self, statement):
         """Fold ``statement``'s own expressions (not its blocks)."""
-        AST, stmt, fold = gast.AST, gast.stmt, self.fold
+        stmt = gast.stmt
         for field in syntax.child_fields(type(statement)):
             value = getattr(statement, field, None)
-            if type(value) is list:
-                if value and isinstance(value[0], stmt):
-                    continue  # a block
-                for index, item in enumerate(value):
-                    if isinstance(item, AST):
-                        new = fold(item)
-                        if new is not item:
-                            value[index] = new
-                            self.replaced += 1
-            elif isinstance(value, AST):
-                new = fold(value)
-                if new is not value:
-                    setattr(statement, field, new)
-                    self.replaced += 1
+            if type(value) is list and value and isinstance(value[0], stmt):
+                continue  # a block
+            self.field(statement, field, value)
+
+    def field(self, statement, field, value):
+        """Fold the expressions of ``statement.field`` (its ``value``: a node or a list)."""
+        if type(value) is list:
+            for index, item in enumerate(value):
+                if isinstance(item, gast.AST):
+                    new = self.fold(item)
+                    if new is not item:
+                        value[index] = new
+                        self.replaced += 1
+        elif isinstance(value, gast.AST):
+            new = self.fold(value)
+            if new is not value:
+                setattr(statement, field, new)
+                self.replaced += 1
 
     def fold(self, node):
         """``node`` folded (its children in place); the node to put where it stood."""

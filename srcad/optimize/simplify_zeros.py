@@ -169,32 +169,13 @@ class _Simplify(gast.NodeTransformer):
     def calls_zeros_like(self, call) -> bool:
         """Whether ``call`` calls rt.zeros_like (kept per callee ``f`` or ``m.f``: what a
         name refers to stays the same during the pass)."""
-        func = call.func
-        if type(func) is gast.Attribute and type(func.value) is gast.Name:
-            key = (func.value.id, func.attr)
-        elif type(func) is gast.Name:
-            key = func.id
-        else:
-            return self.resolve(func) is runtime.zeros_like
-        found = self._zeros_like_callees.get(key)
-        if found is None:
-            found = self._zeros_like_callees[key] = self.resolve(func) is runtime.zeros_like
-        return found
+        return _per_callee(call.func, self._zeros_like_callees,
+                           lambda func: self.resolve(func) is runtime.zeros_like)
 
     def linear_in(self, call) -> tuple:
         """The argument positions ``call``'s callee is linear in, where visit_Call reads a zero
         (none for a callee with an effect), kept per callee ``f`` or ``m.f``."""
-        func = call.func
-        if type(func) is gast.Attribute and type(func.value) is gast.Name:
-            key = (func.value.id, func.attr)
-        elif type(func) is gast.Name:
-            key = func.id
-        else:
-            return self._linear_in(func)
-        found = self._linear_callees.get(key)
-        if found is None:
-            found = self._linear_callees[key] = self._linear_in(func)
-        return found
+        return _per_callee(call.func, self._linear_callees, self._linear_in)
 
     def _linear_in(self, func) -> tuple:
         entry = registry.lookup(self.resolve(func))
@@ -275,3 +256,18 @@ class _Simplify(gast.NodeTransformer):
         if isinstance(kind, shapes.Scalar) and isinstance(whole, shapes.Scalar):
             return True
         return isinstance(kind, shapes.Array) and kind == whole and None not in kind.ones
+
+
+def _per_callee(func, kept: dict, answer):
+    """``answer(func)``, kept in ``kept`` per callee ``f`` or ``m.f`` (other callees are
+    answered each time)."""
+    if type(func) is gast.Attribute and type(func.value) is gast.Name:
+        key = (func.value.id, func.attr)
+    elif type(func) is gast.Name:
+        key = func.id
+    else:
+        return answer(func)
+    found = kept.get(key)
+    if found is None:
+        found = kept[key] = answer(func)
+    return found

@@ -778,17 +778,12 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
     out = []
     if name in argument_names:
         # x = f(x): read x's adjoint before the template accumulates into it again
-        incoming = namer.fresh(name + "_bar_out")
-        out.append(syntax.assign(incoming, syntax.name(namer.adjoint(name))))
+        adjoint = namer.fresh(name + "_bar_out")
+        out.append(syntax.assign(adjoint, syntax.name(namer.adjoint(name))))
         out.append(_reset(namer.adjoint(name)))
-        derivatives[result_param] = incoming
-        out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
-                               reads=reads, shapes=shapes))
-        out.append(_reset(incoming))
-        if not kept:
-            context.template_uses[statement] = use
-        return out
-    derivatives[result_param] = adjoint = derivative_names[name] or namer.adjoint(name)
+    else:
+        adjoint = derivative_names[name] or namer.adjoint(name)
+    derivatives[result_param] = adjoint
     out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
                            reads=reads, shapes=shapes))
     out.append(_reset(adjoint))
