@@ -238,35 +238,30 @@ def _work_out(statements, entries: dict):
         loaded, stored = [], []
         load, store = loaded.append, stored.append
         kind = type(statement)
-        if kind in COMPOUND:
-            stack = []
-            for value in ((statement.target, statement.iter) if kind is For
-                          else (statement.test,)):
-                if type(value) is Name:  # (a name is read or stored here, never walked)
-                    context = type(value.ctx)
-                    if context is Load:
-                        load(value.id)
-                    elif context is Store or context is Del:
-                        store(value.id)
-                else:
-                    stack.append(value)
+        # the nodes met are read where they are found (a name is read or stored there, a
+        # constant skipped, anything else walked): first a statement's own parts
+        stack = []
+        if kind in COMPOUND:  # (a loop's or branch's header only)
+            children = (statement.target, statement.iter) if kind is For else (statement.test,)
         elif kind is Assign:  # (the commonest statement: its targets and value directly)
-            stack = []
-            for value in (*statement.targets, statement.value):
-                child = type(value)
-                if child is Name:
-                    context = type(value.ctx)
-                    if context is Load:
-                        load(value.id)
-                    elif context is Store or context is Del:
-                        store(value.id)
-                elif child is not Constant:
-                    stack.append(value)
+            children = (*statement.targets, statement.value)
         else:
-            stack = [statement]
+            children, stack = (), [statement]
         pop, push = stack.pop, stack.append
         folds = calls = False
-        while stack:
+        while True:
+            for child in children:
+                child_kind = type(child)
+                if child_kind is Name:
+                    context = type(child.ctx)
+                    if context is Load:
+                        load(child.id)
+                    elif context is Store or context is Del:
+                        store(child.id)
+                elif child_kind is not Constant and child is not None:  # (None: Dict.keys)
+                    push(child)
+            if not stack:
+                break
             current = pop()
             kind = type(current)
             if kind is BinOp:  # (the commonest node: its two operands looked at directly)
@@ -282,42 +277,15 @@ def _work_out(statements, entries: dict):
                         op = type(current.op)
                         folds = (right.value == 1 if op in _BY_ONE
                                  else op in _PLUS_ZERO and right.value == 0)
-                for child in (left, right):
-                    operand = type(child)
-                    if operand is Name:
-                        context = type(child.ctx)
-                        if context is Load:
-                            load(child.id)
-                        elif context is Store or context is Del:
-                            store(child.id)
-                    elif operand is not Constant:
-                        push(child)
+                children = (left, right)
                 continue
             if kind is Attribute:  # (np.dot, rt.unbroadcast, x.T: a name, mostly)
-                value = current.value
-                child = type(value)
-                if child is Name:
-                    context = type(value.ctx)
-                    if context is Load:
-                        load(value.id)
-                    elif context is Store or context is Del:
-                        store(value.id)
-                elif child is not Constant:
-                    push(value)
+                children = (current.value,)
                 continue
             if kind is Call:  # (its function, arguments and keywords' values directly)
                 calls = True
-                for value in (current.func, *current.args,
-                              *[keyword.value for keyword in current.keywords]):
-                    child = type(value)
-                    if child is Name:
-                        context = type(value.ctx)
-                        if context is Load:
-                            load(value.id)
-                        elif context is Store or context is Del:
-                            store(value.id)
-                    elif child is not Constant:
-                        push(value)
+                children = (current.func, *current.args,
+                            *[keyword.value for keyword in current.keywords])
                 continue
             if kind in _EFFECTS:
                 calls = True
@@ -331,31 +299,16 @@ def _work_out(statements, entries: dict):
             fields = fields_of.get(kind)
             if fields is None:
                 if not isinstance(current, AST):  # None in Dict.keys
+                    children = ()
                     continue
                 fields = fields_of[kind] = child_fields(kind)
+            children = []
             for field in fields:
                 value = getattr(current, field, None)
                 if type(value) is list:
-                    for item in value:
-                        child = type(item)
-                        if child is Name:
-                            context = type(item.ctx)
-                            if context is Load:
-                                load(item.id)
-                            elif context is Store or context is Del:
-                                store(item.id)
-                        elif child is not Constant and item is not None:
-                            push(item)
+                    children += value
                 elif value is not None:
-                    child = type(value)
-                    if child is Name:
-                        context = type(value.ctx)
-                        if context is Load:
-                            load(value.id)
-                        elif context is Store or context is Del:
-                            store(value.id)
-                    elif child is not Constant:
-                        push(value)
+                    children.append(value)
         entries[id(statement)] = Entry(statement, loaded, stored, folds, calls)
 
 
