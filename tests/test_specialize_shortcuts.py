@@ -86,15 +86,20 @@ def test_counts_of_infer_are_the_assignments_of_the_tree(monkeypatch):
         assert counts == expected
 
 
+def _read_each_specialized(specializer, statements) -> set:
+    """The names ``statements`` read once each is specialized on its own."""
+    read = set()
+    for statement in statements:
+        read |= syntax.load_names(specializer.visit(syntax.deepcopy(statement)))
+    return read
+
+
 def test_reads_once_specialized_part_by_part_are_the_whole_statements(monkeypatch):
     hooks, _ = _generate(monkeypatch, _loops_and_branches, _arguments())
     assert hooks
     for statements, env, resolve, aliases, answer in hooks:
         whole = specialize._Specialize(env, resolve, aliases)
-        expected = set()
-        for statement in statements:
-            expected |= syntax.load_names(whole.visit(syntax.deepcopy(statement)))
-        assert answer == expected
+        assert answer == _read_each_specialized(whole, statements)
         # the same statements inside a loop and a branch: taken part by part
         compound = gast.For(
             target=syntax.name("k", store=True),
@@ -139,10 +144,7 @@ def test_statements_specialized_alike_are_asked_about_once(monkeypatch):
     assert hooks
     for statements, env, resolve, aliases, answer in hooks:
         whole = specialize._Specialize(env, resolve, aliases)
-        expected = set()
-        for statement in statements:
-            expected |= syntax.load_names(whole.visit(syntax.deepcopy(statement)))
-        assert answer == expected
+        assert answer == _read_each_specialized(whole, statements)
     assert sum(asked) < sum(len(statements) for statements, *_ in hooks)
 
 
