@@ -123,7 +123,7 @@ def _normalize_values(parsed, namer, aliases, inlined=None, resolve=None, values
     """normalize up to (not including) the last propagate_writes and rename_versions."""
     resolve = resolve or Resolver(parsed, aliases, namer)
     # lower_exits and to_anf read the parsed tree and make what they change: no copy of it
-    read_only = _UnchangedNodes(parsed.tree)
+    read_only = _UnchangedNodes(parsed.tree, _PARSED_TREE)
     tree = checked("lower_exits", lower_exits(parsed.tree, namer, resolve, aliases), parsed,
                    aliases)
     tree = checked("to_anf", to_anf(parsed, tree, namer, aliases, inlined, values, asked),
@@ -139,10 +139,12 @@ def _normalize_values(parsed, namer, aliases, inlined=None, resolve=None, values
 
 class _UnchangedNodes:
     """When invariant checks are on, every node of a tree as it is (its fields, location
-    and annotations), to confirm that the stages reading it left every node as it was."""
+    and annotations), to confirm that the stages reading it left every node as it was: the
+    parsed function's tree, and the normalized tree kept for later requests."""
 
-    def __init__(self, tree):
+    def __init__(self, tree, what: str):
         self.tree = tree
+        self.what = what  # the tree, as the error names it
         self.nodes = ([(node, _fields_of(node)) for node in gast.walk(tree)]
                       if invariants.enabled() else None)
 
@@ -150,9 +152,11 @@ class _UnchangedNodes:
         if self.nodes is not None and (
                 any(_fields_of(node) != fields for node, fields in self.nodes)
                 or len(self.nodes) != sum(1 for _ in gast.walk(self.tree))):
-            raise invariants.BrokenInvariantError(
-                stages, "a node of the parsed function's tree (which later requests read "
-                "again) changed")
+            raise invariants.BrokenInvariantError(stages, "%s changed" % self.what)
+
+
+_PARSED_TREE = "a node of the parsed function's tree (which later requests read again)"
+_KEPT_TREE = "the normalized tree it reads (the front kept for later requests)"
 
 
 def _fields_of(node) -> dict:
@@ -206,7 +210,7 @@ def check(request: Request) -> None:
         front = _front(request.function, request, None, None)
         context = _context(front, None, request.enabled)
         name = front.namer.fresh("checked_" + front.parsed.name)
-        kept = _KeptTree(front.tree)
+        kept = _UnchangedNodes(front.tree, _KEPT_TREE)
         if request.mode == "reverse":
             reverse(front.tree, context, request, name, check_only=True)
             kept.confirm("reverse (check_only)")
@@ -309,7 +313,7 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
     for arguments of every kind: kept with the function, later requests with the same
     function, wrt and has_aux take it over with names of their own (grad()'s check, then
     the first call) and the same tree: the transforms read their input and never change it
-    (_KeptTree checks that when invariant checks are on).
+    (_UnchangedNodes checks that when invariant checks are on).
     """
     key = ("front", request.wrt, request.has_aux, request.extra_params)
     by_value = request.kinds is not None and any(
@@ -319,7 +323,7 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
         if kept is not None:
             return kept.taken()
     parsed = read(function)
-    read_only = _UnchangedNodes(parsed.tree)
+    read_only = _UnchangedNodes(parsed.tree, _PARSED_TREE)
     checked("parse", parsed.tree, parsed, None)
     if stages is not None:
         stages["parse"] = emit.to_source(parsed.tree)
@@ -355,21 +359,6 @@ def _front(function, request, kinds, stages: dict | None) -> _Front:
     return front
 
 
-class _KeptTree:
-    """When invariant checks are on, what a normalized tree (maybe the kept front) looked
-    like, to confirm that the stages after the front leave it as it was."""
-
-    def __init__(self, tree):
-        self.tree = tree
-        self.dump = gast.dump(tree) if invariants.enabled() else None
-
-    def confirm(self, stages: str) -> None:
-        if self.dump is not None and gast.dump(self.tree) != self.dump:
-            raise invariants.BrokenInvariantError(
-                stages, "the normalized tree it reads (the front kept for later requests) "
-                "changed")
-
-
 def _context(front: _Front, kinds, enabled) -> TransformContext:
     kinds_env = (shapes.infer(front.tree, dict(zip(front.parsed.params, kinds)), front.resolve)
                  if kinds is not None else {})
@@ -391,7 +380,7 @@ def _generate(request: Request, keep_stages: bool) -> Generated:
     tree, callees = front.tree, front.callees
     stages = stages or {}
     context = _context(front, kinds, enabled)
-    kept = _KeptTree(tree)
+    kept = _UnchangedNodes(tree, _KEPT_TREE)
     if request.mode == "reverse":
         name = name or namer.fresh("grad_" + parsed.name)
         # what the adjoint statements read, and which statements touch no adjoint: reverse
