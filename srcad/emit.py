@@ -19,6 +19,7 @@ import io
 import linecache
 import math
 import re
+import textwrap
 import tokenize
 import types
 import warnings
@@ -800,21 +801,9 @@ def parse_source(text: str) -> gast.Module:
 _FACTORY = "_srcad_bind"
 # a line of blanks only, among "\n"-separated ASCII lines (str.strip's ASCII whitespace less
 # the line breaks _indented rules out)
-_BLANK_LINE = re.compile("\n[ \t\x1f]*\n")
-
-
 def _indented(source: str) -> str:
     """``source`` with each line that holds more than blanks indented by four spaces."""
-    # the printer's text in one replace: it ends with a line break, breaks lines at "\n" only
-    # (none of the other characters str.splitlines breaks at, none of the non-ASCII blanks
-    # str.strip removes) and has no blank line
-    if (source.endswith("\n") and source.isascii() and "\r" not in source
-            and "\x0b" not in source and "\x0c" not in source and "\x1c" not in source
-            and "\x1d" not in source and "\x1e" not in source
-            and _BLANK_LINE.search("\n" + source) is None):
-        return "    " + source[:-1].replace("\n", "\n    ") + "\n"
-    return "".join("    " + line if line.strip() else line
-                   for line in source.splitlines(keepends=True))
+    return textwrap.indent(source, "    ")
 
 
 def compile_function(source: str, name: str, aliases: dict, user_function,

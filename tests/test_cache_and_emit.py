@@ -352,9 +352,8 @@ def test_traceback_of_non_scalar_output_points_into_generated_code():
     "def f(x):\n    return '\u00e9'\n",
 ])
 def test_generated_source_is_indented_in_its_factory_line_by_line(source):
-    """compile_function's fast indentation (one replace, for the printer's text) is the line by
-    line one for any text: lines of blanks only stay as they are, lines end where
-    str.splitlines ends them."""
+    """compile_function's indentation is the line by line one for any text: lines of blanks
+    only stay as they are, lines end where str.splitlines ends them."""
     by_line = "".join("    " + line if line.strip() else line
                       for line in source.splitlines(keepends=True))
     assert emit._indented(source) == by_line
