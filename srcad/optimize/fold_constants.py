@@ -102,7 +102,8 @@ class _Fold:
             self.field(statement, field, value)
 
     def field(self, statement, field, value):
-        """Fold the expressions of ``statement.field`` (its ``value``: a node or a list)."""
+        """Fold the expressions of ``statement.field`` (its ``value``: a node or a list; the
+        statement may be any node)."""
         if type(value) is list:
             for index, item in enumerate(value):
                 if isinstance(item, gast.AST):
@@ -122,28 +123,8 @@ class _Fold:
         if kind is gast.Constant or (
                 kind is gast.Name and getattr(node, "annotation", None) is None):
             return node  # (a parameter's annotation is an expression like any other)
-        Constant, Name, AST, fold = gast.Constant, gast.Name, gast.AST, self.fold
-        for field in syntax.child_fields(kind):  # children first, leaves skipped
-            value = getattr(node, field, None)
-            if type(value) is list:
-                for index, item in enumerate(value):
-                    child = type(item)
-                    if child is Constant or child is Name and getattr(
-                            item, "annotation", None) is None or not isinstance(item, AST):
-                        continue
-                    new = fold(item)
-                    if new is not item:
-                        value[index] = new
-                        self.replaced += 1
-            elif value is not None:
-                child = type(value)
-                if child is Constant or child is Name and getattr(
-                        value, "annotation", None) is None or not isinstance(value, AST):
-                    continue
-                new = fold(value)
-                if new is not value:
-                    setattr(node, field, new)
-                    self.replaced += 1
+        for field in syntax.child_fields(kind):  # children first
+            self.field(node, field, getattr(node, field, None))
         rule = self.after_children.get(kind)
         return node if rule is None else rule(node)
 
