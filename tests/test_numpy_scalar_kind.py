@@ -18,6 +18,7 @@ import pytest
 
 import srcad
 from srcad import registry
+from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.analysis.shapes import ANY_SCALAR, FLOAT, NUMPY_SCALAR, Array, Known, Scalar
 from tests.gradcheck import PATHS, check_gradient, reverse_gradient
@@ -168,3 +169,86 @@ def test_specialized_gradients_and_tangents_have_the_generic_types(function, arg
     assert type(value) is type(expected_value)
     assert type(tangent) is type(expected_tangent), (type(tangent), type(expected_tangent))
     assert np.allclose(tangent, expected_tangent)
+
+
+# ---- values of no axes: a 0-d array is a scalar to helpers that branch on np.ndim
+
+def _claim_holds(claim, value) -> bool:
+    """Whether a value of the kind a rule claims is what the helper returned: an Array claim
+    wants an ndarray of its rank and size-1 axes, FLOAT a Python float, NUMPY_SCALAR no
+    Python float, any other scalar claim no axes."""
+    claim = shapes.plain(claim)
+    if isinstance(claim, Array):
+        return type(value) is np.ndarray and value.ndim == claim.ndim and all(
+            one is None or one == (n == 1) for one, n in zip(claim.ones, value.shape))
+    if claim == FLOAT:
+        return type(value) is float
+    if claim == NUMPY_SCALAR:
+        return type(value) is not float and np.ndim(value) == 0
+    if isinstance(claim, Scalar):
+        return np.ndim(value) == 0
+    return True
+
+
+ZERO_D = np.array(0.75)
+VECTOR = np.array([0.5, 1.5])
+
+
+@pytest.mark.parametrize("helper, args", [
+    # found by the fuzzer (hvp of a function with np.tensordot(x, x, axes=2) of a matrix):
+    # the output's seed is 1.0, and the seed's adjoint through 0.61 * s a Python float
+    (rt.unit_seed, (ZERO_D,)),
+    (rt.unbroadcast, (0.5, ZERO_D)),
+    (rt.unbroadcast, (np.float64(0.5), ZERO_D)),
+    (rt.unbroadcast, (ZERO_D, ZERO_D)),
+    (rt.unbroadcast, (VECTOR, ZERO_D)),
+    (rt.unbroadcast, (VECTOR, 0.5)),
+    (rt.unbroadcast, (0.5, VECTOR)),
+    (rt.log_of_base, (ZERO_D,)),
+    (rt.times_log_of_base, (0.5, ZERO_D)),
+    (rt.times_log_of_base, (0.5, np.float64(0.5))),
+    (rt.times_log_of_base, (VECTOR, 0.5)),
+    (rt.match_tangent, (0.5, ZERO_D)),
+    (rt.match_tangent, (ZERO_D, ZERO_D)),
+    (rt.match_tangent, (0.5, VECTOR)),
+    (rt.expand_reduced, (0.5, ZERO_D)),
+    (rt.weighted, (0.5, 2.0)),  # values * weights, a Python operator
+    (rt.weighted, (0.5, None)),
+    (rt.weighted, (VECTOR, np.float64(2.0))),
+    (np.dot, (ZERO_D, np.ones((2, 3)))),  # a 0-d operand: np.dot multiplies
+    (np.dot, (VECTOR, ZERO_D)),
+    (max, (ZERO_D, 1)),  # one of the two: a 0-d array or an int
+    (min, (ZERO_D, 1)),
+    (rt.expand_reduced, (0.5, VECTOR)),
+], ids=lambda value: getattr(value, "__name__", None))
+def test_rules_claim_what_functions_return_for_values_of_no_axes(helper, args):
+    rule = registry.lookup(helper).shape_rule
+    claim = rule(*[shapes.of_value(a) for a in args])
+    value = helper(*args)
+    assert _claim_holds(claim, value), (claim, type(value), np.shape(value))
+
+
+def contracted_behind_an_early_return(x):  # (fuzz seed 4096835429, reduced)
+    if x[0, 0] > 5.0:
+        return x[0, 0]
+    s = np.tensordot(x, x, axes=2)  # every axis summed: a 0-d array
+    return 0.61 * s
+
+
+def zero_d_times_log(x, a):
+    return np.sum(x ** np.array(1.5)) * a ** np.tensordot(x, x, axes=1)
+
+
+@pytest.mark.parametrize("function, args", [
+    (contracted_behind_an_early_return, (np.array([[0.37, 1.12, -0.6], [0.64, 1.04, -0.54]]),)),
+    (zero_d_times_log, (np.array([0.4, 0.9]), 1.3)),
+])
+def test_gradients_and_hvps_through_zero_d_arrays(function, args):
+    for path in PATHS:
+        check_gradient(function, list(args), wrt=0, path=path)
+    eps = 1e-6
+    v = np.linspace(0.5, 1.0, args[0].size).reshape(args[0].shape)
+    gradient = srcad.grad(function)
+    expected = (gradient(args[0] + eps * v, *args[1:]) - gradient(args[0] - eps * v, *args[1:])
+                ) / (2 * eps)
+    assert np.allclose(srcad.hvp(function)(*args, v), expected, rtol=1e-5, atol=1e-6)

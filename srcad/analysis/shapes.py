@@ -141,6 +141,14 @@ def values_of(params, kinds) -> dict:
     return {param: kind for param, kind in zip(params, kinds) if isinstance(kind, ByValue)}
 
 
+def has_no_axes(a) -> bool:
+    """Whether a value of kind ``a`` has ``np.ndim`` 0 at run time: a scalar or a 0-d array
+    (``np.tensordot(x, x, axes=2)`` of a matrix, ``np.array(0.5)``), which the helpers that
+    branch on ``np.ndim`` treat alike."""
+    a = plain(a)
+    return isinstance(a, Scalar) or type(a) is Array and not a.ones
+
+
 def plain(a):
     """Forget a constant's value, keeping its kind."""
     kind = type(a)
@@ -363,7 +371,7 @@ def reduction(x, axis=Known(None), *rest, keepdims=Known(False), **kwargs):
 
 def dot(a, b, *rest, **kwargs):
     a, b = plain(a), plain(b)
-    if isinstance(a, Scalar) or isinstance(b, Scalar):
+    if has_no_axes(a) or has_no_axes(b):  # (a 0-d array too: np.dot multiplies then)
         return elementwise(a, b)
     if not isinstance(a, Array) or not isinstance(b, Array):
         return UNKNOWN

@@ -149,8 +149,11 @@ def _one_of_shape(*args, **kwargs):
     (a NumPy scalar and a Python float: either, as the values decide)."""
     result = shapes.operator_elementwise(*args)
     kinds = [shapes.plain(a) for a in args]
-    if not isinstance(result, shapes.Scalar) or not all(
-            isinstance(k, shapes.Scalar) for k in kinds):
+    if not all(isinstance(k, shapes.Scalar) for k in kinds):
+        if result == shapes.Array(()) and any(isinstance(k, shapes.Scalar) for k in kinds):
+            return shapes.ANY_SCALAR  # a 0-d array or a scalar, as the values decide
+        return result
+    if not isinstance(result, shapes.Scalar):
         return result
     if all(k.kind in ("int", "bool") for k in kinds):
         return shapes.Scalar("int")  # (True counts as the int 1 where it matters)

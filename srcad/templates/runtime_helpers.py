@@ -47,13 +47,15 @@ def _zeros_like_shape(x, *rest, **kwargs):
 
 def _unbroadcast_shape(g, x, *rest, **kwargs):
     g, x = plain(g), plain(x)
-    if isinstance(x, Scalar):  # g itself, or g summed (np.sum: a NumPy scalar)
-        return g if isinstance(g, Scalar) else shapes.NUMPY_SCALAR
+    if shapes.has_no_axes(x):  # g itself when it has no axes either, else np.sum: NumPy's
+        if shapes.has_no_axes(g):
+            return g
+        return shapes.NUMPY_SCALAR if isinstance(g, Array) else ANY_SCALAR
     return x
 
 
-def _log_of_base_shape(a, *rest, **kwargs):  # a Python float for any scalar, as at run time
-    return FLOAT if isinstance(plain(a), Scalar) else shapes.elementwise(a)
+def _log_of_base_shape(a, *rest, **kwargs):  # a Python float for any np.ndim 0, as at run time
+    return FLOAT if shapes.has_no_axes(a) else shapes.elementwise(a)
 
 
 def _array_of_shape(*items, **kwargs):
@@ -67,7 +69,7 @@ def _array_of_shape(*items, **kwargs):
 
 elementwise(rt.log_of_base, derivative="g / x", shape=_log_of_base_shape)
 binary(rt.times_log_of_base, dx="rt.times_log_of_base(g, y)", dy="g * x / y",
-       shape=lambda h, a, **kwargs: shapes.operator_elementwise(h, a))
+       shape=lambda h, a, **kwargs: shapes.operator_elementwise(h, _log_of_base_shape(a)))
 facts(rt.times_log_of_base, linear_in=(0,))
 elementwise(rt.nonzero, derivative="g * (x != 0)")
 
@@ -190,8 +192,8 @@ multilinear(rt.weighted, parameters="y, values, weights",
             transposes={"values": "rt.unbroadcast(rt.weighted(g, weights), values)",
                         "weights": "rt.unbroadcast(g * values, weights)"},
             shape=lambda values, weights=None, **kwargs: (
-                shapes.elementwise(values) if weights in (None, shapes.Known(None))
-                else shapes.elementwise(values, weights)))
+                plain(values) if weights in (None, shapes.Known(None))
+                else shapes.operator_elementwise(values, weights)))
 
 
 # norm_adjoint(g, x, y) = g * x / y, with g and y expanded over the reduced axes (and
@@ -303,7 +305,12 @@ linear(rt.iterated, parameters="y, items", transpose="rt.iterated_adjoint(g, ite
 shape_rule(shapes.same_as_first, rt.iterated)
 
 
-shape_rule(_unbroadcast_shape, rt.unbroadcast, rt.expand_reduced)
+shape_rule(_unbroadcast_shape, rt.unbroadcast)
+# np.broadcast_to(g, np.shape(x)): an array of x's shape; g itself for a scalar x (what its
+# specializer makes of it: no 0-d array)
+shape_rule(lambda g, x, *rest, **kwargs: (
+    plain(g) if shapes.has_no_axes(g) else shapes.NUMPY_SCALAR) if isinstance(plain(x), Scalar)
+    else plain(x), rt.expand_reduced)
 shape_rule(_like(1), rt.dot_adjoint_left, rt.matmul_adjoint_left)
 # the adjoints of max/min and norm: x's shape (g and y broadcast over it)
 shape_rule(_like(1), rt.extremum_adjoint, rt.norm_adjoint)
@@ -319,13 +326,19 @@ def _unindex_shape(g, x, index):
 shape_rule(_unindex_shape, rt.unindex)
 shape_rule(_match_type_shape, rt.match_type)
 shape_rule(shapes.same_as_first, rt.owned)
-shape_rule(lambda t, value, *a, **k: plain(value) if plain(value) != UNKNOWN else plain(t),
-           rt.match_tangent)
+def _match_tangent_shape(t, value, *rest, **kwargs):
+    t, value = plain(t), plain(value)
+    if value == UNKNOWN or value == Array(()) and isinstance(t, Scalar):
+        return t  # (a scalar tangent of a 0-d array: of its shape, so itself)
+    return value
+
+
+shape_rule(_match_tangent_shape, rt.match_tangent)
 shape_rule(_zeros_like_shape, rt.zeros_like)
 shape_rule(lambda x, y, *rest, **kwargs: shapes.operator_elementwise(x, y), rt.power_derivative)
 shape_rule(lambda y, *rest, **kwargs: shapes.operator_elementwise(y), rt.falling_factorial)
 shape_rule(shapes.same_as_first, rt.check_scalar_output)
-shape_rule(lambda output: shapes.FLOAT if isinstance(plain(output), Scalar) else (
+shape_rule(lambda output: shapes.FLOAT if shapes.has_no_axes(output) else (
     Array(plain(output).ones) if isinstance(plain(output), Array) else UNKNOWN), rt.unit_seed)
 shape_rule(shapes.integer, rt.reduced_size)
 shape_rule(_array_of_shape, rt.array_of)
