@@ -249,10 +249,10 @@ def parse_function(function) -> ParsedFunction:
     if function.__name__ == "<lambda>":
         return _parse_lambda(function, what)
     try:
-        # through the code object when the function has __wrapped__ (inspect.getsourcelines
-        # would follow it); otherwise the function itself: for a code object inspect looks
-        # for its module through every module loaded (milliseconds a call)
-        lines, first_line = inspect.getsourcelines(
+        # through the code object when the function has __wrapped__ (inspect would follow
+        # it); otherwise the function itself: for a code object inspect looks for its module
+        # through every module loaded (milliseconds a call)
+        file_lines, start = inspect.findsource(
             function.__code__ if hasattr(function, "__wrapped__") else function)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
@@ -260,11 +260,16 @@ def parse_function(function) -> ParsedFunction:
             hint="srcad reads the function's source with inspect; functions typed at an "
             "interactive prompt or built with exec have none. Put the function in a file.",
         ) from None
+    first_line = start + 1
+    filename = inspect.getsourcefile(function.__code__) or function.__code__.co_filename
+    lines = _definition_lines(file_lines, start)
+    module = _parsed(lines) if lines is not None else None
+    if module is None:  # cut short inside a string or bracket, or comments: as inspect does
+        lines = inspect.getblock(file_lines[start:])
+        module = gast.parse(textwrap.dedent("".join(lines)))
     raw = "".join(lines)
     source = textwrap.dedent(raw)
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-    filename = inspect.getsourcefile(function.__code__) or function.__code__.co_filename
-    module = gast.parse(source)
     defs = [n for n in module.body if isinstance(n, gast.FunctionDef)]
     if not defs:
         if any(isinstance(n, gast.AsyncFunctionDef) for n in module.body):
@@ -288,6 +293,46 @@ def parse_function(function) -> ParsedFunction:
         identifiers=frozenset(identifiers),
         raw_source=raw,
     )
+
+
+def _definition_lines(lines, start) -> list | None:
+    """The lines of the definition that starts at ``lines[start]`` (its ``def`` or first
+    decorator), as ``inspect.getblock`` finds them, by indentation instead of tokenizing them
+    (a tenth of the time): up to the last code line before the first one after the ``def``
+    line that is not indented deeper than it. None when comments follow that last line
+    indented deeper than the ``def``: inspect keeps those indented as deep as the body (which
+    its tokens tell). (Only a line of a string or of a bracket can be indented less and still
+    belong to the function: the text is then cut short inside it, which ``_parsed`` refuses.)
+    """
+    first = lines[start]
+    depth = len(first) - len(first.lstrip())
+    after_def = trailing_comment = False
+    last = start
+    for number in range(start, len(lines)):
+        line = lines[number]
+        code = line.lstrip()
+        if not code:
+            continue
+        indent = len(line) - len(code)
+        if code[0] == "#":  # (comments do not end a block: Python skips them)
+            trailing_comment = trailing_comment or indent > depth
+            continue
+        if after_def and indent <= depth:
+            break
+        if indent == depth and (code.startswith("def ") or code.startswith("async ")):
+            after_def = True
+        last, trailing_comment = number, False
+    return None if trailing_comment else lines[start:last + 1]
+
+
+def _parsed(lines):
+    """The module of one definition that ``lines`` hold (dedented), or None when they hold
+    no whole definition (cut short by ``_definition_lines``) or more than one statement."""
+    try:
+        module = gast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return None
+    return module if len(module.body) == 1 else None
 
 
 LAMBDA_NAME = "lambda_"  # a lambda's FunctionDef: its generated code is grad_lambda

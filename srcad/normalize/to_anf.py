@@ -115,8 +115,11 @@ class _ToANF:
         self.out: list = []
         self.current = None
         self.current_origin = None  # (current, source, its origin)
-        self.operations = {}  # node type -> the bound operation_<type> method (or None)
-        self.visitors = {}  # statement type -> the bound visit_<type> method (or None)
+        # node type -> the class's operation_<type> (or None); statement type -> visit_<type>:
+        # functions, not bound methods, which would make the pass a cycle that holds every
+        # tree it made until the garbage collector runs
+        self.operations = {}
+        self.visitors = {}
         # name -> what the call resolves by value (calls_by_value.py); None: code for any kind
         self.values = values
         self.by_value = {}
@@ -170,10 +173,10 @@ class _ToANF:
         kind = type(s)
         visit = self.visitors.get(kind)
         if visit is None:
-            visit = self.visitors[kind] = getattr(self, "visit_" + kind.__name__, None)
+            visit = self.visitors[kind] = getattr(type(self), "visit_" + kind.__name__, None)
         if visit is None:
             raise AssertionError("fence let through %s" % type(s).__name__)
-        visit(s)
+        visit(self, s)
 
     def visit_FunctionDef(self, s):
         inline.capture_local_function(self, s.name, s)  # inlined where it is called
@@ -420,10 +423,11 @@ class _ToANF:
         if kind in self.operations:
             normalize = self.operations[kind]
         else:
-            normalize = self.operations[kind] = getattr(self, "operation_" + kind.__name__, None)
+            normalize = self.operations[kind] = getattr(
+                type(self), "operation_" + kind.__name__, None)
         if normalize is None:
             raise AssertionError("fence let through %s" % type(node).__name__)
-        return normalize(node)
+        return normalize(self, node)
 
     def operation_BinOp(self, node):
         return _copy(node, _new(gast.BinOp, left=self.atom(node.left), op=node.op,

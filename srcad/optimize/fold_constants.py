@@ -70,8 +70,6 @@ class _Fold:
 
     def __init__(self, is_floating):
         self.is_floating = is_floating
-        self.after_children = {gast.BinOp: self.binary, gast.Compare: self.compare,
-                               gast.UnaryOp: self.unary}
         self.replaced = 0  # folds made so far
 
     def statements(self, block, only, changed):
@@ -125,8 +123,8 @@ class _Fold:
             return node  # (a parameter's annotation is an expression like any other)
         for field in syntax.child_fields(kind):  # children first
             self.field(node, field, getattr(node, field, None))
-        rule = self.after_children.get(kind)
-        return node if rule is None else rule(node)
+        rule = _AFTER_CHILDREN.get(kind)
+        return node if rule is None else rule(self, node)
 
     def floating(self, node) -> bool:
         """True if ``node`` certainly evaluates to a float or float array (not an int)."""
@@ -200,6 +198,12 @@ class _Fold:
                 and isinstance(operand.op, gast.USub):
             return operand.operand
         return node
+
+
+# the fold of a node once its children are folded, by node type (functions of the class, not
+# bound methods: a table of those would make each _Fold a cycle, freed only by the collector)
+_AFTER_CHILDREN = {gast.BinOp: _Fold.binary, gast.Compare: _Fold.compare,
+                   gast.UnaryOp: _Fold.unary}
 
 
 def _constant(node) -> bool:
