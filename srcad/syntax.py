@@ -10,14 +10,16 @@ import gast
 def name(identifier: str, store: bool = False) -> gast.Name:
     # what gast.Name(id=..., ctx=..., annotation=None, type_comment=None) makes, in a third
     # of the time gast's generic constructor takes: the passes make names by thousands
-    ctx_kind = gast.Store if store else gast.Load
-    ctx = ctx_kind.__new__(ctx_kind)
     node = _NAME.__new__(_NAME)
-    node.__dict__ = {"id": identifier, "ctx": ctx, "annotation": None, "type_comment": None}
+    node.__dict__ = {"id": identifier, "ctx": STORE if store else LOAD, "annotation": None,
+                     "type_comment": None}
     return node
 
 
 _NAME = gast.Name
+# Contexts and operators have no fields and are never changed: the nodes srcad makes share
+# them, as ast.parse's do (a new one per node is an allocation the passes pay thousands of)
+LOAD, STORE = gast.Load(), gast.Store()
 
 
 def constant(value) -> gast.Constant:
@@ -27,7 +29,7 @@ def constant(value) -> gast.Constant:
 def attribute(value, attr: str) -> gast.Attribute:
     if isinstance(value, str):
         value = name(value)
-    return gast.Attribute(value=value, attr=attr, ctx=gast.Load())
+    return gast.Attribute(value=value, attr=attr, ctx=LOAD)
 
 
 def dotted(path: str):
@@ -93,7 +95,8 @@ def copy_location(new, old):
 
 
 def deepcopy(node):
-    """A copy of a gast tree: fields copied recursively, annotations kept (not copied).
+    """A copy of a gast tree: fields copied recursively, annotations kept (not copied),
+    contexts and operators shared (nodes without fields or attributes: see LOAD).
 
     (Called for every template use and many rewrites: each node's attributes are copied as
     one dict, and only the fields holding nodes or lists are visited.)"""
@@ -105,6 +108,8 @@ def deepcopy(node):
         fields = _COPIED_FIELDS[kind] = kind._fields if issubclass(kind, gast.AST) else None
     if fields is None:  # a leaf value: shared
         return [deepcopy(item) for item in node] if isinstance(node, list) else node
+    if not fields and not node.__dict__:  # a context or an operator (``ops``): shared
+        return node
     attributes = node.__dict__.copy()  # location, annotations: shared, as they are
     copied_fields = _COPIED_FIELDS
     for field in fields:
@@ -116,10 +121,8 @@ def deepcopy(node):
             attributes[field] = None  # (a field never set is None in the copy)
         else:
             value_fields = copied_fields.get(value_kind, _UNSEEN)
-            if value_fields == ():  # a context or an operator: no fields, no recursion
-                leaf = value_kind.__new__(value_kind)
-                leaf.__dict__ = value.__dict__.copy()
-                attributes[field] = leaf
+            if value_fields == () and not value.__dict__:  # a context or an operator
+                attributes[field] = value  # (shared, as ast.parse shares them: see LOAD)
             elif value_fields is not None:
                 attributes[field] = deepcopy(value)
     new = kind.__new__(kind)

@@ -68,7 +68,8 @@ def _reference_deepcopy(node):
 
 def _assert_same_copy(copy, reference, original):
     """``copy`` and ``reference`` are equal fresh copies of ``original``: new nodes and
-    lists, the same leaf values, the very same non-field attributes (annotations)."""
+    lists, the same leaf values, contexts and operators, the very same non-field
+    attributes (annotations)."""
     if isinstance(original, list):
         assert type(copy) is list and copy is not original
         assert len(copy) == len(reference) == len(original)
@@ -76,6 +77,9 @@ def _assert_same_copy(copy, reference, original):
             _assert_same_copy(*items)
         return
     if not isinstance(original, gast.AST):
+        assert copy is original
+        return
+    if not original._fields and not original.__dict__:  # a context, an operator: shared
         assert copy is original
         return
     assert type(copy) is type(original) and copy is not original
@@ -104,7 +108,7 @@ def test_deepcopy_keeps_annotations_and_fills_missing_fields():
     copied = syntax.deepcopy([statement, partial])
     assert annotations.origin(copied[0]) is origin and annotations.is_carry(copied[0])
     assert copied[0].value is not statement.value
-    assert copied[0].targets[0].ctx is not statement.targets[0].ctx
+    assert copied[0].targets[0].ctx is statement.targets[0].ctx  # (no fields: shared)
     assert copied[1].value is None and type(copied[1]) is gast.Return
 
 

@@ -379,7 +379,7 @@ class _ToANF:
             return None
         if self.makes_list(value):
             self.lists.add(name)
-        statement = _new(gast.Assign, targets=[_name(name, gast.Store)], value=value,
+        statement = _new(gast.Assign, targets=[syntax.name(name, store=True)], value=value,
                          type_comment=None)
         self.emit(statement, like)
         return statement
@@ -407,7 +407,7 @@ class _ToANF:
         name = self.fresh(hint or _describe(operation))
         self.assign(name, operation, node)
         calls_by_value.bind_temporary(self, name, operation)
-        return _name(name, gast.Load)
+        return syntax.name(name)
 
     def operation(self, node):
         """``node`` as a single operation whose operands are atoms (an ``operation_<type>``
@@ -561,7 +561,7 @@ class _ToANF:
         if not is_static_reference(func, self.locals):
             if isinstance(func, gast.Attribute):  # a method call: x.sum(axis=0)
                 func = _copy(func, _new(gast.Attribute, value=self.atom(func.value),
-                                        attr=func.attr, ctx=_LOAD.__new__(_LOAD)))
+                                        attr=func.attr, ctx=syntax.LOAD))
             else:
                 func = self.atom(func)
         args = [_copy(a, gast.Starred(value=self.atom(a.value), ctx=gast.Load()))
@@ -577,14 +577,14 @@ class _ToANF:
 
     def operation_Attribute(self, node):
         return _copy(node, _new(gast.Attribute, value=self.atom(node.value), attr=node.attr,
-                                ctx=_LOAD.__new__(_LOAD)))
+                                ctx=syntax.LOAD))
 
     def operation_Subscript(self, node):
         joined = self.index_trick(node)
         if joined is not None:
             return joined
         return _copy(node, _new(gast.Subscript, value=self.atom(node.value),
-                                slice=self.index(node.slice), ctx=_LOAD.__new__(_LOAD)))
+                                slice=self.index(node.slice), ctx=syntax.LOAD))
 
     def operation_Tuple(self, node):
         return _copy(node, type(node)(elts=[self.atom(e) for e in node.elts], ctx=gast.Load()))
@@ -874,15 +874,6 @@ def _new(kind, **fields):
     node = kind.__new__(kind)
     node.__dict__.update(fields)
     return node
-
-
-def _name(identifier, context):
-    """A Name of ``identifier`` in a new ``context`` (gast.Load or gast.Store)."""
-    return _new(gast.Name, id=identifier, ctx=context.__new__(context), annotation=None,
-                type_comment=None)
-
-
-_LOAD = gast.Load
 
 
 def _copy(old, new):

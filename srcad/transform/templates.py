@@ -170,6 +170,8 @@ def _compile_statement(statement, template, temporaries=()):
             lines.append("%s = _named(%s, %r) if %s is not None else _derivative(D, M, %r, %r)"
                          % (local, local, store, local, node.slice.id, store))
             return local
+        if not node._fields and not node.__dict__:
+            return held(node)  # a context or an operator: shared (syntax.LOAD)
         # the node's attributes as gast's constructor would set them (its fields, in order),
         # then the template node's location and annotations, shared (new_node's making)
         attributes = ["%r: %s" % (f, code(getattr(node, f, None))) for f in node._fields]
@@ -227,9 +229,8 @@ def _copy_of(node):
     if type(node) is not gast.Name or getattr(node, "annotation", None) is not None:
         return syntax.deepcopy(node)
     ctx = node.ctx
-    ctx_kind = type(ctx)
     attributes = node.__dict__.copy()  # its location and annotations, shared as deepcopy does
-    attributes["ctx"] = syntax.deepcopy(ctx) if ctx.__dict__ else ctx_kind.__new__(ctx_kind)
+    attributes["ctx"] = syntax.deepcopy(ctx) if ctx.__dict__ else ctx  # (shared: syntax.LOAD)
     attributes["annotation"] = None
     attributes["type_comment"] = attributes.get("type_comment")
     return new_node(gast.Name, attributes)
