@@ -133,3 +133,18 @@ def test_forward_mode_over_gradient_code_with_two_gradients():
     assert_close(ts, (plus[1] - minus[1]) / (2 * EPS))
     assert_close(gx, np.full(3, s))
     assert gs == pytest.approx(np.sum(x))
+
+
+def read_before_assigned_in_a_loop(x):
+    for i in range(3):
+        if i > 0:
+            x = x + prev * x  # prev: last iteration's (bound to None before the loop)
+        prev = np.sin(x) * 0.5
+    return x
+
+
+def test_a_name_a_loop_reads_before_assigning_it():
+    # the binding rename_versions puts before the loop records the loop as its origin (it
+    # had none: the invariant checks failed, fuzz seed 1417546034 through an hvp)
+    check_first_order(read_before_assigned_in_a_loop, (0.7,), (0,))
+    check_hvp(read_before_assigned_in_a_loop, (0.7,))

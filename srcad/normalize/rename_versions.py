@@ -286,8 +286,9 @@ class _Versions:
                          & (defined | self.assigned.read_before(s.body)))
         loop_names = {}
         for original in carried:
-            if original not in defined:
-                before.append(syntax.assign(original, syntax.constant(None)))
+            if original not in defined:  # (read before assigned: on later iterations)
+                before.append(set_origin(gast.copy_location(
+                    syntax.assign(original, syntax.constant(None)), s), s))
                 loop_names[original] = original
             elif in_loop:
                 # a loop inside a loop carries its values in names of its own
