@@ -104,9 +104,14 @@ def main(argv=None):
         "programs of the generator before it had the NumPy/SciPy primitives")
     parser.add_argument("--save", help="directory for failing programs (standalone scripts)")
     parser.add_argument("--quiet", action="store_true", help="no line per failing program")
+    parser.add_argument("--check-invariants", action="store_true",
+                        help="check each pass's invariants (as the tests do): a pass that "
+                        "breaks its contract is a crash, even where the result is right")
     parser.add_argument("--summary-every", type=int, default=100,
                         help="print the counts so far every this many programs")
     options = parser.parse_args(argv)
+    if options.check_invariants:
+        os.environ["SRCAD_CHECK_INVARIANTS"] = "1"  # (read at every pass: workers inherit it)
     began = time.time()
 
     done = []
@@ -123,10 +128,10 @@ def main(argv=None):
     outcomes = run(options.n, options.seed, options.size, options.jobs, options.save,
                    options.start, progress, options.exclude)
     print(summarize(outcomes))
-    print("run seed %d, size %s, programs %d..%d%s, %.0f s"
+    print("run seed %d, size %s, programs %d..%d%s%s, %.0f s"
           % (options.seed, options.size, options.start, options.start + options.n - 1,
              ", excluding " + ", ".join(options.exclude) if options.exclude else "",
-             time.time() - began))
+             ", invariants checked" if options.check_invariants else "", time.time() - began))
     return 0 if all(o.status in ("ok", "inconclusive") for o in outcomes) else 1
 
 
