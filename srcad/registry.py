@@ -140,7 +140,12 @@ class Primitive:
     * ``pure``: no effect but its result, so an unused call may be dropped
       (optimize/remove_dead_code.py);
     * ``differentiable``: False when its result never carries a derivative;
-    * ``constraints``: static checks of a call (see ``constraint``).
+    * ``constraints``: static checks of a call (see ``constraint``);
+    * ``returned_parts(**constants)``: for a factorization returning some parts of its
+      full result as its keywords say (scipy.linalg.eigh's eigvals_only), the indices of
+      the parts a call returns, from its constant arguments; None: every part (the adjoint
+      template's statements made from the others' zero adjoints alone are dropped:
+      transform/templates.py, absent_dropped).
     """
 
     obj: object
@@ -153,6 +158,7 @@ class Primitive:
     pure: bool = True
     differentiable: bool = True
     constraints: list = field(default_factory=list)
+    returned_parts: object = None
 
     @property
     def name(self) -> str:
@@ -275,10 +281,13 @@ def specializer(rule, *primitives):
         _entry(primitive).specializer = rule
 
 
-def facts(*primitives, linear_in=None, allocating=None, pure=None):
-    """Record what the optimizer may assume about each primitive (see ``Primitive``)."""
+def facts(*primitives, linear_in=None, allocating=None, pure=None, returned_parts=None):
+    """Record what the optimizer (and the transform) may assume about each primitive (see
+    ``Primitive``)."""
     for primitive in primitives:
         entry = _entry(primitive)
+        if returned_parts is not None:
+            entry.returned_parts = returned_parts
         if linear_in is not None:
             entry.linear_in = tuple(linear_in)
         if allocating is not None:

@@ -2271,6 +2271,16 @@ def output_part_adjoint(g, y, index, layout=None, like=None):
     return g if index == layout else np.zeros(np.shape(y))
 
 
+def if_output(layout, index, term):
+    """``term`` (an adjoint's term made from part ``index`` of a factorization's result) if
+    the call returns that part in ``layout`` (output_layout), else zeros of its shape: the
+    adjoint of a part not returned is zero, even where ``term`` is not finite (the gaps of
+    repeated eigenvalues times that zero adjoint)."""
+    if layout is None or (index in layout if isinstance(layout, tuple) else index == layout):
+        return term
+    return zeros_like(term)
+
+
 def outputs(parts, layout=None):
     """A factorization's full result (or tangent) ``parts`` in ``layout`` (output_layout)."""
     if layout is None:

@@ -3201,6 +3201,11 @@ def output_part_adjoint(g):
             + rt.output_part_adjoint(g, g, 1, 0))
 
 
+def if_output(term):  # a part returned (the whole tuple, that part alone, among parts), or not
+    return (rt.if_output(None, 1, term) * rt.if_output(2, 2, term)
+            + rt.if_output((0, 2), 2, term * term) + rt.if_output(1, 0, term))
+
+
 def banded_dense(ab):
     return rt.banded_dense(ab, (1, 2))
 
@@ -3213,6 +3218,7 @@ case(lower_factor, (anything,), [(2, 3, 3)])
 case(other_triangle, (anything,), [(2, 3, 3)])
 case(output_part, (anything, anything), [((2, 3), (2, 3))], (0, 1))
 case(output_part_adjoint, (anything,), [(2, 3)])
+case(if_output, (anything,), [(2, 3)])
 case(banded_dense, (anything,), [(4, 5)])
 case(band_of, (anything,), [(4, 4)])
 # np.convolve and np.correlate in each mode at once (their windows differ for even lengths,

@@ -120,10 +120,12 @@ def cholesky(l, a):  # noqa: F811
 # alone stays right for repeated ones only when v̄ is zero.
 @adjoint(np.linalg.eigh)
 def eigh(y, a, UPLO="L"):
+    # one accumulation per part of d[y] (as svd's): the eigenvalues' alone need no gaps
+    d[a] += rt.to_triangle(np.matmul(y[1] * np.expand_dims(d[y][0], -2),
+                                     rt.matrix_transpose(y[1])), UPLO)
     identity = np.eye(np.shape(y[0])[-1])
     gaps = 1.0 / (np.expand_dims(y[0], -2) - np.expand_dims(y[0], -1) + identity) - identity
-    rotated = (gaps * np.matmul(rt.matrix_transpose(y[1]), d[y][1])
-               + np.expand_dims(d[y][0], -2) * identity)
+    rotated = gaps * np.matmul(rt.matrix_transpose(y[1]), d[y][1])
     d[a] += rt.to_triangle(np.matmul(y[1], np.matmul(rotated, rt.matrix_transpose(y[1]))), UPLO)
 
 
@@ -206,15 +208,18 @@ def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
     identity = np.eye(np.shape(y[1])[-1])
     squares = y[1] * y[1]
     gaps = 1.0 / (np.expand_dims(squares, -2) - np.expand_dims(squares, -1) + identity) - identity
+    # one accumulation per part of d[y]: those of parts the function never reads go
+    # (templates.absent_dropped), so that the singular values' alone need no gaps
     left = np.matmul(rt.matrix_transpose(y[0]), d[y][0])
+    d[a] += (np.matmul(y[0], np.matmul(gaps * (left - rt.matrix_transpose(left))
+                                       * np.expand_dims(y[1], -2), y[2]))
+             + np.matmul((d[y][0] - np.matmul(y[0], left)) / np.expand_dims(y[1], -2), y[2]))
+    d[a] += np.matmul(y[0] * np.expand_dims(d[y][1], -2), y[2])
     right = np.matmul(y[2], rt.matrix_transpose(d[y][2]))
-    core = (gaps * (left - rt.matrix_transpose(left)) * np.expand_dims(y[1], -2)
-            + identity * np.expand_dims(d[y][1], -1)
-            + np.expand_dims(y[1], -1) * (gaps * (right - rt.matrix_transpose(right))))
-    beside_u = np.matmul((d[y][0] - np.matmul(y[0], left)) / np.expand_dims(y[1], -2), y[2])
-    beside_v = np.matmul(y[0] / np.expand_dims(y[1], -2),
-                         d[y][2] - np.matmul(rt.matrix_transpose(right), y[2]))
-    d[a] += np.matmul(y[0], np.matmul(core, y[2])) + beside_u + beside_v
+    d[a] += (np.matmul(y[0], np.matmul(np.expand_dims(y[1], -1)
+                                       * (gaps * (right - rt.matrix_transpose(right))), y[2]))
+             + np.matmul(y[0] / np.expand_dims(y[1], -2),
+                         d[y][2] - np.matmul(rt.matrix_transpose(right), y[2])))
 
 
 @tangent(np.linalg.svd)
@@ -365,14 +370,17 @@ def lstsq(y, a, b, rcond=None):
     x = rt.solve_columns(y[0], y[0], a)
     x_bar = rt.solve_columns(d[y][0], y[0], a)
     residual = rt.solve_columns(b, y[0], a) - np.matmul(a, x)
-    weighted = 2.0 * residual * rt.residual_weights(d[y][1], x)
-    d[b] += np.reshape(np.matmul(np.transpose(p), x_bar) + weighted, np.shape(b))
-    factors = np.linalg.svd(a, full_matrices=False)
+    # one accumulation per part of d[y] (as svd's): the solution's alone needs no svd
+    d[b] += np.reshape(np.matmul(np.transpose(p), x_bar), np.shape(b))
     d[a] += (np.matmul(np.matmul(residual, np.transpose(x_bar)), np.matmul(p, np.transpose(p)))
              + np.matmul(np.matmul(np.transpose(p), x),
                          np.transpose(x_bar) - np.matmul(np.matmul(np.transpose(x_bar), p), a))
-             - np.matmul(np.matmul(np.transpose(p), x_bar) + weighted, np.transpose(x))
-             + np.matmul(factors[0] * d[y][3], factors[2]))
+             - np.matmul(np.matmul(np.transpose(p), x_bar), np.transpose(x)))
+    weighted = 2.0 * residual * rt.residual_weights(d[y][1], x)
+    d[b] += np.reshape(weighted, np.shape(b))
+    d[a] -= np.matmul(weighted, np.transpose(x))
+    factors = np.linalg.svd(a, full_matrices=False)
+    d[a] += np.matmul(factors[0] * d[y][3], factors[2])
 
 
 @tangent(np.linalg.lstsq)

@@ -1146,6 +1146,9 @@ linear(rt.output_part, parameters="part, y, index, layout=None, like=None",
        transpose="rt.output_part_adjoint(g, y, index, layout, like)")
 linear(rt.output_part_adjoint, parameters="y, h, whole, index, layout=None, like=None",
        transpose="rt.output_part(g, index, layout, h)")
+multilinear(rt.if_output, parameters="y, layout, index, term",  # linear in term
+            transposes={"term": "rt.if_output(layout, index, g)"},
+            shape=lambda layout, index, term, **kwargs: plain(term))
 nondifferentiable(rt.uplo, rt.output_layout)
 linear(rt.banded_dense, parameters="y, ab, l_and_u", transpose="rt.band_of(g, l_and_u)")
 linear(rt.band_of, parameters="y, dense, l_and_u", transpose="rt.banded_dense(g, l_and_u)")

@@ -16,7 +16,8 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.analysis import shapes
-from srcad.registry import Template, adjoint, constraint, d, set_template, shape_rule, tangent
+from srcad.registry import (Template, adjoint, constraint, d, facts, set_template, shape_rule,
+                            tangent)
 from srcad.templates import numpy_linalg
 
 try:
@@ -306,14 +307,18 @@ if linalg is not None:
              subset_by_value=None, driver=None):
         layout = rt.output_layout(eigvals_only, 0)
         factors = linalg.eigh(a, lower=lower)
+        # one accumulation per part (numpy_linalg.py's eigh): the eigenvectors' term is zero,
+        # not nan, when the call returns no eigenvectors or the function reads none
+        d[a] += rt.to_triangle(np.matmul(
+            factors[1] * np.expand_dims(rt.output_part(d[y], 0, layout, factors[0]), -2),
+            rt.matrix_transpose(factors[1])), rt.uplo(lower))
         identity = np.eye(np.shape(factors[0])[-1])
         gaps = 1.0 / (np.expand_dims(factors[0], -2) - np.expand_dims(factors[0], -1)
                       + identity) - identity
-        rotated = (gaps * np.matmul(rt.matrix_transpose(factors[1]),
-                                    rt.output_part(d[y], 1, layout, factors[1]))
-                   + np.expand_dims(rt.output_part(d[y], 0, layout, factors[0]), -2) * identity)
-        d[a] += rt.to_triangle(np.matmul(factors[1], np.matmul(
-            rotated, rt.matrix_transpose(factors[1]))), rt.uplo(lower))
+        rotated = gaps * np.matmul(rt.matrix_transpose(factors[1]),
+                                   rt.output_part(d[y], 1, layout, factors[1]))
+        d[a] += rt.if_output(layout, 1, rt.to_triangle(np.matmul(factors[1], np.matmul(
+            rotated, rt.matrix_transpose(factors[1]))), rt.uplo(lower)))
 
     @tangent(linalg.eigh)
     def eigh(y, a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,  # noqa: F811
@@ -347,23 +352,27 @@ if linalg is not None:
             lapack_driver="gesdd"):
         layout = rt.output_layout(not compute_uv, 1)
         factors = linalg.svd(a, full_matrices=False)
-        u_bar = rt.output_part(d[y], 0, layout, factors[0])
-        s_bar = rt.output_part(d[y], 1, layout, factors[1])
-        vh_bar = rt.output_part(d[y], 2, layout, factors[2])
         identity = np.eye(np.shape(factors[1])[-1])
         squares = factors[1] * factors[1]
         gaps = 1.0 / (np.expand_dims(squares, -2) - np.expand_dims(squares, -1)
                       + identity) - identity
+        # one accumulation per part (numpy_linalg.py's svd): u's and vh's terms are zero, not
+        # nan, when the call returns only s or the function reads only s
+        u_bar = rt.output_part(d[y], 0, layout, factors[0])
         left = np.matmul(rt.matrix_transpose(factors[0]), u_bar)
+        d[a] += rt.if_output(layout, 0, np.matmul(factors[0], np.matmul(
+            gaps * (left - rt.matrix_transpose(left)) * np.expand_dims(factors[1], -2),
+            factors[2])) + np.matmul((u_bar - np.matmul(factors[0], left))
+                                     / np.expand_dims(factors[1], -2), factors[2]))
+        d[a] += np.matmul(factors[0] * np.expand_dims(
+            rt.output_part(d[y], 1, layout, factors[1]), -2), factors[2])
+        vh_bar = rt.output_part(d[y], 2, layout, factors[2])
         right = np.matmul(factors[2], rt.matrix_transpose(vh_bar))
-        core = (gaps * (left - rt.matrix_transpose(left)) * np.expand_dims(factors[1], -2)
-                + identity * np.expand_dims(s_bar, -1)
-                + np.expand_dims(factors[1], -1) * (gaps * (right - rt.matrix_transpose(right))))
-        beside_u = np.matmul((u_bar - np.matmul(factors[0], left))
-                             / np.expand_dims(factors[1], -2), factors[2])
-        beside_v = np.matmul(factors[0] / np.expand_dims(factors[1], -2),
-                             vh_bar - np.matmul(rt.matrix_transpose(right), factors[2]))
-        d[a] += np.matmul(factors[0], np.matmul(core, factors[2])) + beside_u + beside_v
+        d[a] += rt.if_output(layout, 2, np.matmul(factors[0], np.matmul(
+            np.expand_dims(factors[1], -1) * (gaps * (right - rt.matrix_transpose(right))),
+            factors[2])) + np.matmul(factors[0] / np.expand_dims(factors[1], -2),
+                                     vh_bar - np.matmul(rt.matrix_transpose(right),
+                                                        factors[2])))
 
     @tangent(linalg.svd)
     def svd(y, a, full_matrices=True, compute_uv=True, overwrite_a=False,  # noqa: F811
@@ -405,6 +414,11 @@ if linalg is not None:
         return None
 
     constraint(_reduced_svd, linalg.svd)
+    # the parts of the full result a call returns (as the templates' rt.output_layout says)
+    facts(linalg.svd, returned_parts=lambda compute_uv=True, **constants: (
+        None if compute_uv else 1))
+    facts(linalg.eigh, returned_parts=lambda eigvals_only=False, **constants: (
+        0 if eigvals_only else None))
     constraint(_no_overwrite("svd", "overwrite_a"), linalg.svd)
 
     # qr in mode 'economic' (or 'r': r alone, with a tall matrix's zero rows below k),

@@ -39,6 +39,7 @@ from .templates import (
     bind_template,
     check_instantiable,
     instantiate,
+    part_parameters,
     new_node,
     result_parameter,
     shape_of,
@@ -293,6 +294,8 @@ class _Sweeps:
         self.shapes = {}  # adjoint statement -> its shape's makings (templates.instantiate)
         self.active = {}  # id(assignment) -> whether it assigns an active variable
         self.derivative_names = _DerivativeNames(context.namer, context.activity)
+        self.body = body
+        self._parts_read = None  # see parts_read
         tested = set()  # what loops iterate over and branches test
         self.stored = set()  # every name the body assigns (or deletes)
         surveyed = context.template_uses.get(_Survey)
@@ -434,7 +437,15 @@ class _Sweeps:
             elif self.is_active(statement):
                 self.adjoints[id(statement)] = _adjoint_of(statement, self.context,
                                                            self.check_only, self.reads,
-                                                           self.shapes, self.derivative_names)
+                                                           self.shapes, self.derivative_names,
+                                                           self.parts_read)
+
+    def parts_read(self, name):
+        """The indices ``k`` of the parts of tuple ``name`` the body reads (by ``t = name[k]``),
+        if it reads it only that way; else None (made on first need: _parts_read)."""
+        if self._parts_read is None:
+            self._parts_read = _parts_read(self.body, self.context.activity.is_active)
+        return self._parts_read.get(name)
 
     def is_active(self, statement) -> bool:
         """An assignment to an active variable (statements the sweeps add never are)."""
@@ -737,11 +748,13 @@ def _position(node):
 
 def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
                 reads: dict | None = None, shapes: dict | None = None,
-                derivative_names: dict | None = None) -> list:
+                derivative_names: dict | None = None, parts_read=None) -> list:
     """The adjoint statements of one active ``target = operation`` statement (with
     ``check_only``, none: only what making them would raise is raised). ``reads`` is
     filled with what the template's statements read, ``shapes`` with their shapes
-    (templates.instantiate); ``derivative_names``: a _DerivativeNames of this sweep."""
+    (templates.instantiate); ``derivative_names``: a _DerivativeNames of this sweep;
+    ``parts_read(name)``: the parts of a tuple the function reads (_Sweeps.parts_read): the
+    others' adjoints are zeros, and the template's statements made from them alone go."""
     namer = context.namer
     if derivative_names is None:
         derivative_names = _DerivativeNames(namer, context.activity)
@@ -784,8 +797,14 @@ def _adjoint_of(statement, context: TransformContext, check_only: bool = False,
     else:
         adjoint = derivative_names[name] or namer.adjoint(name)
     derivatives[result_param] = adjoint
+    present = None
+    parts, of_outputs = part_parameters(template)
+    if parts_read is not None and result_param in parts:
+        read = _parts_present(use.operation, bindings, parts_read(name), of_outputs)
+        if read is not None:
+            present = {result_param: read}
     out.extend(instantiate(template, bindings, derivatives, namer, context.aliases,
-                           reads=reads, shapes=shapes))
+                           reads=reads, shapes=shapes, present=present))
     out.append(_reset(adjoint))
     if not kept:
         context.template_uses[statement] = use
@@ -881,6 +900,65 @@ def _still_registered(use) -> bool:
     differentiable (a template registered since, or a ``nondifferentiable``, counts)."""
     entry = registry.lookup(use.operation.primitive)
     return entry is not None and entry.adjoint is use.template and entry.differentiable
+
+
+def _parts_present(operation, bindings, read, of_outputs):
+    """The parts of a call's result whose adjoints can be nonzero, or None (all): those the
+    function reads (``read``: positions in the tuple the call returns, _parts_read; None: all
+    it returns). For a template reading ``rt.output_part(d[y], k, layout)`` (``of_outputs``),
+    parts of the full result: the call returns those of its layout (registry's
+    ``returned_parts``, output_layout's convention, from its constant arguments); without
+    that rule, None."""
+    if not of_outputs:
+        return read
+    rule = registry.fact(operation.primitive, "returned_parts")
+    if rule is None:
+        return None
+    layout = rule(**{name: value.value for name, value in bindings.items()
+                     if type(value) is gast.Constant})
+    if layout is None:  # the whole tuple: positions are parts
+        return read
+    if type(layout) is int:  # that part alone, not in a tuple (a subscript indexes into it)
+        return frozenset((layout,))
+    if read is None:
+        return frozenset(layout)
+    return frozenset(layout[position] for position in read if position < len(layout))
+
+
+def _parts_read(body, is_active) -> dict:
+    """name -> the indices ``k`` of every ``t = name[k]`` (an int ``k`` >= 0) in ``body`` with
+    ``t`` active (``u, s, vh = svd(a)`` makes all three; only those a derivative flows back
+    through count), for the names it reads only that way: the parts of a tuple output whose
+    adjoints can be nonzero."""
+    parts, whole = {}, set()
+    pending = list(body)
+    Assign, Subscript, Name, Constant, AST = (gast.Assign, gast.Subscript, gast.Name,
+                                              gast.Constant, gast.AST)
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is Assign:
+            value = node.value
+            if type(value) is Subscript and type(value.value) is Name and type(
+                    value.slice) is Constant and type(value.slice.value) is int and (
+                    value.slice.value >= 0):
+                found = parts.setdefault(value.value.id, set())
+                target = node.targets[0]
+                if len(node.targets) != 1 or type(target) is not Name or is_active(target.id):
+                    found.add(value.slice.value)
+                pending.extend(node.targets)
+                continue
+        elif kind is Name:
+            if type(node.ctx) is gast.Load:
+                whole.add(node.id)
+            continue
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                pending.extend(value)
+            elif isinstance(value, AST):
+                pending.append(value)
+    return {name: frozenset(found) for name, found in parts.items() if name not in whole}
 
 
 @dataclass

@@ -53,7 +53,9 @@ class _Compiled:
     names, parameters whose derivative it reads), or None for a statement whose targets
     are not names (then its targets may read names too) or whose value binds names;
     ``callees``: per statement, the names its calls' callees start with (``rt`` of
-    ``rt.unbroadcast(...)``).
+    ``rt.unbroadcast(...)``); ``sources``: per statement, what of the derivatives it reads
+    (``_Sources``), for dropping the statements that read only structurally absent parts
+    (``absent_dropped``); ``parts``: the parameters some statement reads parts of.
     """
 
     def __init__(self, template: Template):
@@ -74,11 +76,114 @@ class _Compiled:
                              - set(self.temporaries))
             self.reads.append(_reads_of(statement))
             self.callees.append(_callee_roots(statement))
+        self.sources = [_Sources.of(statement, self.temporaries, template.namespace)
+                        for statement in template.body]
+        self.parts = frozenset(parameter for sources in self.sources
+                               for parameter, _ in sources.parts)
+        # parts read as rt.output_part(d[p], k, layout): k counts the parts of the call's
+        # full result, not those it returns (registry's returned_parts maps them)
+        self.parts_of_outputs = any(sources.of_outputs for sources in self.sources)
         # (written, build, free names) per statement, and the module the free names are
         # looked up in (its globals: the same dict for the template's life), for checks
         self.checked = tuple((written, build, tuple(free))
                              for (written, build), free in zip(self.statements, self.free))
         self.namespace = template.namespace
+
+
+class _Sources:
+    """What one template statement reads of the derivatives: ``parts``, the (parameter,
+    index) of each ``d[p][index]`` (an int index), ``whole``, the parameters whose ``d[p]``
+    it reads otherwise; and the template temporaries it reads (``temporaries``) and assigns
+    (``assigned``, or None)."""
+
+    __slots__ = ("parts", "whole", "temporaries", "assigned", "of_outputs")
+
+    @classmethod
+    def of(cls, statement, temporaries, namespace) -> "_Sources":
+        sources = cls()
+        sources.of_outputs = False
+        parts, whole, read = set(), set(), set()
+        target = statement.target if isinstance(statement, gast.AugAssign) else (
+            statement.targets[0] if isinstance(statement, gast.Assign) else None)
+        pending = [statement.value] if target is not None else [statement]
+        if isinstance(statement, gast.AugAssign) and isinstance(target, gast.Name):
+            read.add(target.id)  # (t += ... reads t)
+        while pending:
+            node = pending.pop()
+            if type(node) is list:
+                pending.extend(node)
+            elif type(node) is gast.Subscript and is_derivative_ref(node.value) and type(
+                    node.slice) is gast.Constant and type(node.slice.value) is int and (
+                    node.slice.value >= 0):
+                parts.add((node.value.slice.id, node.slice.value))
+            elif is_derivative_ref(node):
+                whole.add(node.slice.id)
+            elif type(node) is gast.Call and _part_of_output(node, namespace):
+                parts.add((node.args[0].slice.id, node.args[1].value))
+                sources.of_outputs = True
+                pending.extend(node.args[2:])
+                pending.extend(keyword.value for keyword in node.keywords)
+            elif type(node) is gast.Name:
+                if node.id in temporaries:
+                    read.add(node.id)
+            elif isinstance(node, gast.AST):
+                pending.extend(getattr(node, field, None) for field in node._fields)
+        sources.parts, sources.whole = frozenset(parts), frozenset(whole)
+        sources.temporaries = frozenset(read)
+        sources.assigned = target.id if isinstance(target, gast.Name) else None
+        return sources
+
+
+def _part_of_output(call, namespace) -> bool:
+    """Whether ``call`` is ``rt.output_part(d[p], k, ...)`` (an int k >= 0): part k of d[p]."""
+    func, args = call.func, call.args
+    return (type(func) is gast.Attribute and func.attr == "output_part"
+            and type(func.value) is gast.Name and len(args) >= 2
+            and getattr(namespace.get(func.value.id), "__name__", None) == "srcad.runtime"
+            and is_derivative_ref(args[0]) and type(args[1]) is gast.Constant
+            and type(args[1].value) is int and args[1].value >= 0)
+
+
+def part_parameters(template: Template) -> tuple:
+    """(the parameters the template reads parts ``d[p][k]`` of the derivative of, whether it
+    reads some as ``rt.output_part(d[p], k, layout)``: parts of the full result)."""
+    compiled = _compiled(template)
+    return compiled.parts, compiled.parts_of_outputs
+
+
+def absent_dropped(compiled, present: dict) -> frozenset:
+    """The positions of the statements of a template that compute only from structurally
+    absent parts of derivatives: ``present`` maps a parameter to the indices of the parts
+    of its derivative that can be nonzero (the others are zeros: parts of a tuple output
+    the function never reads). Adjoints are linear in the derivatives they read, so such a
+    statement adds zero (``d[x] += ...``) or makes a temporary that is zero; it is dropped
+    unless a statement kept reads that temporary. Dropped, the zero terms cannot turn into
+    nan where their other factor is infinite (``gaps`` of a repeated singular value)."""
+
+    def absent(source) -> bool:
+        parameter, index = source
+        return parameter in present and index is not None and index not in present[parameter]
+
+    made = []  # per statement: the derivative parts its value is made from
+    sources_of = {}  # temporary -> what its last assignment was made from
+    for sources in compiled.sources:
+        found = set(sources.parts) | {(parameter, None) for parameter in sources.whole}
+        for temporary in sources.temporaries:
+            found |= sources_of.get(temporary, set())
+        made.append(found)
+        if sources.assigned is not None:
+            sources_of[sources.assigned] = found
+    dropped, needed = set(), set()  # (needed: temporaries a statement kept after reads)
+    for position in range(len(made) - 1, -1, -1):
+        sources = compiled.sources[position]
+        if made[position] and all(absent(source) for source in made[position]) and (
+                sources.assigned not in needed):
+            dropped.add(position)
+            continue
+        if sources.assigned is not None:
+            needed.discard(sources.assigned)
+        needed |= sources.temporaries
+    return frozenset(dropped)
 
 
 def _callee_roots(statement) -> frozenset:
@@ -448,7 +553,8 @@ def check_instantiable(template: Template, bindings: dict, derivatives: dict, al
 
 
 def instantiate(template: Template, bindings: dict, derivatives: dict, namer, aliases,
-                missing=None, reads: dict | None = None, shapes: dict | None = None) -> list:
+                missing=None, reads: dict | None = None, shapes: dict | None = None,
+                present: dict | None = None) -> list:
     """The template's statements for one use.
 
     ``bindings`` maps parameter names to gast expressions; ``derivatives``
@@ -463,14 +569,21 @@ def instantiate(template: Template, bindings: dict, derivatives: dict, namer, al
 
     ``shapes`` (if given) is filled with statement -> what ``shape_of`` reads to tell its
     shape (asked of few statements: kept as it is until then).
+
+    ``present`` (if given) maps a parameter whose derivative is a tuple to the indices of
+    its parts that can be nonzero: the statements made from the others alone are dropped
+    (absent_dropped).
     """
     compiled = _compiled(template)
+    dropped = absent_dropped(compiled, present) if present else ()
     temporaries = {temp: namer.fresh(temp) for temp in compiled.temporaries}
     out = []
     for index, ((written, build), read) in enumerate(zip(compiled.statements,
                                                           compiled.reads)):
         if written is not None and derivatives.get(written) is None:
             continue  # no derivative for this parameter: its contribution is not needed
+        if index in dropped:
+            continue  # made from parts of a derivative that are zeros: adds nothing
         try:
             statement = build(bindings, derivatives, temporaries, aliases, missing)
         except _NoDerivative:
