@@ -117,7 +117,8 @@ def cholesky(l, a):  # noqa: F811
 # w[i]) off the diagonal. Eigenvalues must be distinct: at a repeated eigenvalue the
 # eigenvectors are not differentiable (F divides by zero: srcad returns inf or nan there),
 # and near one the derivative of v is as large as 1 / the gap. The eigenvalues' derivative
-# alone stays right for repeated ones only when v̄ is zero.
+# alone is right at repeated ones too: when the function reads no eigenvector, v̄'s
+# statements are dropped (transform/templates.py, absent_dropped).
 @adjoint(np.linalg.eigh)
 def eigh(y, a, UPLO="L"):
     # one accumulation per part of d[y] (as svd's): the eigenvalues' alone need no gaps
@@ -202,7 +203,8 @@ multilinear(np.cross, parameters="c, a, b, axisa=-1, axisb=-1, axisc=-1, axis=No
 # and dv = v (F ∘ (Q + Qᵀ)) + (1 - v vᵀ) daᵀ u / s, P = (uᵀ da v) diag(s), Q = diag(s) (uᵀ da v).
 # Singular values must be distinct and nonzero for u and vh (srcad returns inf or nan
 # otherwise, and derivatives as large as 1 / the gap near there); s's alone are right
-# wherever s is distinct from 0... when ū and v̄h are zero.
+# everywhere: when the function reads neither u nor vh, their statements are dropped
+# (transform/templates.py, absent_dropped).
 @adjoint(np.linalg.svd)
 def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
     identity = np.eye(np.shape(y[1])[-1])
