@@ -73,6 +73,15 @@ class LibraryForms:
         t = self._bounded(ctx, (2, 3), depth)
         return "(np.diag([1.0, 2.5]) + 0.12 * (%s @ %s.T))" % (t, t)
 
+    def _repeated_spectrum(self, ctx, depth):
+        """A symmetric positive definite 3 x 3 matrix whose eigenvalue 2 is double up to
+        rounding (its singular values are its eigenvalues): 2 I plus a rank-one term. (Not
+        exactly double, as a diagonal matrix's: there the second derivatives, which go
+        through the vectors, are nan, as README says, and every program gets an hvp check;
+        tests/test_tuple_output_parts.py has the exact repeats, to first order.)"""
+        t = self._bounded(ctx, (3,), depth)
+        return "(2.0 * np.eye(3) + 0.3 * np.outer(%s, %s))" % (t, t)
+
     def _well_conditioned(self, ctx, depth, n):
         """A diagonally dominant (so invertible, well-conditioned) n x n matrix."""
         return "(2.5 * np.eye(%d) + 0.4 * np.tanh(%s))" % (n, self._square(ctx, depth, n))
@@ -215,9 +224,18 @@ class LibraryForms:
                 e((2, 3)), e((3, 2)), self._square(ctx, depth, 2), self._square(ctx, depth, 2)),
             lambda: "np.sum(np.square([%s, %s]))" % (e(SCALAR), e(SCALAR)),
             lambda: "np.sum(np.clip(%s, 0.3, -0.2))" % e((3,)),
+            # functions of all the eigenvalues or singular values, smooth where some repeat
+            # (as here): the vectors, unread, must take no part
+            lambda: "np.sum(np.linalg.eigh(%s)[0] ** 2)" % self._repeated_spectrum(ctx, depth),
+            lambda: "np.sum(np.linalg.svd(%s, full_matrices=False)[1])"
+                    % self._repeated_spectrum(ctx, depth),
         ]
         if HAS_SCIPY:
             forms += [
+                lambda: self._scipy("np.sum(scipy.linalg.eigh(%s, eigvals_only=True) ** 2)"
+                                    % self._repeated_spectrum(ctx, depth)),
+                lambda: self._scipy("np.sum(scipy.linalg.svd(%s, compute_uv=False))"
+                                    % self._repeated_spectrum(ctx, depth)),
                 lambda: self._scipy("scipy.special.logsumexp(%s)" % any_array()),
                 lambda: self._scipy("scipy.special.logsumexp(%s, b=%s)" % (
                     e((3,)), self._positive(ctx, (3,), depth))),
