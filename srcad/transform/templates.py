@@ -94,9 +94,10 @@ class _Sources:
     """What one template statement reads of the derivatives: ``parts``, the (parameter,
     index) of each ``d[p][index]`` (an int index), ``whole``, the parameters whose ``d[p]``
     it reads otherwise; and the template temporaries it reads (``temporaries``) and assigns
-    (``assigned``, or None)."""
+    (``assigned``, or None; ``unpacks``: it assigns names some other way, which is never
+    dropped)."""
 
-    __slots__ = ("parts", "whole", "temporaries", "assigned", "of_outputs")
+    __slots__ = ("parts", "whole", "temporaries", "assigned", "of_outputs", "unpacks")
 
     @classmethod
     def of(cls, statement, temporaries, namespace) -> "_Sources":
@@ -131,6 +132,8 @@ class _Sources:
         sources.parts, sources.whole = frozenset(parts), frozenset(whole)
         sources.temporaries = frozenset(read)
         sources.assigned = target.id if isinstance(target, gast.Name) else None
+        sources.unpacks = target is not None and not isinstance(target, gast.Name) and not (
+            is_derivative_ref(target))
         return sources
 
 
@@ -177,7 +180,7 @@ def absent_dropped(compiled, present: dict) -> frozenset:
     for position in range(len(made) - 1, -1, -1):
         sources = compiled.sources[position]
         if made[position] and all(absent(source) for source in made[position]) and (
-                sources.assigned not in needed):
+                sources.assigned not in needed) and not sources.unpacks:
             dropped.add(position)
             continue
         if sources.assigned is not None:
