@@ -930,34 +930,20 @@ def _parts_read(body, is_active) -> dict:
     ``t`` active (``u, s, vh = svd(a)`` makes all three; only those a derivative flows back
     through count), for the names it reads only that way: the parts of a tuple output whose
     adjoints can be nonzero."""
-    parts, whole = {}, set()
-    pending = list(body)
-    Assign, Subscript, Name, Constant, AST = (gast.Assign, gast.Subscript, gast.Name,
-                                              gast.Constant, gast.AST)
-    while pending:
-        node = pending.pop()
-        kind = type(node)
-        if kind is Assign:
-            value = node.value
-            if type(value) is Subscript and type(value.value) is Name and type(
-                    value.slice) is Constant and type(value.slice.value) is int and (
-                    value.slice.value >= 0):
-                found = parts.setdefault(value.value.id, set())
-                target = node.targets[0]
-                if len(node.targets) != 1 or type(target) is not Name or is_active(target.id):
-                    found.add(value.slice.value)
-                pending.extend(node.targets)
-                continue
-        elif kind is Name:
-            if type(node.ctx) is gast.Load:
-                whole.add(node.id)
-            continue
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                pending.extend(value)
-            elif isinstance(value, AST):
-                pending.append(value)
+    parts, by_part = {}, set()  # (by_part: ids of the Names those subscripts read)
+    for statement in (inner for top in body for inner in syntax.statements(top)):
+        value = getattr(statement, "value", None)
+        if type(statement) is gast.Assign and type(value) is gast.Subscript and type(
+                value.value) is gast.Name and type(value.slice) is gast.Constant and type(
+                value.slice.value) is int and value.slice.value >= 0:
+            by_part.add(id(value.value))
+            found = parts.setdefault(value.value.id, set())
+            target = statement.targets[0]
+            if len(statement.targets) != 1 or type(target) is not gast.Name or is_active(
+                    target.id):
+                found.add(value.slice.value)
+    whole = {name.id for statement in body for name in syntax.names(statement)
+             if type(name.ctx) is gast.Load and id(name) not in by_part}
     return {name: frozenset(found) for name, found in parts.items() if name not in whole}
 
 
