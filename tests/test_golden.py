@@ -991,6 +991,44 @@ def specialize(source, params):
     return emit.to_source(specialize_runtime_calls(tree, env, resolve, FixedAliases()))
 
 
+def test_infer_types_only_counting_loop_targets_as_ints_and_joins_loops():
+    # a loop over range or reversed(range) counts; over anything else (reversed of a list
+    # too) its target is unknown; a target of several loops covers all of them
+    def resolve_loops(node):
+        if isinstance(node, gast.Name) and node.id in ("range", "reversed"):
+            return {"range": range, "reversed": reversed}[node.id]
+        return resolve(node)
+
+    env = shapes.infer(function_tree("""
+        def f(xs, n):
+            for i in range(n):
+                a = i
+            for j in reversed(range(n)):
+                b = j
+            for k in reversed(xs):
+                c = k
+            for m in range(n):
+                d = m
+            for m in xs:
+                e = m
+            steps = range(n)[::-1]
+            for p in steps:
+                g = p
+            for q in reversed(steps):
+                h = q
+            mixed = range(n)
+            mixed = xs
+            for r in mixed:
+                u = r
+            return a
+        """), {"xs": shapes.UNKNOWN, "n": shapes.Scalar("int")}, resolve_loops)
+    assert env["i"] == env["a"] == env["j"] == env["b"] == shapes.Scalar("int")
+    assert env["p"] == env["g"] == env["q"] == env["h"] == shapes.Scalar("int")
+    assert env["k"] == env["c"] == shapes.UNKNOWN
+    assert env["m"] == env["d"] == env["e"] == shapes.UNKNOWN
+    assert env["r"] == env["u"] == shapes.UNKNOWN
+
+
 def test_specialize_docstring_examples():
     out = specialize("""
         def f(a, b, mul_bar, add_bar, b1, dot_bar, h, W2):

@@ -956,6 +956,46 @@ def _statements(tree) -> list:
     return found
 
 
+def _type_loop_targets(tree, loops, assigns, env, resolve) -> None:
+    """The kind of each loop's target in ``env``: an int where the loop counts (``_counts``),
+    else unknown; joined, as assignments are, where a name is the target of several loops."""
+    ranges = {}  # name -> whether it is assigned once, by a counting value (when asked)
+    counts = []
+
+    def is_range(name):
+        if name not in ranges:
+            if not counts:
+                counts.append(syntax.assignment_counts(tree))
+            ranges[name] = False  # (while deciding: a name defined through itself is not)
+            if counts[0].get(name) == 1:
+                value = next((node.value for node in assigns if len(node.targets) == 1
+                              and type(node.targets[0]) is gast.Name
+                              and node.targets[0].id == name), None)
+                ranges[name] = value is not None and _counts(value, resolve, is_range)
+        return ranges[name]
+
+    for loop in loops:
+        kind = Scalar("int") if _counts(loop.iter, resolve, is_range) else UNKNOWN
+        env[loop.target.id] = join(env.get(loop.target.id), kind)
+
+
+def _counts(iterable, resolve, is_range) -> bool:
+    """Whether a ``for`` over ``iterable`` counts (its targets are ints): ``range(...)``,
+    ``reversed`` of one, a slice of one (``range(n)[::-1]``), or a name assigned once, one of
+    those (``is_range(name)``): the loops normalize leaves, and their adjoint loops."""
+    kind = type(iterable)
+    if kind is gast.Name:
+        return is_range(iterable.id)
+    if kind is gast.Subscript:
+        return type(iterable.slice) is gast.Slice and _counts(iterable.value, resolve, is_range)
+    if kind is not gast.Call:
+        return False
+    function = resolve(iterable.func)
+    if function is reversed and len(iterable.args) == 1 and not iterable.keywords:
+        return _counts(iterable.args[0], resolve, is_range)
+    return function is range
+
+
 def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = None) -> dict:
     """Abstract values of every variable assigned in ``tree``, given the parameters'.
 
@@ -964,6 +1004,7 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
     walk, for the passes that need it next."""
     env = dict(params)
     assigns = []
+    loops = []  # the for loops with a name as target
     readers = {}  # name -> positions in assigns of the assignments reading it
     Store, Del, Name, Load, Assign = gast.Store, gast.Del, gast.Name, gast.Load, gast.Assign
     for node in _statements(tree):
@@ -1021,9 +1062,9 @@ def infer(tree: gast.FunctionDef, params: dict, resolve, counts: dict | None = N
             if counts is not None:
                 _count_stored_outside_blocks(node, counts)
             if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
-                counting = isinstance(node.iter, gast.Call) and resolve(node.iter.func) in (
-                    range, reversed)
-                env[node.target.id] = Scalar("int") if counting else UNKNOWN
+                loops.append(node)
+    if loops:
+        _type_loop_targets(tree, loops, assigns, env, resolve)
     # a worklist: an assignment is evaluated again only when a name it reads changed (each
     # value only grows, by join); taking the first pending statement in program order,
     # most are final at their first visit
