@@ -145,6 +145,26 @@ def test_a_kink_of_clip_between_the_finite_difference_points_is_inconclusive():
     assert outcome.status == "inconclusive" and outcome.kink
 
 
+def test_a_nan_hvp_at_a_double_eigenvalue_is_the_stated_limitation_only_there():
+    """README: second derivatives through eigenvectors are nan at a repeated eigenvalue. A
+    program with the generator's form of a double eigenvalue (its mark, repeated_spectra)
+    gets that as inconclusive; first derivatives and any other program are checked as ever."""
+    from dataclasses import replace
+
+    from tests.fuzz.check import check
+    from tests.fuzz.library import REPEATED_SPECTRUM
+
+    # t = (1, 0, 0): eigenvalues 2.3, 2, 2, the double one exactly
+    matrix = REPEATED_SPECTRUM % (("np.array([1.0, 0.0, 0.0]) * x",) * 2)
+    program = _program("def f(x):\n    return np.sum(np.linalg.svd(%s, full_matrices=False)[1])"
+                       "\n" % matrix, "[1.0]", 0)
+    assert check(program, only={"gradient", "dot"}).status == "ok"
+    assert check(program, only={"hvp"}).status == "wrong"  # unmarked: nan is wrong
+    marked = check(replace(program, repeated_spectra=True), only={"hvp"})
+    assert marked.status == "inconclusive"
+    assert marked.problems[0].signature == "repeated eigenvalues"
+
+
 def test_every_library_form_gives_a_finite_value_of_its_shape():
     """Each NumPy/SciPy form of tests/fuzz/library.py, on variables of every shape: the
     expression it makes runs and has the shape the generator declared (a form with a wrong

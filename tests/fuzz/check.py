@@ -696,6 +696,14 @@ class Checker:
             gradient = srcad.grad(self.f, wrt=position)
             product = [np.asarray(leaf_of(product, path), dtype=float)
                        for path, _ in leaves(argument)]
+            if self.program.repeated_spectra and not all(np.all(np.isfinite(leaf))
+                                                         for leaf in product):
+                # second derivatives through eigenvectors at a double eigenvalue: README's
+                # limitation (library.REPEATED_SPECTRUM); a finite hvp is checked as any
+                self.problems.append(Problem(
+                    "inconclusive", "hvp", "argument %d: hvp %r at a double eigenvalue"
+                    % (position, product), "repeated eigenvalues"))
+                continue
             estimates = []
             flips = []
             for step in (HVP_STEP, HVP_STEP_CHECK):

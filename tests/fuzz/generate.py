@@ -164,6 +164,9 @@ class Program:
     argument_source: str  # Python text that rebuilds ``arguments``
     wrt: object  # int or tuple of ints, as given to srcad
     parameter_kinds: list = field(default_factory=list)
+    # it has a matrix with a double eigenvalue (library.REPEATED_SPECTRUM): nan second
+    # derivatives there are a limitation README states, not a wrong result
+    repeated_spectra: bool = False
 
     def make_arguments(self):
         """A fresh deep copy of the arguments (checks mutate nothing, but trust no one)."""
@@ -1458,7 +1461,8 @@ class Generator(LibraryForms):
         argument_source = "arguments = [%s]\n" % ", ".join(text for _, _, text, _ in params)
         program = Program(seed=self.seed, source=source, function_name="f", arguments=[],
                           argument_source=argument_source, wrt=wrt,
-                          parameter_kinds=[type(t).__name__ for _, t, _, _ in params])
+                          parameter_kinds=[type(t).__name__ for _, t, _, _ in params],
+                          repeated_spectra=self.repeated_spectra)
         program.arguments = program.make_arguments()
         return program
 

@@ -38,12 +38,15 @@ SCIPY_IMPORTS = "import scipy.linalg\nimport scipy.special\nimport scipy.stats\n
 # offsets that make ties (the kinks of sort, median, ptp, std) need an exact coincidence
 OFFSETS = {3: "np.array([0.0, 0.83, 1.71])", 2: "np.array([0.0, 0.77])"}
 ROW_OFFSETS = "np.array([[0.0], [0.91]])"  # along axis 0 of a (2, 3)
+# a matrix with a double eigenvalue (LibraryForms._repeated_spectrum)
+REPEATED_SPECTRUM = "(2.0 * np.eye(3) + 0.3 * np.outer(%s, %s))"
 
 
 class LibraryForms:
     """Mixed into generate.Generator: ``library(ctx, shape, depth)`` and its statements."""
 
     uses_scipy = False
+    repeated_spectra = False  # a form of _repeated_spectrum is in the program
 
     # ------------------------------------------------------------- operands in a domain
 
@@ -74,13 +77,16 @@ class LibraryForms:
         return "(np.diag([1.0, 2.5]) + 0.12 * (%s @ %s.T))" % (t, t)
 
     def _repeated_spectrum(self, ctx, depth):
-        """A symmetric positive definite 3 x 3 matrix whose eigenvalue 2 is double up to
-        rounding (its singular values are its eigenvalues): 2 I plus a rank-one term. (Not
-        exactly double, as a diagonal matrix's: there the second derivatives, which go
-        through the vectors, are nan, as README says, and every program gets an hvp check;
-        tests/test_tuple_output_parts.py has the exact repeats, to first order.)"""
+        """A symmetric positive definite 3 x 3 matrix whose eigenvalue 2 is double (its
+        singular values are its eigenvalues): 2 I plus a rank-one term. Computed, the two
+        are equal or differ by rounding. The first derivatives of the spectrum are right at
+        either; the second ones go through the vectors, and at an exact tie they are nan, as
+        README says: the program is marked (``repeated_spectra``) and check.py takes a nan
+        hvp of it for that limitation. tests/test_tuple_output_parts.py has exact repeats to
+        first order."""
+        self.repeated_spectra = True
         t = self._bounded(ctx, (3,), depth)
-        return "(2.0 * np.eye(3) + 0.3 * np.outer(%s, %s))" % (t, t)
+        return REPEATED_SPECTRUM % (t, t)
 
     def _well_conditioned(self, ctx, depth, n):
         """A diagonally dominant (so invertible, well-conditioned) n x n matrix."""

@@ -250,6 +250,7 @@ def reduce_program(program, problem=None, budget_seconds=600, log=None):
 def program_of_script(path):
     """The program in a standalone script written by report.standalone_script."""
     from tests.fuzz.generate import Program
+    from tests.fuzz.library import REPEATED_SPECTRUM
 
     text = open(path).read()
     body, _, rest = text.partition("\narguments = ")
@@ -258,7 +259,8 @@ def program_of_script(path):
     wrt = ast.literal_eval(re.search(r"^wrt = (.*)$", rest, re.M).group(1))
     seed = int(re.search(r"seed (\d+)", text).group(1))
     return Program(seed=seed, source=source + "\n", function_name="f", arguments=[],
-                   argument_source=argument_line, wrt=wrt)
+                   argument_source=argument_line, wrt=wrt,
+                   repeated_spectra=REPEATED_SPECTRUM.split("%s")[0] in source)
 
 
 def main(argv=None):
