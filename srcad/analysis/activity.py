@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from .. import registry, syntax
+from .. import registry, runtime, syntax
 from ..annotations import not_inlined
 from .operations import (COMPARISONS, IDENTITY, UNRESOLVED, Operation, operation_of,
                          operator_operation_of)
@@ -87,8 +87,17 @@ def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str],
     targets_of, arguments_of = {}, {}
     carries = {}  # id of a resolved primitive -> (it, whether its result carries a derivative)
     unresolved_methods = []  # (statement, argument names)
+    forms = {}  # name -> (form, sources) of the assignments _element_form knows
+    element_reads = []  # (targets, tuple name, index) of each ``x = t[k]``
     for targets, node in assignments(tree):
         value = node.value
+        if len(node.targets) == 1 and type(node.targets[0]) is gast.Name:
+            form = _element_form(value, resolve)
+            if form is not None:
+                forms.setdefault(targets[0], []).append(form)
+                if form[0] == "element":  # (its edges once the followed names are known)
+                    element_reads.append((targets, form[1][0], _constant_index(value.slice)))
+                    continue
         operator = operator_operation_of(value)
         if operator is None and type(value) is gast.Name:  # a copy: operation_of's IDENTITY
             operator = IDENTITY, (value,)
@@ -126,7 +135,9 @@ def analyze_activity(tree: gast.FunctionDef, wrt: list[str], outputs: list[str],
             targets_of.setdefault(argument, []).append(targets)
         for target in targets:
             arguments_of.setdefault(target, []).append(arguments)
-    varied = _reach(wrt, targets_of)
+    _element_edges(tree, forms, element_reads, targets_of, arguments_of)
+    # (the nodes of element positions are no names: the sets hold names only)
+    varied = {name for name in _reach(wrt, targets_of) if type(name) is str}
     return Activity(varied, _reach(outputs, arguments_of),
                     [node for node, arguments in unresolved_methods if arguments & varied])
 
@@ -176,3 +187,152 @@ def _reach(start, edges) -> set:
                     reached.add(name)
                     pending.append(name)
     return reached
+
+
+# ---- elements of tuples, and of the tuples a list holds: followed one by one
+#
+# Generated code records values in a loop on a tape and reads them back in the adjoint loop
+# (transform/reverse.py). Differentiated again (hvp, grad of grad), normalized, that is
+#
+#     items = a, b               tape = rt.appended(_tape, items)       _tape = tape
+#     popped = _tape[-1]         tape_2 = rt.all_but_last(_tape)        b_2 = popped[1]
+#
+# Taken whole, the tape is varied as soon as one recorded value is, and so is every value
+# read back: a value that is no derivative's (a constant array, a count) would then need one,
+# and a function without a derivative in that argument (scipy.stats.dirichlet.pdf's x, a
+# Bessel function's order) could not be differentiated again. So for the names made and read
+# only this way, each element position has its own node, (name, k), with (name, "*") for
+# elements that are not tuples made here: ``b_2 = popped[1]`` reads (popped, 1) and
+# (popped, "*"), which only b's node and whole values appended reach. Every other
+# reading of those names still reads the whole name, which every edge reaches as before.
+
+_ANY = "*"  # the node of the elements of unknown position (whole values appended)
+
+
+def _element_edges(tree, forms: dict, element_reads: list, targets_of: dict,
+                   arguments_of: dict) -> None:
+    """Add the edges of the element reads ``x = t[k]`` (``element_reads``: targets, t, k) to
+    ``targets_of`` (varied: from t's node of element k where t is followed, else from t) and
+    ``arguments_of`` (useful: t whole), and the edges between the element positions of the
+    followed names (``forms``: how each name is assigned, where _element_form knows it)."""
+    followed = set()
+    if any(name in forms for _, name, _ in element_reads):
+        # a name assigned any other way (a loop's target, unpacking, del...) or a parameter
+        # is not followed
+        stored_otherwise = {a.id for a in syntax.parameters(tree.args)} | {
+            name for name, count in syntax.assignment_counts(tree).items()
+            if count != len(forms.get(name, ()))}
+        tuples, lists = _followed(forms, stored_otherwise)
+        followed = tuples
+        _link_positions(forms, tuples, lists, targets_of)
+    for targets, name, index in element_reads:
+        if name in followed and index >= 0:
+            sources = ((name, index), (name, _ANY))
+        else:
+            sources = (name,)  # (operation_of's: t[k] reads t)
+        for source in sources:
+            targets_of.setdefault(source, []).append(targets)
+        arguments_of.setdefault(targets[0], []).append({name})
+
+
+def _link_positions(forms, tuples, lists, edges) -> None:
+    """The edges between the element positions of the followed ``tuples`` and ``lists``."""
+    width = max([len(sources) for name in tuples for form, sources in forms[name]
+                 if form == "tuple"], default=0)
+    positions = list(range(width)) + [_ANY]
+
+    def link(source, target):
+        edges.setdefault(source, []).append([target])
+
+    for name in tuples | lists:
+        for form, sources in forms[name]:
+            if form == "tuple":  # t = (a, b): a's node reaches (t, 0)
+                for position, source in enumerate(sources):
+                    if source is not None:
+                        link(source, (name, position))
+            elif form == "appended":  # L2 = rt.appended(L, e)
+                listed, element = sources
+                for position in positions:
+                    link((listed, position), (name, position))
+                if element in tuples:
+                    for position in positions:
+                        link((element, position), (name, position))
+                elif element is not None:
+                    link(element, (name, _ANY))
+            elif form in ("copy", "all_but_last", "element"):  # a list's element is a tuple
+                for position in positions:
+                    link((sources[0], position), (name, position))
+
+
+def _element_form(value, resolve):
+    """(form, source names) of an assignment's value, if it is one of the forms whose
+    elements are followed: ``(a, b)``, ``[]``, ``rt.appended(L, e)``,
+    ``rt.all_but_last(L)``, a copy ``L2 = L``, an element read ``t[k]`` (k a constant)."""
+    kind = type(value)
+    if kind is gast.Name:
+        return "copy", [value.id]
+    if kind is gast.Tuple:
+        if not all(type(e) in (gast.Name, gast.Constant) for e in value.elts):
+            return None
+        return "tuple", [e.id if type(e) is gast.Name else None for e in value.elts]
+    if kind is gast.List:
+        return ("empty", []) if not value.elts else None
+    if kind is gast.Subscript:
+        if type(value.value) is gast.Name and _constant_index(value.slice) is not None:
+            return "element", [value.value.id]
+        return None
+    if kind is gast.Call and type(value.func) is gast.Attribute and value.func.attr in (
+            "appended", "all_but_last") and not value.keywords and all(
+            type(a) in (gast.Name, gast.Constant) for a in value.args):
+        function = resolve(value.func)
+        names = [a.id if type(a) is gast.Name else None for a in value.args]
+        if function is runtime.appended and len(names) == 2 and names[0] is not None:
+            return "appended", names
+        if function is runtime.all_but_last and len(names) == 1 and names[0] is not None:
+            return "all_but_last", names
+    return None
+
+
+def _constant_index(node):
+    """The int ``node`` writes (``1``, ``-1``), else None."""
+    if type(node) is gast.UnaryOp and type(node.op) is gast.USub:
+        index = _constant_index(node.operand)
+        return None if index is None else -index
+    if type(node) is gast.Constant and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _followed(forms: dict, stored_otherwise: set) -> tuple[set, set]:
+    """(the tuples, the lists of tuples) whose elements are followed: names every assignment
+    of which makes one of them from followed names (tuples: a tuple literal, a copy of a
+    followed tuple, an element of a followed list; lists: ``[]``, appending to or dropping
+    from a followed list, a copy of one), never assigned otherwise, nor parameters."""
+    tuples, lists = set(), set()
+    for name, made in forms.items():
+        if name in stored_otherwise:
+            continue
+        kinds = {form for form, _ in made}
+        if kinds <= {"tuple", "copy", "element"}:
+            tuples.add(name)
+        if kinds <= {"empty", "appended", "all_but_last", "copy"}:
+            lists.add(name)
+    while True:  # drop a name made from one not followed (or of the other sort)
+        dropped = False
+        for name in list(tuples | lists):
+            is_tuple = name in tuples
+            for form, sources in forms[name]:
+                if form == "copy":
+                    ok = sources[0] in (tuples if is_tuple else lists)
+                elif form == "element":
+                    ok = sources[0] in lists
+                elif form in ("appended", "all_but_last"):
+                    ok = sources[0] in lists
+                else:
+                    ok = True
+                if not ok:
+                    (tuples if is_tuple else lists).discard(name)
+                    dropped = True
+                    break
+        if not dropped:
+            return tuples, lists
