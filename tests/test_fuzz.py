@@ -214,3 +214,14 @@ def test_views_made_by_numpy_functions_share_their_argument():
     assert alias_sources("np.split(np.ravel(y1), 2)[0]") == {"y1"}
     assert alias_sources("y1.ravel()") == {"y1"}
     assert alias_sources("np.cumsum(y1)") == set()
+
+
+def test_read_only_views_are_never_owned():
+    from tests.fuzz.generate import READ_ONLY, alias_sources
+
+    # np.diag of a matrix is NumPy's read-only diagonal view (run 1313 program 1321 wrote
+    # into one)
+    assert alias_sources("np.diag(y1)") == {"y1", READ_ONLY}
+    assert alias_sources("np.diag(y1 @ y2)") == {READ_ONLY}  # (of a new matrix: still read-only)
+    assert READ_ONLY in alias_sources("np.diagonal(y1)")
+    assert READ_ONLY in alias_sources("np.broadcast_to(s1, (2, 3))")

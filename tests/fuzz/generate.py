@@ -220,8 +220,8 @@ VIEW_FUNCTIONS = {"reshape", "ravel", "transpose", "squeeze", "expand_dims", "fl
                   "array_split", "hsplit", "vsplit", "asarray", "real", "imag", "diag"}
 VIEW_METHODS = {"reshape", "ravel", "transpose", "squeeze", "swapaxes", "diagonal", "view"}
 # views NumPy makes read-only: never written into (the name below is no variable: a value
-# that may share it is never owned)
-READ_ONLY_VIEWS = {"diagonal", "broadcast_to"}
+# that may share it is never owned); np.diag of a matrix is its np.diagonal
+READ_ONLY_VIEWS = {"diagonal", "broadcast_to", "diag"}
 READ_ONLY = "<read-only view>"
 
 
