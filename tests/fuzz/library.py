@@ -88,6 +88,17 @@ class LibraryForms:
         t = self._bounded(ctx, (3,), depth)
         return REPEATED_SPECTRUM % (t, t)
 
+    def _computed_order(self, ctx, start, step):
+        """A positive float made from an int variable (a loop counter) when one is in scope,
+        else a constant: an argument srcad has no derivative in (a Bessel function's
+        order, an incomplete gamma function's shape), which is never varied."""
+        # (not an int parameter, n1...: srcad.vjp differentiates every argument, an int
+        # too, and an order made from one would need a derivative)
+        names = [name for name in self.int_names(ctx) if not name.startswith("n")]
+        if names and self.chance(0.7):
+            return "(%.2f + %.2f * %s)" % (start, step, self.rng.choice(names))
+        return "%.2f" % (start + step)
+
     def _well_conditioned(self, ctx, depth, n):
         """A diagonally dominant (so invertible, well-conditioned) n x n matrix."""
         return "(2.5 * np.eye(%d) + 0.4 * np.tanh(%s))" % (n, self._square(ctx, depth, n))
@@ -243,6 +254,13 @@ class LibraryForms:
                 lambda: self._scipy("np.sum(scipy.linalg.svd(%s, compute_uv=False))"
                                     % self._repeated_spectrum(ctx, depth)),
                 lambda: self._scipy("scipy.special.logsumexp(%s)" % any_array()),
+                # functions without a derivative in their order or shape, given one computed
+                # from a loop counter when there is one: in a loop, second derivatives read
+                # it back from the tape (analysis/activity.py follows the tape's elements)
+                lambda: self._scipy("np.sum(scipy.special.jv(%s, %s) ** 2)" % (
+                    self._computed_order(ctx, 0.5, 0.25), self._positive(ctx, (3,), depth))),
+                lambda: self._scipy("np.sum(scipy.special.gammainc(%s, %s))" % (
+                    self._computed_order(ctx, 1.5, 0.5), self._positive(ctx, (3,), depth))),
                 lambda: self._scipy("scipy.special.logsumexp(%s, b=%s)" % (
                     e((3,)), self._positive(ctx, (3,), depth))),
                 lambda: self._scipy("scipy.linalg.det(%s)" % self._well_conditioned(ctx, depth,
