@@ -24,6 +24,7 @@ import gast
 
 from . import annotations, syntax
 from .emit import to_source
+from .normalize.split_tapes import layout, tapes
 
 ENVIRONMENT_VARIABLE = "SRCAD_CHECK_INVARIANTS"
 
@@ -487,6 +488,17 @@ def _check_no_self_copies(pass_name, tree, context):
                                        statement)
 
 
+def _check_tapes_paired(pass_name, tree, context):
+    """split_tapes' docstring: every pop of a tape reads back a layout a push on that same
+    list records."""
+    for tape, uses in tapes(tree).items():
+        pushed = {layout(s.value.args[0]) for s in uses["push"]}
+        for statement in uses["pop"]:
+            if layout(statement.targets[0]) not in pushed:
+                raise BrokenInvariantError(pass_name, "a pop of %s reads a layout no push "
+                                           "on it records" % tape, statement)
+
+
 _NORMALIZED = (_check_no_writes,)
 _VALID_CODE = (_check_reads_are_bound,)
 
@@ -496,6 +508,7 @@ CHECKS = {
     "parse": (_check_parse,),
     "fence": (_check_parse, _check_fence),
     "lower_exits": (_check_lower_exits,),
+    "split_tapes": (_check_lower_exits, _check_tapes_paired),
     "to_anf": (_check_anf,),
     "lower_mutations": _NORMALIZED,
     "propagate_writes": _NORMALIZED,

@@ -28,6 +28,7 @@ from .normalize.lower_exits import lower_exits
 from .normalize.lower_mutations import lower_mutations
 from .normalize.propagate_writes import parameters_written, propagate_writes
 from .normalize.rename_versions import rename_versions
+from .normalize.split_tapes import split_tapes
 from .normalize.split_tuples import split_tuples
 from .normalize.to_anf import to_anf
 from .optimize.accumulate_in_place import accumulate_in_place
@@ -126,6 +127,8 @@ def _normalize_values(parsed, namer, aliases, inlined=None, resolve=None, values
     read_only = _UnchangedNodes(parsed.tree, _PARSED_TREE)
     tree = checked("lower_exits", lower_exits(parsed.tree, namer, resolve, aliases), parsed,
                    aliases)
+    if _generated_by_srcad(parsed):
+        tree = checked("split_tapes", split_tapes(tree, namer), parsed, aliases)
     tree = checked("to_anf", to_anf(parsed, tree, namer, aliases, inlined, values, asked),
                    parsed, aliases)
     tree = checked("lower_mutations", lower_mutations(tree, namer, aliases), parsed, aliases)

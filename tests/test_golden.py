@@ -34,6 +34,7 @@ from srcad.namespace import Aliases
 from srcad.normalize.lower_exits import lower_exits
 from srcad.normalize.lower_mutations import lower_mutations
 from srcad.normalize.rename_versions import rename_versions
+from srcad.normalize.split_tapes import split_tapes
 from srcad.normalize.to_anf import to_anf
 from srcad.optimize.fold_constants import fold_constants
 from srcad.optimize.keep_broadcasts_implicit import keep_broadcasts_implicit
@@ -533,6 +534,73 @@ def test_rename_versions_nested_loop_carries_in_its_own_name():
                 s = s_2
             return s
         """)
+
+
+# ---- normalize/split_tapes.py
+
+
+def test_split_tapes_docstring_example_and_the_tree_given_stays():
+    source = """
+        def grad_f(x, n):
+            _tape = []
+            s = 0.0
+            for i in range(n):
+                a = np.sin(x)
+                b = np.ones(3)
+                if a[0] > 0.0:
+                    c = a * 2.0
+                    _tape.append(c)
+                _tape.append((a, b))
+            for i in reversed(range(n)):
+                a, b = _tape.pop()
+                if a[0] > 0.0:
+                    c = _tape.pop()
+                    s = s + np.sum(c)
+                s = s + np.sum(a * b)
+            return s
+        """
+    tree = function_tree(source)
+    before = emit.to_source(tree)
+    split = split_tapes(tree, Namer(all_identifiers(tree)))
+    assert emit.to_source(tree) == before
+    assert emit.to_source(split) == text("""
+        def grad_f(x, n):
+            _tape = []
+            _tape_2 = []
+            s = 0.0
+            for i in range(n):
+                a = np.sin(x)
+                b = np.ones(3)
+                if a[0] > 0.0:
+                    c = a * 2.0
+                    _tape_2.append(c)
+                _tape.append((a, b))
+            for i in reversed(range(n)):
+                a, b = _tape.pop()
+                if a[0] > 0.0:
+                    c = _tape_2.pop()
+                    s = s + np.sum(c)
+                s = s + np.sum(a * b)
+            return s
+        """)
+
+
+def test_split_tapes_leaves_lists_used_otherwise_and_one_layout_alone():
+    one_layout = """
+        def grad_f(x, n):
+            _tape = []
+            for i in range(n):
+                _tape.append((x, i))
+            for i in reversed(range(n)):
+                x, i = _tape.pop()
+            return x
+        """
+    used_otherwise = one_layout.replace("            return x", "            return len(_tape)")
+    unpaired = one_layout.replace("x, i = _tape.pop()", "x, i, n = _tape.pop()").replace(
+        "_tape.append((x, i))", "_tape.append((x, i))\n                _tape.append(x)")
+    for source in (one_layout, used_otherwise, unpaired):
+        tree = function_tree(source)
+        assert split_tapes(tree, Namer(all_identifiers(tree))) is tree
 
 
 # ---- normalize/lower_exits.py

@@ -1,8 +1,9 @@
 """Second derivatives through the tape: each value read back has its own activity.
 
 Gradient code records values in a loop (``_tape.append((a, b))``) and reads them back in the
-adjoint loop. Differentiated again (hvp, hessian), the activity analysis follows each
-element of those tuples (analysis/activity.py, ``_element_edges``): a value recorded beside
+adjoint loop. Differentiated again (hvp, hessian), each layout of records gets a list of its
+own (normalize/split_tapes.py) and the activity analysis follows each element of those
+tuples (analysis/activity.py, ``_element_edges``): a value recorded beside
 varied ones but itself no derivative's (a constant array, an order computed from the loop
 counter) stays without one. Taken whole, such a value needed a derivative, and a function
 with none in that argument (``scipy.stats.dirichlet.pdf``'s point, a Bessel function's
@@ -112,7 +113,19 @@ def _loop_of_bessel(x):
     return total
 
 
-@pytest.mark.parametrize("function", [_loop_of_dirichlet, _loop_of_bessel])
+def _tape_shared_by_loops(x):
+    # one tape for three layouts: a branch's record, the loop's, and whole values the
+    # comprehension's loop records (normalize/split_tapes.py gives each its own list)
+    total = 0.0
+    for k in range(3):
+        if np.sum(x) > -10.0:
+            total = total + np.sum(special.gammainc(1.5 + 0.5 * k, 1.2 + x ** 2))
+    rows = [np.tanh(x + c) for c in range(2)]
+    return total + np.sum(rows[0] * rows[1])
+
+
+@pytest.mark.parametrize("function", [_loop_of_dirichlet, _loop_of_bessel,
+                                      _tape_shared_by_loops])
 def test_second_derivatives_of_a_function_without_a_derivative_in_a_recorded_argument(
         function):
     x = np.array([0.3, -0.2, 0.5])
