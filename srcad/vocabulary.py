@@ -205,6 +205,21 @@ class _ScaledByResult(ast.NodeTransformer):
         return node
 
 
+def no_derivative_in(*names: str, why: str):
+    """A constraint (registry.constraint): no derivative may flow into the parameters
+    ``names`` of a call, ``why`` saying what they are; the error names the first that
+    would get one."""
+    def check(arguments, carries, resolve):
+        for name in names:
+            if name in arguments and carries(arguments[name]):
+                return (("srcad has no derivative of this function in its argument %r (%s)"
+                         % (name, why)),
+                        "Hold %s constant (srcad.stop_gradient), or write the function out "
+                        "with functions srcad differentiates." % name)
+        return None
+    return check
+
+
 def _names(parameters: str) -> list:
     return [p.split("=")[0].strip(" *") for p in parameters.split(",")]
 

@@ -35,7 +35,7 @@ from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
 from srcad.templates import numpy_creation
-from srcad.vocabulary import multilinear
+from srcad.vocabulary import multilinear, no_derivative_in
 
 _FULL, _VALID = shapes.Known("full"), shapes.Known("valid")
 _NONE, _TRUE = shapes.Known(None), shapes.Known(True)
@@ -103,18 +103,6 @@ multilinear(np.correlate, parameters='y, a, v, mode="valid"',
                         "v": "np.reshape(np.correlate(a, np.pad(g, rt.convolution_padding("
                              "g, a, v, mode, 'numpy.correlate')), 'valid'), np.shape(v))"},
             shape=_numpy_convolution_shape(_VALID))
-
-
-def no_derivative_in(*names, why):
-    """A constraint: no derivative may flow into the parameters ``names`` of a call."""
-    def check(arguments, carries, resolve):
-        for name in names:
-            if name in arguments and carries(arguments[name]):
-                return (("srcad has no derivative of this function in its argument %r (%s)"
-                         % (name, why)),
-                        "Hold %s constant (srcad.stop_gradient)." % name)
-        return None
-    return check
 
 
 def _shape_of_second(first, second, *rest, **kwargs):

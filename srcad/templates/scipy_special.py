@@ -33,7 +33,7 @@ import numpy as np
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, nondifferentiable, shape_rule, tangent
-from srcad.vocabulary import binary, elementwise
+from srcad.vocabulary import binary, elementwise, no_derivative_in
 
 try:
     from scipy import special
@@ -44,19 +44,6 @@ SQRT_PI_OVER_2 = 0.886226925452758  # sqrt(pi) / 2
 TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi)
 INVERSE_SQRT_2PI = 0.3989422804014327  # 1 / sqrt(2 pi)
 SQRT_2PI = 2.5066282746310002
-
-
-def no_derivative_in(*names, why):
-    """A constraint: no derivative may flow into the parameters ``names`` of a call."""
-    def check(arguments, carries, resolve):
-        for name in names:
-            if name in arguments and carries(arguments[name]):
-                return (("srcad has no derivative of this function in its argument %r (%s)"
-                         % (name, why)),
-                        "Hold %s constant (srcad.stop_gradient), or write the function out "
-                        "with functions srcad differentiates." % name)
-        return None
-    return check
 
 
 def _no_sign(arguments, carries, resolve):

@@ -26,8 +26,8 @@ from srcad import registry
 from srcad import runtime as rt
 from srcad.analysis import shapes
 from srcad.registry import adjoint, constraint, d, shape_rule, tangent
-from srcad.vocabulary import exp_of, formula
-from srcad.templates.scipy_special import INVERSE_SQRT_2PI, SQRT_2PI, no_derivative_in
+from srcad.templates.scipy_special import INVERSE_SQRT_2PI, SQRT_2PI
+from srcad.vocabulary import exp_of, formula, no_derivative_in
 
 try:
     from scipy import special, stats
