@@ -628,6 +628,15 @@ def check_unshared(written, index, other, where, written_name, other_name, share
         sharing_hint(written_name, other_name, shared_since))
 
 
+def may_share(first, second) -> bool:
+    """False if ``first`` and ``second`` are arrays of numbers that share no memory (then no
+    write into one ever changes the other), else True. propagate_writes asks it where
+    memory still tells, for the writes after an earlier one made a copy."""
+    return not (isinstance(first, np.ndarray) and isinstance(second, np.ndarray)
+                and first.dtype.kind in "biufc" and second.dtype.kind in "biufc"
+                and not np.may_share_memory(first, second))
+
+
 def check_writable(written, where, written_name):
     """Raise AliasedWriteError where NumPy refuses the write: ``written`` is a read-only
     view (np.diagonal, np.broadcast_to...), which generated code would quietly copy."""

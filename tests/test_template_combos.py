@@ -531,7 +531,7 @@ AUDITED_NONDIFFERENTIABLE = {
                                "shape): " + _CONSTANT,
     **dict.fromkeys(["srcad.runtime.written_in_place", "srcad.runtime.writes_through",
                      "srcad.runtime.views_into", "srcad.runtime.same_object",
-                     "srcad.runtime.views_whole"],
+                     "srcad.runtime.views_whole", "srcad.runtime.may_share"],
                     "a bool: whether a write through an alias reaches another name "
                     "(normalize/propagate_writes.py)"),
     **dict.fromkeys(["srcad.runtime.zeros_like", "srcad.runtime.method_axes",

@@ -46,7 +46,11 @@ every name that sees it:
   names view one buffer of the generated code (an earlier write gives the
   written object a copy where Python keeps one); otherwise the write raises
   ``rt.cannot_follow_write`` when it runs (``rt.check_holds_nothing`` first
-  where only an argument's elements could be shared: an array has none).
+  where only an argument's elements could be shared: an array has none),
+  unless the check of an earlier write into the same name, where memory still
+  told, found the two to be arrays of numbers sharing no memory
+  (``rt.may_share``, computed before that write) and neither name was bound
+  anew since: such arrays never come to share memory.
   Arguments one write reaches are checked on entry not to share memory with
   others read after it (``rt.check_separate``): then different arguments'
   sites never overlap. Specialization removes the checks where the
@@ -946,10 +950,46 @@ class _Rewrite:
         return syntax.attribute(self.aliases.name_for(runtime), helper)
 
     def run(self, tree):
-        for s in _in_order(tree.body):
-            if isinstance(s, gast.Assign) and id(s) in self.aliasing.before:
-                self.plans[id(s)] = self.plan(s)
+        self.plan_block(tree.body, {})
         tree.body = list(self.entry.values()) + self.block(tree.body)
+
+    def plan_block(self, statements, decided: dict) -> dict:
+        """Plan the writes of ``statements`` in order (``plan``), given ``decided``: the pairs
+        of names whose sharing a check decided on every path to here, with neither bound anew
+        since (_Decided); the pairs decided after them."""
+        for s in statements:
+            if isinstance(s, gast.If):
+                body = self.plan_block(s.body, dict(decided))
+                orelse = self.plan_block(s.orelse, dict(decided))
+                decided = {pair: fact for pair, fact in body.items() if orelse.get(pair) is fact}
+                continue
+            if isinstance(s, (gast.For, gast.While)):
+                # a name a later iteration may have bound anew keeps no decision from before
+                # the loop; what the body decides holds in the rest of that iteration only
+                bound = _bound_names(s)
+                decided = {pair: fact for pair, fact in decided.items() if not bound & set(pair)}
+                self.plan_block(s.body, dict(decided))
+                self.plan_block(s.orelse, dict(decided))
+                continue
+            if isinstance(s, gast.Assign) and id(s) in self.aliasing.before:
+                established = []
+                self.plans[id(s)] = self.plan(s, decided, established)
+                for pair in established:
+                    decided[pair] = _Decided(s)
+            elif not (isinstance(s, gast.Assign) and write_kind(s) is not None):
+                bound = _bound_names(s)  # (a write leaves its object the same one)
+                decided = {pair: fact for pair, fact in decided.items() if not bound & set(pair)}
+        return decided
+
+    def sharing_flag(self, name, other, fact) -> str:
+        """The flag ``rt.may_share(name, other)``, computed before the write whose checks
+        decide it (added to its plan the first time a later write reads it)."""
+        if fact.flag is None:
+            fact.flag = self.namer.fresh("may_share")
+            before = self.plans[id(fact.statement)][0]
+            before.insert(0, located_like(syntax.assign(fact.flag, syntax.call(
+                self.rt("may_share"), syntax.name(name), syntax.name(other))), fact.statement))
+        return fact.flag
 
     def block(self, statements):
         out = []
@@ -994,8 +1034,10 @@ class _Rewrite:
             self.fact_flags[key] = (flag, base, index, part)
         return self.fact_flags[key][0], index
 
-    def plan(self, s):
-        """(statements before, statements after) the write ``s``."""
+    def plan(self, s, decided=None, established=None):
+        """(statements before, statements after) the write ``s``; ``decided``: the pairs of
+        names whose sharing was decided before it (_Decided), and ``established`` receives
+        the pairs its checks decide (plan_block)."""
         name = s.targets[0].id
         kind = write_kind(s)
         state = self.aliasing.before[id(s)]
@@ -1050,7 +1092,8 @@ class _Rewrite:
         checks = []
         if self.full:
             shared = self.shared(name, kind, state, live - effects.family)
-            checks = [check for other in shared for check in self.guard(s, name, other, state)]
+            checks = [check for other in shared for check in self.guard(
+                s, name, other, state, decided or {}, established)]
             self.separate(s, name, state, live)
         if in_place is not None:
             if checks:  # a float's `+=` makes a new one: it cannot change another name
@@ -1108,10 +1151,15 @@ class _Rewrite:
                 out.append((other, common))
         return out
 
-    def guard(self, s, name, shared, state):
+    def guard(self, s, name, shared, state, decided=None, established=None):
         """A run-time check of ``name`` against ``other``, or an error when it runs if
         memory cannot decide: unless both are certainly views of one buffer of the
-        generated code, an earlier write may have copied what Python keeps shared."""
+        generated code, an earlier write may have copied what Python keeps shared.
+
+        Where memory decides, it decides for the writes after too (the pair is appended to
+        ``established``): arrays of numbers that share no memory never will, until a name
+        is bound anew. Where memory cannot decide but did at an earlier write (``decided``),
+        the error is raised only if rt.may_share said so there."""
         other, common = shared
         where = position(s)
         made = sorted(state.made.get(name, frozenset()) | state.made.get(other, frozenset()),
@@ -1130,8 +1178,15 @@ class _Rewrite:
             # raised when (if) the write runs and other then holds an array or a list: the
             # generic code, made for any argument types, may not know what a
             # specialization for arrays knows
-            return [located_like(gast.Expr(value=syntax.call(
-                self.rt("cannot_follow_write"), other_node, *strings, syntax.name(name))), s)]
+            raised = located_like(gast.Expr(value=syntax.call(
+                self.rt("cannot_follow_write"), other_node, *strings, syntax.name(name))), s)
+            fact = (decided or {}).get((name, other))
+            if fact is None:
+                return [raised]
+            flag = self.sharing_flag(name, other, fact)
+            return [located_like(gast.If(test=syntax.name(flag), body=[raised], orelse=[]), s)]
+        if not undecidable and established is not None and other in self.local_names:
+            established.append((name, other))
         checks = []
         # an argument's elements, if it has any (a list of arrays, not an array): the
         # analysis assumes any argument may be a list, so these are often no sharing at all
@@ -1186,6 +1241,33 @@ def _made_again(how, base, current):
 
 def _root_node(root):
     return syntax.dotted(root[1]) if root[0] == "global" else syntax.name(root[1])
+
+
+@dataclasses.dataclass(eq=False)
+class _Decided:
+    """Two names whose sharing the checks of the write ``statement`` decide: the flag
+    rt.may_share computes before that write, once a later write reads it (None until then)."""
+
+    statement: gast.Assign
+    flag: str | None = None
+
+
+def _bound_names(statement) -> set:
+    """The names ``statement`` (or any statement in it) binds anew: assigned (a write into
+    an object excepted), a loop's target, deleted."""
+    bound = set()
+    for inner in _in_order([statement]):
+        if isinstance(inner, gast.Assign) and write_kind(inner) is not None:
+            continue
+        if isinstance(inner, gast.For):
+            bound |= {n.id for n in syntax.names(inner.target)}
+        elif isinstance(inner, (gast.Assign, gast.Delete)):
+            targets = inner.targets
+            bound |= {n.id for t in targets for n in syntax.names(t)
+                      if not isinstance(n.ctx, gast.Load)}
+        elif isinstance(inner, gast.AugAssign):
+            bound |= {n.id for n in syntax.names(inner.target)}
+    return bound
 
 
 def _in_order(statements):

@@ -108,7 +108,7 @@ linear(rt.owned, parameters="y, a", transpose="g")
 
 nondifferentiable(rt.zeros_like, rt.method_axes, rt.inverse_transpose_axes, rt.reduced_size,
                   rt.written_in_place, rt.writes_through, rt.views_into, rt.same_object,
-                  rt.views_whole, rt.unit_seed, rt.keys_of, rt.check_discrete,
+                  rt.views_whole, rt.may_share, rt.unit_seed, rt.keys_of, rt.check_discrete,
                   rt.check_mapping)
 
 
