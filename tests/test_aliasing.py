@@ -785,3 +785,32 @@ def test_may_share_is_false_only_for_arrays_of_numbers_apart():
     assert runtime.may_share([a[:3]], a[3:])  # a list holds arrays: later writes may share
     assert runtime.may_share(np.array([a, a[:1]], dtype=object), a[3:])
     assert runtime.may_share(1.5, a)
+
+
+def _writes_in_a_loop_into_a_split_half(a):
+    # the first write is in a loop, where memory cannot tell from the second iteration on:
+    # what it told right after both halves were bound decides (fuzz seed 1088819992, reduced)
+    v2, v3 = np.split(np.outer(a, 0.5), 2)
+    for i in range(2):
+        v3[i] = v2[i] * a[i]
+    return np.sum(v2 * v2) + np.sum(v3 * v3)
+
+
+def _writes_in_a_loop_into_overlapping_views(a):
+    v2 = a[0:4]
+    v3 = a[2:6]
+    for i in range(2):
+        v3[i + 2] = v2[i] * 2.0
+    return np.sum(v2 * v2) + np.sum(v3)
+
+
+def test_sharing_decided_right_after_both_names_are_bound():
+    a = np.array([0.3, 1.2, 0.8, 1.5, 0.6, 0.9])
+    for optimize in (True, False):
+        value, gradient = srcad.value_and_grad(_writes_in_a_loop_into_a_split_half,
+                                               optimize=optimize)(a.copy())
+        assert value == pytest.approx(_writes_in_a_loop_into_a_split_half(a.copy()))
+        assert_close(gradient, numeric_grad(lambda x: _writes_in_a_loop_into_a_split_half(
+            x.copy()), [a], 0))
+        with pytest.raises(AliasedWriteError, match="may also change `v2`"):
+            srcad.grad(_writes_in_a_loop_into_overlapping_views, optimize=optimize)(a.copy())

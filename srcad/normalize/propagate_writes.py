@@ -47,10 +47,11 @@ every name that sees it:
   written object a copy where Python keeps one); otherwise the write raises
   ``rt.cannot_follow_write`` when it runs (``rt.check_holds_nothing`` first
   where only an argument's elements could be shared: an array has none),
-  unless the check of an earlier write into the same name, where memory still
-  told, found the two to be arrays of numbers sharing no memory
-  (``rt.may_share``, computed before that write) and neither name was bound
-  anew since: such arrays never come to share memory.
+  unless memory told at an earlier point that the two are arrays of numbers
+  sharing no memory (``rt.may_share``: before an earlier write into the same
+  name whose check decided, or right after the later of the two names'
+  assignments) and neither name was bound anew since: such arrays never come
+  to share memory.
   Arguments one write reaches are checked on entry not to share memory with
   others read after it (``rt.check_separate``): then different arguments'
   sites never overlap. Specialization removes the checks where the
@@ -422,6 +423,7 @@ class _Aliasing:
         self.contents: dict = {}  # site -> sites its elements may be (flow-insensitive)
         self.changed = False
         self.before: dict = {}  # id(write statement) -> _State just before it
+        self.after: dict = {}  # id(assignment to a name, not a write) -> _State just after it
         self.entry = _State({}, {}, {}, {})
         for param in params:
             self.entry.points[param] = frozenset([self.external("param", param)])
@@ -679,6 +681,7 @@ class _Aliasing:
             how_names = frozenset(syntax.load_names(s.value)) & self.local_names - {base}
             if base != name and name not in how_names:
                 state.parts[name] = (base, how, how_names, id(s))
+        self.after[id(s)] = state  # (each statement copies the state before changing it)
         return state
 
 
@@ -945,41 +948,72 @@ class _Rewrite:
         self.plans = {}  # id(write) -> (statements before, statements after)
         self.fact_flags = {}  # id(statement making a part) -> (flag, base, index, part)
         self.entry = {}  # (written root, other root) -> check_separate call
+        self.after_binding = {}  # id(assignment) -> flags computed right after it
+        self.binding_flags = {}  # (id(assignment), name, other) -> its flag
+        self.order = 0  # statements met by plan_block so far (the order bindings run in)
 
     def rt(self, helper):
         return syntax.attribute(self.aliases.name_for(runtime), helper)
 
     def run(self, tree):
-        self.plan_block(tree.body, {})
+        # a parameter is bound on entry, to what the caller passed (the generated code holds
+        # the same object there)
+        self.plan_block(tree.body, _Facts({}, {
+            a.id: (0, None) for a in syntax.parameters(tree.args) if a.id in self.local_names}))
         tree.body = list(self.entry.values()) + self.block(tree.body)
 
-    def plan_block(self, statements, decided: dict) -> dict:
-        """Plan the writes of ``statements`` in order (``plan``), given ``decided``: the pairs
-        of names whose sharing a check decided on every path to here, with neither bound anew
-        since (_Decided); the pairs decided after them."""
+    def plan_block(self, statements, facts: "_Facts") -> "_Facts":
+        """Plan the writes of ``statements`` in order (``plan``), given ``facts``: what holds
+        on every path to here of the names' bindings and of the sharing checks decided
+        (_Facts); the facts after them."""
         for s in statements:
+            self.order += 1
             if isinstance(s, gast.If):
-                body = self.plan_block(s.body, dict(decided))
-                orelse = self.plan_block(s.orelse, dict(decided))
-                decided = {pair: fact for pair, fact in body.items() if orelse.get(pair) is fact}
+                facts = self.plan_block(s.body, facts.copy()).common(
+                    self.plan_block(s.orelse, facts.copy()))
                 continue
             if isinstance(s, (gast.For, gast.While)):
-                # a name a later iteration may have bound anew keeps no decision from before
-                # the loop; what the body decides holds in the rest of that iteration only
-                bound = _bound_names(s)
-                decided = {pair: fact for pair, fact in decided.items() if not bound & set(pair)}
-                self.plan_block(s.body, dict(decided))
-                self.plan_block(s.orelse, dict(decided))
+                # a name a later iteration may bind anew keeps no fact from before the loop;
+                # what the body finds holds in the rest of that iteration only
+                facts = facts.without(_bound_names(s))
+                self.plan_block(s.body, facts.copy())
+                self.plan_block(s.orelse, facts.copy())
                 continue
             if isinstance(s, gast.Assign) and id(s) in self.aliasing.before:
                 established = []
-                self.plans[id(s)] = self.plan(s, decided, established)
+                self.plans[id(s)] = self.plan(s, facts, established)
                 for pair in established:
-                    decided[pair] = _Decided(s)
+                    facts.decided[pair] = _Decided(s)
             elif not (isinstance(s, gast.Assign) and write_kind(s) is not None):
                 bound = _bound_names(s)  # (a write leaves its object the same one)
-                decided = {pair: fact for pair, fact in decided.items() if not bound & set(pair)}
-        return decided
+                facts = facts.without(bound)
+                if isinstance(s, gast.Assign) and id(s) in self.aliasing.after:
+                    for name in bound & self.local_names:
+                        facts.bound_at[name] = (self.order, s)
+        return facts
+
+    def binding_flag(self, name, other, facts) -> str | None:
+        """``rt.may_share(name, other)`` computed right after the later of the assignments
+        that bound them, where the generated code still holds what Python holds for both
+        (its buffers decide, as in guard): None if that is not known."""
+        first, second = facts.bound_at.get(name), facts.bound_at.get(other)
+        if first is None or second is None:
+            return None
+        _, later = max(first, second, key=lambda entry: entry[0])
+        if later is None:
+            return None  # two parameters: check_separate tells on entry
+        state = self.aliasing.after[id(later)]
+        copies = {buffer for buffer in state.tokens.get(name, frozenset())
+                  | state.tokens.get(other, frozenset()) if buffer[0] != "new"}
+        if len(copies) > 1 or name not in state.tokens or other not in state.tokens:
+            return None
+        key = (id(later), name, other)
+        if key not in self.binding_flags:
+            flag = self.binding_flags[key] = self.namer.fresh("may_share")
+            self.after_binding.setdefault(id(later), []).append(located_like(syntax.assign(
+                flag, syntax.call(self.rt("may_share"), syntax.name(name),
+                                  syntax.name(other))), later))
+        return self.binding_flags[key]
 
     def sharing_flag(self, name, other, fact) -> str:
         """The flag ``rt.may_share(name, other)``, computed before the write whose checks
@@ -1003,6 +1037,7 @@ class _Rewrite:
                 out.extend(before + [s] + after)
             else:
                 out.extend(self.call_checks.get(id(s), []) + [s])
+                out.extend(self.after_binding.get(id(s), []))
             for (statement, helper), (flag, base, index, part) in self.fact_flags.items():
                 if statement != id(s):
                     continue
@@ -1034,10 +1069,9 @@ class _Rewrite:
             self.fact_flags[key] = (flag, base, index, part)
         return self.fact_flags[key][0], index
 
-    def plan(self, s, decided=None, established=None):
-        """(statements before, statements after) the write ``s``; ``decided``: the pairs of
-        names whose sharing was decided before it (_Decided), and ``established`` receives
-        the pairs its checks decide (plan_block)."""
+    def plan(self, s, facts=None, established=None):
+        """(statements before, statements after) the write ``s``; ``facts``: what plan_block
+        knows before it (_Facts), and ``established`` receives the pairs its checks decide."""
         name = s.targets[0].id
         kind = write_kind(s)
         state = self.aliasing.before[id(s)]
@@ -1093,7 +1127,7 @@ class _Rewrite:
         if self.full:
             shared = self.shared(name, kind, state, live - effects.family)
             checks = [check for other in shared for check in self.guard(
-                s, name, other, state, decided or {}, established)]
+                s, name, other, state, facts, established)]
             self.separate(s, name, state, live)
         if in_place is not None:
             if checks:  # a float's `+=` makes a new one: it cannot change another name
@@ -1151,15 +1185,16 @@ class _Rewrite:
                 out.append((other, common))
         return out
 
-    def guard(self, s, name, shared, state, decided=None, established=None):
+    def guard(self, s, name, shared, state, facts=None, established=None):
         """A run-time check of ``name`` against ``other``, or an error when it runs if
         memory cannot decide: unless both are certainly views of one buffer of the
         generated code, an earlier write may have copied what Python keeps shared.
 
         Where memory decides, it decides for the writes after too (the pair is appended to
         ``established``): arrays of numbers that share no memory never will, until a name
-        is bound anew. Where memory cannot decide but did at an earlier write (``decided``),
-        the error is raised only if rt.may_share said so there."""
+        is bound anew. Where memory cannot decide, but did at an earlier write or right
+        after both names were bound (``facts``), the error is raised only if rt.may_share
+        said so there."""
         other, common = shared
         where = position(s)
         made = sorted(state.made.get(name, frozenset()) | state.made.get(other, frozenset()),
@@ -1180,10 +1215,15 @@ class _Rewrite:
             # specialization for arrays knows
             raised = located_like(gast.Expr(value=syntax.call(
                 self.rt("cannot_follow_write"), other_node, *strings, syntax.name(name))), s)
-            fact = (decided or {}).get((name, other))
-            if fact is None:
+            fact = facts.decided.get((name, other)) if facts is not None else None
+            if fact is not None:
+                flag = self.sharing_flag(name, other, fact)
+            elif facts is not None and other in self.local_names:
+                flag = self.binding_flag(name, other, facts)
+            else:
+                flag = None
+            if flag is None:
                 return [raised]
-            flag = self.sharing_flag(name, other, fact)
             return [located_like(gast.If(test=syntax.name(flag), body=[raised], orelse=[]), s)]
         if not undecidable and established is not None and other in self.local_names:
             established.append((name, other))
@@ -1241,6 +1281,35 @@ def _made_again(how, base, current):
 
 def _root_node(root):
     return syntax.dotted(root[1]) if root[0] == "global" else syntax.name(root[1])
+
+
+@dataclasses.dataclass
+class _Facts:
+    """What holds at a point on every path to it: ``decided``, (name, other) -> _Decided,
+    the pairs an earlier write's check decided; ``bound_at``, name -> (order, statement),
+    the assignment that last bound the name ((0, None): a parameter, bound on entry).
+    Neither name of a fact was bound anew since."""
+
+    decided: dict
+    bound_at: dict
+
+    def copy(self) -> "_Facts":
+        return _Facts(dict(self.decided), dict(self.bound_at))
+
+    def common(self, other: "_Facts") -> "_Facts":
+        return _Facts({pair: fact for pair, fact in self.decided.items()
+                       if other.decided.get(pair) is fact},
+                      {name: entry for name, entry in self.bound_at.items()
+                       if other.bound_at.get(name) == entry})
+
+    def without(self, names) -> "_Facts":
+        """These facts but those of ``names`` (bound anew)."""
+        if not names:
+            return self
+        return _Facts({pair: fact for pair, fact in self.decided.items()
+                       if not names & set(pair)},
+                      {name: entry for name, entry in self.bound_at.items()
+                       if name not in names})
 
 
 @dataclasses.dataclass(eq=False)
