@@ -648,7 +648,9 @@ def test_ast_of_guard_is_kept_by_dead_code_removal():
 def test_random_programs_are_right_or_rejected():
     from tests import alias_fuzz
 
-    counts, failures = alias_fuzz.run(50, first_seed=0)
+    # (a range where some programs are rejected: both outcomes are checked; seeds 0-400
+    # reject 168, 240, 252, 290 and 297)
+    counts, failures = alias_fuzz.run(60, first_seed=240)
     assert not failures, "\n\n".join("seed %d: %s\n%s" % failure for failure in failures)
     assert counts.get("right", 0) > 30 and counts.get("rejected", 0) > 0  # both kinds made
 
@@ -812,5 +814,32 @@ def test_sharing_decided_right_after_both_names_are_bound():
         assert value == pytest.approx(_writes_in_a_loop_into_a_split_half(a.copy()))
         assert_close(gradient, numeric_grad(lambda x: _writes_in_a_loop_into_a_split_half(
             x.copy()), [a], 0))
-        with pytest.raises(AliasedWriteError, match="may also change `v2`"):
-            srcad.grad(_writes_in_a_loop_into_overlapping_views, optimize=optimize)(a.copy())
+        # overlapping views of one argument: both are certainly parts of a, every write is
+        # written back into a and the other view made again from it
+        value, gradient = srcad.value_and_grad(_writes_in_a_loop_into_overlapping_views,
+                                               optimize=optimize)(a.copy())
+        assert value == pytest.approx(_writes_in_a_loop_into_overlapping_views(a.copy()))
+        assert_close(gradient, numeric_grad(lambda x: _writes_in_a_loop_into_overlapping_views(
+            x.copy()), [a], 0))
+
+
+def _write_back_through_a_name_read_nowhere(x):
+    # v2 is v1, read nowhere after v3 = v2[1:4]; the write into v3 writes back through v2,
+    # which the write into x must keep up to date (alias fuzz seed 1567, reduced: the
+    # value was wrong, 5.609 for 5.819)
+    v1 = x[1:]
+    v2 = v1
+    v3 = v2[1:4]
+    x *= 1.1
+    v3 *= 1.1
+    return np.sum(v1 * v1)
+
+
+def test_a_name_a_write_back_reads_is_kept_up_to_date():
+    a = np.array([0.3, 1.2, 0.8, 1.5, 0.6, 0.9])
+    for optimize in (True, False):
+        value, gradient = srcad.value_and_grad(_write_back_through_a_name_read_nowhere,
+                                               optimize=optimize)(a.copy())
+        assert value == pytest.approx(_write_back_through_a_name_read_nowhere(a.copy()))
+        assert_close(gradient, numeric_grad(lambda x: _write_back_through_a_name_read_nowhere(
+            x.copy()), [a], 0))

@@ -423,6 +423,7 @@ class _Aliasing:
         self.contents: dict = {}  # site -> sites its elements may be (flow-insensitive)
         self.changed = False
         self.before: dict = {}  # id(write statement) -> _State just before it
+        self.written_names: dict = {}  # id(write statement) -> the name it writes into
         self.after: dict = {}  # id(assignment to a name, not a write) -> _State just after it
         self.entry = _State({}, {}, {}, {})
         for param in params:
@@ -627,6 +628,7 @@ class _Aliasing:
             name = target.id
             self.site_names[site] = name
             self.before[id(s)] = state.copy()
+            self.written_names[id(s)] = name
             effects = _effects(state, name, kind, self.live_after.get(id(s), set()) - {name},
                                self.is_scalar, self.full)
             self.effects[id(s)] = effects
@@ -746,11 +748,16 @@ def global_text(node, local_names) -> str | None:
 # ---- liveness
 
 class _Liveness:
-    """Names read after each write before being assigned again (Python's names, not sites)."""
+    """Names read after each write before being assigned again (Python's names, not sites).
+    A write reads the objects it is part of (``bases``): this pass writes it back into them,
+    so an earlier write must keep them up to date."""
 
-    def __init__(self, local_names):
+    def __init__(self, local_names, bases=None):
         self.local_names = local_names
         self.after: dict = {}  # id(write statement) -> names live after it
+        # id(write statement) -> the objects it writes back into (its chain of bases, see
+        # _Effects): read there, by the write-backs this pass puts in
+        self.bases = bases or {}
 
     def reads(self, node) -> set:
         out = set()
@@ -779,7 +786,7 @@ class _Liveness:
             if write_kind(s) is not None:
                 self.after[id(s)] = set(live)
             stored = syntax.stored_names(gast.Module(body=[s], type_ignores=[]))
-            return (live - stored) | self.reads(s.value)
+            return (live - stored) | self.reads(s.value) | self.bases.get(id(s), set())
         if isinstance(s, gast.If):
             return self.reads(s.test) | self.block(s.body, live) | self.block(s.orelse, live)
         if isinstance(s, (gast.For, gast.While)):
@@ -843,14 +850,42 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
         return tree
     params = [a.id for a in tree.args.args]
     local_names = frozenset(params) | syntax.stored_names(tree)
-    liveness = _Liveness(local_names)
-    liveness.block(tree.body, set())
-    aliasing = _Aliasing(params, local_names, resolve, holds_nothing, liveness.after,
-                         is_scalar, guard)
-    aliasing.run(tree.body)
+    bases = {}
+    for _ in range(10):
+        # a write into a part writes back into what it is part of, reading that: it is live
+        # before the write (so an earlier write keeps it up to date), as found by the
+        # analysis, which reads liveness: again until that settles
+        liveness = _Liveness(local_names, bases)
+        liveness.block(tree.body, set())
+        aliasing = _Aliasing(params, local_names, resolve, holds_nothing, liveness.after,
+                             is_scalar, guard)
+        aliasing.run(tree.body)
+        found = _bases_written_back(aliasing, is_scalar or (lambda name: False), guard)
+        if found == bases:
+            break
+        bases = found
     _Rewrite(aliasing, liveness, local_names, namer, aliases, guard,
              is_scalar or (lambda name: False), call_checks).run(tree)
     return tree
+
+
+def _bases_written_back(aliasing, is_scalar, full) -> dict:
+    """id(write) -> the names of the objects it is certainly part of (state.part_of, up the
+    chain, as _effects follows it): what its write-backs read."""
+    found = {}
+    if not full:
+        return found
+    for key, state in aliasing.before.items():
+        member, seen = aliasing.written_names[key], set()
+        while True:
+            fact = state.part_of(member)
+            if fact is None or fact[1] in seen or is_scalar(fact[0]):
+                break
+            seen.add(fact[1])
+            member = fact[1]
+        if seen:
+            found[key] = seen
+    return found
 
 
 def _writes_and_recursive_calls(body) -> tuple:
