@@ -114,13 +114,14 @@ def _popped_from(statement):
 
 def layout(node):
     """The layout of a record: ``1`` for a single value (``_tape.append(x)``), ``(n,)`` for a
-    tuple of n names; None for anything else. A pop has its push's layout: both come from
+    tuple of n names or constants; None for anything else. A pop has its push's layout: both come from
     one plan of the reverse transform (the names may differ: a branch's value is restored
     into the name its merge assigns)."""
     if type(node) is gast.Name:
         return 1
-    if type(node) is gast.Tuple and node.elts and all(type(e) is gast.Name for e in node.elts):
-        return (len(node.elts),)
+    if type(node) is gast.Tuple and node.elts and all(
+            type(e) is gast.Name or type(e) is gast.Constant for e in node.elts):
+        return (len(node.elts),)  # (a constant: a recorded value the optimizer folded)
     return None
 
 
