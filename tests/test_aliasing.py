@@ -764,14 +764,17 @@ def _rebound_between_the_writes(a):
     return np.sum(v3)
 
 
+def _right_for(function, a, optimize):
+    """srcad's value and gradient of ``function`` at ``a`` are Python's and differences'."""
+    value, gradient = srcad.value_and_grad(function, optimize=optimize)(a.copy())
+    assert value == pytest.approx(function(a.copy()))
+    assert_close(gradient, numeric_grad(lambda x: function(x.copy()), [a], 0))
+
+
 def test_a_decision_of_an_earlier_write_holds_until_a_name_is_bound_anew():
     a = np.array([0.3, 1.2, 0.8, 1.5, 0.6, 0.9])
     for optimize in (True, False):
-        value, gradient = srcad.value_and_grad(_second_write_into_a_split_half,
-                                               optimize=optimize)(a.copy())
-        assert value == pytest.approx(_second_write_into_a_split_half(a.copy()))
-        assert_close(gradient, numeric_grad(lambda x: _second_write_into_a_split_half(
-            x.copy()), [a], 0))
+        _right_for(_second_write_into_a_split_half, a, optimize)
         with pytest.raises(AliasedWriteError, match="may also change `v3`"):
             srcad.grad(_second_write_into_overlapping_views, optimize=optimize)(a.copy())
         with pytest.raises(AliasedWriteError, match="may also change `v3`"):
@@ -809,18 +812,10 @@ def _writes_in_a_loop_into_overlapping_views(a):
 def test_sharing_decided_right_after_both_names_are_bound():
     a = np.array([0.3, 1.2, 0.8, 1.5, 0.6, 0.9])
     for optimize in (True, False):
-        value, gradient = srcad.value_and_grad(_writes_in_a_loop_into_a_split_half,
-                                               optimize=optimize)(a.copy())
-        assert value == pytest.approx(_writes_in_a_loop_into_a_split_half(a.copy()))
-        assert_close(gradient, numeric_grad(lambda x: _writes_in_a_loop_into_a_split_half(
-            x.copy()), [a], 0))
+        _right_for(_writes_in_a_loop_into_a_split_half, a, optimize)
         # overlapping views of one argument: both are certainly parts of a, every write is
         # written back into a and the other view made again from it
-        value, gradient = srcad.value_and_grad(_writes_in_a_loop_into_overlapping_views,
-                                               optimize=optimize)(a.copy())
-        assert value == pytest.approx(_writes_in_a_loop_into_overlapping_views(a.copy()))
-        assert_close(gradient, numeric_grad(lambda x: _writes_in_a_loop_into_overlapping_views(
-            x.copy()), [a], 0))
+        _right_for(_writes_in_a_loop_into_overlapping_views, a, optimize)
 
 
 def _write_back_through_a_name_read_nowhere(x):
@@ -838,8 +833,4 @@ def _write_back_through_a_name_read_nowhere(x):
 def test_a_name_a_write_back_reads_is_kept_up_to_date():
     a = np.array([0.3, 1.2, 0.8, 1.5, 0.6, 0.9])
     for optimize in (True, False):
-        value, gradient = srcad.value_and_grad(_write_back_through_a_name_read_nowhere,
-                                               optimize=optimize)(a.copy())
-        assert value == pytest.approx(_write_back_through_a_name_read_nowhere(a.copy()))
-        assert_close(gradient, numeric_grad(lambda x: _write_back_through_a_name_read_nowhere(
-            x.copy()), [a], 0))
+        _right_for(_write_back_through_a_name_read_nowhere, a, optimize)
