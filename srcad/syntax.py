@@ -94,6 +94,15 @@ def copy_location(new, old):
     return new
 
 
+def shallow_copy(node):
+    """A new node of ``node``'s type with its fields and attributes (the values shared), for a
+    pass to change without changing ``node``."""
+    kind = type(node)
+    copy = kind.__new__(kind)
+    copy.__dict__ = node.__dict__.copy()
+    return copy
+
+
 def deepcopy(node):
     """A copy of a gast tree: fields copied recursively, annotations kept (not copied),
     contexts and operators shared (nodes without fields or attributes: see LOAD).

@@ -58,18 +58,9 @@ def lower_exits(tree: gast.FunctionDef, namer: Namer, resolve, aliases) -> gast.
         body.append(gast.copy_location(gast.Return(value=syntax.name(result)), last_return))
     else:
         body = lowering.block(body)
-    tree = _shallow(tree)
+    tree = syntax.shallow_copy(tree)
     tree.body = body
     return tree
-
-
-def _shallow(node):
-    """A new node of ``node``'s type and fields (the fields' values shared), for this pass
-    to change without changing ``node``."""
-    kind = type(node)
-    copy = kind.__new__(kind)
-    copy.__dict__ = node.__dict__.copy()
-    return copy
 
 
 def index_loops(statements, namer: Namer, resolve, aliases) -> list:
@@ -120,7 +111,7 @@ class _LowerExits:
         out = []
         for s in statements:
             if isinstance(s, (gast.For, gast.While, gast.If)):
-                s = _shallow(s)
+                s = syntax.shallow_copy(s)
             if isinstance(s, gast.For):
                 s.body = self.index_loops(s.body)
                 s.orelse = self.index_loops(s.orelse)
@@ -156,11 +147,11 @@ class _LowerExits:
                 for a in call.args]
 
         if callee is range:
-            loop.iter = _shallow(iterator)
+            loop.iter = syntax.shallow_copy(iterator)
             hoist_arguments(loop.iter)
             return prelude + [loop]
         if callee is reversed and _is_range_call(iterator.args[0], self.resolve):
-            steps = _shallow(iterator.args[0])
+            steps = syntax.shallow_copy(iterator.args[0])
             hoist_arguments(steps)
             loop.iter = gast.Subscript(value=steps, slice=gast.Slice(
                 lower=None, upper=None, step=syntax.constant(-1)), ctx=gast.Load())
@@ -220,7 +211,7 @@ class _LowerExits:
         prelude.append(gast.copy_location(gast.If(test=wrong, body=[gast.Raise(
             exc=syntax.call(syntax.name("ValueError"), syntax.constant(message)), cause=None)],
             orelse=[]), loop))
-        loop.iter = _shallow(loop.iter)
+        loop.iter = syntax.shallow_copy(loop.iter)
         loop.iter.args = [gast.Subscript(value=syntax.name(sequences), slice=syntax.constant(i),
                                          ctx=gast.Load()) for i in range(count)]
 
@@ -371,7 +362,7 @@ class _LowerExits:
             return [gast.copy_location(syntax.assign(self.loop_flags[-1][1],
                                                      syntax.constant(True)), s)]
         if isinstance(s, gast.If):
-            s = _shallow(s)
+            s = syntax.shallow_copy(s)
             s.body = self.block(s.body) or [gast.Pass()]
             s.orelse = self.block(s.orelse)
             return [s]
@@ -380,7 +371,7 @@ class _LowerExits:
         return [s]
 
     def loop(self, loop):
-        loop = _shallow(loop)
+        loop = syntax.shallow_copy(loop)
         has_break = _contains(loop.body, gast.Break)
         has_return = self.return_target is not None and _contains(
             loop.body, gast.Return, stop_at_loops=False)
@@ -399,7 +390,7 @@ class _LowerExits:
         if orelse and exit_flags:
             after.append(gast.If(test=_all_not(exit_flags), body=orelse, orelse=[]))
         else:  # (located at the loop below: copies, the parsed tree's statements stay as they are)
-            after.extend(_shallow(statement) for statement in orelse)
+            after.extend(syntax.shallow_copy(statement) for statement in orelse)
         if exit_flags and isinstance(loop, gast.For):
             steps = self.namer.fresh("steps")
             step = self.namer.fresh("step")

@@ -356,14 +356,7 @@ def _effects(state, name, kind, live, is_scalar, full) -> _Effects:
 
     if (kind == "augmented" and (is_scalar(name) or not full)):
         return _Effects(frozenset(), [], {}, frozenset([name]), state.same, live)
-    chain = [(name, None)]
-    while full:
-        fact = state.part_of(chain[-1][0])
-        if fact is None or fact[1] in {member for member, _ in chain}:
-            break
-        if is_scalar(fact[0]):
-            break  # an element of a 1-D array is a copy, not a view
-        chain.append((fact[1], fact))
+    chain = [(name, None)] + (_part_chain(state, name, is_scalar) if full else [])
     while len(chain) > 1 and not (frozenset().union(
             *[group(member) for member, _ in chain[1:]]) & live):
         chain.pop()  # nothing reads that base or what it is part of: no write-back
@@ -869,22 +862,28 @@ def propagate_writes(tree: gast.FunctionDef, resolve, namer, aliases, *,
     return tree
 
 
+def _part_chain(state, name, is_scalar) -> list:
+    """[(base, fact)]: the objects ``name`` is certainly part of, up the chain (``name`` is
+    base[index], base is base_2[index_2]...; facts from _State.part_of)."""
+    chain, seen = [], {name}
+    while True:
+        fact = state.part_of(chain[-1][0] if chain else name)
+        if fact is None or fact[1] in seen:
+            return chain
+        if is_scalar(fact[0]):
+            return chain  # an element of a 1-D array is a copy, not a view
+        seen.add(fact[1])
+        chain.append((fact[1], fact))
+
+
 def _bases_written_back(aliasing, is_scalar, full) -> dict:
-    """id(write) -> the names of the objects it is certainly part of (state.part_of, up the
-    chain, as _effects follows it): what its write-backs read."""
+    """id(write) -> the names of the objects it is certainly part of (_part_chain, as
+    _effects follows it): what its write-backs read."""
     found = {}
-    if not full:
-        return found
-    for key, state in aliasing.before.items():
-        member, seen = aliasing.written_names[key], set()
-        while True:
-            fact = state.part_of(member)
-            if fact is None or fact[1] in seen or is_scalar(fact[0]):
-                break
-            seen.add(fact[1])
-            member = fact[1]
-        if seen:
-            found[key] = seen
+    for key, state in aliasing.before.items() if full else ():
+        chain = _part_chain(state, aliasing.written_names[key], is_scalar)
+        if chain:
+            found[key] = {base for base, _ in chain}
     return found
 
 
@@ -1038,9 +1037,8 @@ class _Rewrite:
         if later is None:
             return None  # two parameters: check_separate tells on entry
         state = self.aliasing.after[id(later)]
-        copies = {buffer for buffer in state.tokens.get(name, frozenset())
-                  | state.tokens.get(other, frozenset()) if buffer[0] != "new"}
-        if len(copies) > 1 or name not in state.tokens or other not in state.tokens:
+        if name not in state.tokens or other not in state.tokens or not _memory_tells(
+                state.tokens[name], state.tokens[other]):
             return None
         key = (id(later), name, other)
         if key not in self.binding_flags:
@@ -1237,12 +1235,8 @@ class _Rewrite:
         since = _place(made[-1]) if made else ""
         written_name = _written_name(where, name)
         strings = [syntax.constant(text) for text in (_place(where), written_name, other, since)]
-        # an allocation is the same in Python and in the generated code; a write's copy
-        # stands for an object Python shares: two different buffers (or one of several)
-        # mean that memory does not tell what Python shares
-        copies = {buffer for buffer in state.tokens.get(name, frozenset()) | self.tokens(
-            other, state) if buffer[0] != "new"}
-        undecidable = common if len(copies) > 1 else frozenset()
+        undecidable = frozenset() if _memory_tells(state.tokens.get(name, frozenset()),
+                                                   self.tokens(other, state)) else common
         other_node = syntax.name(other) if other in self.local_names else syntax.dotted(other)
         if any(not site[0].endswith("-part") for site in undecidable):
             # raised when (if) the write runs and other then holds an array or a list: the
@@ -1316,6 +1310,15 @@ def _made_again(how, base, current):
 
 def _root_node(root):
     return syntax.dotted(root[1]) if root[0] == "global" else syntax.name(root[1])
+
+
+def _memory_tells(buffers, other_buffers) -> bool:
+    """Whether the generated code's memory tells what Python shares between two names that
+    view ``buffers`` and ``other_buffers`` (_State.tokens): an allocation is the same in
+    Python and in the generated code; a write's copy stands for an object Python shares, so
+    two different copies (or one of several) mean that memory does not tell."""
+    copies = {buffer for buffer in buffers | other_buffers if buffer[0] != "new"}
+    return len(copies) <= 1
 
 
 @dataclasses.dataclass

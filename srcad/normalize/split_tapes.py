@@ -55,10 +55,7 @@ def split_tapes(tree: gast.FunctionDef, namer: Namer) -> gast.FunctionDef:
             for name in list(layouts.values())[1:]]
     if not renames:
         return tree
-    function = gast.FunctionDef(**dict(gast.iter_fields(tree)))
-    gast.copy_location(function, tree)
-    function.__dict__.update({k: v for k, v in tree.__dict__.items()
-                              if k not in function.__dict__})
+    function = syntax.shallow_copy(tree)
     function.body = _rewritten(tree.body, renames)
     return function
 
@@ -77,9 +74,9 @@ def tapes(tree) -> dict:
     if not found:
         return {}
     for statement in syntax.statements(tree):
-        tape = _pushed_onto(statement) or _popped_from(statement)
-        if tape in found:
-            found[tape]["push" if _pushed_onto(statement) else "pop"].append(statement)
+        for use, tape in (("push", _pushed_onto(statement)), ("pop", _popped_from(statement))):
+            if tape in found:
+                found[tape][use].append(statement)
     for node in syntax.names(tree):
         if node.id in found:
             found[node.id]["uses"] += 1
@@ -114,9 +111,9 @@ def _popped_from(statement):
 
 def layout(node):
     """The layout of a record: ``1`` for a single value (``_tape.append(x)``), ``(n,)`` for a
-    tuple of n names or constants; None for anything else. A pop has its push's layout: both come from
-    one plan of the reverse transform (the names may differ: a branch's value is restored
-    into the name its merge assigns)."""
+    tuple of n names or constants; None for anything else. A pop has its push's layout:
+    both come from one plan of the reverse transform (the names may differ: a branch's value
+    is restored into the name its merge assigns)."""
     if type(node) is gast.Name:
         return 1
     if type(node) is gast.Tuple and node.elts and all(
@@ -144,13 +141,9 @@ def _rewritten(statements, renames) -> list:
         if isinstance(statement, (gast.For, gast.While, gast.If)):
             body = _rewritten(statement.body, renames)
             orelse = _rewritten(statement.orelse, renames)
-            if any(a is not b for a, b in zip(body, statement.body)) or len(body) != len(
-                    statement.body) or any(a is not b for a, b in zip(
-                        orelse, statement.orelse)) or len(orelse) != len(statement.orelse):
-                copy = type(statement)(**dict(gast.iter_fields(statement)))
-                copy.__dict__.update({k: v for k, v in statement.__dict__.items()
-                                      if k not in ("body", "orelse")})
-                copy.body, copy.orelse = body, orelse
-                statement = copy
+            # (nodes compare by identity: equal lists hold the same statements)
+            if body != statement.body or orelse != statement.orelse:
+                statement = syntax.shallow_copy(statement)
+                statement.body, statement.orelse = body, orelse
         out.append(statement)
     return out
