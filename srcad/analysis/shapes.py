@@ -959,24 +959,34 @@ def _statements(tree) -> list:
 def _type_loop_targets(tree, loops, assigns, env, resolve) -> None:
     """The kind of each loop's target in ``env``: an int where the loop counts (``_counts``),
     else unknown; joined, as assignments are, where a name is the target of several loops."""
-    ranges = {}  # name -> whether it is assigned once, by a counting value (when asked)
-    counts = []
-
-    def is_range(name):
-        if name not in ranges:
-            if not counts:
-                counts.append(syntax.assignment_counts(tree))
-            ranges[name] = False  # (while deciding: a name defined through itself is not)
-            if counts[0].get(name) == 1:
-                value = next((node.value for node in assigns if len(node.targets) == 1
-                              and type(node.targets[0]) is gast.Name
-                              and node.targets[0].id == name), None)
-                ranges[name] = value is not None and _counts(value, resolve, is_range)
-        return ranges[name]
-
+    is_range = _Ranges(tree, assigns, resolve)
     for loop in loops:
         kind = Scalar("int") if _counts(loop.iter, resolve, is_range) else UNKNOWN
         env[loop.target.id] = join(env.get(loop.target.id), kind)
+
+
+class _Ranges:
+    """``is_range(name)``: whether ``name`` is assigned once, by a counting value (decided when
+    asked). (An object, not a closure calling itself: that would be a reference cycle, and
+    keep the whole tree alive until the next collection.)"""
+
+    def __init__(self, tree, assigns, resolve):
+        self.tree, self.assigns, self.resolve = tree, assigns, resolve
+        self.ranges = {}
+        self.counts = None
+
+    def __call__(self, name) -> bool:
+        ranges = self.ranges
+        if name not in ranges:
+            if self.counts is None:
+                self.counts = syntax.assignment_counts(self.tree)
+            ranges[name] = False  # (while deciding: a name defined through itself is not)
+            if self.counts.get(name) == 1:
+                value = next((node.value for node in self.assigns if len(node.targets) == 1
+                              and type(node.targets[0]) is gast.Name
+                              and node.targets[0].id == name), None)
+                ranges[name] = value is not None and _counts(value, self.resolve, self)
+        return ranges[name]
 
 
 def _counts(iterable, resolve, is_range) -> bool:
