@@ -932,12 +932,16 @@ _BLOCKS_OF: dict = {}  # node type -> its fields that may hold statements, in fi
 
 
 def _statements(tree) -> list:
-    """``list(syntax.statements(tree))``: the same statements in the same (breadth-first)
-    order, without a generator, and without looking into the statements that hold none."""
-    found, queue = [], [tree]
+    """The statements of ``tree`` in program order (a statement before those its blocks
+    hold, a block before the next statement), without a generator, and without looking
+    into the statements that hold none. (infer takes assignments in this order: most
+    read only names assigned before them, known at their first visit.)"""
+    found, stack = [], [tree]
     Assign, Expr, stmt, holders = gast.Assign, gast.Expr, gast.stmt, _STATEMENT_HOLDERS
     blocks_of = _BLOCKS_OF
-    for current in queue:  # (a list read while it grows: breadth first)
+    pop, push = stack.pop, stack.append
+    while stack:
+        current = pop()
         kind = type(current)
         if kind is Assign or kind is Expr:
             found.append(current)
@@ -947,12 +951,12 @@ def _statements(tree) -> list:
         blocks = blocks_of.get(kind)
         if blocks is None:
             blocks = blocks_of[kind] = tuple(field for field in kind._fields if field in _BLOCKS)
-        for field in blocks:
+        for field in reversed(blocks):  # (pushed last first: popped in order)
             children = getattr(current, field, None)
             if type(children) is list:
-                for child in children:
+                for child in reversed(children):
                     if isinstance(child, holders):
-                        queue.append(child)
+                        push(child)
     return found
 
 
