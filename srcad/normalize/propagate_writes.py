@@ -50,8 +50,8 @@ every name that sees it:
   unless memory told at an earlier point that the two are arrays of numbers
   sharing no memory (``rt.may_share``: before an earlier write into the same
   name whose check decided, or right after the later of the two names'
-  assignments) and neither name was bound anew since: such arrays never come
-  to share memory.
+  assignments on the path taken, where paths bind them differently) and
+  neither name was bound anew since: such arrays never come to share memory.
   Arguments one write reaches are checked on entry not to share memory with
   others read after it (``rt.check_separate``): then different arguments'
   sites never overlap. Specialization removes the checks where the
@@ -983,7 +983,8 @@ class _Rewrite:
         self.fact_flags = {}  # id(statement making a part) -> (flag, base, index, part)
         self.entry = {}  # (written root, other root) -> check_separate call
         self.after_binding = {}  # id(assignment) -> flags computed right after it
-        self.binding_flags = {}  # (id(assignment), name, other) -> its flag
+        self.binding_flags = {}  # (ids of assignments, name, other) -> their flag
+        self.bound_after = {}  # id(assignment) -> the names certainly bound right after it
         self.order = 0  # statements met by plan_block so far (the order bindings run in)
 
     def rt(self, helper):
@@ -993,7 +994,8 @@ class _Rewrite:
         # a parameter is bound on entry, to what the caller passed (the generated code holds
         # the same object there)
         self.plan_block(tree.body, _Facts({}, {
-            a.id: (0, None) for a in syntax.parameters(tree.args) if a.id in self.local_names}))
+            a.id: ((0, None),) for a in syntax.parameters(tree.args)
+            if a.id in self.local_names}))
         tree.body = list(self.entry.values()) + self.block(tree.body)
 
     def plan_block(self, statements, facts: "_Facts") -> "_Facts":
@@ -1023,29 +1025,42 @@ class _Rewrite:
                 facts = facts.without(bound)
                 if isinstance(s, gast.Assign) and id(s) in self.aliasing.after:
                     for name in bound & self.local_names:
-                        facts.bound_at[name] = (self.order, s)
+                        facts.bound_at[name] = ((self.order, s),)
+                    self.bound_after[id(s)] = frozenset(facts.bound_at)
         return facts
 
     def binding_flag(self, name, other, facts) -> str | None:
         """``rt.may_share(name, other)`` computed right after the later of the assignments
         that bound them, where the generated code still holds what Python holds for both
-        (its buffers decide, as in guard): None if that is not known."""
+        (its buffers decide, as in guard): None if that is not known.
+
+        Where a name was last bound by different assignments on different paths (_Facts),
+        the flag is computed after each of the sites that can be the later one on some
+        path: the later of each pair of assignments, one of each name. On a path, the last
+        of those sites that runs is the later of the two names' last assignments on it
+        (any site after it would bind one of the names again), so the flag then holds
+        rt.may_share of the values both names hold to the end of the path. Each site must
+        have both names bound on every path to it, and buffers that decide."""
         first, second = facts.bound_at.get(name), facts.bound_at.get(other)
         if first is None or second is None:
             return None
-        _, later = max(first, second, key=lambda entry: entry[0])
-        if later is None:
+        sites = {max(a, b, key=lambda entry: entry[0]) for a in first for b in second}
+        if any(site is None for _, site in sites):
             return None  # two parameters: check_separate tells on entry
-        state = self.aliasing.after[id(later)]
-        if name not in state.tokens or other not in state.tokens or not _memory_tells(
-                state.tokens[name], state.tokens[other]):
-            return None
-        key = (id(later), name, other)
+        for _, site in sites:
+            state = self.aliasing.after[id(site)]
+            if not ({name, other} <= self.bound_after.get(id(site), frozenset())
+                    and name in state.tokens and other in state.tokens
+                    and _memory_tells(state.tokens[name], state.tokens[other])):
+                return None
+        ordered = sorted(sites, key=lambda entry: entry[0])
+        key = (tuple(id(site) for _, site in ordered), name, other)
         if key not in self.binding_flags:
             flag = self.binding_flags[key] = self.namer.fresh("may_share")
-            self.after_binding.setdefault(id(later), []).append(located_like(syntax.assign(
-                flag, syntax.call(self.rt("may_share"), syntax.name(name),
-                                  syntax.name(other))), later))
+            for _, site in ordered:
+                self.after_binding.setdefault(id(site), []).append(located_like(
+                    syntax.assign(flag, syntax.call(self.rt("may_share"), syntax.name(name),
+                                                    syntax.name(other))), site))
         return self.binding_flags[key]
 
     def sharing_flag(self, name, other, fact) -> str:
@@ -1324,8 +1339,9 @@ def _memory_tells(buffers, other_buffers) -> bool:
 @dataclasses.dataclass
 class _Facts:
     """What holds at a point on every path to it: ``decided``, (name, other) -> _Decided,
-    the pairs an earlier write's check decided; ``bound_at``, name -> (order, statement),
-    the assignment that last bound the name ((0, None): a parameter, bound on entry).
+    the pairs an earlier write's check decided; ``bound_at``, name -> the assignments that
+    last bound the name on the paths to here, as (order, statement) pairs in order ((0,
+    None): a parameter, bound on entry): a name is there only if every path binds it.
     Neither name of a fact was bound anew since."""
 
     decided: dict
@@ -1337,8 +1353,10 @@ class _Facts:
     def common(self, other: "_Facts") -> "_Facts":
         return _Facts({pair: fact for pair, fact in self.decided.items()
                        if other.decided.get(pair) is fact},
-                      {name: entry for name, entry in self.bound_at.items()
-                       if other.bound_at.get(name) == entry})
+                      {name: entry if other.bound_at[name] == entry else tuple(sorted(
+                          set(entry) | set(other.bound_at[name]),
+                          key=lambda pair: pair[0]))
+                       for name, entry in self.bound_at.items() if name in other.bound_at})
 
     def without(self, names) -> "_Facts":
         """These facts but those of ``names`` (bound anew)."""
