@@ -6,7 +6,10 @@ columns, transposes, reshapes) and write through them (element and slice
 assignment, ``+=``/``*=`` on elements and on whole arrays), in straight-line
 code, branches and loops. Python runs it with its aliasing; srcad must give
 the same value and derivatives, or raise a located AliasedWriteError.
-``python tests/alias_fuzz.py N`` runs N programs and prints the counts.
+``program(seed, rebind=True)`` also binds names anew inside branches and loops,
+to a new array or a view of the same shape (so a name shares memory on some
+paths only). ``python tests/alias_fuzz.py N [FIRST] [--rebind]`` runs N programs
+and prints the counts.
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ _DERIVED = {
 
 
 class _Program:
-    def __init__(self, rng: random.Random):
+    def __init__(self, rng: random.Random, rebind: bool = False):
         self.rng = rng
+        self.rebind = rebind
         self.shapes = {"x": (6,), "y": (3, 4)}
         self.lines = []
         self.counter = 0
@@ -78,13 +82,28 @@ class _Program:
             first = ", ".join(":" if i else "1:" for i in range(len(shape)))
             self.emit("%s[%s] = %s" % (name, first, value), depth)
 
+    def bind_anew(self, depth):
+        """``name = expression`` of the name's shape: a new array or a view (of another name,
+        or of itself)."""
+        name = self.name_of_shape()
+        shape = self.shapes[name]
+        options = [(base, expression) for base in sorted(self.shapes)
+                   for expression, made in _DERIVED.get(self.shapes[base], ())
+                   if made == shape and not (base == name and expression == "{m}")]
+        base, expression = self.rng.choice(options)
+        self.emit("%s = %s" % (name, expression.format(m=base)), depth)
+
     def block(self, depth, size, allow_new=True):
         for _ in range(size):
             roll = self.rng.random()
             if roll < 0.35 and allow_new:
                 self.derive(depth)
             elif roll < 0.8 or depth >= 3:
-                self.write(depth)
+                # (the generator draws no more numbers without rebind: seeds keep their programs)
+                if self.rebind and not allow_new and self.rng.random() < 0.35:
+                    self.bind_anew(depth)
+                else:
+                    self.write(depth)
             elif roll < 0.9:
                 self.emit("if %s > 0.5:" % self.source_value(), depth)
                 self.block(depth + 1, self.rng.randint(1, 2), allow_new=False)
@@ -95,9 +114,9 @@ class _Program:
                 self.block(depth + 1, self.rng.randint(1, 2), allow_new=False)
 
 
-def program(seed: int) -> str:
+def program(seed: int, rebind: bool = False) -> str:
     rng = random.Random(seed)
-    built = _Program(rng)
+    built = _Program(rng, rebind)
     built.block(1, rng.randint(3, 8))
     read = sorted(built.shapes)
     rng.shuffle(read)
@@ -105,7 +124,7 @@ def program(seed: int) -> str:
     return "def f(x, y):\n%s\n    return %s\n" % ("\n".join(built.lines), terms)
 
 
-def run(count, first_seed=0, verbose=False):
+def run(count, first_seed=0, verbose=False, rebind=False):
     """Counts of outcomes over ``count`` programs (a module file per program)."""
     import copy
     import importlib.util
@@ -120,7 +139,7 @@ def run(count, first_seed=0, verbose=False):
     directory = tempfile.mkdtemp(prefix="srcad-alias-fuzz-")
     failures = []
     for seed in range(first_seed, first_seed + count):
-        text = "import numpy as np\n\n\n" + program(seed)
+        text = "import numpy as np\n\n\n" + program(seed, rebind)
         path = os.path.join(directory, "p%d.py" % seed)
         with open(path, "w") as stream:
             stream.write(text)
@@ -202,7 +221,8 @@ def _close(gradient, numeric, np) -> bool:
 
 
 if __name__ == "__main__":
-    total = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    start = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    outcome_counts, failed = run(total, start, verbose=True)
+    numbers = [a for a in sys.argv[1:] if a != "--rebind"]
+    total = int(numbers[0]) if numbers else 200
+    start = int(numbers[1]) if len(numbers) > 1 else 0
+    outcome_counts, failed = run(total, start, verbose=True, rebind="--rebind" in sys.argv)
     print(outcome_counts)
