@@ -2,7 +2,7 @@
 
 Usage (from the repository root, with srcad installed):
 
-    python benchmarks/bench_codegen_scaling.py [LINES ...] [--rounds N] [--stages]
+    python benchmarks/bench_codegen_scaling.py [LINES ...] [--rounds N] [--stages] [--opcodes]
 
 For each size (default 50, 200, 800 lines) a realistic function is generated
 deterministically: blocks of scalar and array math, ``for`` loops with
@@ -24,6 +24,10 @@ the median over the rounds is reported:
                 depend on the kinds (pipeline._front)
 
 ``--stages`` adds the time per pipeline stage of the specialized generation.
+``--opcodes`` adds the Python bytecode instructions one grad+call executes (counted
+with sys.settrace, so slowly): the same on every machine and every run, a measure of
+the work that a shared, noisy machine's times blur (it leaves out what C code does:
+parsing, compiling, NumPy).
 """
 
 from __future__ import annotations
@@ -142,6 +146,26 @@ def specialized(function, args) -> float:
     return (time.process_time() - started) * 1e3
 
 
+def opcodes(function, args) -> int:
+    """Python bytecode instructions executed by ``grad_and_call``'s generation and call."""
+    count = 0
+
+    def tracer(frame, event, arg):
+        nonlocal count
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            count += 1
+        return tracer
+
+    cache.clear()
+    sys.settrace(tracer)
+    try:
+        srcad.grad(function, wrt=(0, 1, 2))(*args)
+    finally:
+        sys.settrace(None)
+    return count
+
+
 def stage_times(function, args, rounds) -> dict:
     """Milliseconds per stage of a specialized generation (the pipeline's functions wrapped)."""
     import srcad.emit as emit_module
@@ -191,7 +215,7 @@ def stage_times(function, args, rounds) -> dict:
 
 
 def main(argv) -> int:
-    rounds, show_stages, sizes = 5, False, []
+    rounds, show_stages, show_opcodes, sizes = 5, False, False, []
     arguments = list(argv)
     while arguments:
         item = arguments.pop(0)
@@ -199,6 +223,8 @@ def main(argv) -> int:
             rounds = int(arguments.pop(0))
         elif item == "--stages":
             show_stages = True
+        elif item == "--opcodes":
+            show_opcodes = True
         else:
             sizes.append(int(item))
     sizes = sizes or [50, 200, 800]
@@ -223,6 +249,11 @@ def main(argv) -> int:
         total, only = statistics.median(totals[size]), statistics.median(alone[size])
         print("%8d %9.1f ms %12.3f %11.1f ms %14.3f"
               % (lines, total, total / lines, only, only / lines))
+    if show_opcodes:
+        print("\nPython bytecode instructions executed by grad+call")
+        for size, (function, lines) in functions.items():
+            count = opcodes(function, args)
+            print("%8d %12d %12d per line" % (lines, count, count // lines))
     if show_stages:
         print("\nspecialized generation, ms per stage (median of %d)" % rounds)
         per_size = {size: stage_times(function, args, rounds)
