@@ -125,7 +125,10 @@ def deepcopy(node):
         value = attributes.get(field)
         value_kind = type(value)
         if value_kind is list:
-            attributes[field] = [deepcopy(item) for item in value]
+            attributes[field] = [_leaf_copy(item) if type(item) in _LEAVES else deepcopy(item)
+                                 for item in value]
+        elif value_kind in _LEAVES:
+            attributes[field] = _leaf_copy(value)
         elif value is None:
             attributes[field] = None  # (a field never set is None in the copy)
         else:
@@ -141,6 +144,19 @@ def deepcopy(node):
 
 _UNSEEN = object()
 _COPIED_FIELDS: dict = {}  # type -> its fields (None for a type that is not a node)
+# the commonest nodes, whose fields hold no node to copy (a name's context is shared, its
+# identifier and a constant's value are no nodes): copied as their dict, without a call of
+# deepcopy (unless a name has a type annotation)
+_LEAVES = frozenset((gast.Name, gast.Constant))
+
+
+def _leaf_copy(node):
+    if type(node) is gast.Name and node.__dict__.get("annotation") is not None:
+        return deepcopy(node)
+    kind = type(node)
+    copy = kind.__new__(kind)
+    copy.__dict__ = node.__dict__.copy()
+    return copy
 
 
 _LEAF_FIELDS = frozenset(("ctx", "op", "ops"))  # operator and context nodes hold no names
