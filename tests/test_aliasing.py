@@ -815,6 +815,36 @@ def test_a_decision_of_an_earlier_write_holds_until_a_name_is_bound_anew():
         _right_for(_rebound_between_the_writes, -a, optimize)
 
 
+def _a_view_made_again_on_one_path(x, y):
+    # (alias fuzz --rebind, seed 779, reduced)
+    v1 = y.T
+    if y[2, 1] > 0.5:
+        v1 = y.T
+        for i in range(2):
+            y *= 1.1
+    v1[2, 2] += x[3] * 1.25
+    return np.sum(np.sin(y) * y) + np.sum(np.sin(v1) * v1)
+
+
+def test_a_view_made_alike_on_two_paths_writes_back_on_both():
+    """WRONG VALUE before: v1 is y.T on both paths, made by different statements; the join
+    kept the fact that v1 views y with one of them, and the flag that decides whether a
+    write into v1 changes y was computed after that statement only. On the other path it
+    kept its placeholder (None), and the write never reached y. The flag is now computed
+    after every statement that made the part on some path."""
+    rng = np.random.default_rng(779)
+    x, y = rng.uniform(0.2, 1.2, size=6), rng.uniform(0.2, 1.2, size=(3, 4))
+    for scale in (1.0, 3.0):  # y[2, 1] below 0.5, then above: both paths
+        for optimize in (True, False):
+            value, (x_bar, y_bar) = srcad.value_and_grad(
+                _a_view_made_again_on_one_path, wrt=(0, 1), optimize=optimize)(
+                x.copy(), scale * y)
+            assert value == pytest.approx(_a_view_made_again_on_one_path(x.copy(), scale * y))
+            assert_close(y_bar, numeric_grad(
+                lambda a, b: _a_view_made_again_on_one_path(a.copy(), b.copy()),
+                [x, scale * y], 1))
+
+
 def test_each_path_decides_by_the_assignments_that_last_bound_the_names_on_it():
     """Where a name was last bound by different assignments on different paths, rt.may_share
     is computed after each one that can be the later of the two names' on some path; the

@@ -250,7 +250,9 @@ class _State:
     points: dict  # name -> frozenset of entries: sites it may be, or ("view", site)
     same: dict  # name -> frozenset of names certainly holding the same object (itself too)
     made: dict  # name -> frozenset of origins of the definitions that made it share memory
-    parts: dict  # name -> (base, index, names the index reads, id of the statement)
+    # name -> (base, index, names the index reads, ids of the statements that made it so:
+    # one on each path, where paths made it alike)
+    parts: dict
     # name -> the generated code's buffers its value may be (or view): ("orig",) for what
     # the caller passed or a global, ("new", id) for an allocation, ("w", id) / ("wb", id, k)
     # for the copy a write made. Generated code and Python agree on whether two names
@@ -272,7 +274,11 @@ class _State:
                 else frozenset([name]) for name in self.same}
         for name in other.same:
             same.setdefault(name, frozenset([name]))
-        parts = {name: fact for name, fact in self.parts.items()
+        # a part made alike on both paths stays one, made by either statement: the flags
+        # that decide whether it is a view are computed after each (fact_flag)
+        parts = {name: fact[:2] + (fact[2] | other.parts[name][2],
+                                   fact[3] | other.parts[name][3])
+                 for name, fact in self.parts.items()
                  if name in other.parts and other.parts[name][:2] == fact[:2]}
         tokens = dict(self.tokens)
         for name, buffers in other.tokens.items():
@@ -295,8 +301,8 @@ class _State:
                       if part != name and fact[0] != name and name not in fact[2]}
 
     def part_of(self, name):
-        """(member, base, index, statement): ``name`` is certainly the same object as
-        ``member``, made by ``member = base[index]`` at ``statement`` (its id)."""
+        """(member, base, index, statements): ``name`` is certainly the same object as
+        ``member``, made by ``member = base[index]`` at one of ``statements`` (their ids)."""
         for member in sorted(self.same.get(name, frozenset([name]))):
             if member in self.parts:
                 base, index, _, statement = self.parts[member]
@@ -675,7 +681,7 @@ class _Aliasing:
             base, how = view
             how_names = frozenset(syntax.load_names(s.value)) & self.local_names - {base}
             if base != name and name not in how_names:
-                state.parts[name] = (base, how, how_names, id(s))
+                state.parts[name] = (base, how, how_names, frozenset([id(s)]))
         self.after[id(s)] = state  # (each statement copies the state before changing it)
         return state
 
@@ -1086,8 +1092,8 @@ class _Rewrite:
             else:
                 out.extend(self.call_checks.get(id(s), []) + [s])
                 out.extend(self.after_binding.get(id(s), []))
-            for (statement, helper), (flag, base, index, part) in self.fact_flags.items():
-                if statement != id(s):
+            for (statements, helper), (flag, base, index, part) in self.fact_flags.items():
+                if id(s) not in statements:
                     continue
                 if index == SAME:  # part = rt.iterated(base): base itself, unless a dict
                     test = syntax.call(self.rt("same_object"), syntax.name(base),
@@ -1108,7 +1114,10 @@ class _Rewrite:
         statement: whether a write into part in place changes base
         (writes_through), or part sees a write into base (views_into). It is
         decided there, before any write can have made the generated code's part
-        or base a copy (the generated code computes with values).
+        or base a copy (the generated code computes with values). Where paths made
+        the part alike by different statements, it is computed after each: the
+        last to run on a path made the part that path holds (any other binding of
+        it would have ended the fact).
         """
         part, base, index, statement = fact
         key = (statement, helper)
