@@ -305,8 +305,8 @@ class _State:
         ``member``, made by ``member = base[index]`` at one of ``statements`` (their ids)."""
         for member in sorted(self.same.get(name, frozenset([name]))):
             if member in self.parts:
-                base, index, _, statement = self.parts[member]
-                return member, base, index, statement
+                base, index, _, statements = self.parts[member]
+                return member, base, index, statements
         return None
 
 
@@ -986,7 +986,8 @@ class _Rewrite:
         self.aliases = aliases
         self.full = full  # False: only rebind names certainly the same object
         self.plans = {}  # id(write) -> (statements before, statements after)
-        self.fact_flags = {}  # id(statement making a part) -> (flag, base, index, part)
+        # (ids of the statements making a part, helper) -> (flag, base, index, part)
+        self.fact_flags = {}
         self.entry = {}  # (written root, other root) -> check_separate call
         self.after_binding = {}  # id(assignment) -> flags computed right after it
         self.binding_flags = {}  # (ids of assignments, name, other) -> their flag
@@ -1119,8 +1120,8 @@ class _Rewrite:
         last to run on a path made the part that path holds (any other binding of
         it would have ended the fact).
         """
-        part, base, index, statement = fact
-        key = (statement, helper)
+        part, base, index, statements = fact
+        key = (statements, helper)
         if key not in self.fact_flags:
             flag = self.namer.fresh("through" if helper == "writes_through" else "view")
             self.fact_flags[key] = (flag, base, index, part)
